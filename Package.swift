@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "apnsd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "apnsd", targets: ["apnsd"]),
+        .executable(name: "apns-mock", targets: ["apns-mock"]),
+    ],
+    targets: [
+        // System C libraries, each wrapped once: a module map plus a header of tiny static inline shims.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"])]),
+
+        .target(name: "APNs"),
+        .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL"]),
+        .target(name: "HTTP2Transport", dependencies: ["APNs", "CCurl"]),
+        .target(name: "Store", dependencies: ["APNs", "CSQLite"]),
+        .target(name: "APNsMock", dependencies: ["APNs", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
+        .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth"]),
+        .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store"]),
+
+        .testTarget(name: "APNsTests", dependencies: ["APNs"]),
+        .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "ProviderAuth", "APNs"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "APNs"]),
+        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
+    ]
+)

@@ -1,0 +1,50 @@
+/// A notification or one of its parts breaks a rule of Apple's provider API; the message says which and how to fix it.
+public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidDeviceToken(String)
+    case invalidTopic(String)
+    case invalidPushType(String)
+    case invalidPriority(String)
+    case priorityNotAllowed(Priority, PushType)
+    case invalidExpiration(String)
+    case invalidNotificationID(String)
+    case collapseIDEmpty
+    case collapseIDTooLong(bytes: Int)
+    case payloadEmpty
+    case payloadTooLarge(bytes: Int, limit: Int)
+    case payloadNotJSONObject(String)
+    case payloadMissingAps
+    case invalidEnvironment(String)
+
+    public var description: String {
+        switch self {
+        case .invalidDeviceToken(let why):
+            return "invalid device token: \(why) (expected an even number of hex characters, e.g. 64)"
+        case .invalidTopic(let why):
+            return "invalid topic: \(why)"
+        case .invalidPushType(let value):
+            return "unknown push type '\(value)' (expected one of: \(PushType.all.map(\.rawValue).joined(separator: ", ")))"
+        case .invalidPriority(let value):
+            return "invalid priority '\(value)' (expected 10, 5 or 1)"
+        case .priorityNotAllowed(let priority, let pushType):
+            return "priority \(priority.rawValue) is not allowed for push type \(pushType.rawValue) (background pushes must use priority 5)"
+        case .invalidExpiration(let value):
+            return "invalid expiration '\(value)' (expected UNIX seconds, 0 = deliver once or never)"
+        case .invalidNotificationID(let value):
+            return "invalid apns-id '\(value)' (expected a canonical UUID such as 123e4567-e89b-12d3-a456-426614174000)"
+        case .collapseIDEmpty:
+            return "collapse id is empty; leave it out instead"
+        case .collapseIDTooLong(let bytes):
+            return "collapse id is \(bytes) bytes; APNs allows at most \(CollapseID.maximumBytes)"
+        case .payloadEmpty:
+            return "payload is empty; send a JSON object with an \"aps\" dictionary"
+        case .payloadTooLarge(let bytes, let limit):
+            return "payload is \(bytes) bytes; the limit for this push type is \(limit) bytes"
+        case .payloadNotJSONObject(let why):
+            return "payload is not a JSON object: \(why)"
+        case .payloadMissingAps:
+            return "payload has no \"aps\" dictionary; put Apple's keys under \"aps\""
+        case .invalidEnvironment(let value):
+            return "unknown environment '\(value)' (expected production or development)"
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// What the sender must do with a notification after APNs answered.
+public enum Outcome: Hashable, Sendable {
+    /// 200: APNs took it.
+    case accepted
+    /// 410, 400 BadDeviceToken / DeviceTokenNotForTopic: stop sending to this token.
+    /// `unregisteredAt` is the 410 timestamp (ms since 1970) when APNs gave one: a device that
+    /// registered after it stays active.
+    case deactivateToken(Reason, unregisteredAt: Int64?)
+    /// 429, 500, 503, transport failures: try again later, with backoff, on any connection.
+    case retryLater(Reason)
+    /// 403 ExpiredProviderToken: mint a new provider token and send again.
+    case refreshProviderToken
+    /// 429 TooManyProviderTokenUpdates: this connection is unusable for a while; retry elsewhere.
+    case retryOnAnotherConnection(Reason)
+    /// Our request broke a rule (400, 404, 405, 413): record it; the same request will never succeed.
+    case reject(Reason)
+    /// Credentials or environment are wrong: stop sending and tell an operator.
+    case configurationError(Reason)
+
+    /// Classifies an APNs response by Apple's table in `APNS.md`.
+    public init(status: Int, reason: Reason?, timestamp: Int64? = nil) {
+        let reason = reason ?? Reason(rawValue: "HTTP\(status)")
+        switch (status, reason) {
+        case (200, _):
+            self = .accepted
+        case (410, _):
+            self = .deactivateToken(reason, unregisteredAt: timestamp)
+        case (400, .badDeviceToken), (400, .deviceTokenNotForTopic):
+            self = .deactivateToken(reason, unregisteredAt: nil)
+        case (403, .expiredProviderToken):
+            self = .refreshProviderToken
+        case (403, _):
+            self = .configurationError(reason)
+        case (429, .tooManyProviderTokenUpdates):
+            self = .retryOnAnotherConnection(reason)
+        case (429, _), (500...599, _):
+            self = .retryLater(reason)
+        default:
+            self = .reject(reason)
+        }
+    }
+
+    /// Classifies a parsed error response.
+    public init(response: ErrorResponse) {
+        self.init(status: response.status, reason: response.reason, timestamp: response.timestamp)
+    }
+
+    /// Whether the same notification may be sent again.
+    public var isRetryable: Bool {
+        switch self {
+        case .retryLater, .refreshProviderToken, .retryOnAnotherConnection: return true
+        case .accepted, .deactivateToken, .reject, .configurationError: return false
+        }
+    }
+}

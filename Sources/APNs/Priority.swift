@@ -1,0 +1,32 @@
+/// The `apns-priority` header.
+public struct Priority: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+
+    /// Accepts 10, 5 and 1 only.
+    public init?(rawValue: Int) {
+        guard rawValue == 10 || rawValue == 5 || rawValue == 1 else { return nil }
+        self.rawValue = rawValue
+    }
+
+    private init(known: Int) { rawValue = known }
+
+    /// 10: deliver now (Apple's default).
+    public static let immediate = Priority(known: 10)
+    /// 5: deliver as the device's power allows; required for background pushes.
+    public static let conservePower = Priority(known: 5)
+    /// 1: never wake the device.
+    public static let low = Priority(known: 1)
+
+    /// Parses "10", "5" or "1".
+    public static func parse(_ string: String) throws(APNsError) -> Priority {
+        guard let value = Int(string), let priority = Priority(rawValue: value) else { throw .invalidPriority(string) }
+        return priority
+    }
+
+    /// Checks Apple's rule that background pushes use priority 5.
+    public func validate(for pushType: PushType) throws(APNsError) {
+        if pushType == .background && self != .conservePower { throw .priorityNotAllowed(self, pushType) }
+    }
+
+    public var description: String { String(rawValue) }
+}

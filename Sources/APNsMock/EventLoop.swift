@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One poll(2) thread: accepts on its own SO_REUSEPORT listener and drives its connections and timers.
+/// poll rather than epoll: Glibc's Swift overlay does not export epoll, and a simulator holds few connections.
+final class EventLoop: @unchecked Sendable {
+    private let listener: Int32
+    private let wakeupRead: Int32
+    private let wakeupWrite: Int32
+    private var wantsWrite: Set<Int32> = []
+    private let shared: MockShared
+    private var connections: [Int32: H2Connection] = [:]
+    private var timers: [(deadline: UInt64, action: () -> Void)] = []
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+    /// Scratch space for TLS reads, shared by this loop's connections.
+    var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
+
+    init(listener: Int32, shared: MockShared) throws {
+        self.listener = listener
+        self.shared = shared
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { throw MockError.socket("pipe: \(String(cString: strerror(errno)))") }
+        wakeupRead = pipeFDs[0]
+        wakeupWrite = pipeFDs[1]
+        _ = fcntl(wakeupRead, F_SETFL, O_NONBLOCK)
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "apns-mock-loop"
+        thread.start()
+    }
+
+    /// Asks the loop to close everything and waits until it has.
+    func stop() {
+        var one: UInt64 = 1
+        stopping = true
+        _ = write(wakeupWrite, &one, 8)
+        finished.wait()
+    }
+
+    private func run() {
+        var fds: [pollfd] = []
+        while !stopping {
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: wakeupRead, events: Int16(POLLIN), revents: 0))
+            for fd in connections.keys {
+                let events = Int16(POLLIN) | (wantsWrite.contains(fd) ? Int16(POLLOUT) : 0)
+                fds.append(pollfd(fd: fd, events: events, revents: 0))
+            }
+            let n = poll(&fds, nfds_t(fds.count), nextTimeout())
+            if n < 0 && errno != EINTR { break }
+            if n > 0 {
+                for entry in fds where entry.revents != 0 {
+                    if entry.fd == listener {
+                        acceptAll()
+                    } else if entry.fd == wakeupRead {
+                        var value: UInt64 = 0
+                        _ = read(wakeupRead, &value, 8)
+                    } else if let connection = connections[entry.fd] {
+                        let flags = entry.revents
+                        if flags & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && flags & Int16(POLLIN) == 0 {
+                            connection.close()
+                            continue
+                        }
+                        if flags & Int16(POLLOUT) != 0 { connection.writable() }
+                        if flags & Int16(POLLIN) != 0, !connection.closed { connection.readable() }
+                    }
+                }
+            }
+            runTimers()
+        }
+        for connection in Array(connections.values) { connection.close() }
+        Glibc.close(listener)
+        Glibc.close(wakeupRead)
+        Glibc.close(wakeupWrite)
+        finished.signal()
+    }
+
+    private func acceptAll() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 { return }
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            guard let connection = try? H2Connection(fd: fd, shared: shared, loop: self) else {
+                Glibc.close(fd)
+                continue
+            }
+            connections[fd] = connection
+        }
+    }
+
+    func updateInterest(fd: Int32, writable: Bool) {
+        if writable { wantsWrite.insert(fd) } else { wantsWrite.remove(fd) }
+    }
+
+    func remove(connection: H2Connection) {
+        Glibc.close(connection.fd)
+        connections[connection.fd] = nil
+        wantsWrite.remove(connection.fd)
+    }
+
+    /// Runs `action` on this loop after `milliseconds`.
+    func schedule(afterMilliseconds milliseconds: Int, _ action: @escaping () -> Void) {
+        timers.append((monotonicNanoseconds() + UInt64(milliseconds) * 1_000_000, action))
+    }
+
+    private func nextTimeout() -> Int32 {
+        guard let soonest = timers.map(\.deadline).min() else { return 1000 }
+        let now = monotonicNanoseconds()
+        return soonest <= now ? 0 : Int32(min(1000, (soonest - now) / 1_000_000 + 1))
+    }
+
+    private func runTimers() {
+        guard !timers.isEmpty else { return }
+        let now = monotonicNanoseconds()
+        let due = timers.filter { $0.deadline <= now }
+        guard !due.isEmpty else { return }
+        timers.removeAll { $0.deadline <= now }
+        for timer in due { timer.action() }
+    }
+}

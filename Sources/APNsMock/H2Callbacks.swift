@@ -1,0 +1,88 @@
+internal import CNGHTTP2
+
+// nghttp2 calls these C functions; each hands the event to the H2Connection behind user_data.
+
+private func connection(_ userData: UnsafeMutableRawPointer?) -> H2Connection {
+    Unmanaged<H2Connection>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private func stream(_ session: OpaquePointer?, _ id: Int32) -> StreamState? {
+    guard let raw = nghttp2_session_get_stream_user_data(session, id) else { return nil }
+    return Unmanaged<StreamState>.fromOpaque(raw).takeUnretainedValue()
+}
+
+func h2OnBeginHeaders(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+          frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+    let fresh = StreamState()
+    fresh.check.knownAuthorization = connection(userData).lastAuthorization
+    let state = Unmanaged.passRetained(fresh)
+    nghttp2_session_set_stream_user_data(session, frame.pointee.hd.stream_id, state.toOpaque())
+    return 0
+}
+
+func h2OnHeader(
+    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
+    _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _ flags: UInt8, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+          let state = stream(session, frame.pointee.hd.stream_id) else { return 0 }
+    state.check.header(name: UnsafeBufferPointer(start: name, count: nameLength),
+                       value: UnsafeBufferPointer(start: value, count: valueLength))
+    return 0
+}
+
+func h2OnDataChunk(
+    _ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    stream(session, streamID)?.check.bodyBytes += length
+    return 0
+}
+
+func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame else { return 0 }
+    let type = frame.pointee.hd.type
+    guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
+          frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+          let state = stream(session, frame.pointee.hd.stream_id) else { return 0 }
+    connection(userData).requestComplete(streamID: frame.pointee.hd.stream_id, state: state)
+    return 0
+}
+
+func h2OnStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    if let raw = nghttp2_session_get_stream_user_data(session, streamID) {
+        Unmanaged<StreamState>.fromOpaque(raw).release()
+        nghttp2_session_set_stream_user_data(session, streamID, nil)
+    }
+    return 0
+}
+
+func h2ReadBody(
+    _ session: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+    _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?, _ userData: UnsafeMutableRawPointer?
+) -> Int {
+    guard let state = stream(session, streamID), let buffer else {
+        flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        return 0
+    }
+    let count = min(length, state.responseBody.count - state.bodyOffset)
+    state.responseBody.withUnsafeBufferPointer { body in
+        buffer.update(from: body.baseAddress! + state.bodyOffset, count: count)
+    }
+    state.bodyOffset += count
+    if state.bodyOffset >= state.responseBody.count { flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+    return count
+}
+
+/// The callback table, built once.
+nonisolated(unsafe) let h2Callbacks: OpaquePointer = {
+    var callbacks: OpaquePointer?
+    nghttp2_session_callbacks_new(&callbacks)
+    nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, h2OnBeginHeaders)
+    nghttp2_session_callbacks_set_on_header_callback(callbacks, h2OnHeader)
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, h2OnDataChunk)
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, h2OnFrameReceived)
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2OnStreamClose)
+    return callbacks!
+}()

@@ -1,0 +1,34 @@
+import Foundation
+
+/// How to run the simulator.
+public struct MockConfiguration: Sendable {
+    /// Address to listen on; loopback by default.
+    public var host: String
+    /// Port to listen on; 0 picks a free one (read it back from `MockServer.port`).
+    public var port: Int
+    /// The certificate and key the server presents.
+    public var identity: TLSIdentity
+    /// Checks provider tokens against the team's key.
+    public var verifier: JWTVerifier
+    /// Scripted behaviours and faults.
+    public var scenario: Scenario
+    /// The shortest time between two provider-token switches on one connection before 429 TooManyProviderTokenUpdates.
+    public var tokenUpdateInterval: TimeInterval
+    /// Event-loop threads; connections are spread over them by the kernel (SO_REUSEPORT).
+    public var threads: Int
+    /// Keep per-token status counts (costs memory for millions of tokens).
+    public var tracksTokens: Bool
+
+    public init(host: String = "127.0.0.1", port: Int = 0, identity: TLSIdentity, verifier: JWTVerifier,
+                scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, threads: Int = 1,
+                tracksTokens: Bool = true) {
+        self.host = host
+        self.port = port
+        self.identity = identity
+        self.verifier = verifier
+        self.scenario = scenario
+        self.tokenUpdateInterval = tokenUpdateInterval
+        self.threads = threads
+        self.tracksTokens = tracksTokens
+    }
+}

@@ -1,0 +1,39 @@
+/// What the simulator saw, served at `GET /_mock/stats` and written to `--stats-out` on exit.
+public struct MockStats: Codable, Sendable, Equatable {
+    public var totals: Totals
+    public var connections: [Connection]
+    /// Per device token: the count of each status returned; absent when token tracking is off.
+    public var tokens: [String: [String: Int]]
+    /// Per APNs reason returned because a request broke a rule: count and one example.
+    public var validationFailures: [String: Failure]
+
+    public struct Totals: Codable, Sendable, Equatable {
+        public var requests: Int
+        public var connections: Int
+        public var statuses: [String: Int]
+        /// Requests whose JWT was signed in DER instead of APNs's raw r‖s.
+        public var derSignatures: Int
+        /// Tokens that were answered 200 more than once.
+        public var tokensAcceptedTwice: Int
+    }
+
+    public struct Connection: Codable, Sendable, Equatable {
+        public var id: Int
+        public var requests: Int
+        /// The most requests that arrived within any sliding one-second window.
+        public var maxRequestsPerSecond: Int
+        /// How many different provider tokens (JWTs) the connection carried.
+        public var distinctProviderTokens: Int
+        public var statuses: [String: Int]
+        public var open: Bool
+        public var goawaySent: Bool
+    }
+
+    public struct Failure: Codable, Sendable, Equatable {
+        public var count: Int
+        public var example: String
+    }
+
+    /// Status count for one token (0 when never seen).
+    public func count(token: String, status: Int) -> Int { tokens[token]?[String(status)] ?? 0 }
+}

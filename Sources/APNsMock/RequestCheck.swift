@@ -1,0 +1,186 @@
+import APNs
+
+/// The APNs rules the simulator checks on one request, fed header by header as they arrive so that
+/// the hot path allocates nothing but the token string. The first problem found is kept.
+struct RequestCheck {
+    var methodIsPost = false
+    var sawMethod = false
+    var pathProblem: Reason?
+    var token: String?
+    var headerProblem: Reason?
+    var problemExample = ""
+    var sawTopic = false
+    var topicSuffixOK = true
+    var pushType: PushType = .alert
+    var topicBytes: [UInt8] = []
+    var priority = 10
+    var apnsID: [UInt8]?
+    var authorization: [UInt8]?
+    /// The authorization the connection saw last; an identical header reuses its storage.
+    var knownAuthorization: [UInt8]?
+    var bodyBytes = 0
+    var isStatsPath = false
+    private var seen: UInt16 = 0
+
+    private static let pathPrefix = ByteString("/3/device/")
+    private static let statsPath = ByteString("/_mock/stats")
+
+    /// Records one header field.
+    mutating func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let field = Field(name) else { return }
+        if seen & field.bit != 0 { fail(.duplicateHeaders, field.name) }
+        seen |= field.bit
+        switch field {
+        case .method:
+            sawMethod = true
+            methodIsPost = post.matches(value)
+        case .path:
+            checkPath(value)
+        case .authorization:
+            if let knownAuthorization, knownAuthorization.equals(value) {
+                authorization = knownAuthorization
+            } else {
+                authorization = Array(value)
+            }
+        case .topic:
+            sawTopic = true
+            topicBytes = Array(value)
+            if value.isEmpty { fail(.missingTopic, "empty apns-topic") }
+        case .pushType:
+            if let type = pushTypeNames.first(where: { $0.0.matches(value) })?.1 {
+                pushType = type
+            } else {
+                fail(.invalidPushType, String(decoding: value, as: UTF8.self))
+            }
+        case .priority:
+            if value.count == 2, value[0] == UInt8(ascii: "1"), value[1] == UInt8(ascii: "0") {
+                priority = 10
+            } else if value.count == 1, value[0] == UInt8(ascii: "5") || value[0] == UInt8(ascii: "1") {
+                priority = Int(value[0] - UInt8(ascii: "0"))
+            } else {
+                fail(.badPriority, String(decoding: value, as: UTF8.self))
+            }
+        case .expiration:
+            if value.isEmpty || value.count > 19 || !value.allSatisfy({ (0x30...0x39).contains($0) }) {
+                fail(.badExpirationDate, String(decoding: value, as: UTF8.self))
+            }
+        case .id:
+            if isCanonicalUUID(value) { apnsID = Array(value) } else {
+                fail(.badMessageId, String(decoding: value.prefix(80), as: UTF8.self))
+            }
+        case .collapseID:
+            if value.count > CollapseID.maximumBytes { fail(.badCollapseId, "\(value.count) bytes") }
+        }
+    }
+
+    private mutating func checkPath(_ value: UnsafeBufferPointer<UInt8>) {
+        if Self.statsPath.matches(value) { isStatsPath = true }
+        guard Self.pathPrefix.isPrefix(of: value) else {
+            pathProblem = .badPath
+            problemExample = String(decoding: value.prefix(80), as: UTF8.self)
+            return
+        }
+        let tokenBytes = UnsafeBufferPointer(rebasing: value[Self.pathPrefix.count...])
+        if tokenBytes.isEmpty {
+            pathProblem = .missingDeviceToken
+            return
+        }
+        guard tokenBytes.count % 2 == 0, tokenBytes.count <= DeviceToken.maximumHexLength, isHex(tokenBytes) else {
+            pathProblem = .badDeviceToken
+            problemExample = String(decoding: tokenBytes.prefix(80), as: UTF8.self)
+            return
+        }
+        token = String(unsafeUninitializedCapacity: tokenBytes.count) { out in
+            for i in 0..<tokenBytes.count { out[i] = tokenBytes[i] | (tokenBytes[i] >= 0x41 ? 0x20 : 0) }
+            return tokenBytes.count
+        }
+    }
+
+    private mutating func fail(_ reason: Reason, _ example: String) {
+        guard headerProblem == nil else { return }
+        headerProblem = reason
+        problemExample = example
+    }
+
+    /// The APNs error for this request once all of it arrived, ignoring authorization; nil when it is valid.
+    mutating func finalProblem() -> (status: Int, reason: Reason)? {
+        if !sawMethod || !methodIsPost { return (405, .methodNotAllowed) }
+        if let pathProblem {
+            return pathProblem == .badPath ? (404, .badPath) : (400, pathProblem)
+        }
+        if let headerProblem { return (400, headerProblem) }
+        if !sawTopic { return (400, .missingTopic) }
+        if let suffix = pushType.topicSuffix, !topicBytes.withUnsafeBufferPointer({ ByteString.suffix(suffix, of: $0) }) {
+            problemExample = "\(String(decoding: topicBytes, as: UTF8.self)) for push type \(pushType.rawValue)"
+            return (400, .badTopic)
+        }
+        if pushType == .background && priority == 10 {
+            problemExample = "background push with priority 10"
+            return (400, .badPriority)
+        }
+        if bodyBytes == 0 { return (400, .payloadEmpty) }
+        if bodyBytes > pushType.payloadLimit {
+            problemExample = "\(bodyBytes) bytes for \(pushType.rawValue)"
+            return (413, .payloadTooLarge)
+        }
+        return nil
+    }
+}
+
+/// The request headers the simulator looks at.
+private enum Field: UInt16, CaseIterable {
+    case method, path, authorization, topic, pushType, priority, expiration, id, collapseID
+
+    private static let names: [ByteString] = [
+        ByteString(":method"), ByteString(":path"), ByteString("authorization"), ByteString("apns-topic"),
+        ByteString("apns-push-type"), ByteString("apns-priority"), ByteString("apns-expiration"), ByteString("apns-id"),
+        ByteString("apns-collapse-id"),
+    ]
+
+    init?(_ name: UnsafeBufferPointer<UInt8>) {
+        for field in Field.allCases where Self.names[Int(field.rawValue)].matches(name) {
+            self = field
+            return
+        }
+        return nil
+    }
+
+    var bit: UInt16 { 1 << rawValue }
+
+    var name: String { String(decoding: Self.names[Int(rawValue)].bytes, as: UTF8.self) }
+}
+
+/// Push types by their header bytes.
+private let pushTypeNames: [(ByteString, PushType)] = [
+    (ByteString("alert"), .alert), (ByteString("background"), .background), (ByteString("location"), .location),
+    (ByteString("voip"), .voip), (ByteString("complication"), .complication), (ByteString("fileprovider"), .fileprovider),
+    (ByteString("mdm"), .mdm), (ByteString("liveactivity"), .liveactivity), (ByteString("pushtotalk"), .pushtotalk),
+    (ByteString("controls"), .controls), (ByteString("widgets"), .widgets),
+]
+
+private let post = ByteString("POST")
+
+private func isHex(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for byte in bytes {
+        switch byte {
+        case 0x30...0x39, 0x61...0x66, 0x41...0x46: continue
+        default: return false
+        }
+    }
+    return true
+}
+
+private func isCanonicalUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard bytes.count == 36 else { return false }
+    for i in 0..<36 {
+        if i == 8 || i == 13 || i == 18 || i == 23 {
+            if bytes[i] != UInt8(ascii: "-") { return false }
+        } else {
+            switch bytes[i] {
+            case 0x30...0x39, 0x61...0x66, 0x41...0x46: continue
+            default: return false
+            }
+        }
+    }
+    return true
+}

@@ -1,0 +1,14 @@
+#ifndef APNSD_CCURL_SHIM_H
+#define APNSD_CCURL_SHIM_H
+#include <curl/curl.h>
+
+// curl_easy_setopt / curl_multi_setopt / curl_easy_getinfo are variadic: Swift cannot call them.
+// One typed wrapper per argument kind, returning libcurl's result code.
+static inline CURLcode apnsd_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode apnsd_easy_setopt_ptr(CURL *h, CURLoption o, const void *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode apnsd_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode apnsd_easy_setopt_write_cb(CURL *h, CURLoption o, size_t (*cb)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, o, cb); }
+static inline CURLMcode apnsd_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+static inline CURLcode apnsd_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode apnsd_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
+#endif

@@ -1,0 +1,4 @@
+#ifndef APNSD_CNGHTTP2_SHIM_H
+#define APNSD_CNGHTTP2_SHIM_H
+#include <nghttp2/nghttp2.h>
+#endif

@@ -1,0 +1,12 @@
+#ifndef APNSD_CSQLITE_SHIM_H
+#define APNSD_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
+static inline int apnsd_sqlite3_bind_text_transient(sqlite3_stmt *s, int i, const char *v, int n) {
+    return sqlite3_bind_text(s, i, v, n, SQLITE_TRANSIENT);
+}
+static inline int apnsd_sqlite3_bind_blob_transient(sqlite3_stmt *s, int i, const void *v, int n) {
+    return sqlite3_bind_blob(s, i, v, n, SQLITE_TRANSIENT);
+}
+#endif

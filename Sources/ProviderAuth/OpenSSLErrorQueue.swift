@@ -1,0 +1,22 @@
+internal import COpenSSL
+
+/// Reads and empties this thread's OpenSSL error queue, so errors land in messages instead of leaking into later calls.
+enum OpenSSLErrorQueue {
+    /// The queued errors as one "; "-separated line, or a fallback when OpenSSL queued nothing.
+    static func drain() -> String {
+        var messages: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages.isEmpty ? "no OpenSSL error queued" : messages.joined(separator: "; ")
+    }
+
+    /// Empties the queue without reading it, after a failure that is an answer (a signature that does not verify).
+    static func clear() {
+        ERR_clear_error()
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Hands out one provider token per key, re-minting it about every 50 minutes and at once when APNs says it expired.
+public actor ProviderTokenCache {
+    private let key: SigningKey
+    private let credential: ProviderCredential
+    private let clock: @Sendable () -> Date
+    private let refreshAfter: TimeInterval
+    private var current: ProviderToken?
+
+    /// How many tokens this cache has signed, for tests and metrics.
+    public private(set) var mintCount = 0
+
+    /// `refreshAfter` must be at least `minimumAge` (APNs answers 429 TooManyProviderTokenUpdates to faster
+    /// rotation) and under an hour (APNs answers 403 ExpiredProviderToken to older tokens).
+    public init(
+        key: SigningKey,
+        credential: ProviderCredential,
+        clock: @escaping @Sendable () -> Date = Date.init,
+        refreshAfter: TimeInterval = 50 * 60,
+        minimumAge: TimeInterval = 20 * 60
+    ) {
+        precondition(refreshAfter >= minimumAge, "ProviderTokenCache: refreshAfter (\(refreshAfter) s) must not be below minimumAge (\(minimumAge) s)")
+        precondition(refreshAfter < 60 * 60, "ProviderTokenCache: refreshAfter (\(refreshAfter) s) must stay under 3600 s, or APNs rejects the token as expired")
+        self.key = key
+        self.credential = credential
+        self.clock = clock
+        self.refreshAfter = refreshAfter
+    }
+
+    /// The current token, minting a new one when there is none yet or it is `refreshAfter` old.
+    public func token() throws(ProviderAuthError) -> ProviderToken {
+        if let current, clock().timeIntervalSince(current.issuedAt) < refreshAfter {
+            return current
+        }
+        return try mint()
+    }
+
+    /// The token to retry with after APNs answered 403 ExpiredProviderToken to `rejected`: a new one if `rejected`
+    /// is still current (whatever its age), otherwise the current one, so concurrent rejections mint only once.
+    public func tokenAfterExpired(_ rejected: ProviderToken) throws(ProviderAuthError) -> ProviderToken {
+        if current == rejected {
+            return try mint()
+        }
+        return try token()
+    }
+
+    // Synchronous on purpose: with no suspension point inside, actor isolation alone makes minting single-flight.
+    private func mint() throws(ProviderAuthError) -> ProviderToken {
+        let token = try ProviderToken.mint(key: key, credential: credential, issuedAt: clock())
+        current = token
+        mintCount += 1
+        return token
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The command line of `apns-mock`.
+struct MockOptions {
+    var host = "127.0.0.1"
+    var port = 2197
+    var caOut: String?
+    var certFile: String?
+    var certKeyFile: String?
+    var keyFile: String?
+    var keyID: String?
+    var teamID: String?
+    var scenarioFile: String?
+    var statsOut: String?
+    var threads = 1
+    var tokenUpdateInterval: TimeInterval = 20 * 60
+    var tracksTokens = true
+
+    static let usage = """
+    USAGE: apns-mock --key-file KEY.p8 --key-id KEYID --team-id TEAMID [options]
+
+    A local APNs simulator: HTTP/2 over TLS, Apple's validation and error answers, provider-token (ES256 JWT)
+    checks against your key, scripted per-token behaviours and connection faults, and statistics.
+
+    OPTIONS:
+      --listen HOST:PORT          Address to serve on (default 127.0.0.1:2197; port 0 picks a free one).
+      --ca-out PATH               Generate a throwaway CA and server certificate; write the CA PEM here.
+      --cert FILE --key FILE      Serve this certificate chain and key instead of a throwaway one.
+      --key-file KEY.p8           The team's signing key; provider tokens must verify against it.
+      --key-id KEYID              The 10-character key id tokens must carry as "kid".
+      --team-id TEAMID            The 10-character team id tokens must carry as "iss".
+      --scenario FILE.json        Per-token behaviours and connection faults (see README).
+      --stats-out FILE.json       Write the statistics here on exit (SIGINT/SIGTERM).
+      --threads N                 Event-loop threads (default 1).
+      --token-update-interval S   Seconds a connection must keep a token before switching (default 1200).
+      --no-token-stats            Do not count statuses per device token (for million-token benchmarks).
+      -h, --help                  Show this help.
+
+    EXAMPLE:
+      apns-mock --listen 127.0.0.1:2197 --ca-out /tmp/apns-ca.pem \\
+                --key-file AuthKey_TESTKEY001.p8 --key-id TESTKEY001 --team-id TESTTEAM01
+      curl --http2 --cacert /tmp/apns-ca.pem https://127.0.0.1:2197/_mock/stats
+    """
+
+    struct UsageError: Error { let message: String }
+
+    static func parse(_ arguments: [String]) throws -> MockOptions? {
+        var options = MockOptions()
+        var iterator = arguments.makeIterator()
+        func value(_ flag: String) throws -> String {
+            guard let next = iterator.next(), !next.hasPrefix("--") else { throw UsageError(message: "\(flag) needs a value") }
+            return next
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "-h", "--help": return nil
+            case "--listen":
+                let address = try value(argument)
+                guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+                      (0...65535).contains(port) else {
+                    throw UsageError(message: "--listen expects HOST:PORT, got '\(address)'")
+                }
+                options.host = String(address[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+                options.port = port
+            case "--ca-out": options.caOut = try value(argument)
+            case "--cert": options.certFile = try value(argument)
+            case "--key": options.certKeyFile = try value(argument)
+            case "--key-file": options.keyFile = try value(argument)
+            case "--key-id": options.keyID = try value(argument)
+            case "--team-id": options.teamID = try value(argument)
+            case "--scenario": options.scenarioFile = try value(argument)
+            case "--stats-out": options.statsOut = try value(argument)
+            case "--threads":
+                let text = try value(argument)
+                guard let threads = Int(text), (1...64).contains(threads) else { throw UsageError(message: "--threads expects 1…64, got '\(text)'") }
+                options.threads = threads
+            case "--token-update-interval":
+                let text = try value(argument)
+                guard let seconds = TimeInterval(text), seconds >= 0 else {
+                    throw UsageError(message: "--token-update-interval expects seconds ≥ 0, got '\(text)'")
+                }
+                options.tokenUpdateInterval = seconds
+            case "--no-token-stats": options.tracksTokens = false
+            default: throw UsageError(message: "unknown option '\(argument)'")
+            }
+        }
+        guard options.keyFile != nil else { throw UsageError(message: "--key-file is required") }
+        guard options.keyID != nil else { throw UsageError(message: "--key-id is required") }
+        guard options.teamID != nil else { throw UsageError(message: "--team-id is required") }
+        if (options.certFile == nil) != (options.certKeyFile == nil) {
+            throw UsageError(message: "--cert and --key go together")
+        }
+        return options
+    }
+}

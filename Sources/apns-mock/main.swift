@@ -1,0 +1,65 @@
+import APNsMock
+import Foundation
+import ProviderAuth
+
+func fail(_ message: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("apns-mock: error: \(message)\n".utf8))
+    exit(code)
+}
+
+let options: MockOptions
+do {
+    guard let parsed = try MockOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(MockOptions.usage)
+        exit(0)
+    }
+    options = parsed
+} catch let error as MockOptions.UsageError {
+    fail("\(error.message) (see apns-mock --help)", code: 64)
+}
+
+let server: MockServer
+do {
+    let key = try SigningKey(contentsOfFile: options.keyFile!)
+    let credential = try ProviderCredential(keyId: options.keyID!, teamId: options.teamID!)
+    let identity: TLSIdentity
+    if let cert = options.certFile, let keyFile = options.certKeyFile {
+        identity = try TLSIdentity(certificateFile: cert, keyFile: keyFile)
+    } else {
+        identity = try TLSIdentity.throwaway()
+    }
+    if let caOut = options.caOut {
+        guard let ca = identity.caCertificatePEM else { fail("--ca-out needs a generated certificate (drop --cert/--key)") }
+        guard FileManager.default.createFile(atPath: caOut, contents: Data(ca.utf8)) else { fail("cannot write \(caOut)") }
+    }
+    let scenario = try options.scenarioFile.map(Scenario.load(path:)) ?? Scenario()
+    server = try MockServer(configuration: MockConfiguration(
+        host: options.host, port: options.port, identity: identity,
+        verifier: JWTVerifier(key: key, credential: credential), scenario: scenario,
+        tokenUpdateInterval: options.tokenUpdateInterval, threads: options.threads, tracksTokens: options.tracksTokens))
+} catch {
+    fail("\(error)")
+}
+
+let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+FileHandle.standardOutput.write(Data("apns-mock: listening on https://\(host):\(server.port)\(options.caOut.map { " (CA: \($0))" } ?? "")\n".utf8))
+
+func shutdown() -> Never {
+    server.stop()
+    if let statsOut = options.statsOut {
+        guard FileManager.default.createFile(atPath: statsOut, contents: Data(server.statsJSON())) else {
+            fail("cannot write \(statsOut)")
+        }
+    }
+    exit(0)
+}
+
+signal(SIGINT, SIG_IGN)
+signal(SIGTERM, SIG_IGN)
+let signalSources = [SIGINT, SIGTERM].map { signo in
+    let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
+    source.setEventHandler { shutdown() }
+    source.resume()
+    return source
+}
+dispatchMain()
