@@ -23,14 +23,17 @@ let package = Package(
         .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL"]),
         .target(name: "HTTP2Transport", dependencies: ["APNs", "CCurl"]),
         .target(name: "Store", dependencies: ["APNs", "CSQLite"]),
+        .target(name: "Logging"),
+        .target(name: "Dispatcher", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Logging"]),
         .target(name: "APNsMock", dependencies: ["APNs", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth"]),
-        .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store"]),
+        .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging"]),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "ProviderAuth", "APNs"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "APNs"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
     ]
 )

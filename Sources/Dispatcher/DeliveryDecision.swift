@@ -1,0 +1,77 @@
+import APNs
+import Foundation
+import HTTP2Transport
+import Store
+
+/// What the worker does after one send: the row to record, and whether the whole worker must stop.
+/// A pure function of the job, the transport's answer, the time and a random number, so it is tested without I/O.
+public struct DeliveryDecision: Hashable, Sendable {
+    /// The outcome to write; nil when the delivery must be left untouched (its lease is released instead).
+    public var result: DeliveryResult?
+    /// Set when APNs or TLS says our configuration is wrong: stop sending, keep the queue as it is.
+    public var stopReason: String?
+
+    public init(result: DeliveryResult?, stopReason: String? = nil) {
+        self.result = result
+        self.stopReason = stopReason
+    }
+
+    /// Decides for `job` after `answer`, at `now`, following Apple's reason table (`APNs.Outcome`).
+    public static func decide(job: DeliveryJob, answer: TransportResult, now: Date, policy: RetryPolicy,
+                              unit: Double) -> DeliveryDecision {
+        let attempts = job.attempts + 1
+        switch answer {
+        case .failure(let error):
+            if error.kind == .tlsVerification {
+                return DeliveryDecision(result: nil, stopReason: "TLS verification of the APNs server failed: \(error)")
+            }
+            let reason = Reason(rawValue: "Transport:\(error.kind)")
+            return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit, status: nil, reason: reason)
+        case .response(let status, let apnsID, let body):
+            let response = ErrorResponse(status: status, body: body)
+            let outcome = Outcome(response: response)
+            switch outcome {
+            case .accepted:
+                return DeliveryDecision(result: .accepted(job.id, apnsID: apnsID))
+            case .deactivateToken(let reason, let timestamp):
+                if status == 410 {
+                    return DeliveryDecision(result: .unregistered(job.id, reason: reason, timestamp: timestamp, apnsID: apnsID))
+                }
+                return DeliveryDecision(result: .badToken(job.id, httpStatus: status, reason: reason, apnsID: apnsID))
+            case .retryLater(let reason), .retryOnAnotherConnection(let reason):
+                return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit, status: status, reason: reason)
+            case .refreshProviderToken:
+                // The sender already minted a new token and tried again; still expired means our clock is off.
+                return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit,
+                                   status: status, reason: .expiredProviderToken)
+            case .reject(let reason):
+                return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .rejected, httpStatus: status,
+                                                               reason: reason, apnsID: apnsID))
+            case .configurationError(let reason):
+                return DeliveryDecision(result: nil, stopReason: "APNs refused our credentials: \(status) \(reason) — check apns.keyFile, apns.keyId, apns.teamId and the environment")
+            }
+        }
+    }
+
+    /// Whether `job` may not be sent at `now` because its apns-expiration has passed.
+    public static func isExpired(_ job: DeliveryJob, now: Date) -> Bool {
+        job.expiration?.forbidsAttempt(atUnixSeconds: Int64(now.timeIntervalSince1970)) ?? false
+    }
+
+    /// The result for a job that expired before it could be sent.
+    public static func expired(_ job: DeliveryJob) -> DeliveryResult {
+        DeliveryResult(deliveryID: job.id, disposition: .failed, reason: Reason(rawValue: "Expired"), countsAsAttempt: false)
+    }
+
+    private static func retryOrFail(job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,
+                                    status: Int?, reason: Reason) -> DeliveryDecision {
+        let at = now.addingTimeInterval(policy.delay(afterAttempts: attempts, unit: unit).seconds)
+        let expired = job.expiration?.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up))) ?? false
+        // apns-expiration 0 means "try once": never retried.
+        let tryOnce = job.expiration?.secondsSince1970 == 0
+        guard policy.allowsRetry(afterAttempts: attempts), !expired, !tryOnce else {
+            return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .failed, httpStatus: status, reason: reason))
+        }
+        return DeliveryDecision(result: .retry(job.id, at: at, httpStatus: status, reason: reason))
+    }
+}

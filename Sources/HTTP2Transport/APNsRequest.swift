@@ -1,0 +1,29 @@
+/// One HTTP/2 POST as the transport sends it: path, headers (including `authorization`), body.
+///
+/// The transport knows nothing about JWTs; it never logs or prints header values.
+public struct APNsRequest: Sendable {
+    /// The request path, e.g. `/3/device/<hex token>`.
+    public var path: String
+    /// Header fields in order; names in lowercase. `authorization` is one of them.
+    public var headers: [(name: String, value: String)]
+    /// The request body (the notification's JSON payload).
+    public var body: [UInt8]
+
+    public init(path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+}
+
+extension APNsRequest: CustomStringConvertible {
+    /// The path with any device token shortened, and header names only — never values.
+    public var description: String {
+        var shownPath = path
+        if let slash = path.lastIndex(of: "/"), path.distance(from: slash, to: path.endIndex) > 13 {
+            let token = path[path.index(after: slash)...]
+            shownPath = "\(path[...slash])\(token.prefix(8))…(\(token.count))"
+        }
+        return "POST \(shownPath) headers: [\(headers.map(\.name).joined(separator: ", "))] body: \(body.count) bytes"
+    }
+}

@@ -1,0 +1,435 @@
+import Foundation
+internal import CCurl
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The engine behind an `APNsConnection`: one libcurl multi handle (one multiplexed HTTP/2 connection),
+/// driven by its own thread so blocking curl calls never run on Swift's cooperative pool.
+///
+/// Callers hand in requests under `lock`; the loop thread admits them into the multi handle as the token
+/// bucket and the stream limit allow, drives libcurl, and resumes each caller's continuation when its
+/// transfer is done. Everything below "loop-thread state" is touched by the loop thread only.
+final class ConnectionLoop: @unchecked Sendable {
+    struct Submission {
+        var request: APNsRequest
+        var continuation: UnsafeContinuation<TransportResult, Never>
+    }
+
+    let configuration: ConnectionConfiguration
+    private let baseURL: [UInt8]
+
+    // Shared state, guarded by `lock`.
+    private let lock = NSLock()
+    private var submissions: [Submission] = []
+    private var accepting = true
+    private var loopWaiting = false
+    private var wakeSent = false
+    private var stopDeadline: UInt64?
+    private var reconnectRequested = false
+    private var exited = false
+    private var exitWaiters: [CheckedContinuation<Void, Never>] = []
+    private var published = ConnectionStats()
+    private var outstanding = 0
+    private var consecutiveFailures = 0
+
+    // Loop-thread state.
+    private var multi: UnsafeMutableRawPointer?
+    private var bucket: TokenBucket
+    private var incoming: [Submission] = []
+    private var pending: [Submission] = []
+    private var pendingHead = 0
+    private var retries: [Transfer] = []
+    private var retryHead = 0
+    private var idle: [Transfer] = []
+    private var inFlight = 0
+    private var stats = ConnectionStats()
+    private var finishedSincePublish = 0
+    private var failureStreak = 0
+    private var completions: [(UnsafeContinuation<TransportResult, Never>, TransportResult)] = []
+    /// Transfers in the multi handle; each knows its index (swap-remove keeps this O(1)).
+    private var active: [Transfer] = []
+    private let wakePipe: (read: Int32, write: Int32)
+
+    init(configuration: ConnectionConfiguration) throws(TransportError) {
+        try configuration.validate()
+        Curl.ensureInitialized()
+        self.configuration = configuration
+        baseURL = Array(configuration.baseURL.utf8)
+        bucket = TokenBucket(ratePerSecond: configuration.ratePerSecond, now: Curl.monotonicNanoseconds())
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            throw TransportError(kind: .other, curlCode: 0, message: "pipe() failed: errno \(errno)",
+                                 isConnectionFatal: true, isRetryable: true)
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakePipe = (fds[0], fds[1])
+        multi = Self.makeMulti(configuration)
+        guard multi != nil else {
+            close(fds[0]); close(fds[1])
+            throw TransportError(kind: .other, curlCode: 0, message: "curl_multi_init failed",
+                                 isConnectionFatal: true, isRetryable: true)
+        }
+    }
+
+    deinit {
+        if let multi { curl_multi_cleanup(multi) }  // only if the loop never ran
+        close(wakePipe.read)
+        close(wakePipe.write)
+    }
+
+    private static func makeMulti(_ configuration: ConnectionConfiguration) -> UnsafeMutableRawPointer? {
+        guard let multi = curl_multi_init() else { return nil }
+        _ = apnsd_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = apnsd_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+        _ = apnsd_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, 1)
+        // High, so the server's SETTINGS_MAX_CONCURRENT_STREAMS is what limits streams.
+        _ = apnsd_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1000, configuration.maxInFlight))
+        return multi
+    }
+
+    // MARK: caller side (any thread)
+
+    /// Queues `request`; the result comes back through `continuation`, resumed on the loop thread.
+    func submit(_ request: APNsRequest, continuation: UnsafeContinuation<TransportResult, Never>) {
+        lock.lock()
+        guard accepting else {
+            lock.unlock()
+            continuation.resume(returning: .failure(.shutdown("connection '\(configuration.label)' is shut down")))
+            return
+        }
+        submissions.append(Submission(request: request, continuation: continuation))
+        outstanding += 1
+        published.submitted += 1
+        let wake = loopWaiting && !wakeSent
+        if wake { wakeSent = true }
+        lock.unlock()
+        if wake { wakeLoop() }
+    }
+
+    /// (requests submitted and not finished, whether the last attempts failed at the transport level).
+    var load: (outstanding: Int, healthy: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (outstanding, consecutiveFailures == 0)
+    }
+
+    var statsSnapshot: ConnectionStats {
+        lock.lock()
+        defer { lock.unlock() }
+        return published
+    }
+
+    /// Closes the HTTP/2 connection once the streams in flight are done; requests wait meanwhile.
+    func requestReconnect() {
+        lock.lock()
+        reconnectRequested = true
+        let wake = wakeLocked()
+        lock.unlock()
+        if wake { wakeLoop() }
+    }
+
+    /// Stops accepting; the loop drains until `deadline` (monotonic ns), fails what is left, cleans up and ends.
+    func stop(deadline: UInt64) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if exited {
+                lock.unlock()
+                waiter.resume()
+                return
+            }
+            exitWaiters.append(waiter)
+            requestStopLocked(deadline: deadline)
+            let wake = wakeLocked()
+            lock.unlock()
+            if wake { wakeLoop() }
+        }
+    }
+
+    /// Like `stop` without waiting (from `deinit`): fails everything now.
+    func stopNow() {
+        lock.lock()
+        if exited { lock.unlock(); return }
+        requestStopLocked(deadline: 0)
+        let wake = wakeLocked()
+        lock.unlock()
+        if wake { wakeLoop() }
+    }
+
+    private func requestStopLocked(deadline: UInt64) {
+        accepting = false
+        stopDeadline = min(stopDeadline ?? .max, deadline)
+    }
+
+    /// Wakes the loop out of curl_multi_poll: one byte into our own pipe, which the loop polls with libcurl's
+    /// sockets. (Not curl_multi_wakeup: the loop may replace its multi handle while callers wake it.)
+    private func wakeLoop() {
+        var byte: UInt8 = 1
+        _ = write(wakePipe.write, &byte, 1)
+    }
+
+    private func wakeLocked() -> Bool {
+        let wake = loopWaiting && !wakeSent
+        if wake { wakeSent = true }
+        return wake
+    }
+
+    // MARK: loop thread
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "apns-\(configuration.label)"
+        thread.start()
+    }
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            // 1. Take what callers handed in; publish counters.
+            lock.lock()
+            swap(&incoming, &submissions)
+            let deadline = stopDeadline
+            let reconnect = reconnectRequested
+            publishLocked()
+            lock.unlock()
+            if !incoming.isEmpty {
+                pending.append(contentsOf: incoming)
+                incoming.removeAll(keepingCapacity: true)
+            }
+
+            let now = Curl.monotonicNanoseconds()
+            if let deadline {
+                if queuedCount == 0 && inFlight == 0 { break }
+                if now >= deadline {
+                    failEverything(.shutdown("connection '\(configuration.label)' shut down before the response"))
+                    break
+                }
+            }
+            if reconnect && inFlight == 0 { recreateMulti() }
+            let admitting = !reconnect || inFlight == 0
+
+            // 2. Admit, drive libcurl, collect completions, admit into freed slots.
+            if admitting { admit(now: now) }
+            curl_multi_perform(multi, &running)
+            collectCompletions()
+            if admitting && queuedCount > 0 { admit(now: Curl.monotonicNanoseconds()) }
+            resumeCompletions()
+
+            // 3. Sleep in curl_multi_poll until the socket, a curl timer, the throttle or a caller wakes us.
+            var timeout = 1000
+            if admitting && queuedCount > 0 && inFlight < configuration.maxInFlight {
+                let wait = bucket.nextAvailable(now: Curl.monotonicNanoseconds())
+                timeout = min(timeout, Int((wait + 999_999) / 1_000_000))
+            }
+            if let deadline {
+                let left = deadline > now ? Int((deadline - now + 999_999) / 1_000_000) : 0
+                timeout = min(timeout, left)
+            }
+            lock.lock()
+            let sleep = submissions.isEmpty && stopDeadline == deadline && reconnectRequested == reconnect
+            if sleep { loopWaiting = true }
+            publishLocked()
+            lock.unlock()
+            if sleep {
+                var wake = curl_waitfd(fd: wakePipe.read, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+                curl_multi_poll(multi, &wake, 1, Int32(timeout), nil)
+                if wake.revents != 0 { drainWakePipe() }
+                lock.lock()
+                loopWaiting = false
+                wakeSent = false
+                lock.unlock()
+            }
+        }
+        cleanUp()
+    }
+
+    private func drainWakePipe() {
+        var buffer = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while withUnsafeMutableBytes(of: &buffer, { read(wakePipe.read, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    private var queuedCount: Int { (pending.count - pendingHead) + (retries.count - retryHead) }
+
+    private func admit(now: UInt64) {
+        while inFlight < configuration.maxInFlight {
+            let transfer: Transfer
+            if retryHead < retries.count {
+                guard bucket.take(now: now) else { return }
+                transfer = retries[retryHead]
+                retryHead += 1
+                if retryHead == retries.count { retries.removeAll(keepingCapacity: true); retryHead = 0 }
+                transfer.resetResponse()
+            } else if pendingHead < pending.count {
+                guard bucket.take(now: now) else { return }
+                let submission = pending[pendingHead]
+                pendingHead += 1
+                if pendingHead == pending.count {
+                    pending.removeAll(keepingCapacity: true); pendingHead = 0
+                } else if pendingHead >= 4096 && pendingHead * 2 >= pending.count {
+                    pending.removeFirst(pendingHead); pendingHead = 0
+                }
+                guard let fresh = obtainTransfer() else {
+                    finish(submission.continuation, .failure(TransportError(
+                        kind: .other, curlCode: 0, message: "curl_easy_init failed", isConnectionFatal: false, isRetryable: true)))
+                    continue
+                }
+                if let error = fresh.configure(submission.request, baseURL: baseURL) {
+                    recycle(fresh)
+                    finish(submission.continuation, .failure(error))
+                    continue
+                }
+                fresh.continuation = submission.continuation
+                transfer = fresh
+            } else {
+                return
+            }
+            transfer.attempts += 1
+            let code = curl_multi_add_handle(multi, transfer.easy)
+            guard code == CURLM_OK else {
+                let message = String(cString: curl_multi_strerror(code))
+                complete(transfer, .failure(TransportError(kind: .other, curlCode: 0, message: "curl_multi_add_handle: \(message)",
+                                                           isConnectionFatal: false, isRetryable: true)))
+                continue
+            }
+            transfer.activeIndex = active.count
+            active.append(transfer)
+            inFlight += 1
+            stats.sent += 1
+        }
+    }
+
+    private func collectCompletions() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            let transfer = Transfer.from(easy: easy)
+            curl_multi_remove_handle(multi, easy)
+            deactivate(transfer)
+            if code == CURLE_OK {
+                failureStreak = 0
+                stats.completed += 1
+                let body = transfer.responseBody
+                transfer.responseBody = []
+                complete(transfer, .response(status: transfer.responseCode(), apnsID: transfer.apnsID, body: body))
+                continue
+            }
+            let error = TransportError(curlCode: code, detail: transfer.errorDetail)
+            if error.isConnectionFatal {
+                stats.connectionErrors += 1
+                failureStreak += 1
+            }
+            stats.lastError = error
+            if error.isRetriedByTransport && transfer.attempts <= configuration.transportRetries && stopDeadline == nil {
+                stats.retried += 1
+                retries.append(transfer)
+                continue
+            }
+            stats.failed += 1
+            complete(transfer, .failure(error))
+        }
+    }
+
+    private func deactivate(_ transfer: Transfer) {
+        let index = transfer.activeIndex
+        let last = active.removeLast()
+        if index < active.count {
+            active[index] = last
+            last.activeIndex = index
+        }
+        transfer.activeIndex = -1
+        inFlight -= 1
+    }
+
+    private func complete(_ transfer: Transfer, _ result: TransportResult) {
+        if let continuation = transfer.continuation {
+            transfer.continuation = nil
+            finish(continuation, result)
+        }
+        recycle(transfer)
+    }
+
+    /// Results are handed back after the libcurl work of this turn, outside any lock.
+    private func finish(_ continuation: UnsafeContinuation<TransportResult, Never>, _ result: TransportResult) {
+        completions.append((continuation, result))
+        finishedSincePublish += 1
+    }
+
+    private func resumeCompletions() {
+        guard !completions.isEmpty else { return }
+        for (continuation, result) in completions { continuation.resume(returning: result) }
+        completions.removeAll(keepingCapacity: true)
+    }
+
+    private func obtainTransfer() -> Transfer? {
+        if let transfer = idle.popLast() { return transfer }
+        return Transfer(configuration: configuration)
+    }
+
+    private func recycle(_ transfer: Transfer) {
+        transfer.resetResponse()
+        if idle.count < configuration.maxInFlight { idle.append(transfer) }
+    }
+
+    private func publishLocked() {
+        outstanding -= finishedSincePublish
+        finishedSincePublish = 0
+        consecutiveFailures = failureStreak
+        let submitted = published.submitted
+        stats.inFlight = inFlight
+        stats.queued = queuedCount
+        published = stats
+        published.submitted = submitted
+    }
+
+    /// A fresh multi handle: the old HTTP/2 connection is closed; the next request opens a new one.
+    private func recreateMulti() {
+        curl_multi_cleanup(multi)
+        multi = Self.makeMulti(configuration)
+        precondition(multi != nil, "curl_multi_init failed")
+        stats.reconnects += 1
+        lock.lock()
+        reconnectRequested = false
+        lock.unlock()
+    }
+
+    private func failEverything(_ error: TransportError) {
+        // Streams still in libcurl.
+        for transfer in active.reversed() {
+            curl_multi_remove_handle(multi, transfer.easy)
+            deactivate(transfer)
+            stats.failed += 1
+            complete(transfer, .failure(error))
+        }
+        for transfer in retries[retryHead...] { stats.failed += 1; complete(transfer, .failure(error)) }
+        retries.removeAll(); retryHead = 0
+        for submission in pending[pendingHead...] { stats.failed += 1; finish(submission.continuation, .failure(error)) }
+        pending.removeAll(); pendingHead = 0
+        resumeCompletions()
+    }
+
+    private func cleanUp() {
+        lock.lock()
+        accepting = false
+        let late = submissions
+        submissions.removeAll()
+        lock.unlock()
+        for submission in late { stats.failed += 1; finish(submission.continuation, .failure(.shutdown())) }
+        failEverything(.shutdown())
+        idle.removeAll()  // curl_easy_cleanup in Transfer.deinit
+        curl_multi_cleanup(multi)
+        multi = nil
+        lock.lock()
+        exited = true
+        publishLocked()
+        let waiters = exitWaiters
+        exitWaiters.removeAll()
+        lock.unlock()
+        for waiter in waiters { waiter.resume() }
+    }
+}

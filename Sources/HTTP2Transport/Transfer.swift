@@ -1,0 +1,236 @@
+internal import CCurl
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One reusable libcurl easy handle and everything it points at while a request is in flight:
+/// URL, header list, body, error buffer, the collected response and the caller's continuation.
+///
+/// Used only by its connection's event-loop thread. The header list and the body live in buffers owned
+/// here and reused from request to request, so a request costs no allocation once the handle is warm
+/// (CURLOPT_POSTFIELDS and CURLOPT_HTTPHEADER do not copy: they must stay valid until the transfer is done).
+final class Transfer {
+    let easy: UnsafeMutableRawPointer
+    var continuation: UnsafeContinuation<TransportResult, Never>?
+    var attempts = 0
+    /// Position in the loop's list of transfers in the multi handle; -1 when not in it.
+    var activeIndex = -1
+    var status = 0
+    var apnsID: String?
+    var responseBody: [UInt8] = []
+
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var nodes: UnsafeMutablePointer<curl_slist>
+    private var nodeCapacity: Int
+    private var headerBytes: UnsafeMutablePointer<CChar>
+    private var headerCapacity: Int
+    private var body: UnsafeMutableRawPointer
+    private var bodyCapacity: Int
+    private var url: UnsafeMutablePointer<CChar>
+    private var urlCapacity: Int
+
+    /// The largest response body kept (APNs error bodies are tiny); more is read and dropped.
+    static let maximumResponseBody = 64 * 1024
+
+    /// Headers libcurl would add on its own that APNs does not want: removed by naming them with no value.
+    nonisolated(unsafe) private static let removedHeaders: [UnsafeMutablePointer<CChar>] =
+        ["Accept:", "Content-Type:"].map { (name: String) in strdup(name)! }
+
+    /// A new easy handle with every option that does not change between requests.
+    init?(configuration: ConnectionConfiguration) {
+        guard let easy = curl_easy_init() else { return nil }
+        self.easy = easy
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        nodeCapacity = 16
+        nodes = .allocate(capacity: nodeCapacity)
+        headerCapacity = 2048
+        headerBytes = .allocate(capacity: headerCapacity)
+        bodyCapacity = 4096
+        body = .allocate(byteCount: bodyCapacity, alignment: 1)
+        urlCapacity = 512
+        url = .allocate(capacity: urlCapacity)
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var ok = true
+        func set(_ option: CURLoption, _ value: Int) { ok = ok && apnsd_easy_setopt_long(easy, option, value) == CURLE_OK }
+        func set(_ option: CURLoption, _ value: UnsafeRawPointer?) { ok = ok && apnsd_easy_setopt_ptr(easy, option, value) == CURLE_OK }
+        set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        set(CURLOPT_PIPEWAIT, 1)
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_SSL_VERIFYPEER, 1)
+        set(CURLOPT_SSL_VERIFYHOST, 2)
+        set(CURLOPT_TCP_KEEPALIVE, 1)
+        set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.milliseconds)
+        set(CURLOPT_TIMEOUT_MS, configuration.requestTimeout.milliseconds)
+        set(CURLOPT_POST, 1)
+        set(CURLOPT_PRIVATE, me)
+        set(CURLOPT_ERRORBUFFER, UnsafeRawPointer(errorBuffer))
+        set(CURLOPT_WRITEDATA, me)
+        set(CURLOPT_HEADERDATA, me)
+        "https".withCString { set(CURLOPT_PROTOCOLS_STR, $0) }  // libcurl copies strings
+        if let caFile = configuration.caFile { caFile.withCString { set(CURLOPT_CAINFO, $0) } }
+        ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback) == CURLE_OK
+        if !ok {
+            release()
+            return nil
+        }
+    }
+
+    deinit { release() }
+
+    private var released = false
+    private func release() {
+        guard !released else { return }
+        released = true
+        curl_easy_cleanup(easy)
+        errorBuffer.deallocate()
+        nodes.deallocate()
+        headerBytes.deallocate()
+        body.deallocate()
+        url.deallocate()
+    }
+
+    /// Points the handle at `request`: URL, headers, body. Fails (nothing sent) when a header holds CR, LF or NUL.
+    func configure(_ request: APNsRequest, baseURL: [UInt8]) -> TransportError? {
+        resetResponse()
+        attempts = 0
+
+        // URL: libcurl copies it.
+        let urlLength = baseURL.count + request.path.utf8.count + 1
+        if urlLength > urlCapacity {
+            url.deallocate()
+            urlCapacity = urlLength * 2
+            url = .allocate(capacity: urlCapacity)
+        }
+        var at = 0
+        for byte in baseURL { url[at] = CChar(bitPattern: byte); at += 1 }
+        for byte in request.path.utf8 {
+            if byte <= 0x20 || byte == 0x7F { return Self.invalid("request path contains a control character or space") }
+            url[at] = CChar(bitPattern: byte); at += 1
+        }
+        url[at] = 0
+
+        // Header list: our own curl_slist nodes over our own bytes, "name: value\0" each.
+        let count = request.headers.count + Self.removedHeaders.count
+        if count > nodeCapacity {
+            nodes.deallocate()
+            nodeCapacity = count * 2
+            nodes = .allocate(capacity: nodeCapacity)
+        }
+        var bytes = 0
+        for header in request.headers { bytes += header.name.utf8.count + header.value.utf8.count + 3 }
+        if bytes > headerCapacity {
+            headerBytes.deallocate()
+            headerCapacity = bytes * 2
+            headerBytes = .allocate(capacity: headerCapacity)
+        }
+        at = 0
+        var node = 0
+        for header in request.headers {
+            let start = at
+            for byte in header.name.utf8 {
+                if byte <= 0x20 || byte == UInt8(ascii: ":") || byte == 0x7F { return Self.invalid("header name '\(header.name)' is not a token") }
+                headerBytes[at] = CChar(bitPattern: byte); at += 1
+            }
+            headerBytes[at] = CChar(bitPattern: UInt8(ascii: ":")); at += 1
+            headerBytes[at] = CChar(bitPattern: UInt8(ascii: " ")); at += 1
+            for byte in header.value.utf8 {
+                // The value is never printed: it may be the bearer token.
+                if byte == 0 || byte == 0x0A || byte == 0x0D { return Self.invalid("value of header '\(header.name)' contains CR, LF or NUL") }
+                headerBytes[at] = CChar(bitPattern: byte); at += 1
+            }
+            headerBytes[at] = 0; at += 1
+            nodes[node] = curl_slist(data: headerBytes + start, next: nil)
+            node += 1
+        }
+        for removed in Self.removedHeaders {
+            nodes[node] = curl_slist(data: removed, next: nil)
+            node += 1
+        }
+        for i in 0..<(node - 1) { nodes[i].next = nodes + i + 1 }
+
+        // Body: POSTFIELDS does not copy; our buffer stays until the next configure.
+        let bodyCount = request.body.count
+        if bodyCount > bodyCapacity {
+            body.deallocate()
+            bodyCapacity = bodyCount * 2
+            body = .allocate(byteCount: bodyCapacity, alignment: 1)
+        }
+        request.body.withUnsafeBytes { source in
+            if let base = source.baseAddress, bodyCount > 0 { body.copyMemory(from: base, byteCount: bodyCount) }
+        }
+
+        var ok = apnsd_easy_setopt_ptr(easy, CURLOPT_URL, url) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nodes) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyCount)) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, body) == CURLE_OK
+        return ok ? nil : Self.invalid("libcurl refused the request options")
+    }
+
+    /// Clears what the last attempt collected, before (re)sending.
+    func resetResponse() {
+        status = 0
+        apnsID = nil
+        if !responseBody.isEmpty { responseBody = [] }
+        errorBuffer[0] = 0
+    }
+
+    /// The CURLOPT_ERRORBUFFER text of the last attempt.
+    var errorDetail: String {
+        errorBuffer[Int(CURL_ERROR_SIZE) - 1] = 0
+        var text = String(cString: errorBuffer)
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+
+    /// The response status of the finished attempt.
+    func responseCode() -> Int {
+        var code = 0
+        _ = apnsd_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// The transfer behind an easy handle (its CURLOPT_PRIVATE).
+    static func from(easy: UnsafeMutableRawPointer) -> Transfer {
+        var pointer: UnsafeMutableRawPointer?
+        _ = apnsd_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &pointer)
+        return Unmanaged<Transfer>.fromOpaque(pointer!).takeUnretainedValue()
+    }
+
+    private static func invalid(_ message: String) -> TransportError {
+        TransportError(kind: .invalidRequest, curlCode: 0, message: message, isConnectionFatal: false, isRetryable: false)
+    }
+}
+
+/// CURLOPT_WRITEFUNCTION: collects the response body (bounded).
+private let transferWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, user in
+    let length = size * count
+    guard let data, let user, length > 0 else { return length }
+    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    let room = Transfer.maximumResponseBody - transfer.responseBody.count
+    if room > 0 {
+        transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: data, count: min(room, length)))
+    }
+    return length
+}
+
+/// CURLOPT_HEADERFUNCTION: picks `apns-id` out of the response headers; everything else is ignored.
+private let transferHeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, user in
+    let length = size * count
+    guard let data, let user, length > 8 else { return length }
+    let line = UnsafeRawBufferPointer(start: data, count: length)
+    let name: StaticString = "apns-id:"
+    for i in 0..<8 where line[i] | 0x20 != name.utf8Start[i] { return length }
+    var start = 8, end = length
+    while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+    while end > start, line[end - 1] == 0x0A || line[end - 1] == 0x0D || line[end - 1] == 0x20 { end -= 1 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+    transfer.apnsID = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+    return length
+}

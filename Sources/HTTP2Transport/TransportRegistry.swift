@@ -1,0 +1,63 @@
+import APNs
+import Foundation
+
+/// Every connection pool of the process, by (credential, environment), created on first use.
+public final class TransportRegistry: Sendable {
+    public let configuration: TransportConfiguration
+    private let lock = NSLock()
+    nonisolated(unsafe) private var pools: [PoolKey: ConnectionPool] = [:]
+    nonisolated(unsafe) private var closed = false
+
+    public init(configuration: TransportConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The pool for `key`, created (and its connections' threads started) on first use.
+    public func pool(for key: PoolKey) throws(TransportError) -> ConnectionPool {
+        lock.lock()
+        defer { lock.unlock() }
+        if closed { throw .shutdown("transport registry is shut down") }
+        if let pool = pools[key] { return pool }
+        let pool = try ConnectionPool(key: key, configuration: configuration.connectionConfiguration(for: key),
+                                      count: configuration.connectionsPerPool)
+        pools[key] = pool
+        return pool
+    }
+
+    /// Sends `request` on the pool for `key`.
+    public func send(_ request: APNsRequest, on key: PoolKey) async -> TransportResult {
+        do {
+            return try await pool(for: key).send(request)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Counters of every connection, by pool.
+    public var stats: [PoolKey: [ConnectionStats]] {
+        lock.lock()
+        let pools = self.pools
+        lock.unlock()
+        return pools.mapValues(\.stats)
+    }
+
+    /// Reconnects every pool of `credentialID` (e.g. after its key was revoked or replaced).
+    public func reconnect(credentialID: String) {
+        lock.lock()
+        let affected = pools.filter { $0.key.credentialID == credentialID }.map(\.value)
+        lock.unlock()
+        affected.forEach { $0.reconnectAll() }
+    }
+
+    /// Shuts every pool down, draining in-flight requests until `deadline`; later sends fail with `.shutdown`.
+    public func shutdown(deadline: ContinuousClock.Instant) async {
+        let all: [ConnectionPool] = lock.withLock {
+            closed = true
+            defer { pools.removeAll() }
+            return Array(pools.values)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for pool in all { group.addTask { await pool.shutdown(deadline: deadline) } }
+        }
+    }
+}

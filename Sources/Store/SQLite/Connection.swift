@@ -1,0 +1,119 @@
+internal import CSQLite
+
+/// One SQLite connection, owned by one thread of control (the `Store` actor): opened with
+/// `SQLITE_OPEN_NOMUTEX`, because nothing else ever touches it.
+final class Connection {
+    let handle: OpaquePointer
+    let path: String
+    private var cache: [String: Statement] = [:]
+
+    /// How the file is opened and tuned.
+    struct Options {
+        /// Create the file when it does not exist.
+        var create = true
+        /// How long a write waits for another process's write lock before failing with SQLITE_BUSY.
+        var busyTimeoutMilliseconds: Int32 = 5000
+        /// Page cache size in KiB (SQLite's default is 2000 KiB, too small for big token indexes).
+        var cacheSizeKiB = 32 * 1024
+    }
+
+    /// Opens (or creates) the database at `path` and applies the connection PRAGMAs:
+    /// WAL, synchronous=NORMAL, busy timeout, foreign keys.
+    init(path: String, options: Options = Options()) throws {
+        var handle: OpaquePointer?
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        if options.create { flags |= SQLITE_OPEN_CREATE }
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: code, message: message)
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        self.handle = handle
+        self.path = path
+        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        // journal_mode answers with a row; a file that is not a database fails here (SQLITE_NOTADB).
+        let mode = try prepare("PRAGMA journal_mode = WAL")
+        let journal = try mode.step() ? mode.string(0) : ""
+        mode.reset()
+        guard journal.lowercased() == "wal" else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to WAL mode (journal_mode is '\(journal)')",
+                              sql: "PRAGMA journal_mode = WAL")
+        }
+        try execute("""
+            PRAGMA synchronous = NORMAL;
+            PRAGMA foreign_keys = ON;
+            PRAGMA cache_size = -\(options.cacheSizeKiB);
+            PRAGMA temp_store = MEMORY;
+            """)
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no parameters (schema, PRAGMAs, BEGIN/COMMIT).
+    func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        guard code == SQLITE_OK else {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: code, message: message, sql: sql)
+        }
+    }
+
+    /// Prepares a statement that is used once.
+    func prepare(_ sql: String) throws -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    /// The prepared statement for `sql`, prepared on first use and kept for the life of the connection.
+    func cached(_ sql: String) throws -> Statement {
+        if let statement = cache[sql] { return statement }
+        let statement = try prepare(sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in a transaction: `BEGIN IMMEDIATE` (takes the write lock up front, so a busy database fails
+    /// at the start instead of at the first write), then COMMIT, or ROLLBACK when `body` throws.
+    func write<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        return result
+    }
+
+    /// Runs `body` in a read transaction (`BEGIN DEFERRED`), so that several SELECTs see one snapshot.
+    func read<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN DEFERRED")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
+    /// The rowid of the last successful INSERT on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Wraps a failing result code with this connection's message.
+    func error(_ code: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle),
+                    message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}

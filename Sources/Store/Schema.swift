@@ -1,0 +1,86 @@
+/// The schema, as an ordered list of migrations. Documented for operators in SCHEMA.md.
+///
+/// NEVER edit a migration once it has shipped: append a new one (e.g. "0002-…") instead.
+enum Schema {
+    static let migrator = Migrator(migrations: [
+        .init(id: "0001-devices-campaigns-deliveries", sql: v1),
+    ])
+
+    private static let v1 = """
+        CREATE TABLE devices (
+            id              INTEGER PRIMARY KEY,
+            token           TEXT    NOT NULL,
+            topic           TEXT    NOT NULL,
+            environment     TEXT    NOT NULL CHECK (environment IN ('production', 'development')),
+            user_id         TEXT,
+            active          INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+            registered_at   INTEGER NOT NULL,
+            deactivated_at  INTEGER,
+            reason          TEXT,
+            UNIQUE (token, topic)
+        );
+        CREATE INDEX devices_by_user ON devices (user_id) WHERE user_id IS NOT NULL;
+        CREATE INDEX devices_active_by_topic ON devices (topic, id) WHERE active = 1;
+
+        CREATE TABLE campaigns (
+            id                   INTEGER PRIMARY KEY,
+            kind                 TEXT    NOT NULL CHECK (kind IN ('single', 'bulk')),
+            status               TEXT    NOT NULL
+                                 CHECK (status IN ('draft', 'scheduled', 'running', 'completed', 'cancelled')),
+            topic                TEXT    NOT NULL,
+            push_type            TEXT    NOT NULL,
+            priority             INTEGER NOT NULL,
+            expiration           INTEGER,
+            collapse_id          TEXT,
+            payload              BLOB    NOT NULL,
+            audience             TEXT    NOT NULL CHECK (audience IN ('tokens', 'users', 'all')),
+            audience_environment TEXT    CHECK (audience_environment IN ('production', 'development')),
+            audience_size        INTEGER NOT NULL DEFAULT 0,
+            expanded             INTEGER NOT NULL DEFAULT 0 CHECK (expanded IN (0, 1)),
+            expansion_cursor     INTEGER NOT NULL DEFAULT 0,
+            scheduled_at         INTEGER NOT NULL,
+            created_at           INTEGER NOT NULL,
+            started_at           INTEGER,
+            finished_at          INTEGER,
+            total                INTEGER NOT NULL DEFAULT 0,
+            pending              INTEGER NOT NULL DEFAULT 0,
+            accepted             INTEGER NOT NULL DEFAULT 0,
+            rejected             INTEGER NOT NULL DEFAULT 0,
+            unregistered         INTEGER NOT NULL DEFAULT 0,
+            failed               INTEGER NOT NULL DEFAULT 0,
+            cancelled            INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX campaigns_to_expand ON campaigns (scheduled_at, id) WHERE expanded = 0;
+        CREATE INDEX campaigns_by_kind ON campaigns (kind, id);
+
+        CREATE TABLE campaign_audience (
+            campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+            seq         INTEGER NOT NULL,
+            value       TEXT    NOT NULL,
+            PRIMARY KEY (campaign_id, seq)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE deliveries (
+            id              INTEGER PRIMARY KEY,
+            campaign_id     INTEGER NOT NULL REFERENCES campaigns (id),
+            device_id       INTEGER,
+            token           TEXT    NOT NULL,
+            environment     TEXT    NOT NULL CHECK (environment IN ('production', 'development')),
+            priority_class  INTEGER NOT NULL,
+            status          TEXT    NOT NULL
+                            CHECK (status IN ('pending', 'accepted', 'rejected', 'unregistered', 'failed', 'cancelled')),
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER NOT NULL,
+            leased_until    INTEGER,
+            http_status     INTEGER,
+            reason          TEXT,
+            apns_id         TEXT,
+            created_at      INTEGER NOT NULL,
+            updated_at      INTEGER NOT NULL
+        );
+        CREATE INDEX deliveries_due ON deliveries (priority_class, next_attempt_at) WHERE status = 'pending';
+        CREATE UNIQUE INDEX deliveries_by_token ON deliveries (token, campaign_id);
+        CREATE INDEX deliveries_by_campaign ON deliveries (campaign_id);
+        CREATE INDEX deliveries_by_status ON deliveries (status);
+        """
+}

@@ -1,0 +1,209 @@
+import APNs
+import Foundation
+
+extension Store {
+    /// Creates a campaign and returns its id.
+    ///
+    /// - A `.single` campaign (a single send) has its delivery rows inserted now, in the same transaction; they
+    ///   are claimed before any bulk work.
+    /// - A `.bulk` campaign stores its audience (tokens or user ids in `campaign_audience`; nothing for `.all`)
+    ///   and is expanded into delivery rows by the worker, page by page, once `scheduledAt` has come.
+    ///
+    /// For a tokens file too big for memory, use `beginCampaign`, `appendTokens` and `sealCampaign` instead.
+    @discardableResult
+    public func createCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
+        try spec.validate()
+        return try write { db in
+            let id = try insertCampaign(db, spec, status: initialStatus(spec, now: now), now: now)
+            try stageAudience(db, id, spec.audience)
+            if spec.kind == .single {
+                try expandCompletely(db, id, now: now.storeMilliseconds)
+            }
+            return id
+        }
+    }
+
+    /// A single send (`apnsd send`): `spec` with kind `.single`, to tokens or users. Returns the campaign id.
+    @discardableResult
+    public func enqueueSingle(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
+        var spec = spec
+        spec.kind = .single
+        return try createCampaign(spec, now: now)
+    }
+
+    /// Starts a bulk campaign whose tokens arrive in chunks (`campaign create --tokens FILE`): the campaign is a
+    /// `draft`, never expanded nor sent, until `sealCampaign`. `spec.audience` must be `.tokens` (its tokens, if
+    /// any, are the first chunk).
+    public func beginCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
+        try spec.validate()
+        guard spec.kind == .bulk, case .tokens = spec.audience else {
+            throw .invalidCampaign("only a bulk campaign to tokens can be built in chunks")
+        }
+        return try write { db in
+            let id = try insertCampaign(db, spec, status: .draft, now: now)
+            try stageAudience(db, id, spec.audience)
+            return id
+        }
+    }
+
+    /// Appends a chunk of tokens to a draft campaign (one transaction per chunk).
+    public func appendTokens(_ tokens: [DeviceToken], to id: CampaignID) throws(StoreError) {
+        try write { db in
+            try requireDraft(db, id)
+            try stage(db, id, tokens.lazy.map(\.hex))
+        }
+    }
+
+    /// Ends a draft: the campaign becomes `scheduled` and is expanded and sent from its `scheduledAt` on.
+    @discardableResult
+    public func sealCampaign(_ id: CampaignID) throws(StoreError) -> Campaign {
+        try write { db in
+            try requireDraft(db, id)
+            try db.cached("UPDATE campaigns SET status = 'scheduled' WHERE id = ?").bind(id.rawValue).run()
+            return try Self.fetchCampaign(db, id)
+        }
+    }
+
+    /// Cancels a campaign: its pending deliveries (in flight ones included) become `cancelled` (reason
+    /// `CampaignCancelled`), the rest of its audience is never expanded, and it is marked `cancelled`.
+    /// A campaign that already completed or was cancelled is returned unchanged.
+    /// A result recorded later for a delivery that was in flight replaces `cancelled` with what APNs said.
+    @discardableResult
+    public func cancelCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> Campaign {
+        let nowMS = now.storeMilliseconds
+        return try write { db in
+            let campaign = try Self.fetchCampaign(db, id)
+            guard !campaign.status.isFinished else { return campaign }
+            try db.cached("""
+                UPDATE deliveries SET status = 'cancelled', reason = 'CampaignCancelled', leased_until = NULL,
+                    updated_at = ?2
+                WHERE campaign_id = ?1 AND +status = 'pending'
+                """).bind(id.rawValue, nowMS).run()
+            let cancelled = db.changes
+            try db.cached("""
+                UPDATE campaigns SET status = 'cancelled', finished_at = ?2, expanded = 1,
+                    pending = pending - ?3, cancelled = cancelled + ?3
+                WHERE id = ?1
+                """).bind(id.rawValue, nowMS, cancelled).run()
+            try db.cached("DELETE FROM campaign_audience WHERE campaign_id = ?").bind(id.rawValue).run()
+            return try Self.fetchCampaign(db, id)
+        }
+    }
+
+    /// The campaign with this id; `StoreError.unknownCampaign` when there is none.
+    public func campaign(_ id: CampaignID) throws(StoreError) -> Campaign {
+        try read { db in try Self.fetchCampaign(db, id) }
+    }
+
+    /// Campaigns, newest first: those with an id below `before` (for paging), optionally of one kind or status.
+    public func campaigns(kind: CampaignKind? = nil, status: CampaignStatus? = nil, before: CampaignID? = nil,
+                          limit: Int = 100) throws(StoreError) -> [Campaign] {
+        var sql = "SELECT \(Self.campaignColumns) FROM campaigns WHERE id < ?1"
+        if kind != nil { sql += " AND kind = ?2" }
+        if status != nil { sql += " AND status = ?3" }
+        sql += " ORDER BY id DESC LIMIT ?4"
+        return try read { db in
+            let statement = try db.cached(sql)
+            statement.reset()
+            try statement.bind(before?.rawValue ?? Int64.max)
+            if let kind { try statement.bindAt(2, kind.rawValue) }
+            if let status { try statement.bindAt(3, status.rawValue) }
+            try statement.bindAt(4, limit)
+            defer { statement.reset() }
+            var campaigns: [Campaign] = []
+            while try statement.step() { campaigns.append(try Self.campaign(from: statement)) }
+            return campaigns
+        }
+    }
+
+    // MARK: - Internals
+
+    private func initialStatus(_ spec: CampaignSpec, now: Date) -> CampaignStatus {
+        spec.kind == .single && (spec.scheduledAt ?? now) <= now ? .running : .scheduled
+    }
+
+    private func insertCampaign(_ db: Connection, _ spec: CampaignSpec, status: CampaignStatus, now: Date) throws -> CampaignID {
+        let nowMS = now.storeMilliseconds
+        try db.cached("""
+            INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
+                audience, audience_environment, scheduled_at, created_at, started_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """).bind(spec.kind.rawValue, status.rawValue, spec.topic, spec.pushType.rawValue,
+                      spec.effectivePriority.rawValue, spec.expiration?.secondsSince1970, spec.collapseID?.value,
+                      spec.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
+                      (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil)
+            .run()
+        return CampaignID(db.lastInsertRowID)
+    }
+
+    private func stageAudience(_ db: Connection, _ id: CampaignID, _ audience: Audience) throws {
+        switch audience {
+        case .tokens(let tokens, _): try stage(db, id, tokens.lazy.map(\.hex))
+        case .users(let users, _): try stage(db, id, users)
+        case .all: break
+        }
+    }
+
+    /// Appends `values` (token hex or user ids) to the campaign's staged audience, numbering them on.
+    private func stage(_ db: Connection, _ id: CampaignID, _ values: some Sequence<String>) throws {
+        var seq = try db.cached("SELECT audience_size FROM campaigns WHERE id = ?").bind(id.rawValue).scalarInt64() ?? 0
+        let insert = try db.cached("INSERT INTO campaign_audience (campaign_id, seq, value) VALUES (?, ?, ?)")
+        for value in values {
+            seq += 1
+            try insert.bind(id.rawValue, seq, value).run()
+        }
+        try db.cached("UPDATE campaigns SET audience_size = ?2 WHERE id = ?1").bind(id.rawValue, seq).run()
+    }
+
+    private func requireDraft(_ db: Connection, _ id: CampaignID) throws {
+        let statement = try db.cached("SELECT status FROM campaigns WHERE id = ?").bind(id.rawValue)
+        defer { statement.reset() }
+        guard try statement.step() else { throw StoreError.unknownCampaign(id) }
+        let status = try Decode.campaignStatus(statement.string(0))
+        guard status == .draft else { throw StoreError.notADraft(id, status) }
+    }
+
+    static let campaignColumns = """
+        id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
+        collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
+        total, pending, accepted, rejected, unregistered, failed, cancelled
+        """
+
+    static func fetchCampaign(_ db: Connection, _ id: CampaignID) throws -> Campaign {
+        let statement = try db.cached("SELECT \(campaignColumns) FROM campaigns WHERE id = ?").bind(id.rawValue)
+        defer { statement.reset() }
+        guard try statement.step() else { throw StoreError.unknownCampaign(id) }
+        return try campaign(from: statement)
+    }
+
+    static func campaign(from row: Statement) throws -> Campaign {
+        Campaign(
+            id: CampaignID(row.int64(0)), kind: try Decode.campaignKind(row.string(1)),
+            status: try Decode.campaignStatus(row.string(2)),
+            audience: AudienceSummary(kind: try Decode.audienceKind(row.string(3)),
+                                      environment: try row.optionalString(4).map(Decode.environment),
+                                      size: row.int(5)),
+            topic: row.string(6), pushType: try Decode.pushType(row.string(7)), priority: try Decode.priority(row.int(8)),
+            expiration: try Decode.expiration(row.optionalInt64(9)), collapseID: try Decode.collapseID(row.optionalString(10)),
+            payload: row.blob(11), scheduledAt: Milliseconds.date(row.int64(12)), createdAt: Milliseconds.date(row.int64(13)),
+            startedAt: row.optionalInt64(14).map(Milliseconds.date), finishedAt: row.optionalInt64(15).map(Milliseconds.date),
+            isExpanded: row.int64(16) != 0,
+            counters: CampaignCounters(total: row.int(17), pending: row.int(18), accepted: row.int(19), rejected: row.int(20),
+                                       unregistered: row.int(21), failed: row.int(22), cancelled: row.int(23)))
+    }
+
+    /// Marks the campaigns completed whose audience is fully expanded and which have nothing pending.
+    /// Returns those that completed.
+    static func completeIfDone(_ db: Connection, _ ids: some Sequence<Int64>, now: Int64) throws -> [CampaignID] {
+        let update = try db.cached("""
+            UPDATE campaigns SET status = 'completed', finished_at = ?2, started_at = COALESCE(started_at, ?2)
+            WHERE id = ?1 AND status IN ('scheduled', 'running') AND expanded = 1 AND pending = 0
+            """)
+        var completed: [CampaignID] = []
+        for id in ids {
+            try update.bind(id, now).run()
+            if db.changes > 0 { completed.append(CampaignID(id)) }
+        }
+        return completed
+    }
+}

@@ -1,0 +1,148 @@
+import APNs
+import Foundation
+
+extension Store {
+    /// Claims up to `limit` due deliveries and leases them until `now + leaseFor`: single sends first, then bulk
+    /// work, each by next attempt time (a campaign's scheduled time for fresh rows) and id.
+    ///
+    /// A lease is the row's `next_attempt_at` moved to the lease's end (and `leased_until` set): a claimed row
+    /// is not claimed again until the lease expires, and one index (`deliveries_due`) serves both. A delivery
+    /// whose registered device became inactive since expansion is not returned: it becomes `cancelled` with
+    /// reason `DeviceInactive`.
+    public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration) throws(StoreError) -> [DeliveryJob] {
+        guard limit > 0 else { return [] }
+        let nowMS = now.storeMilliseconds
+        let leaseEnd = nowMS + Self.milliseconds(lease)
+        return try write { db in
+            let select = try db.cached("""
+                SELECT d.id, d.campaign_id, d.token, d.environment, d.attempts,
+                       d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at
+                FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
+                WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
+                ORDER BY d.next_attempt_at, d.id LIMIT ?3
+                """)
+            let leaseRow = try db.cached("UPDATE deliveries SET next_attempt_at = ?2, leased_until = ?2 WHERE id = ?1")
+            let skipRow = try db.cached("""
+                UPDATE deliveries SET status = 'cancelled', reason = 'DeviceInactive', leased_until = NULL, updated_at = ?2
+                WHERE id = ?1
+                """)
+            var jobs: [DeliveryJob] = []
+            var skippedPerCampaign: [Int64: Int] = [:]
+            var claimedCampaigns = Set<Int64>()
+            for priorityClass in [CampaignKind.single.priorityClass, CampaignKind.bulk.priorityClass] {
+                while jobs.count < limit {
+                    let wanted = limit - jobs.count
+                    try select.bind(priorityClass, nowMS, wanted)
+                    var rows: [ClaimedRow] = []
+                    while try select.step() {
+                        rows.append(ClaimedRow(id: select.int64(0), campaign: select.int64(1), token: select.string(2),
+                                               environment: select.string(3), attempts: select.int(4),
+                                               deviceInactive: select.int64(5) != 0,
+                                               registeredAt: select.optionalInt64(6)))
+                    }
+                    select.reset()
+                    for row in rows {
+                        if row.deviceInactive {
+                            try skipRow.bind(row.id, nowMS).run()
+                            skippedPerCampaign[row.campaign, default: 0] += 1
+                            continue
+                        }
+                        try leaseRow.bind(row.id, leaseEnd).run()
+                        claimedCampaigns.insert(row.campaign)
+                        jobs.append(try job(db, row, leasedUntil: leaseEnd))
+                    }
+                    if rows.count < wanted { break }
+                }
+            }
+            if !skippedPerCampaign.isEmpty {
+                let counters = try db.cached("""
+                    UPDATE campaigns SET pending = pending - ?2, cancelled = cancelled + ?2 WHERE id = ?1
+                    """)
+                for (campaign, skipped) in skippedPerCampaign { try counters.bind(campaign, skipped).run() }
+                _ = try Self.completeIfDone(db, skippedPerCampaign.keys, now: nowMS)
+            }
+            let start = try db.cached("""
+                UPDATE campaigns SET status = 'running', started_at = COALESCE(started_at, ?2)
+                WHERE id = ?1 AND status = 'scheduled'
+                """)
+            for campaign in claimedCampaigns { try start.bind(campaign, nowMS).run() }
+            return jobs
+        }
+    }
+
+    /// Releases every lease (call once when the worker starts; one worker per database): deliveries that were
+    /// in flight when the last worker died become due now instead of when their lease would expire.
+    /// Returns how many were released. These may be sent a second time (at-least-once).
+    @discardableResult
+    public func releaseLeases(now: Date = Date()) throws(StoreError) -> Int {
+        try write { db in
+            try db.cached("""
+                UPDATE deliveries SET next_attempt_at = ?1, leased_until = NULL
+                WHERE status = 'pending' AND leased_until IS NOT NULL
+                """).bind(now.storeMilliseconds).run()
+            return db.changes
+        }
+    }
+
+    /// The earliest time at which something becomes due: a pending delivery (a retry, or a lease that expires)
+    /// or a campaign to expand. nil when there is nothing to do at all. The worker sleeps until then (or until
+    /// a producer wakes it).
+    public func nextDueDate() throws(StoreError) -> Date? {
+        try read { db in
+            try db.cached("""
+                SELECT MIN(t) FROM (
+                    SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE status = 'pending' AND priority_class = 0
+                    UNION ALL
+                    SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND priority_class = 1
+                    UNION ALL
+                    SELECT MIN(scheduled_at) FROM campaigns WHERE expanded = 0 AND status IN ('scheduled', 'running'))
+                """).scalarInt64().map(Milliseconds.date)
+        }
+    }
+
+    // MARK: - Internals
+
+    private struct ClaimedRow {
+        var id: Int64
+        var campaign: Int64
+        var token: String
+        var environment: String
+        var attempts: Int
+        var deviceInactive: Bool
+        var registeredAt: Int64?
+    }
+
+    private func job(_ db: Connection, _ row: ClaimedRow, leasedUntil: Int64) throws -> DeliveryJob {
+        let parameters = try sendingParameters(db, row.campaign)
+        return DeliveryJob(
+            id: DeliveryID(row.id), campaignID: CampaignID(row.campaign), kind: parameters.kind,
+            token: try Decode.token(row.token), environment: try Decode.environment(row.environment),
+            topic: parameters.topic, pushType: parameters.pushType, priority: parameters.priority,
+            expiration: parameters.expiration, collapseID: parameters.collapseID, payload: parameters.payload,
+            attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
+            leasedUntil: Milliseconds.date(leasedUntil))
+    }
+
+    /// A campaign's sending parameters, cached: they never change after creation.
+    private func sendingParameters(_ db: Connection, _ campaign: Int64) throws -> SendingParameters {
+        if let cached = sendingParameters[campaign] { return cached }
+        let statement = try db.cached("""
+            SELECT kind, topic, push_type, priority, expiration, collapse_id, payload FROM campaigns WHERE id = ?
+            """).bind(campaign)
+        defer { statement.reset() }
+        guard try statement.step() else { throw StoreError.unknownCampaign(CampaignID(campaign)) }
+        let parameters = SendingParameters(
+            kind: try Decode.campaignKind(statement.string(0)), topic: statement.string(1),
+            pushType: try Decode.pushType(statement.string(2)), priority: try Decode.priority(statement.int(3)),
+            expiration: try Decode.expiration(statement.optionalInt64(4)),
+            collapseID: try Decode.collapseID(statement.optionalString(5)), payload: statement.blob(6))
+        if sendingParameters.count >= 4096 { sendingParameters.removeAll(keepingCapacity: true) }
+        sendingParameters[campaign] = parameters
+        return parameters
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let components = duration.components
+        return components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

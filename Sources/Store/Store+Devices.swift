@@ -1,0 +1,98 @@
+import APNs
+import Foundation
+
+extension Store {
+    private static let upsertDevice = """
+        INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
+        VALUES (?1, ?2, ?3, ?4, 1, ?5)
+        ON CONFLICT (token, topic) DO UPDATE SET
+            environment    = excluded.environment,
+            user_id        = COALESCE(excluded.user_id, devices.user_id),
+            active         = 1,
+            registered_at  = excluded.registered_at,
+            deactivated_at = NULL,
+            reason         = NULL
+        """
+
+    static let deviceColumns =
+        "id, token, topic, environment, user_id, active, registered_at, deactivated_at, reason"
+
+    /// Registers a device, or re-registers it: refreshes `registeredAt`, reactivates it, updates its environment
+    /// and (when given) its user. Returns the device as stored.
+    @discardableResult
+    public func register(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> Device {
+        try write { db in
+            try db.cached(Self.upsertDevice).bind(registration.token.hex, registration.topic,
+                                                  registration.environment.rawValue, registration.user,
+                                                  now.storeMilliseconds).run()
+            guard let device = try Self.fetchDevice(db, token: registration.token, topic: registration.topic) else {
+                throw StoreError.corruptValue("device vanished after registration")
+            }
+            return device
+        }
+    }
+
+    /// Registers (or re-registers, as `register`) many devices in one transaction with one prepared statement.
+    /// The CLI's `device import` calls it with chunks of lines (e.g. 50,000) so a big file never sits in memory.
+    /// Returns the number of registrations written.
+    @discardableResult
+    public func importDevices(_ registrations: [DeviceRegistration], now: Date = Date()) throws(StoreError) -> Int {
+        guard !registrations.isEmpty else { return 0 }
+        let registeredAt = now.storeMilliseconds
+        return try write { db in
+            let upsert = try db.cached(Self.upsertDevice)
+            for registration in registrations {
+                try upsert.bind(registration.token.hex, registration.topic, registration.environment.rawValue,
+                                registration.user, registeredAt).run()
+            }
+            return registrations.count
+        }
+    }
+
+    /// The device registered with `token` for `topic`, if any.
+    public func device(token: DeviceToken, topic: String) throws(StoreError) -> Device? {
+        try read { db in try Self.fetchDevice(db, token: token, topic: topic) }
+    }
+
+    /// One page of the registry, in id order: devices with an id greater than `after`; `active` filters.
+    /// Page with the last device's `id` until a page comes back shorter than `limit`.
+    public func devices(active: Bool? = nil, after: Int64? = nil, limit: Int = 1000) throws(StoreError) -> [Device] {
+        let filter = active.map { $0 ? " AND active = 1" : " AND active = 0" } ?? ""
+        return try read { db in
+            let statement = try db.cached("""
+                SELECT \(Self.deviceColumns) FROM devices WHERE id > ?\(filter) ORDER BY id LIMIT ?
+                """).bind(after ?? 0, limit)
+            defer { statement.reset() }
+            var devices: [Device] = []
+            while try statement.step() { devices.append(try Self.device(from: statement)) }
+            return devices
+        }
+    }
+
+    /// Every device (optionally only active or inactive ones), fetched page by page as the sequence is iterated.
+    public nonisolated func allDevices(active: Bool? = nil, pageSize: Int = 1000) -> PagedSequence<Device> {
+        PagedSequence(pageSize: pageSize, cursor: { $0.id }) { after, limit in
+            try await self.devices(active: active, after: after, limit: limit)
+        }
+    }
+
+    /// How many devices are registered (optionally only active or inactive ones).
+    public func deviceCount(active: Bool? = nil) throws(StoreError) -> Int {
+        let filter = active.map { $0 ? " WHERE active = 1" : " WHERE active = 0" } ?? ""
+        return try read { db in Int(try db.cached("SELECT COUNT(*) FROM devices\(filter)").scalarInt64() ?? 0) }
+    }
+
+    static func fetchDevice(_ db: Connection, token: DeviceToken, topic: String) throws -> Device? {
+        let statement = try db.cached("SELECT \(deviceColumns) FROM devices WHERE token = ? AND topic = ?")
+            .bind(token.hex, topic)
+        defer { statement.reset() }
+        return try statement.step() ? try device(from: statement) : nil
+    }
+
+    static func device(from row: Statement) throws -> Device {
+        Device(id: row.int64(0), token: try Decode.token(row.string(1)), topic: row.string(2),
+               environment: try Decode.environment(row.string(3)), user: row.optionalString(4),
+               isActive: row.int64(5) != 0, registeredAt: Milliseconds.date(row.int64(6)),
+               deactivatedAt: row.optionalInt64(7).map(Milliseconds.date), reason: row.optionalString(8).map { Reason(rawValue: $0) })
+    }
+}

@@ -1,0 +1,86 @@
+import APNs
+import Foundation
+
+extension Store {
+    /// Writes a batch of outcomes in one transaction:
+    /// - each delivery gets its final status, or stays pending until `retry(at:)` (attempts + 1, lease cleared);
+    /// - devices are deactivated for the campaign's topic: a 410 only when the device's last registration is
+    ///   older than the 410 `timestamp`, BadDeviceToken and the like always;
+    /// - campaign counters move, and a campaign with nothing pending and its audience expanded completes.
+    ///
+    /// A result for an unknown or already-final delivery changes nothing (a duplicate after a lease expired),
+    /// except that a final outcome replaces `cancelled`: the request was in flight when the campaign was
+    /// cancelled, and the log must say what APNs did with it.
+    @discardableResult
+    public func record(_ results: [DeliveryResult], now: Date = Date()) throws(StoreError) -> RecordReport {
+        guard !results.isEmpty else { return RecordReport() }
+        let nowMS = now.storeMilliseconds
+        return try write { db in
+            let lookup = try db.cached("SELECT status, campaign_id, token FROM deliveries WHERE id = ?")
+            let retry = try db.cached("""
+                UPDATE deliveries SET next_attempt_at = ?2, leased_until = NULL, attempts = attempts + ?3,
+                    http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
+                WHERE id = ?1
+                """)
+            let finish = try db.cached("""
+                UPDATE deliveries SET status = ?2, leased_until = NULL, attempts = attempts + ?3,
+                    http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
+                WHERE id = ?1
+                """)
+            let deactivate = try db.cached("""
+                UPDATE devices SET active = 0, deactivated_at = ?3, reason = ?4
+                WHERE token = ?1 AND topic = (SELECT topic FROM campaigns WHERE id = ?2) AND active = 1
+                  AND (?5 IS NULL OR registered_at < ?5)
+                """)
+            var report = RecordReport()
+            var deltas: [Int64: CampaignCounters] = [:]
+            for result in results {
+                try lookup.bind(result.deliveryID.rawValue)
+                guard try lookup.step() else {
+                    lookup.reset()
+                    report.ignored += 1
+                    continue
+                }
+                let old = try Decode.deliveryStatus(lookup.string(0))
+                let campaign = lookup.int64(1)
+                let token = lookup.string(2)
+                lookup.reset()
+
+                let attempts = result.countsAsAttempt ? 1 : 0
+                let reason = result.reason?.rawValue
+                switch (old, result.disposition) {
+                case (.pending, .retry(let date)):
+                    try retry.bind(result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
+                                   reason, result.apnsID, nowMS).run()
+                case (.pending, _), (.cancelled, .accepted), (.cancelled, .rejected), (.cancelled, .unregistered),
+                     (.cancelled, .failed):
+                    let new = result.disposition.status
+                    try finish.bind(result.deliveryID.rawValue, new.rawValue, attempts, result.httpStatus, reason,
+                                    result.apnsID, nowMS).run()
+                    deltas[campaign, default: CampaignCounters()][old] -= 1
+                    deltas[campaign, default: CampaignCounters()][new] += 1
+                default:
+                    report.ignored += 1
+                    continue
+                }
+                report.applied += 1
+                if let deactivation = result.deactivation {
+                    try deactivate.bind(token, campaign, nowMS, deactivation.reason.rawValue,
+                                        deactivation.unregisteredAt).run()
+                    report.devicesDeactivated += db.changes
+                }
+            }
+            let counters = try db.cached("""
+                UPDATE campaigns SET pending = pending + ?2, accepted = accepted + ?3, rejected = rejected + ?4,
+                    unregistered = unregistered + ?5, failed = failed + ?6, cancelled = cancelled + ?7
+                WHERE id = ?1
+                """)
+            for (campaign, delta) in deltas {
+                try counters.bind(campaign, delta.pending, delta.accepted, delta.rejected, delta.unregistered,
+                                  delta.failed, delta.cancelled).run()
+            }
+            report.completedCampaigns = try Self.completeIfDone(db, deltas.keys.sorted(), now: nowMS)
+            return report
+        }
+    }
+}

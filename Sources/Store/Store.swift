@@ -1,0 +1,119 @@
+import APNs
+import Foundation
+
+/// The queue, the device registry and the delivery log, in one SQLite file (WAL mode).
+///
+/// One actor owns the one connection to the file and runs on its own thread (`StoreExecutor`), so SQLite's
+/// blocking calls never occupy Swift's cooperative pool. Several processes may open the same file (the CLI
+/// and the worker): writes take the write lock with `BEGIN IMMEDIATE` and wait up to the busy timeout.
+///
+/// Times given as `now:` are injected so tests control the clock; they default to the current time.
+public actor Store {
+    /// How the file is opened.
+    public struct Options: Sendable {
+        /// Create the file (and the schema) when it does not exist. Read-only CLI commands pass false so that
+        /// a mistyped path is an error instead of a new empty database.
+        public var createIfMissing: Bool
+        /// How long a write waits for another process's write lock.
+        public var busyTimeout: Duration
+
+        public init(createIfMissing: Bool = true, busyTimeout: Duration = .seconds(5)) {
+            self.createIfMissing = createIfMissing
+            self.busyTimeout = busyTimeout
+        }
+    }
+
+    /// The database file.
+    public nonisolated let path: String
+    private let options: Options
+    private let executor: StoreExecutor
+    private var connection: Connection?
+    /// The immutable sending parameters of recently claimed campaigns, by campaign id.
+    var sendingParameters: [Int64: SendingParameters] = [:]
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Opens (creating if allowed) the database at `path`, applies the connection settings (WAL,
+    /// synchronous=NORMAL, busy timeout, foreign keys) and brings the schema up to date.
+    public static func open(at path: String, options: Options = Options()) async throws(StoreError) -> Store {
+        let store = Store(path: path, options: options)
+        try await store.connect()
+        return store
+    }
+
+    private init(path: String, options: Options) {
+        self.path = path
+        self.options = options
+        self.executor = StoreExecutor(name: "apnsd.store")
+    }
+
+    deinit {
+        executor.shutdown()
+    }
+
+    private func connect() throws(StoreError) {
+        if !options.createIfMissing && !FileManager.default.fileExists(atPath: path) {
+            throw .databaseMissing(path: path)
+        }
+        let timeout = options.busyTimeout.components
+        var settings = Connection.Options()
+        settings.create = options.createIfMissing
+        settings.busyTimeoutMilliseconds = Int32(clamping: timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
+        try guarded {
+            let db = try Connection(path: path, options: settings)
+            let result = try Schema.migrator.migrate(db)
+            guard result.unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: result.unknown) }
+            connection = db
+        }
+    }
+
+    /// Closes the connection (running `PRAGMA optimize` first); later calls fail with `StoreError.closed`.
+    public func close() {
+        if let connection { try? connection.execute("PRAGMA optimize") }
+        connection = nil
+        sendingParameters.removeAll()
+    }
+
+    /// The open connection.
+    func db() throws -> Connection {
+        guard let connection else { throw StoreError.closed(path: path) }
+        return connection
+    }
+
+    /// Runs `body`, turning SQLite errors into `StoreError`s that name this database.
+    func guarded<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError(error, path: path)
+        } catch {
+            throw .corruptValue(String(describing: error))
+        }
+    }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE … COMMIT`).
+    func write<T>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
+        try guarded {
+            let db = try db()
+            return try db.write { try body(db) }
+        }
+    }
+
+    /// Runs `body` with the connection, outside an explicit transaction (each statement is its own snapshot).
+    func read<T>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
+        try guarded { try body(try db()) }
+    }
+}
+
+/// The sending parameters of a campaign, which never change after creation.
+struct SendingParameters {
+    var kind: CampaignKind
+    var topic: String
+    var pushType: PushType
+    var priority: Priority
+    var expiration: Expiration?
+    var collapseID: CollapseID?
+    var payload: [UInt8]
+}

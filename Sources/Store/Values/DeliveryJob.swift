@@ -1,0 +1,25 @@
+import APNs
+import Foundation
+
+/// One claimed delivery: everything the worker needs to send one notification to one device.
+public struct DeliveryJob: Hashable, Sendable {
+    public var id: DeliveryID
+    public var campaignID: CampaignID
+    public var kind: CampaignKind
+    public var token: DeviceToken
+    public var environment: Environment
+    /// The bundle id (without the push type's suffix).
+    public var topic: String
+    public var pushType: PushType
+    public var priority: Priority
+    public var expiration: Expiration?
+    public var collapseID: CollapseID?
+    /// The payload bytes, shared (copy-on-write) between the jobs of one campaign.
+    public var payload: [UInt8]
+    /// Attempts recorded so far (0 on the first send).
+    public var attempts: Int
+    /// The device's last registration, when the token is registered; nil for an unregistered token.
+    public var deviceRegisteredAt: Date?
+    /// Until when this job is leased to the claiming worker; after it, the delivery can be claimed again.
+    public var leasedUntil: Date
+}

@@ -1,0 +1,85 @@
+import APNs
+import Foundation
+
+/// What happened to one claimed delivery; `Store.record` writes a batch of them in one transaction.
+public struct DeliveryResult: Hashable, Sendable {
+    /// The new state of the delivery.
+    public enum Disposition: Hashable, Sendable {
+        case accepted
+        case rejected
+        case unregistered
+        case failed
+        case cancelled
+        /// Still pending: claimable again at this time.
+        case retry(at: Date)
+
+        public var status: DeliveryStatus {
+            switch self {
+            case .accepted: return .accepted
+            case .rejected: return .rejected
+            case .unregistered: return .unregistered
+            case .failed: return .failed
+            case .cancelled: return .cancelled
+            case .retry: return .pending
+            }
+        }
+    }
+
+    /// Deactivate the delivery's device (its token for the campaign's topic).
+    public struct Deactivation: Hashable, Sendable {
+        public var reason: Reason
+        /// The 410 `timestamp` (ms since 1970): a device (re-)registered at or after it stays active.
+        /// nil (400 BadDeviceToken, DeviceTokenNotForTopic, or a 410 without timestamp): always deactivate.
+        public var unregisteredAt: Int64?
+
+        public init(reason: Reason, unregisteredAt: Int64? = nil) {
+            self.reason = reason
+            self.unregisteredAt = unregisteredAt
+        }
+    }
+
+    public var deliveryID: DeliveryID
+    public var disposition: Disposition
+    public var httpStatus: Int?
+    public var reason: Reason?
+    /// The `apns-id` APNs answered with.
+    public var apnsID: String?
+    public var deactivation: Deactivation?
+    /// Whether a request was actually sent (false e.g. when the worker drops an expired notification unsent).
+    public var countsAsAttempt: Bool
+
+    public init(deliveryID: DeliveryID, disposition: Disposition, httpStatus: Int? = nil, reason: Reason? = nil,
+                apnsID: String? = nil, deactivation: Deactivation? = nil, countsAsAttempt: Bool = true) {
+        self.deliveryID = deliveryID
+        self.disposition = disposition
+        self.httpStatus = httpStatus
+        self.reason = reason
+        self.apnsID = apnsID
+        self.deactivation = deactivation
+        self.countsAsAttempt = countsAsAttempt
+    }
+
+    /// 200 from APNs.
+    public static func accepted(_ id: DeliveryID, apnsID: String?) -> DeliveryResult {
+        DeliveryResult(deliveryID: id, disposition: .accepted, httpStatus: 200, apnsID: apnsID)
+    }
+
+    /// Try again at `date` (429, 5xx, transport errors, ExpiredProviderToken …).
+    public static func retry(_ id: DeliveryID, at date: Date, httpStatus: Int? = nil, reason: Reason? = nil,
+                             apnsID: String? = nil) -> DeliveryResult {
+        DeliveryResult(deliveryID: id, disposition: .retry(at: date), httpStatus: httpStatus, reason: reason, apnsID: apnsID)
+    }
+
+    /// 410 Unregistered / ExpiredToken: the delivery is `unregistered` and the device deactivated unless it
+    /// registered again at or after `timestamp`.
+    public static func unregistered(_ id: DeliveryID, reason: Reason, timestamp: Int64?, apnsID: String? = nil) -> DeliveryResult {
+        DeliveryResult(deliveryID: id, disposition: .unregistered, httpStatus: 410, reason: reason, apnsID: apnsID,
+                       deactivation: Deactivation(reason: reason, unregisteredAt: timestamp))
+    }
+
+    /// 400 BadDeviceToken / DeviceTokenNotForTopic: the delivery is `rejected` and the device deactivated.
+    public static func badToken(_ id: DeliveryID, httpStatus: Int = 400, reason: Reason, apnsID: String? = nil) -> DeliveryResult {
+        DeliveryResult(deliveryID: id, disposition: .rejected, httpStatus: httpStatus, reason: reason, apnsID: apnsID,
+                       deactivation: Deactivation(reason: reason))
+    }
+}

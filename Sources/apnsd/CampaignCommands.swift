@@ -1,0 +1,142 @@
+import APNs
+import Foundation
+import Store
+
+/// `apnsd campaign create | list | show | cancel`.
+enum CampaignCommands {
+    static func create(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: NotificationOptions.valued.union(["user", "tokens", "at"]).union(Configuration.flagNames),
+                                      flagNames: ["all"])
+        let configuration = try Configuration.load(arguments: arguments)
+        let options = try NotificationOptions(arguments, configuration: configuration)
+        var users = arguments.values("user").flatMap { $0.split(separator: ",").map(String.init) }
+        if !users.isEmpty { users += arguments.positionals } else { _ = try arguments.positionals(exactly: []) }
+        let tokensFile = try arguments.value("tokens")
+        let chosen = [arguments.flag("all"), !users.isEmpty, tokensFile != nil].filter { $0 }.count
+        guard chosen == 1 else { throw .usage("choose exactly one audience: --all, --user ID ..., or --tokens FILE") }
+        let scheduledAt = try arguments.value("at").map(parseDate)
+
+        let store: Store
+        if let tokensFile {
+            // Validate the whole file before writing anything, then stream it again in chunks.
+            var count = 0
+            for entry in try TokenFile(path: tokensFile) {
+                _ = try entry.get()
+                count += 1
+            }
+            guard count > 0 else { throw .usage("\(tokensFile) holds no tokens") }
+            store = try await StoreAccess.open(configuration)
+            do {
+                let spec = options.spec(kind: .bulk, audience: .tokens([], environment: options.environment), scheduledAt: scheduledAt)
+                let id = try await store.beginCampaign(spec)
+                var chunk: [DeviceToken] = []
+                chunk.reserveCapacity(10_000)
+                for entry in try TokenFile(path: tokensFile) {
+                    guard case .success(let token) = entry else { continue }
+                    chunk.append(token)
+                    if chunk.count == 10_000 {
+                        try await store.appendTokens(chunk, to: id)
+                        chunk.removeAll(keepingCapacity: true)
+                    }
+                }
+                if !chunk.isEmpty { try await store.appendTokens(chunk, to: id) }
+                _ = try await store.sealCampaign(id)
+                Output.line(id.description)
+            } catch {
+                throw .store(error)
+            }
+            return
+        }
+        let audience: Audience = users.isEmpty ? .all(environment: options.environment) : .users(users, environment: options.environment)
+        store = try await StoreAccess.open(configuration)
+        do {
+            let id = try await store.createCampaign(options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt))
+            Output.line(id.description)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    private static func parseDate(_ text: String) throws(CLIError) -> Date {
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        if let date = plain.date(from: text) ?? withFraction.date(from: text) { return date }
+        throw .usage("--at expects an ISO 8601 time such as 2026-12-01T09:00:00Z, got '\(text)'")
+    }
+
+    static func list(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        _ = try arguments.positionals(exactly: [])
+        let store = try await StoreAccess.open(configuration)
+        let json = arguments.flag("json")
+        if !json { Output.line("ID      KIND    STATUS      AUDIENCE   TOTAL     PENDING   ACCEPTED  UNREG     REJECTED  FAILED    SCHEDULED") }
+        do {
+            var before: CampaignID?
+            while true {
+                let page = try await store.campaigns(before: before)
+                for campaign in page { Output.line(json ? jsonLine(campaign) : tableLine(campaign)) }
+                guard let last = page.last, page.count >= 100 else { break }
+                before = last.id
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    static func show(_ words: [String]) async throws(CLIError) {
+        let (campaign, json) = try await withCampaign(words) { store, id in try await store.campaign(id) }
+        if json { Output.line(jsonLine(campaign)); return }
+        let c = campaign.counters
+        Output.line("""
+        campaign \(campaign.id) (\(campaign.kind)) — \(campaign.status)
+          topic        \(campaign.pushType.topic(forBundleID: campaign.topic))  push type \(campaign.pushType)  priority \(campaign.priority)
+          audience     \(campaign.audience.kind)\(campaign.audience.environment.map { " (\($0))" } ?? "")\(campaign.isExpanded ? "" : " — still expanding")
+          scheduled    \(Output.timestamp(campaign.scheduledAt))
+          started      \(campaign.startedAt.map(Output.timestamp) ?? "-")
+          finished     \(campaign.finishedAt.map(Output.timestamp) ?? "-")
+          deliveries   \(c.total) total: \(c.pending) pending, \(c.accepted) accepted, \(c.unregistered) unregistered, \(c.rejected) rejected, \(c.failed) failed, \(c.cancelled) cancelled
+        """)
+    }
+
+    static func cancel(_ words: [String]) async throws(CLIError) {
+        let (campaign, json) = try await withCampaign(words) { store, id in try await store.cancelCampaign(id) }
+        Output.line(json ? jsonLine(campaign) : "cancelled campaign \(campaign.id): \(campaign.counters.cancelled) pending deliveries cancelled")
+    }
+
+    private static func withCampaign(_ words: [String], _ body: (Store, CampaignID) async throws -> Campaign) async throws(CLIError) -> (Campaign, Bool) {
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
+        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let store = try await StoreAccess.open(configuration)
+        do {
+            return (try await body(store, id), arguments.flag("json"))
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    static func jsonLine(_ campaign: Campaign) -> String {
+        let c = campaign.counters
+        return Output.jsonLine([
+            "id": .int(Int(campaign.id.rawValue)), "kind": .string("\(campaign.kind)"), "status": .string("\(campaign.status)"),
+            "audience": .string("\(campaign.audience.kind)"), "environment": .string(campaign.audience.environment?.rawValue),
+            "topic": .string(campaign.topic), "pushType": .string(campaign.pushType.rawValue), "priority": .int(campaign.priority.rawValue),
+            "expiration": .int(campaign.expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(campaign.collapseID?.value),
+            "scheduledAt": .date(campaign.scheduledAt), "createdAt": .date(campaign.createdAt), "startedAt": .date(campaign.startedAt),
+            "finishedAt": .date(campaign.finishedAt), "expanded": .bool(campaign.isExpanded),
+            "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
+            "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
+        ])
+    }
+
+    private static func tableLine(_ campaign: Campaign) -> String {
+        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+        let c = campaign.counters
+        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad("\(campaign.audience.kind)", 11)
+            + [c.total, c.pending, c.accepted, c.unregistered, c.rejected, c.failed].map { pad(String($0), 10) }.joined()
+            + Output.timestamp(campaign.scheduledAt)
+    }
+}

@@ -1,0 +1,126 @@
+import APNs
+import Foundation
+import Store
+
+/// `apnsd device add | import | list`.
+enum DeviceCommands {
+    static func add(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Set(["topic", "environment", "user"]).union(Configuration.flagNames), flagNames: [])
+        let configuration = try Configuration.load(arguments: arguments)
+        let tokenText = try arguments.positionals(exactly: ["TOKEN"])[0]
+        let registration = try registration(token: tokenText, user: arguments.value("user"),
+                                            environment: arguments.value("environment"),
+                                            topic: topic(arguments, configuration))
+        let store = try await StoreAccess.open(configuration)
+        do {
+            let device = try await store.register(registration)
+            Output.line("registered \(device.token.hex) for \(device.topic) (\(device.environment))")
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    static func importFile(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Set(["topic", "environment"]).union(Configuration.flagNames), flagNames: [])
+        let configuration = try Configuration.load(arguments: arguments)
+        let source = try arguments.positionals(exactly: ["FILE (or - for stdin)"])[0]
+        let topic = try topic(arguments, configuration)
+        let defaultEnvironment = try arguments.value("environment").map { (text: String) throws(CLIError) -> Environment in
+            do { return try Environment.parse(text) } catch { throw .usage("\(error)") }
+        } ?? .production
+        guard let handle = source == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: source) else {
+            throw .failure("cannot read \(source)")
+        }
+        let store = try await StoreAccess.open(configuration)
+        var batch: [DeviceRegistration] = []
+        batch.reserveCapacity(10_000)
+        var imported = 0
+        var bad = 0
+        var lineNumber = 0
+        do {
+            for line in LineReader(handle: handle) {
+                lineNumber += 1
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+                let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard fields.count <= 3 else {
+                    Output.error("\(source):\(lineNumber): expected token[,user[,environment]], got \(fields.count) fields")
+                    bad += 1
+                    continue
+                }
+                do {
+                    let token = try DeviceToken(fields[0])
+                    let user = fields.count > 1 && !fields[1].isEmpty ? fields[1] : nil
+                    let environment = fields.count > 2 && !fields[2].isEmpty ? try Environment.parse(fields[2]) : defaultEnvironment
+                    batch.append(DeviceRegistration(token: token, topic: topic, environment: environment, user: user))
+                } catch {
+                    Output.error("\(source):\(lineNumber): \(error)")
+                    bad += 1
+                    continue
+                }
+                if batch.count == 10_000 {
+                    imported += try await store.importDevices(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { imported += try await store.importDevices(batch) }
+        } catch {
+            throw .store(error)
+        }
+        Output.error("imported \(imported) device(s) for \(topic)\(bad > 0 ? "; \(bad) bad line(s) skipped" : "")")
+        if bad > 0 { throw .failure("\(bad) bad line(s) in \(source) were not imported") }
+    }
+
+    static func list(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["active", "inactive", "json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        _ = try arguments.positionals(exactly: [])
+        if arguments.flag("active") && arguments.flag("inactive") { throw .usage("--active and --inactive exclude each other") }
+        let active: Bool? = arguments.flag("active") ? true : arguments.flag("inactive") ? false : nil
+        let json = arguments.flag("json")
+        let store = try await StoreAccess.open(configuration)
+        var after: Int64?
+        if !json { Output.line("TOKEN                                                             TOPIC                    ENV          USER         ACTIVE  REGISTERED") }
+        do {
+            while true {
+                let page = try await store.devices(active: active, after: after, limit: 1000)
+                for device in page { Output.line(json ? jsonLine(device) : tableLine(device)) }
+                guard let last = page.last, page.count == 1000 else { break }
+                after = last.id
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    private static func jsonLine(_ device: Device) -> String {
+        Output.jsonLine([
+            "token": .string(device.token.hex), "topic": .string(device.topic), "environment": .string(device.environment.rawValue),
+            "user": .string(device.user), "active": .bool(device.isActive), "registeredAt": .date(device.registeredAt),
+            "deactivatedAt": .date(device.deactivatedAt), "reason": .string(device.reason?.rawValue),
+        ])
+    }
+
+    private static func tableLine(_ device: Device) -> String {
+        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+        return pad(device.token.hex, 66) + pad(device.topic, 25) + pad(device.environment.rawValue, 13) + pad(device.user ?? "-", 13)
+            + pad(device.isActive ? "yes" : "no (\(device.reason?.rawValue ?? "?"))", 8) + Output.timestamp(device.registeredAt)
+    }
+
+    static func topic(_ arguments: Arguments, _ configuration: Configuration) throws(CLIError) -> String {
+        guard let topic = try arguments.value("topic") ?? configuration.topic else {
+            throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
+        }
+        guard !topic.isEmpty, !topic.contains(where: { $0.isWhitespace }) else { throw .usage("topic '\(topic)' is not a bundle id") }
+        return topic
+    }
+
+    private static func registration(token: String, user: String?, environment: String?, topic: String) throws(CLIError) -> DeviceRegistration {
+        do {
+            return DeviceRegistration(token: try DeviceToken(token), topic: topic,
+                                      environment: try environment.map(Environment.parse) ?? .production, user: user)
+        } catch {
+            throw .usage("\(error)")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/// The help texts, one per command, in the style of swift-argument-parser.
+enum Help {
+    static let settings = """
+    SETTINGS (config file → APNSD_* environment → flags):
+      --config PATH            JSON config file (or APNSD_CONFIG; ./apnsd.json when present)
+      --database PATH          SQLite file (APNSD_DATABASE; default ./apnsd.sqlite)
+      --key-file P8            .p8 signing key (APNSD_KEY_FILE)
+      --key-id ID              10-character key id (APNSD_KEY_ID)
+      --team-id ID             10-character team id (APNSD_TEAM_ID)
+      --default-topic BUNDLE   default topic (APNSD_TOPIC)
+      --production-url URL     (APNSD_PRODUCTION_URL; default https://api.push.apple.com)
+      --development-url URL    (APNSD_DEVELOPMENT_URL; default https://api.sandbox.push.apple.com)
+      --ca-file PEM            extra CA to trust, e.g. the local simulator's (APNSD_CA_FILE)
+      --connections N          HTTP/2 connections per environment (APNSD_CONNECTIONS; default 4)
+      --rate N                 max requests/s per connection, 0 = unthrottled (APNSD_RATE; default 1500)
+      --retry-base S, --retry-cap S, --max-attempts N   backoff (APNSD_RETRY_BASE/CAP/MAX_ATTEMPTS; 1 s, 300 s, 8)
+      --log-level L            debug, info, warning, error (APNSD_LOG_LEVEL)
+    """
+
+    static let main = """
+    OVERVIEW: apnsd — a push dispatch service for Apple devices.
+
+    USAGE: apnsd <command> [options]
+
+    COMMANDS:
+      init                     Create or migrate the database.
+      device add|import|list   Register devices, import a token file, list devices.
+      send                     Enqueue one notification (ahead of bulk work); prints its id.
+      campaign create|list|show|cancel
+                               Bulk campaigns: all devices, some users, or a token file; now or later.
+      worker                   Send what is due (--until-idle: exit when done).
+      log                      The delivery log.
+
+    Run 'apnsd <command> --help' for a command's options.
+
+    \(settings)
+
+    EXIT CODES: 0 success, 64 usage error, 1 any other failure (one line on stderr).
+    """
+
+    static let commands: [String: String] = [
+        "init": """
+        OVERVIEW: Create the database, or bring its schema up to date. Safe to run again.
+
+        USAGE: apnsd init [--database PATH]
+        """,
+        "device": """
+        OVERVIEW: The device registry.
+
+        USAGE:
+          apnsd device add TOKEN [--topic T] [--environment production|development] [--user ID]
+              Register or re-register a device (refreshes its registration time, reactivates it).
+          apnsd device import FILE|- [--topic T] [--environment E]
+              Lines 'token[,user[,environment]]'; bad lines are reported with their numbers, good ones imported.
+          apnsd device list [--active|--inactive] [--json]
+              JSON Lines with --json: token, topic, environment, user, active, registeredAt, deactivatedAt, reason.
+
+        EXAMPLES:
+          apnsd device add 3f2a…c9 --topic com.example.app --user 42
+          cut -d, -f1,2 tokens.csv | apnsd device import - --topic com.example.app
+        """,
+        "send": """
+        OVERVIEW: Validate and enqueue one notification; print its id. Goes ahead of campaigns.
+
+        USAGE: apnsd send TOKEN|--user ID --payload JSON|@FILE [--topic T] [--push-type P] [--priority 10|5|1]
+                          [--expiration EPOCH] [--collapse-id ID] [--environment E]
+
+        EXAMPLE:
+          apnsd send 3f2a…c9 --topic com.example.app --payload '{"aps":{"alert":"Your order shipped"}}'
+        """,
+        "campaign": """
+        OVERVIEW: Bulk campaigns.
+
+        USAGE:
+          apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE) [--topic T]
+                                [--environment E] [--push-type P] [--priority N] [--expiration EPOCH]
+                                [--collapse-id ID] [--at ISO8601]
+              Prints the campaign id alone on stdout.
+          apnsd campaign list [--json]
+          apnsd campaign show ID [--json]
+          apnsd campaign cancel ID [--json]
+
+        EXAMPLE:
+          id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
+        """,
+        "worker": """
+        OVERVIEW: Send what is due: claim, sign, send over pooled HTTP/2 connections, record outcomes.
+
+        USAGE: apnsd worker [--until-idle] [--json]
+
+          --until-idle   Exit once nothing is due within the retry cap (pending retries are waited for;
+                         campaigns scheduled later are left for a later run). Prints a summary.
+          SIGINT/SIGTERM stop claiming, finish what is in flight, record it and exit.
+        """,
+        "log": """
+        OVERVIEW: The delivery log, oldest first.
+
+        USAGE: apnsd log [--campaign ID] [--token TOKEN] [--status S] [--json]
+
+          status: pending, accepted, rejected, unregistered, failed, cancelled
+          JSON Lines with --json: campaign, token, status, httpStatus, reason, apnsId, attempts, updatedAt.
+        """,
+    ]
+}

@@ -1,0 +1,57 @@
+import APNs
+import Store
+
+/// `apnsd log [--campaign ID] [--token TOKEN] [--status S] [--json]`: the delivery log, oldest first.
+enum LogCommand {
+    static func run(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Set(["campaign", "token", "status"]).union(Configuration.flagNames), flagNames: ["json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        _ = try arguments.positionals(exactly: [])
+        var filter = LogFilter()
+        if let text = try arguments.value("campaign") {
+            guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id") }
+            filter.campaign = id
+        }
+        if let text = try arguments.value("token") {
+            do { filter.token = try DeviceToken(text) } catch { throw .usage("\(error)") }
+        }
+        if let text = try arguments.value("status") {
+            guard let status = DeliveryStatus(rawValue: text) else {
+                throw .usage("unknown status '\(text)' (expected pending, accepted, rejected, unregistered, failed or cancelled)")
+            }
+            filter.status = status
+        }
+        let json = arguments.flag("json")
+        let store = try await StoreAccess.open(configuration)
+        if let campaign = filter.campaign {
+            do { _ = try await store.campaign(campaign) } catch { throw .store(error) }
+        }
+        if !json { Output.line("CAMPAIGN  TOKEN             STATUS        HTTP  REASON                      ATTEMPTS  APNS-ID                               UPDATED") }
+        var after: DeliveryID?
+        do {
+            while true {
+                let page = try await store.log(filter, after: after, limit: 1000)
+                for entry in page { Output.line(json ? jsonLine(entry) : tableLine(entry)) }
+                guard let last = page.last, page.count == 1000 else { break }
+                after = last.id
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    private static func jsonLine(_ entry: LogEntry) -> String {
+        Output.jsonLine([
+            "campaign": .int(Int(entry.campaignID.rawValue)), "token": .string(entry.token.hex), "status": .string(entry.status.rawValue),
+            "httpStatus": .int(entry.httpStatus), "reason": .string(entry.reason?.rawValue), "apnsId": .string(entry.apnsID),
+            "attempts": .int(entry.attempts), "updatedAt": .date(entry.updatedAt),
+        ])
+    }
+
+    private static func tableLine(_ entry: LogEntry) -> String {
+        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+        return pad(entry.campaignID.description, 10) + pad(entry.token.description, 18) + pad(entry.status.rawValue, 14)
+            + pad(entry.httpStatus.map(String.init) ?? "-", 6) + pad(entry.reason?.rawValue ?? "-", 28) + pad(String(entry.attempts), 10)
+            + pad(entry.apnsID ?? "-", 38) + Output.timestamp(entry.updatedAt)
+    }
+}

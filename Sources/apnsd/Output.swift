@@ -1,0 +1,57 @@
+import Foundation
+
+/// How the CLI writes: results on stdout, errors and progress on stderr, JSON Lines for scripts.
+enum Output {
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// One JSON object on one line, keys in the order given; nil values become null.
+    static func jsonLine(_ fields: KeyValuePairs<String, JSONValue>) -> String {
+        "{" + fields.map { "\(quote($0.key)):\($0.value.json)" }.joined(separator: ",") + "}"
+    }
+
+    /// ISO 8601 UTC with milliseconds, as every JSON timestamp of apnsd.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    static func quote(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// A JSON scalar for `Output.jsonLine`.
+enum JSONValue {
+    case string(String?)
+    case int(Int?)
+    case bool(Bool)
+    case date(Date?)
+    case raw(String)
+
+    var json: String {
+        switch self {
+        case .string(let value): return value.map(Output.quote) ?? "null"
+        case .int(let value): return value.map(String.init) ?? "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .date(let value): return value.map { Output.quote(Output.timestamp($0)) } ?? "null"
+        case .raw(let value): return value
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import APNs
+import Foundation
+
+/// A token file for `campaign create --tokens`: one token per line (anything after a comma is ignored),
+/// blank lines and `#` comments skipped. Yields each token or the error of its line, streaming.
+struct TokenFile: Sequence, IteratorProtocol {
+    private var lines: LineReader
+    private let path: String
+    private var lineNumber = 0
+
+    init(path: String) throws(CLIError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw .usage("cannot read token file \(path)") }
+        self.path = path
+        lines = LineReader(handle: handle)
+    }
+
+    mutating func next() -> Result<DeviceToken, CLIError>? {
+        while let line = lines.next() {
+            lineNumber += 1
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let field = trimmed.split(separator: ",", maxSplits: 1).first.map(String.init) ?? trimmed
+            do {
+                return .success(try DeviceToken(field))
+            } catch {
+                return .failure(.usage("\(path):\(lineNumber): \(error); nothing was created"))
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,78 @@
+import APNs
+import Dispatcher
+import Foundation
+import HTTP2Transport
+import Logging
+import ProviderAuth
+import Store
+import Synchronization
+
+/// `apnsd worker [--until-idle] [--json]`: send what is due; SIGINT/SIGTERM stop it cleanly.
+enum WorkerCommand {
+    static func run(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["until-idle", "json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        _ = try arguments.positionals(exactly: [])
+        let credentials = try configuration.requireCredentials()
+        let key: SigningKey
+        let credential: ProviderCredential
+        do {
+            key = try SigningKey(contentsOfFile: credentials.keyFile)
+            credential = try ProviderCredential(keyId: credentials.keyID, teamId: credentials.teamID)
+        } catch {
+            throw .failure("\(error)")
+        }
+        if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw .failure("cannot read apns.caFile \(caFile)")
+        }
+        let level: Logger.Level = ["debug": .debug, "warning": .warning, "error": .error][configuration.logLevel] ?? .info
+        let logger = Logger(label: "apnsd.worker", minimumLevel: level)
+        let store = try await StoreAccess.open(configuration)
+        let transport = TransportRegistry(configuration: TransportConfiguration(
+            baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
+            caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
+            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000))))
+        let tokens = ProviderTokenCache(key: key, credential: credential)
+        let worker = Worker(store: store, tokens: tokens, transport: transport,
+                            configuration: WorkerConfiguration(credentialID: credential.keyId, retry: configuration.retryPolicy),
+                            logger: logger)
+        let stop = StopFlag()
+        let sources = [SIGINT, SIGTERM].map { signo in
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            source.setEventHandler { stop.raise() }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+        logger.info("worker.started", ("database", configuration.database), ("connections", String(configuration.connections)),
+                    ("rate", String(configuration.rate)), ("until_idle", String(arguments.flag("until-idle"))))
+        let summary: WorkerSummary
+        do {
+            summary = try await worker.run(untilIdle: arguments.flag("until-idle"), shouldStop: { stop.isRaised })
+        } catch {
+            await transport.shutdown(deadline: .now + .seconds(5))
+            throw .failure("\(error)")
+        }
+        await transport.shutdown(deadline: .now + .seconds(5))
+        logger.info("worker.finished", ("sent", String(summary.sent)), ("accepted", String(summary.accepted)))
+        if arguments.flag("json") {
+            Output.line(Output.jsonLine([
+                "sent": .int(summary.sent), "accepted": .int(summary.accepted), "unregistered": .int(summary.unregistered),
+                "rejected": .int(summary.rejected), "failed": .int(summary.failed), "retried": .int(summary.retried),
+                "expired": .int(summary.expired), "tokenRefreshes": .int(summary.tokenRefreshes), "seconds": .raw(String(format: "%.3f", summary.seconds)),
+            ]))
+        } else {
+            Output.line(String(format: "sent %d requests in %.1f s: %d accepted, %d unregistered, %d rejected, %d failed, %d retried later, %d expired unsent",
+                               summary.sent, summary.seconds, summary.accepted, summary.unregistered, summary.rejected,
+                               summary.failed, summary.retried, summary.expired))
+        }
+    }
+}
+
+/// Set from a signal handler, read by the worker loop.
+final class StopFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+    func raise() { raised.store(true, ordering: .relaxed) }
+    var isRaised: Bool { raised.load(ordering: .relaxed) }
+}
