@@ -21,6 +21,7 @@ final class H2Connection {
     private var wantsWritable = false
     private(set) var closed = false
     private var closeWhenFlushed = false
+    private var draining = false
     private var requests = 0
     private var window = SlidingWindow()
     private var auth: ConnectionAuth
@@ -55,6 +56,7 @@ final class H2Connection {
     // MARK: I/O
 
     func readable() {
+        if draining { drain(); return }
         if !handshakeDone && !handshake() { return }
         loop.readBuffer.withUnsafeMutableBytes { buffer in
             while !closed {
@@ -94,7 +96,13 @@ final class H2Connection {
     }
 
     private func startSession() {
-        nghttp2_session_server_new(&session, h2Callbacks, Unmanaged.passUnretained(self).toOpaque())
+        // libcurl 7.88 ends every finished stream with RST_STREAM(STREAM_CLOSED); nghttp2's rapid-reset guard
+        // (1000 resets, then 33/s) would answer with GOAWAY(INTERNAL_ERROR) after ~1000 requests. APNs does not.
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        nghttp2_option_set_stream_reset_rate_limit(option, 1 << 40, 1 << 30)
+        nghttp2_session_server_new2(&session, h2Callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        nghttp2_option_del(option)
         let streams = shared.scenario.scenario.connection.singleStreamUntilAuthorized == true ? 1 : shared.maxConcurrentStreams
         submitSettings(maxStreams: streams)
         flush()
@@ -110,7 +118,7 @@ final class H2Connection {
 
     /// Moves nghttp2's pending frames into the socket, as far as it takes them.
     func flush() {
-        guard !closed, let session else { return }
+        guard !closed, !draining, let session else { return }
         while nghttp2_session_want_write(session) != 0 {
             var data: UnsafePointer<UInt8>?
             let n = nghttp2_session_mem_send(session, &data)
@@ -122,7 +130,7 @@ final class H2Connection {
         guard writeOutput() else { return }
         if output.count == outputOffset {
             if closeWhenFlushed || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0) {
-                close()
+                closeGracefully()
             }
         }
     }
@@ -154,6 +162,31 @@ final class H2Connection {
         guard wanted != wantsWritable else { return }
         wantsWritable = wanted
         loop.updateInterest(fd: fd, writable: wanted)
+    }
+
+    /// Ends the connection after the last answer: close_notify, FIN, then read and discard until the peer
+    /// closes too. Closing with unread input would make the kernel send RST, and a client receiving RST may
+    /// drop answers it had not read yet — answers the simulator already counted.
+    private func closeGracefully() {
+        guard !draining, !closed else { return }
+        draining = true
+        _ = SSL_shutdown(ssl)
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        setWritableInterest(false)
+        loop.schedule(afterMilliseconds: 2000) { [weak self] in self?.close() }
+        drain()
+    }
+
+    private func drain() {
+        loop.readBuffer.withUnsafeMutableBytes { buffer in
+            while true {
+                let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                if n > 0 { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+                close()
+                return
+            }
+        }
     }
 
     func close() {

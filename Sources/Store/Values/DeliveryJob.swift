@@ -22,4 +22,24 @@ public struct DeliveryJob: Hashable, Sendable {
     public var deviceRegisteredAt: Date?
     /// Until when this job is leased to the claiming worker; after it, the delivery can be claimed again.
     public var leasedUntil: Date
+
+    /// A job built by hand: for workers' decision tests and other engines behind `DeliveryStore`.
+    public init(id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, token: DeviceToken, environment: Environment,
+                topic: String, pushType: PushType, priority: Priority, expiration: Expiration?, collapseID: CollapseID?,
+                payload: [UInt8], attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date) {
+        self.id = id
+        self.campaignID = campaignID
+        self.kind = kind
+        self.token = token
+        self.environment = environment
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.payload = payload
+        self.attempts = attempts
+        self.deviceRegisteredAt = deviceRegisteredAt
+        self.leasedUntil = leasedUntil
+    }
 }

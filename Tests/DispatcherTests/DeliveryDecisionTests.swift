@@ -1,0 +1,130 @@
+import APNs
+import Dispatcher
+import Foundation
+import HTTP2Transport
+import Store
+import Testing
+
+/// The worker's decision for each of Apple's answers, without I/O.
+struct DeliveryDecisionTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let policy = RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: 3)
+
+    static func job(attempts: Int = 0, expiration: Int64? = nil) -> DeliveryJob {
+        DeliveryJob(id: DeliveryID(7), campaignID: CampaignID(1), kind: .bulk, token: try! DeviceToken(String(repeating: "ab", count: 32)),
+                    environment: .production, topic: "com.example", pushType: .alert, priority: .immediate,
+                    expiration: expiration.map { try! Expiration(secondsSince1970: $0) }, collapseID: nil,
+                    payload: Array(#"{"aps":{}}"#.utf8), attempts: attempts, deviceRegisteredAt: nil, leasedUntil: now)
+    }
+
+    static func response(_ status: Int, _ reason: String? = nil, timestamp: Int64? = nil) -> TransportResult {
+        let body = ErrorResponse(status: status, reason: reason.map(Reason.init(rawValue:)), timestamp: timestamp).jsonBody
+        return .response(status: status, apnsID: "00000000-0000-4000-8000-000000000000", body: body)
+    }
+
+    @Test(arguments: [
+        (200, nil, DeliveryStatus.accepted),
+        (410, "Unregistered", .unregistered),
+        (410, "ExpiredToken", .unregistered),
+        (400, "BadDeviceToken", .rejected),
+        (400, "DeviceTokenNotForTopic", .rejected),
+        (400, "BadTopic", .rejected),
+        (400, "PayloadEmpty", .rejected),
+        (404, "BadPath", .rejected),
+        (405, "MethodNotAllowed", .rejected),
+        (413, "PayloadTooLarge", .rejected),
+        (429, "TooManyRequests", .pending),
+        (429, "TooManyProviderTokenUpdates", .pending),
+        (500, "InternalServerError", .pending),
+        (503, "ServiceUnavailable", .pending),
+        (503, "Shutdown", .pending),
+    ] as [(Int, String?, DeliveryStatus)])
+    func statusFollowsApplesTable(status: Int, reason: String?, expected: DeliveryStatus) {
+        let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(status, reason), now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(decision.stopReason == nil)
+        #expect(decision.result?.disposition.status == expected)
+        if let reason { #expect(decision.result?.reason?.rawValue == reason) }
+    }
+
+    @Test func deactivationCarriesThe410Timestamp() {
+        let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(410, "Unregistered", timestamp: 1_700_000_000_123),
+                                               now: Self.now, policy: Self.policy, unit: 0)
+        #expect(decision.result?.deactivation == DeliveryResult.Deactivation(reason: .unregistered, unregisteredAt: 1_700_000_000_123))
+        let bad = DeliveryDecision.decide(job: Self.job(), answer: Self.response(400, "BadDeviceToken"), now: Self.now, policy: Self.policy, unit: 0)
+        #expect(bad.result?.deactivation == DeliveryResult.Deactivation(reason: .badDeviceToken, unregisteredAt: nil))
+        let topic = DeliveryDecision.decide(job: Self.job(), answer: Self.response(400, "BadTopic"), now: Self.now, policy: Self.policy, unit: 0)
+        #expect(topic.result?.deactivation == nil)
+    }
+
+    @Test(arguments: ["InvalidProviderToken", "MissingProviderToken", "BadCertificate", "BadCertificateEnvironment", "Forbidden",
+                      "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken"])
+    func configurationErrorsStopAndLeaveTheDeliveryAlone(reason: String) {
+        let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(403, reason), now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(decision.result == nil)
+        #expect(decision.stopReason?.contains(reason) == true)
+    }
+
+    @Test func tlsVerificationFailureStops() {
+        let error = TransportError(kind: .tlsVerification, curlCode: 60, message: "SSL peer certificate or SSH remote key was not OK",
+                                   isConnectionFatal: true, isRetryable: false)
+        let decision = DeliveryDecision.decide(job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(decision.result == nil && decision.stopReason != nil)
+    }
+
+    @Test func transportFailuresAreRetriedWithBackoff() {
+        let error = TransportError(kind: .connectionLost, curlCode: 16, message: "Error in the HTTP2 framing layer",
+                                   isConnectionFatal: true, isRetryable: true)
+        let decision = DeliveryDecision.decide(job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+        guard case .retry(let at)? = decision.result?.disposition else { Issue.record("not a retry"); return }
+        #expect(at == Self.now.addingTimeInterval(0.5))
+        #expect(decision.result?.reason?.rawValue == "Transport:connection-lost")
+    }
+
+    @Test func retriesEndAtMaxAttempts() {
+        let last = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.response(503, "ServiceUnavailable"),
+                                           now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(last.result?.disposition == .failed)
+        #expect(last.result?.httpStatus == 503 && last.result?.reason == .serviceUnavailable)
+    }
+
+    @Test func neverRetriesPastTheExpiration() {
+        let expiresSoon = Int64(Self.now.timeIntervalSince1970) + 1
+        // unit 0.9 after 1 attempt: up to 0.9 s later — still inside; after 2 attempts up to 1.8 s — past it.
+        let inside = DeliveryDecision.decide(job: Self.job(attempts: 0, expiration: expiresSoon), answer: Self.response(429, "TooManyRequests"),
+                                             now: Self.now, policy: Self.policy, unit: 0.9)
+        let outside = DeliveryDecision.decide(job: Self.job(attempts: 1, expiration: expiresSoon), answer: Self.response(429, "TooManyRequests"),
+                                              now: Self.now, policy: Self.policy, unit: 0.9)
+        #expect(inside.result?.disposition.status == .pending)
+        #expect(outside.result?.disposition == .failed)
+        let once = DeliveryDecision.decide(job: Self.job(expiration: 0), answer: Self.response(500, "InternalServerError"),
+                                           now: Self.now, policy: Self.policy, unit: 0.1)
+        #expect(once.result?.disposition == .failed)
+    }
+
+    @Test func expiredJobsAreNotSent() {
+        let past = Int64(Self.now.timeIntervalSince1970) - 10
+        #expect(DeliveryDecision.isExpired(Self.job(expiration: past), now: Self.now))
+        #expect(!DeliveryDecision.isExpired(Self.job(expiration: 0), now: Self.now))
+        #expect(!DeliveryDecision.isExpired(Self.job(), now: Self.now))
+        #expect(DeliveryDecision.expired(Self.job()).countsAsAttempt == false)
+    }
+}
+
+struct RetryPolicyTests {
+    @Test func fullJitterBoundsDoubleUpToTheCap() {
+        let policy = RetryPolicy(base: .milliseconds(100), cap: .seconds(1), maxAttempts: 10)
+        let ceilings = (1...6).map { policy.delay(afterAttempts: $0, unit: 1).seconds }
+        #expect(ceilings.map { ($0 * 1000).rounded() } == [100, 200, 400, 800, 1000, 1000])
+        #expect(policy.delay(afterAttempts: 3, unit: 0) == .zero)
+        #expect(abs(policy.delay(afterAttempts: 3, unit: 0.25).seconds - 0.1) < 1e-9)
+    }
+
+    @Test func jitterSpreadsAHerd() {
+        let policy = RetryPolicy(base: .seconds(1), cap: .seconds(30), maxAttempts: 10)
+        var generator = SystemRandomNumberGenerator()
+        let delays = (0..<1000).map { _ in policy.delay(afterAttempts: 4, unit: Double.random(in: 0..<1, using: &generator)).seconds }
+        #expect(delays.allSatisfy { $0 >= 0 && $0 <= 8 })
+        // Full jitter: roughly uniform over [0, 8): the halves are both well populated.
+        #expect(delays.filter { $0 < 4 }.count > 400 && delays.filter { $0 >= 4 }.count > 400)
+    }
+}
