@@ -29,11 +29,16 @@ let package = Package(
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth"]),
         .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging"]),
 
+        .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock"],
+                          path: "Benchmarks/apnsd-bench"),
+
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "ProviderAuth", "APNs"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "APNs"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
+        // Runs the built apnsd binary as a user would (scripts/test builds every product first).
+        .testTarget(name: "apnsdCLITests", dependencies: ["APNsMock", "ProviderAuth", "Store", "APNs"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
     ]
 )

@@ -60,6 +60,7 @@ public final class Worker: Sendable {
         var results: [DeliveryResult] = []
         var stopReason: String?
         var stopping = false
+        var lastFlush = ContinuousClock.now
 
         var queued: Int { queue.count - queueHead }
 
@@ -107,7 +108,10 @@ public final class Worker: Sendable {
                 guard let sent = try await group.next() else { continue }
                 inFlight -= 1
                 handle(sent, state: &state)
-                if state.results.count >= configuration.recordBatch { try await flush(&state) }
+                if state.results.count >= configuration.recordBatch
+                    || ContinuousClock.now - state.lastFlush >= configuration.recordInterval {
+                    try await flush(&state)
+                }
             }
         }
         // Jobs claimed but never sent (stopping) keep their lease until released here.
@@ -128,6 +132,7 @@ public final class Worker: Sendable {
     }
 
     private func flush(_ state: inout RunState) async throws {
+        state.lastFlush = ContinuousClock.now
         guard !state.results.isEmpty else { return }
         _ = try await store.record(state.results, now: clock())
         state.results.removeAll(keepingCapacity: true)

@@ -14,12 +14,14 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var expansionPageSize: Int
     /// Outcomes written per transaction (at most; a partial batch is written when sends pause).
     public var recordBatch: Int
+    /// The longest an outcome waits in memory before it is written: bounds what a crash makes us send again.
+    public var recordInterval: Duration
     /// How often an idle worker looks for new work.
     public var pollInterval: Duration
 
     public init(credentialID: String = "default", claimBatch: Int = 1000, maxInFlight: Int = 2000,
                 lease: Duration = .seconds(120), retry: RetryPolicy = RetryPolicy(), expansionPageSize: Int = 5000,
-                recordBatch: Int = 1000, pollInterval: Duration = .seconds(1)) {
+                recordBatch: Int = 1000, recordInterval: Duration = .milliseconds(100), pollInterval: Duration = .seconds(1)) {
         self.credentialID = credentialID
         self.claimBatch = claimBatch
         self.maxInFlight = maxInFlight
@@ -27,6 +29,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
         self.retry = retry
         self.expansionPageSize = expansionPageSize
         self.recordBatch = recordBatch
+        self.recordInterval = recordInterval
         self.pollInterval = pollInterval
     }
 }

@@ -92,7 +92,7 @@ enum CampaignCommands {
         Output.line("""
         campaign \(campaign.id) (\(campaign.kind)) — \(campaign.status)
           topic        \(campaign.pushType.topic(forBundleID: campaign.topic))  push type \(campaign.pushType)  priority \(campaign.priority)
-          audience     \(campaign.audience.kind)\(campaign.audience.environment.map { " (\($0))" } ?? "")\(campaign.isExpanded ? "" : " — still expanding")
+          audience     \(campaign.audience.kind) (\(campaign.audience.size))\(campaign.audience.environment.map { " \($0)" } ?? "")\(campaign.isExpanded ? "" : " — not expanded yet")
           scheduled    \(Output.timestamp(campaign.scheduledAt))
           started      \(campaign.startedAt.map(Output.timestamp) ?? "-")
           finished     \(campaign.finishedAt.map(Output.timestamp) ?? "-")
@@ -122,7 +122,7 @@ enum CampaignCommands {
         let c = campaign.counters
         return Output.jsonLine([
             "id": .int(Int(campaign.id.rawValue)), "kind": .string("\(campaign.kind)"), "status": .string("\(campaign.status)"),
-            "audience": .string("\(campaign.audience.kind)"), "environment": .string(campaign.audience.environment?.rawValue),
+            "audience": .string("\(campaign.audience.kind)"), "audienceSize": .int(campaign.audience.size), "environment": .string(campaign.audience.environment?.rawValue),
             "topic": .string(campaign.topic), "pushType": .string(campaign.pushType.rawValue), "priority": .int(campaign.priority.rawValue),
             "expiration": .int(campaign.expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(campaign.collapseID?.value),
             "scheduledAt": .date(campaign.scheduledAt), "createdAt": .date(campaign.createdAt), "startedAt": .date(campaign.startedAt),

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Runs the built `apnsd` binary in a scratch folder with its own database, as an operator or a cron job would.
+struct CLI {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    let directory: URL
+    var environment: [String: String]
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        environment = ["PATH": "/usr/bin:/bin", "APNSD_DATABASE": directory.appendingPathComponent("apnsd.sqlite").path]
+    }
+
+    var database: String { environment["APNSD_DATABASE"]! }
+
+    /// The products folder: the test bundle sits beside the executables.
+    static let binaries: URL = {
+        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])].compactMap { $0 }
+        for candidate in candidates {
+            var folder = candidate.deletingLastPathComponent()
+            for _ in 0..<4 {
+                if FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("apnsd").path) { return folder }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        fatalError("apnsd binary not found next to the test bundle; build it first (scripts/test does: swift build --build-tests)")
+    }()
+
+    @discardableResult
+    func run(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
+        try run(arguments, stdin: stdin, environment: extra)
+    }
+
+    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.binaries.appendingPathComponent("apnsd")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = environment.merging(extra) { $1 }
+        let out = directory.appendingPathComponent("out-\(UUID().uuidString)")
+        let err = directory.appendingPathComponent("err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        if let stdin {
+            let input = directory.appendingPathComponent("in-\(UUID().uuidString)")
+            try stdin.write(to: input, atomically: true, encoding: .utf8)
+            process.standardInput = try FileHandle(forReadingFrom: input)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        try process.run()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+
+    /// Starts apnsd in the background (output to files in the scratch folder).
+    func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = Self.binaries.appendingPathComponent("apnsd")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = environment.merging(extra) { $1 }
+        let log = directory.appendingPathComponent("background-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    func write(_ name: String, _ contents: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: directory) }
+
+    static func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").appendingPathComponent(name).path
+    }
+
+    static func token(_ index: Int, prefix: String = "a11c") -> String { prefix + String(format: "%060x", index) }
+}

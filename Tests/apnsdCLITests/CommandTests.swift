@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// The CLI's contract for scripts: outputs, JSON shapes, settings precedence, imports.
+@Suite struct CommandTests {
+    static let topic = "com.example.cli"
+
+    func json(_ line: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func initIsIdempotentAndRequiredByOtherCommands() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        let missing = try cli.run("device", "list")
+        #expect(missing.status == 1 && missing.stderr.contains("apnsd init"))
+        #expect(!FileManager.default.fileExists(atPath: cli.database), "a mistyped path must not create a database")
+        #expect(try cli.run("init").status == 0)
+        #expect(try cli.run("init").status == 0)
+    }
+
+    @Test func settingsPrecedenceIsFileThenEnvironmentThenFlags() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        let fromFile = cli.directory.appendingPathComponent("file.sqlite").path
+        let fromEnv = cli.directory.appendingPathComponent("env.sqlite").path
+        let fromFlag = cli.directory.appendingPathComponent("flag.sqlite").path
+        let config = try cli.write("apnsd.json", #"{"database":"\#(fromFile)"}"#)
+        var env = ["APNSD_CONFIG": config]
+        env["APNSD_DATABASE"] = nil
+        var cliWithoutDefault = cli
+        cliWithoutDefault.environment["APNSD_DATABASE"] = nil
+        #expect(try cliWithoutDefault.run(["init"], environment: env).stdout.contains("file.sqlite"))
+        env["APNSD_DATABASE"] = fromEnv
+        #expect(try cliWithoutDefault.run(["init"], environment: env).stdout.contains("env.sqlite"))
+        #expect(try cliWithoutDefault.run(["init", "--database", fromFlag], environment: env).stdout.contains("flag.sqlite"))
+        for path in [fromFile, fromEnv, fromFlag] { #expect(FileManager.default.fileExists(atPath: path)) }
+        // ./apnsd.json in the working folder is read when nothing else names a file.
+        #expect(try cliWithoutDefault.run(["init"]).stdout.contains("file.sqlite"))
+    }
+
+    @Test func importReportsBadLinesAndKeepsGoodOnes() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(cli.run("init").status == 0)
+        let lines = [
+            CLI.token(1) + ",alice", CLI.token(2) + ",bob,development", "# a comment", "", "xyz,carol",
+            CLI.token(3) + ",dave,staging", CLI.token(4).uppercased(),
+        ]
+        let result = try cli.run(["device", "import", "-", "--topic", Self.topic], stdin: lines.joined(separator: "\n"))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("-:5:") && result.stderr.contains("-:6:"))
+        let devices = try cli.run("device", "list", "--json").lines.map(json)
+        #expect(devices.count == 3)
+        let second = try #require(devices.first { $0["token"] as? String == CLI.token(2) })
+        #expect(second["environment"] as? String == "development" && second["user"] as? String == "bob")
+        #expect(devices.contains { $0["token"] as? String == CLI.token(4) }, "tokens are lowercased")
+        #expect(devices.allSatisfy { ($0["active"] as? Bool) == true && $0["deactivatedAt"] is NSNull })
+        let registered = try #require(devices.first?["registeredAt"] as? String)
+        #expect(ISO8601DateFormatter().date(from: registered) != nil || registered.hasSuffix("Z"))
+    }
+
+    @Test func sendPrintsOnlyTheIdAndTheLogShowsIt() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(cli.run("init").status == 0)
+        let sent = try cli.run("send", CLI.token(9), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#,
+                               "--push-type", "alert", "--priority", "5", "--collapse-id", "order-1")
+        #expect(sent.status == 0)
+        let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Int(id) != nil)
+        let log = try cli.run("log", "--campaign", id, "--json").lines.map(json)
+        #expect(log.count == 1)
+        #expect(Set(log[0].keys) == ["campaign", "token", "status", "httpStatus", "reason", "apnsId", "attempts", "updatedAt"])
+        #expect(log[0]["status"] as? String == "pending" && log[0]["token"] as? String == CLI.token(9))
+        let campaign = try json(try #require(cli.run("campaign", "show", id, "--json").lines.first))
+        #expect(campaign["kind"] as? String == "single" && campaign["priority"] as? Int == 5 && campaign["collapseId"] as? String == "order-1")
+    }
+
+    @Test func campaignCreateCancelAndSchedule() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(cli.run("init").status == 0)
+        let file = try cli.write("tokens.txt", (1...25).map { CLI.token($0) }.joined(separator: "\n") + "\n")
+        let created = try cli.run("campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", #"{"aps":{"alert":"x"}}"#,
+                                  "--at", "2099-01-01T00:00:00Z")
+        #expect(created.status == 0)
+        let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let shown = try json(try #require(cli.run("campaign", "show", id, "--json").lines.first))
+        #expect(shown["audienceSize"] as? Int == 25 && shown["scheduledAt"] as? String == "2099-01-01T00:00:00.000Z")
+        #expect(shown["status"] as? String == "scheduled")
+        let cancelled = try cli.run("campaign", "cancel", id, "--json")
+        #expect(cancelled.status == 0)
+        #expect(try json(cancelled.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["status"] as? String == "cancelled")
+        // Nothing of a campaign is expanded or sent before its time, and a cancelled one never will be.
+        #expect(try cli.run("log", "--campaign", id, "--json").lines.allSatisfy { $0.contains(#""status":"cancelled""#) })
+    }
+
+    @Test func helpOnEveryLevel() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        let main = try cli.run("--help")
+        #expect(main.status == 0 && main.stdout.contains("USAGE: apnsd <command>"))
+        for command in ["init", "device", "send", "campaign", "worker", "log"] {
+            let help = try cli.run(command, "--help")
+            #expect(help.status == 0 && help.stdout.contains("USAGE"), "\(command)")
+        }
+    }
+}
