@@ -14,8 +14,9 @@ public struct Notification: Hashable, Sendable {
         token: DeviceToken, topic: String, pushType: PushType = .alert, priority: Priority? = nil,
         expiration: Expiration? = nil, id: NotificationID? = nil, collapseID: CollapseID? = nil, payload: Payload
     ) throws(APNsError) {
+        guard !topic.isEmpty else { throw .invalidTopic("'' is not a bundle id") }
         let topic = pushType.topic(forBundleID: topic)
-        guard !topic.isEmpty, !topic.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" }) else {
+        guard !topic.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" }) else {
             throw .invalidTopic("'\(topic)' is not a bundle id")
         }
         let priority = priority ?? pushType.defaultPriority

@@ -114,8 +114,8 @@ struct RequestCheck {
             problemExample = "\(String(decoding: topicBytes, as: UTF8.self)) for push type \(pushType.rawValue)"
             return (400, .badTopic)
         }
-        if pushType == .background && priority == 10 {
-            problemExample = "background push with priority 10"
+        if pushType == .background && priority != 5 {
+            problemExample = "background push with priority \(priority)"
             return (400, .badPriority)
         }
         if bodyBytes == 0 { return (400, .payloadEmpty) }

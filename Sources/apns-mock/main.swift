@@ -20,7 +20,8 @@ do {
 
 let server: MockServer
 do {
-    let key = try SigningKey(contentsOfFile: options.keyFile!)
+    let key: SigningKey
+    do { key = try SigningKey(contentsOfFile: options.keyFile!) } catch { fail("--key-file \(options.keyFile!): \(error)") }
     let credential = try ProviderCredential(keyId: options.keyID!, teamId: options.teamID!)
     let identity: TLSIdentity
     if let cert = options.certFile, let keyFile = options.certKeyFile {

@@ -18,9 +18,13 @@ enum WorkerCommand {
         let credential: ProviderCredential
         do {
             key = try SigningKey(contentsOfFile: credentials.keyFile)
+        } catch {
+            throw .failure("apns.keyFile \(credentials.keyFile): \(error)")
+        }
+        do {
             credential = try ProviderCredential(keyId: credentials.keyID, teamId: credentials.teamID)
         } catch {
-            throw .failure("\(error)")
+            throw .usage("\(error)")
         }
         if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .failure("cannot read apns.caFile \(caFile)")

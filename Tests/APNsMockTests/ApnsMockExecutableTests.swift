@@ -1,0 +1,200 @@
+import APNsMock
+import Foundation
+import Testing
+
+/// The `apns-mock` command line tool, run as a separate process.
+@Suite("apns-mock executable")
+struct ApnsMockExecutableTests {
+    /// The built `apns-mock`, next to the test bundle (both live in the build's bin directory).
+    static let binary: String? = {
+        var candidates: [URL] = []
+        if let environment = ProcessInfo.processInfo.environment["APNS_MOCK_BINARY"] {
+            candidates.append(URL(fileURLWithPath: environment))
+        }
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = runner.deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(directory.appendingPathComponent("apns-mock"))
+            directory = directory.deletingLastPathComponent()
+        }
+        if let executable = Bundle.main.executableURL {
+            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("apns-mock"))
+        }
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("apns-mock"))
+        return candidates.map(\.path).first { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+                && FileManager.default.isExecutableFile(atPath: path)
+        }
+    }()
+
+    private func requireBinary() throws -> String {
+        try #require(Self.binary, "apns-mock not found next to \(CommandLine.arguments[0]); build it or set APNS_MOCK_BINARY")
+    }
+
+    /// A running `apns-mock`, its output in files.
+    final class Running {
+        let process = Process()
+        let stdoutPath: String
+        let stderrPath: String
+
+        init(binary: String, arguments: [String], directory: TempDirectory) throws {
+            stdoutPath = directory.path("apns-mock.out")
+            stderrPath = directory.path("apns-mock.err")
+            _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+        var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+        /// Waits for the "listening on https://HOST:PORT" line and returns the port.
+        func waitForPort(timeout: TimeInterval = 15) throws -> Int {
+            let deadline = Date() + timeout
+            while Date() < deadline {
+                let text = stdout
+                if let range = text.range(of: "listening on https://127.0.0.1:") {
+                    let digits = text[range.upperBound...].prefix { $0.isNumber }
+                    if let port = Int(digits), port > 0, text[range.upperBound...].dropFirst(digits.count).first != nil {
+                        return port
+                    }
+                }
+                if !process.isRunning { throw HarnessError("apns-mock exited (\(process.terminationStatus)): \(stderr)") }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            throw HarnessError("apns-mock printed no listening line: '\(stdout)' '\(stderr)'")
+        }
+
+        /// Waits for the process to end; kills it and fails after `timeout`.
+        func wait(timeout: TimeInterval = 15) throws -> Int32 {
+            let deadline = Date() + timeout
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw HarnessError("apns-mock did not exit within \(timeout) s")
+            }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        func stop() {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+    }
+
+    @Test("serves a push, then writes its stats on SIGTERM")
+    func servesAndWritesStats() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let caPath = directory.path("ca.pem")
+        let statsPath = directory.path("stats.json")
+        let mock = try Running(binary: binary, arguments: [
+            "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
+            "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-out", statsPath,
+        ], directory: directory)
+        defer { mock.stop() }
+        let port = try mock.waitForPort()
+        #expect(FileManager.default.fileExists(atPath: caPath))
+
+        let curl = Curl(baseURL: "https://127.0.0.1:\(port)", caPath: caPath, directory: directory)
+        let token = Fixture.token("e1")
+        let response = try curl.send(CurlRequest.push(token: token, authorization: try Fixture.authorization()))
+        #expect(response.status == 200)
+        #expect(isCanonicalLowercaseUUID(response.header("apns-id")))
+
+        #expect(!FileManager.default.fileExists(atPath: statsPath))
+        mock.process.terminate() // SIGTERM
+        #expect(try mock.wait() == 0)
+        #expect(mock.process.terminationReason == .exit)
+        let data = try #require(FileManager.default.contents(atPath: statsPath), "no stats file after SIGTERM")
+        let stats = try JSONDecoder().decode(MockStats.self, from: data)
+        #expect(stats.totals.requests == 1)
+        #expect(stats.totals.statuses == ["200": 1])
+        #expect(stats.count(token: token, status: 200) == 1)
+        #expect(stats.connections.filter { $0.requests > 0 }.count == 1)
+    }
+
+    @Test("a scenario file given with --scenario is applied")
+    func scenarioFile() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let token = Fixture.token("e2")
+        let scenario = try directory.write("scenario.json", #"{"tokens":{"\#(token.uppercased())":{"respond":"unregistered","timestamp":1700000000000}}}"#)
+        let caPath = directory.path("ca.pem")
+        let mock = try Running(binary: binary, arguments: [
+            "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
+            "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--scenario", scenario,
+        ], directory: directory)
+        defer { mock.stop() }
+        let port = try mock.waitForPort()
+        let curl = Curl(baseURL: "https://127.0.0.1:\(port)", caPath: caPath, directory: directory)
+        let response = try curl.send(CurlRequest.push(token: token, authorization: try Fixture.authorization()))
+        #expect(response.status == 410)
+        #expect(response.bodyText == #"{"reason":"Unregistered","timestamp":1700000000000}"#)
+        mock.process.terminate()
+        #expect(try mock.wait() == 0)
+    }
+
+    @Test("bad usage exits 64 with a one-line error on stderr", arguments: [
+        ["--bogus"],
+        ["--listen", "nonsense", "--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
+        ["--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
+        ["--key-file", "k", "--key-id"],
+    ])
+    func badUsage(arguments: [String]) throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let result = try ProcessRunner.run(binary, arguments, in: directory, timeout: 15)
+        #expect(result.status == 64)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("error"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("a broken or missing key file exits 1 with a one-line error naming the problem", arguments: [
+        ("garbage.p8", "not PEM"), ("rsa.p8", "RSA"), ("missing.p8", "missing.p8"),
+    ])
+    func brokenKey(file: String, problem: String) throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let keyPath = Fixture.keysDirectory.appendingPathComponent(file).path
+        let result = try ProcessRunner.run(binary, [
+            "--listen", "127.0.0.1:0", "--key-file", keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+        ], in: directory, timeout: 15)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(problem), "\(result.stderr)")
+        #expect(!result.stdout.contains("listening"))
+    }
+
+    @Test("a bad scenario file exits 1 with a one-line error naming the file")
+    func badScenario() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let scenario = try directory.write("scenario.json", #"{"tokens":{"abcd":{"failStatus":404}}}"#)
+        let result = try ProcessRunner.run(binary, [
+            "--listen", "127.0.0.1:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+            "--scenario", scenario,
+        ], in: directory, timeout: 15)
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("404"))
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Runs a command line tool to completion with a deadline, its output collected in files (no pipe deadlocks).
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var seconds: TimeInterval
+}
+
+enum ProcessRunner {
+    /// Runs `tool` (looked up on PATH) with `arguments`; kills it after `timeout` seconds.
+    static func run(_ tool: String, _ arguments: [String], in directory: TempDirectory, timeout: TimeInterval = 30) throws -> ProcessResult {
+        let id = UUID().uuidString
+        let name = URL(fileURLWithPath: tool).lastPathComponent
+        let stdoutPath = directory.path("\(name)-\(id).out")
+        let stderrPath = directory.path("\(name)-\(id).err")
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool.hasPrefix("/") ? tool : "/usr/bin/env")
+        process.arguments = tool.hasPrefix("/") ? arguments : [tool] + arguments
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardInput = FileHandle.nullDevice
+        let start = Date()
+        try process.run()
+        let deadline = start + timeout
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw HarnessError("\(tool) did not finish within \(timeout) s")
+        }
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(start)
+        let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        return ProcessResult(status: process.terminationStatus, stdout: out, stderr: err, seconds: seconds)
+    }
+}

@@ -1,0 +1,76 @@
+import APNs
+import Foundation
+import Testing
+
+/// A JSON object `{"aps":{"alert":"xxx…"}}` of exactly `size` bytes.
+func alertJSON(bytes size: Int) -> String {
+    let prefix = #"{"aps":{"alert":""#
+    let suffix = #""}}"#
+    let body = prefix + String(repeating: "x", count: size - prefix.utf8.count - suffix.utf8.count) + suffix
+    precondition(body.utf8.count == size)
+    return body
+}
+
+/// APNS.md: a JSON object with an `aps` dictionary; custom keys beside it; at most 4096 bytes (5120 for voip).
+@Suite("Payload")
+struct PayloadTests {
+    @Test("the size helper is exact and valid JSON")
+    func helper() throws {
+        let json = alertJSON(bytes: 100)
+        #expect(json.utf8.count == 100)
+        #expect(try JSONSerialization.jsonObject(with: Data(json.utf8)) is [String: Any])
+    }
+
+    @Test("an empty body is refused")
+    func empty() {
+        #expect(throws: APNsError.payloadEmpty) { try Payload(bytes: []) }
+        #expect(throws: APNsError.payloadEmpty) { try Payload(json: "", pushType: .voip) }
+    }
+
+    @Test("limits: 4096 bytes for alert, 5120 for voip, one more is refused", arguments: [
+        (PushType.alert, 4096), (.background, 4096), (.liveactivity, 4096), (.voip, 5120),
+    ])
+    func limits(type: PushType, limit: Int) throws {
+        let atLimit = try Payload(json: alertJSON(bytes: limit), pushType: type)
+        #expect(atLimit.bytes.count == limit)
+        #expect(throws: APNsError.payloadTooLarge(bytes: limit + 1, limit: limit)) {
+            try Payload(json: alertJSON(bytes: limit + 1), pushType: type)
+        }
+    }
+
+    @Test("a voip-sized payload is too large for alert when re-checked")
+    func revalidate() throws {
+        let payload = try Payload(json: alertJSON(bytes: 5000), pushType: .voip)
+        try payload.validate(for: .voip)
+        #expect(throws: APNsError.payloadTooLarge(bytes: 5000, limit: 4096)) { try payload.validate(for: .alert) }
+        #expect(throws: APNsError.payloadTooLarge(bytes: 5000, limit: 4096)) { try Payload(json: alertJSON(bytes: 5000)) }
+    }
+
+    @Test("valid objects with aps, custom keys beside it", arguments: [
+        #"{"aps":{}}"#, #"{"aps":{"alert":"hi"},"custom":{"id":1}}"#, #"{"aps":{"content-available":1}}"#, "{ \"aps\" : { } }\n",
+    ])
+    func valid(json: String) throws {
+        let payload = try Payload(json: json)
+        #expect(payload.bytes == Array(json.utf8))
+        #expect(payload.string == json)
+    }
+
+    @Test("invalid JSON and non-object top levels are refused", arguments: [
+        "{", "not json", #"{"aps":{}"#, #"[{"aps":{}}]"#, "\"aps\"", "42", "null",
+    ])
+    func notObject(json: String) {
+        #expect {
+            try Payload(json: json)
+        } throws: { error in
+            guard let error = error as? APNsError, case .payloadNotJSONObject = error else { return false }
+            return true
+        }
+    }
+
+    @Test("an object without an aps dictionary is refused", arguments: [
+        "{}", #"{"alert":"hi"}"#, #"{"aps":1}"#, #"{"aps":"alert"}"#, #"{"aps":[]}"#, #"{"aps":null}"#, #"{"APS":{}}"#,
+    ])
+    func missingAps(json: String) {
+        #expect(throws: APNsError.payloadMissingAps) { try Payload(json: json) }
+    }
+}

@@ -1,0 +1,42 @@
+import APNs
+import Testing
+
+/// APNS.md: 10 = deliver now (default); 5 = as power allows; 1 = never wake. Background pushes must use 5.
+@Suite("Priority")
+struct PriorityTests {
+    @Test("10, 5 and 1 are accepted", arguments: [10, 5, 1])
+    func accepted(value: Int) throws {
+        #expect(Priority(rawValue: value)?.rawValue == value)
+        #expect(try Priority.parse(String(value)).rawValue == value)
+    }
+
+    @Test("named priorities match Apple's numbers")
+    func named() {
+        #expect(Priority.immediate.rawValue == 10)
+        #expect(Priority.conservePower.rawValue == 5)
+        #expect(Priority.low.rawValue == 1)
+    }
+
+    @Test("any other number is refused", arguments: [0, 2, 3, 4, 6, 9, 11, 100, -1, -10])
+    func refusedNumbers(value: Int) {
+        #expect(Priority(rawValue: value) == nil)
+        #expect(throws: APNsError.invalidPriority(String(value))) { try Priority.parse(String(value)) }
+    }
+
+    @Test("text that is not a priority is refused", arguments: ["", "high", "10.0", " 10", "0x0a", "５"])
+    func refusedText(text: String) {
+        #expect(throws: APNsError.invalidPriority(text)) { try Priority.parse(text) }
+    }
+
+    @Test("background pushes must use 5")
+    func background() throws {
+        try Priority.conservePower.validate(for: .background)
+        #expect(throws: APNsError.priorityNotAllowed(.immediate, .background)) { try Priority.immediate.validate(for: .background) }
+        #expect(throws: APNsError.priorityNotAllowed(.low, .background)) { try Priority.low.validate(for: .background) }
+    }
+
+    @Test("other push types take any of the three", arguments: PushType.all.filter { $0 != .background })
+    func others(type: PushType) throws {
+        for priority in [Priority.immediate, .conservePower, .low] { try priority.validate(for: type) }
+    }
+}
