@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,7 @@ final class EventLoop: @unchecked Sendable {
     private let shared: MockShared
     private var connections: [Int32: H2Connection] = [:]
     private var timers: [(deadline: UInt64, action: () -> Void)] = []
-    private var stopping = false
+    private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     /// Scratch space for TLS reads, shared by this loop's connections.
     var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -37,14 +38,14 @@ final class EventLoop: @unchecked Sendable {
     /// Asks the loop to close everything and waits until it has.
     func stop() {
         var one: UInt64 = 1
-        stopping = true
+        stopping.store(true, ordering: .releasing)
         _ = write(wakeupWrite, &one, 8)
         finished.wait()
     }
 
     private func run() {
         var fds: [pollfd] = []
-        while !stopping {
+        while !stopping.load(ordering: .acquiring) {
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             fds.append(pollfd(fd: wakeupRead, events: Int16(POLLIN), revents: 0))

@@ -86,3 +86,13 @@ nonisolated(unsafe) let h2Callbacks: OpaquePointer = {
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, h2OnStreamClose)
     return callbacks!
 }()
+
+/// Session options, built once. libcurl 7.88 sends RST_STREAM after nearly every finished stream; nghttp2's
+/// rapid-reset guard (CVE-2023-44487: 1000 resets, then 33/s) would cut such a client every ~1000 requests,
+/// which APNs does not do to libcurl clients. The simulator lifts the guard far out of reach.
+nonisolated(unsafe) let h2Options: OpaquePointer = {
+    var option: OpaquePointer?
+    nghttp2_option_new(&option)
+    nghttp2_option_set_stream_reset_rate_limit(option, 1 << 40, 1 << 40)
+    return option!
+}()

@@ -120,8 +120,8 @@ public final class Worker: Sendable {
 
     private func refill(_ state: inout RunState) async throws {
         let now = clock()
-        let expansion = try await store.expandDueCampaigns(now: now, pageSize: configuration.expansionPageSize, maxPages: 1)
-        _ = expansion
+        // One page per refill keeps expansion in step with sending: a huge campaign never stalls the first sends.
+        _ = try await store.expandDueCampaigns(now: now, pageSize: configuration.expansionPageSize, maxPages: 1)
         let jobs = try await store.claim(now: now, limit: configuration.claimBatch, leaseFor: configuration.lease)
         guard !jobs.isEmpty else { return }
         if state.queueHead > 0 {

@@ -10,11 +10,21 @@ public final class APNsConnection: Sendable {
     private let loop: ConnectionLoop
 
     /// Starts the event loop; the TCP/TLS connection itself opens with the first request.
-    public init(configuration: ConnectionConfiguration) throws(TransportError) {
+    public convenience init(configuration: ConnectionConfiguration) throws(TransportError) {
+        try self.init(configuration: configuration, recordingSends: false)
+    }
+
+    /// Tests: `recordingSends` keeps the time libcurl started sending each request (see `sendTimes`).
+    init(configuration: ConnectionConfiguration, recordingSends: Bool) throws(TransportError) {
         self.configuration = configuration
         loop = try ConnectionLoop(configuration: configuration)
+        if recordingSends { loop.sendLog = [] }
         loop.start()
     }
+
+    /// Tests: monotonic nanoseconds at which libcurl started sending each request (throttled connections
+    /// only); read only after `shutdown` returned.
+    var sendTimes: [UInt64] { loop.sendLog ?? [] }
 
     deinit { loop.stopNow() }
 

@@ -48,10 +48,22 @@ final class ConnectionLoop: @unchecked Sendable {
     private var stats = ConnectionStats()
     private var finishedSincePublish = 0
     private var failureStreak = 0
+    /// A stop was requested (copied from `stopDeadline` each turn): no more transport retries.
+    private var stopping = false
+    /// Throttled connections: attempts handed to libcurl that it has not started sending yet.
+    private var unsent = 0
+    /// A request libcurl starts sending later than this after admission was held back (connecting,
+    /// reconnecting after GOAWAY, waiting for a stream slot): the bucket is emptied then.
+    private static let heldThreshold: UInt64 = 1_000_000
     private var completions: [(UnsafeContinuation<TransportResult, Never>, TransportResult)] = []
+    /// Tests only: when set before `start`, the monotonic time at which libcurl started sending each
+    /// attempt (throttled connections). Written by the loop thread; read it after `stop` returned.
+    var sendLog: [UInt64]?
     /// Transfers in the multi handle; each knows its index (swap-remove keeps this O(1)).
     private var active: [Transfer] = []
     private let wakePipe: (read: Int32, write: Int32)
+    /// A timerfd for the throttle's next token (-1 where there is none).
+    private let timer: Int32
 
     init(configuration: ConnectionConfiguration) throws(TransportError) {
         try configuration.validate()
@@ -69,9 +81,15 @@ final class ConnectionLoop: @unchecked Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
         wakePipe = (fds[0], fds[1])
+        #if os(Linux)
+        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        #else
+        timer = -1
+        #endif
         multi = Self.makeMulti(configuration)
         guard multi != nil else {
             close(fds[0]); close(fds[1])
+            if timer >= 0 { close(timer) }
             throw TransportError(kind: .other, curlCode: 0, message: "curl_multi_init failed",
                                  isConnectionFatal: true, isRetryable: true)
         }
@@ -81,6 +99,7 @@ final class ConnectionLoop: @unchecked Sendable {
         if let multi { curl_multi_cleanup(multi) }  // only if the loop never ran
         close(wakePipe.read)
         close(wakePipe.write)
+        if timer >= 0 { close(timer) }
     }
 
     private static func makeMulti(_ configuration: ConnectionConfiguration) -> UnsafeMutableRawPointer? {
@@ -194,6 +213,7 @@ final class ConnectionLoop: @unchecked Sendable {
             lock.lock()
             swap(&incoming, &submissions)
             let deadline = stopDeadline
+            stopping = deadline != nil
             let reconnect = reconnectRequested
             publishLocked()
             lock.unlock()
@@ -222,9 +242,11 @@ final class ConnectionLoop: @unchecked Sendable {
 
             // 3. Sleep in curl_multi_poll until the socket, a curl timer, the throttle or a caller wakes us.
             var timeout = 1000
-            if admitting && queuedCount > 0 && inFlight < configuration.maxInFlight {
-                let wait = bucket.nextAvailable(now: Curl.monotonicNanoseconds())
-                timeout = min(timeout, Int((wait + 999_999) / 1_000_000))
+            var throttleWait: UInt64 = 0
+            // (While libcurl still holds admitted requests back, the next step is its own: no throttle wake-up.)
+            if admitting && queuedCount > 0 && inFlight < configuration.maxInFlight && (bucket.isUnlimited || unsent == 0) {
+                throttleWait = bucket.nextAvailable(now: Curl.monotonicNanoseconds())
+                timeout = min(timeout, Int((throttleWait + 999_999) / 1_000_000))
             }
             if let deadline {
                 let left = deadline > now ? Int((deadline - now + 999_999) / 1_000_000) : 0
@@ -236,9 +258,7 @@ final class ConnectionLoop: @unchecked Sendable {
             publishLocked()
             lock.unlock()
             if sleep {
-                var wake = curl_waitfd(fd: wakePipe.read, events: Int16(CURL_WAIT_POLLIN), revents: 0)
-                curl_multi_poll(multi, &wake, 1, Int32(timeout), nil)
-                if wake.revents != 0 { drainWakePipe() }
+                poll(timeoutMilliseconds: timeout, throttleWait: throttleWait)
                 lock.lock()
                 loopWaiting = false
                 wakeSent = false
@@ -246,6 +266,36 @@ final class ConnectionLoop: @unchecked Sendable {
             }
         }
         cleanUp()
+    }
+
+    /// curl_multi_poll on libcurl's sockets plus our wake pipe, and (Linux) a timerfd armed for the next
+    /// token: curl_multi_poll's timeout is whole milliseconds, which would make a throttled connection
+    /// oversleep by up to 1 ms per token (200/s became 170/s).
+    private func poll(timeoutMilliseconds timeout: Int, throttleWait: UInt64) {
+        var fds = (curl_waitfd(fd: wakePipe.read, events: Int16(CURL_WAIT_POLLIN), revents: 0),
+                   curl_waitfd(fd: timer, events: Int16(CURL_WAIT_POLLIN), revents: 0))
+        var count: UInt32 = 1
+        var timeout = timeout
+        #if os(Linux)
+        if throttleWait > 0 && timer >= 0 {
+            var spec = itimerspec()
+            spec.it_value.tv_sec = Int(throttleWait / 1_000_000_000)
+            spec.it_value.tv_nsec = Int(throttleWait % 1_000_000_000)
+            if timerfd_settime(timer, 0, &spec, nil) == 0 {
+                count = 2
+                timeout += 1  // the timerfd wakes us; the timeout is only the fallback
+            }
+        }
+        #endif
+        withUnsafeMutableBytes(of: &fds) { raw in
+            let waitfds = raw.baseAddress!.assumingMemoryBound(to: curl_waitfd.self)
+            _ = curl_multi_poll(multi, waitfds, count, Int32(timeout), nil)
+        }
+        if fds.0.revents != 0 { drainWakePipe() }
+        if count == 2 && fds.1.revents != 0 {
+            var expirations: UInt64 = 0
+            _ = read(timer, &expirations, 8)
+        }
     }
 
     private func drainWakePipe() {
@@ -256,6 +306,8 @@ final class ConnectionLoop: @unchecked Sendable {
     private var queuedCount: Int { (pending.count - pendingHead) + (retries.count - retryHead) }
 
     private func admit(now: UInt64) {
+        // Throttled: while libcurl holds requests back, hand it no more; their tokens are already spent.
+        if !bucket.isUnlimited && unsent > 0 { return }
         while inFlight < configuration.maxInFlight {
             let transfer: Transfer
             if retryHead < retries.count {
@@ -289,6 +341,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 return
             }
             transfer.attempts += 1
+            transfer.admittedAt = now
             let code = curl_multi_add_handle(multi, transfer.easy)
             guard code == CURLM_OK else {
                 let message = String(cString: curl_multi_strerror(code))
@@ -298,6 +351,8 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             transfer.activeIndex = active.count
             active.append(transfer)
+            transfer.onWire = bucket.isUnlimited
+            if !transfer.onWire { unsent += 1 }
             inFlight += 1
             stats.sent += 1
         }
@@ -325,7 +380,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 failureStreak += 1
             }
             stats.lastError = error
-            if error.isRetriedByTransport && transfer.attempts <= configuration.transportRetries && stopDeadline == nil {
+            if error.isRetriedByTransport && transfer.attempts <= configuration.transportRetries && !stopping {
                 stats.retried += 1
                 retries.append(transfer)
                 continue
@@ -335,7 +390,25 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
+    /// From libcurl's CURLOPT_PREREQFUNCTION (loop thread, inside curl_multi_perform).
+    func transferStartsSending(_ transfer: Transfer) {
+        guard !transfer.onWire else { return }
+        transfer.onWire = true
+        unsent -= 1
+        let now = Curl.monotonicNanoseconds()
+        sendLog?.append(now)
+        if now &- transfer.admittedAt > Self.heldThreshold {
+            // Its token was taken when it was admitted; spending the bucket now keeps the held-back requests
+            // plus what follows within rate + capacity in any second, as the server counts.
+            bucket.empty(now: now)
+        }
+    }
+
     private func deactivate(_ transfer: Transfer) {
+        if !transfer.onWire {
+            transfer.onWire = true
+            unsent -= 1
+        }
         let index = transfer.activeIndex
         let last = active.removeLast()
         if index < active.count {
@@ -368,7 +441,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     private func obtainTransfer() -> Transfer? {
         if let transfer = idle.popLast() { return transfer }
-        return Transfer(configuration: configuration)
+        return Transfer(configuration: configuration, owner: self)
     }
 
     private func recycle(_ transfer: Transfer) {

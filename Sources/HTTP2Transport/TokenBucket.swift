@@ -1,8 +1,15 @@
 /// The per-connection throttle: a token bucket in exact integer arithmetic, with time passed in.
 ///
-/// Tokens refill continuously at `ratePerSecond`; the bucket holds at most `capacity` tokens, with
-/// `capacity = max(1, ceil(rate × 0.01))`. A request takes one token. In any sliding one-second window
-/// at most `rate + capacity ≤ rate × 1.01 + 1` requests get a token. A rate of 0 means unthrottled.
+/// Tokens refill continuously at `ratePerSecond`; the bucket holds at most `capacity` tokens. A request
+/// takes one token, so any sliding one-second window holds at most `rate + capacity` grants. A rate of 0
+/// means unthrottled.
+///
+/// The default capacity is `max(2, ceil(rate × 0.002))`, capped at `maximumCapacity` (`max(1, ceil(rate ×
+/// 0.01))`): 3 at 1500/s. At least 2 so a wake-up that comes a little late does not lose the token that
+/// became due meanwhile; small, so `rate + capacity` stays under `rate × 1.01` with room to spare for
+/// what happens between our clock and the server's (scheduling, TCP, the server's own batching): a server
+/// measuring its own sliding window sees requests shifted by a few milliseconds. Any capacity up to
+/// `maximumCapacity` keeps the client-side bound `rate + capacity ≤ rate × 1.01 + 1`.
 public struct TokenBucket: Hashable, Sendable {
     /// Requests per second; 0 = unlimited.
     public let ratePerSecond: Int
@@ -14,14 +21,30 @@ public struct TokenBucket: Hashable, Sendable {
     private var lastRefill: UInt64
     private static let scale = 1_000_000_000
 
-    /// A full bucket at `now` (nanoseconds on any monotonic clock).
+    /// A full bucket at `now` (nanoseconds on any monotonic clock) with the default capacity.
     public init(ratePerSecond: Int, now: UInt64) {
+        self.init(ratePerSecond: ratePerSecond, capacity: Self.defaultCapacity(ratePerSecond: ratePerSecond), now: now)
+    }
+
+    /// A full bucket holding at most `capacity` tokens (at least 1).
+    public init(ratePerSecond: Int, capacity: Int, now: UInt64) {
         precondition(ratePerSecond >= 0, "rate must not be negative")
         precondition(ratePerSecond <= Self.scale, "rate above 10⁹ requests/s")
+        precondition(capacity >= 1 || ratePerSecond == 0, "capacity must be at least 1")
         self.ratePerSecond = ratePerSecond
-        capacity = ratePerSecond == 0 ? 0 : max(1, (ratePerSecond + 99) / 100)
-        units = capacity * Self.scale
+        self.capacity = ratePerSecond == 0 ? 0 : capacity
+        units = self.capacity * Self.scale
         lastRefill = now
+    }
+
+    /// `min(max(2, ceil(rate × 0.002)), maximumCapacity)`; 0 for unthrottled.
+    public static func defaultCapacity(ratePerSecond rate: Int) -> Int {
+        rate == 0 ? 0 : min(max(2, (rate + 499) / 500), maximumCapacity(ratePerSecond: rate))
+    }
+
+    /// `max(1, ceil(rate × 0.01))`: the largest capacity that keeps `rate + capacity ≤ rate × 1.01 + 1`.
+    public static func maximumCapacity(ratePerSecond rate: Int) -> Int {
+        rate == 0 ? 0 : max(1, (rate + 99) / 100)
     }
 
     /// A bucket that never refuses.
@@ -55,6 +78,14 @@ public struct TokenBucket: Hashable, Sendable {
         if isUnlimited { return Int.max }
         refill(now: now)
         return units / Self.scale
+    }
+
+    /// Spends every token at `now`: the next one comes `1/rate` later. For when grants taken earlier turned
+    /// out to be used only now (requests held back by the connection), so they must not add to a burst.
+    public mutating func empty(now: UInt64) {
+        if isUnlimited { return }
+        refill(now: now)
+        units = 0
     }
 
     private mutating func refill(now: UInt64) {

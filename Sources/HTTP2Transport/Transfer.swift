@@ -17,6 +17,11 @@ final class Transfer {
     var attempts = 0
     /// Position in the loop's list of transfers in the multi handle; -1 when not in it.
     var activeIndex = -1
+    /// When the loop handed this attempt to libcurl (monotonic ns), and whether libcurl has started
+    /// sending it (CURLOPT_PREREQFUNCTION; only set up on throttled connections).
+    var admittedAt: UInt64 = 0
+    var onWire = true
+    unowned let owner: ConnectionLoop
     var status = 0
     var apnsID: String?
     var responseBody: [UInt8] = []
@@ -39,9 +44,10 @@ final class Transfer {
         ["Accept:", "Content-Type:"].map { (name: String) in strdup(name)! }
 
     /// A new easy handle with every option that does not change between requests.
-    init?(configuration: ConnectionConfiguration) {
+    init?(configuration: ConnectionConfiguration, owner: ConnectionLoop) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
+        self.owner = owner
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         nodeCapacity = 16
@@ -74,6 +80,10 @@ final class Transfer {
         if let caFile = configuration.caFile { caFile.withCString { set(CURLOPT_CAINFO, $0) } }
         ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback) == CURLE_OK
         ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback) == CURLE_OK
+        if configuration.ratePerSecond > 0 {
+            set(CURLOPT_PREREQDATA, me)
+            ok = ok && apnsd_easy_setopt_prereq_cb(easy, CURLOPT_PREREQFUNCTION, transferPrereqCallback) == CURLE_OK
+        }
         if !ok {
             release()
             return nil
@@ -107,11 +117,14 @@ final class Transfer {
             url = .allocate(capacity: urlCapacity)
         }
         var at = 0
-        for byte in baseURL { url[at] = CChar(bitPattern: byte); at += 1 }
-        for byte in request.path.utf8 {
-            if byte <= 0x20 || byte == 0x7F { return Self.invalid("request path contains a control character or space") }
-            url[at] = CChar(bitPattern: byte); at += 1
+        baseURL.withUnsafeBytes { at = Self.append($0, to: UnsafeMutableRawPointer(url), at: 0) }
+        var path = request.path
+        let pathOK = path.withUTF8 { bytes in
+            // No control characters or spaces: libcurl would refuse or mangle them.
+            !bytes.contains { $0 <= 0x20 || $0 == 0x7F }
         }
+        if !pathOK { return Self.invalid("request path contains a control character or space") }
+        path.withUTF8 { at = Self.append(UnsafeRawBufferPointer($0), to: UnsafeMutableRawPointer(url), at: at) }
         url[at] = 0
 
         // Header list: our own curl_slist nodes over our own bytes, "name: value\0" each.
@@ -128,22 +141,27 @@ final class Transfer {
             headerCapacity = bytes * 2
             headerBytes = .allocate(capacity: headerCapacity)
         }
+        let arena = UnsafeMutableRawPointer(headerBytes)
         at = 0
         var node = 0
         for header in request.headers {
             let start = at
-            for byte in header.name.utf8 {
-                if byte <= 0x20 || byte == UInt8(ascii: ":") || byte == 0x7F { return Self.invalid("header name '\(header.name)' is not a token") }
-                headerBytes[at] = CChar(bitPattern: byte); at += 1
+            var name = header.name
+            var value = header.value
+            let nameOK = name.withUTF8 { bytes in
+                !bytes.isEmpty && !bytes.contains { $0 <= 0x20 || $0 == UInt8(ascii: ":") || $0 >= 0x7F }
             }
-            headerBytes[at] = CChar(bitPattern: UInt8(ascii: ":")); at += 1
-            headerBytes[at] = CChar(bitPattern: UInt8(ascii: " ")); at += 1
-            for byte in header.value.utf8 {
-                // The value is never printed: it may be the bearer token.
-                if byte == 0 || byte == 0x0A || byte == 0x0D { return Self.invalid("value of header '\(header.name)' contains CR, LF or NUL") }
-                headerBytes[at] = CChar(bitPattern: byte); at += 1
-            }
-            headerBytes[at] = 0; at += 1
+            if !nameOK { return Self.invalid("header name '\(header.name)' is not a token") }
+            // The value is never printed: it may be the bearer token.
+            let valueOK = value.withUTF8 { bytes in !bytes.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D } }
+            if !valueOK { return Self.invalid("value of header '\(header.name)' contains CR, LF or NUL") }
+            name.withUTF8 { at = Self.append(UnsafeRawBufferPointer($0), to: arena, at: at) }
+            arena.storeBytes(of: UInt8(ascii: ":"), toByteOffset: at, as: UInt8.self)
+            arena.storeBytes(of: UInt8(ascii: " "), toByteOffset: at + 1, as: UInt8.self)
+            at += 2
+            value.withUTF8 { at = Self.append(UnsafeRawBufferPointer($0), to: arena, at: at) }
+            arena.storeBytes(of: 0, toByteOffset: at, as: UInt8.self)
+            at += 1
             nodes[node] = curl_slist(data: headerBytes + start, next: nil)
             node += 1
         }
@@ -201,6 +219,14 @@ final class Transfer {
         return Unmanaged<Transfer>.fromOpaque(pointer!).takeUnretainedValue()
     }
 
+    /// Copies `bytes` to `destination + offset`; returns the offset after them.
+    private static func append(_ bytes: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer, at offset: Int) -> Int {
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            (destination + offset).copyMemory(from: base, byteCount: bytes.count)
+        }
+        return offset + bytes.count
+    }
+
     private static func invalid(_ message: String) -> TransportError {
         TransportError(kind: .invalidRequest, curlCode: 0, message: message, isConnectionFatal: false, isRetryable: false)
     }
@@ -217,6 +243,17 @@ private let transferWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?,
         transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: data, count: min(room, length)))
     }
     return length
+}
+
+/// CURLOPT_PREREQFUNCTION: the request is about to go on the wire (connection up, stream slot free).
+private let transferPrereqCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?,
+                                                    UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
+    user, _, _, _, _ in
+    if let user {
+        let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
+        transfer.owner.transferStartsSending(transfer)
+    }
+    return Int32(CURL_PREREQFUNC_OK)
 }
 
 /// CURLOPT_HEADERFUNCTION: picks `apns-id` out of the response headers; everything else is ignored.

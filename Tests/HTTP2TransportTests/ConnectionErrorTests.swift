@@ -1,0 +1,91 @@
+import APNs
+import APNsMock
+import Foundation
+import HTTP2Transport
+import Testing
+
+extension TransportIO {
+    /// Failures before any HTTP exchange: refused connections, TLS verification, bad configuration and input.
+    @Suite struct ConnectionErrorTests {
+        @Test func aDeadPortIsConnectionRefusedAndConnectionFatal() async throws {
+            let directory = try TempDirectory()
+            defer { directory.remove() }
+            let pki = try TestPKI(in: directory)
+            let port = Ports.free()
+            let connection = try APNsConnection(configuration: ConnectionConfiguration(
+                baseURL: "https://127.0.0.1:\(port)", caFile: pki.caFile, connectTimeout: .seconds(2)))
+            let result = await connection.send(APNsRequest(path: "/3/device/abcd", headers: [], body: Array("{}".utf8)))
+            await connection.shutdown(timeout: .seconds(2))
+            let error = try #require(result.error, "\(result)")
+            #expect(error.curlCode == 7)
+            #expect(error.kind == .connect)
+            #expect(error.isConnectionFatal)
+            #expect(error.isRetryable)
+            #expect(error.detail.contains("\(port)"), "\(error.detail)")
+            #expect(connection.stats.connectionErrors == 1)
+            #expect(connection.stats.retried == 0, "refused connections go back to the caller at once")
+        }
+
+        @Test func aServerCertificateFromAnotherCAIsRefused() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            let other = try TestPKI(in: mock.directory, name: "other")
+            var configuration = mock.connectionConfiguration()
+            configuration.caFile = other.caFile
+            let connection = try APNsConnection(configuration: configuration)
+            let result = await connection.send(try mock.request())
+            await connection.shutdown(timeout: .seconds(2))
+            let error = try #require(result.error, "must never be silently accepted: \(result)")
+            #expect(error.curlCode == 60)  // CURLE_PEER_FAILED_VERIFICATION
+            #expect(error.kind == .tlsVerification)
+            #expect(!error.isRetryable)
+            #expect(mock.server.stats().totals.requests == 0)
+        }
+
+        @Test func withoutTheCAFileTheSystemStoreDoesNotTrustTheThrowawayCA() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            var configuration = mock.connectionConfiguration()
+            configuration.caFile = nil
+            let connection = try APNsConnection(configuration: configuration)
+            let result = await connection.send(try mock.request())
+            await connection.shutdown(timeout: .seconds(2))
+            #expect(result.error?.curlCode == 60, "\(result)")
+        }
+
+        @Test func aMissingCAFileIsAConfigurationError() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            var configuration = mock.connectionConfiguration()
+            configuration.caFile = mock.directory.file("does-not-exist.pem")
+            let connection = try APNsConnection(configuration: configuration)
+            let result = await connection.send(try mock.request())
+            await connection.shutdown(timeout: .seconds(2))
+            let error = try #require(result.error)
+            #expect(error.kind == .tlsVerification, "\(error)")  // CURLE_SSL_CACERT_BADFILE (77)
+            #expect(!error.isRetryable)
+        }
+
+        @Test(arguments: ["http://127.0.0.1:2197", "127.0.0.1:2197", "https://", "https://api.push.apple.com/"])
+        func onlyHTTPSBaseURLsAreAccepted(url: String) throws {
+            #expect(throws: TransportError.self) { try APNsConnection(configuration: ConnectionConfiguration(baseURL: url)) }
+        }
+
+        @Test func headerValuesWithLineBreaksAreRefusedWithoutSending() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            let connection = try APNsConnection(configuration: mock.connectionConfiguration())
+            var request = try mock.request()
+            request.headers.append(("apns-collapse-id", "a\r\nx-injected: 1"))
+            let refused = await connection.send(request)
+            let fine = await connection.send(try mock.request())
+            await connection.shutdown(timeout: .seconds(2))
+            let error = try #require(refused.error)
+            #expect(error.kind == .invalidRequest)
+            #expect(!error.isRetryable)
+            #expect(!error.description.contains("x-injected"), "header values are never printed")
+            #expect(fine.status == 200)
+            #expect(mock.server.stats().totals.requests == 1)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import APNs
+import APNsMock
+import Foundation
+import HTTP2Transport
+import Testing
+
+extension TransportIO {
+    @Suite struct ShutdownTests {
+        @Test func shutdownDrainsWhatIsInFlight() async throws {
+            let slow = String(repeating: "5b", count: 32)
+            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 300)]))
+            defer { mock.stop() }
+            let connection = try APNsConnection(configuration: mock.connectionConfiguration())
+            let request = try mock.request(device: slow)
+            async let results = sendMany(50, request, via: connection.send)
+            try await waitUntil { connection.stats.inFlight == 50 }
+            await connection.shutdown(timeout: .seconds(5))
+            let all = await results
+            #expect(all.statuses == [200: 50], "\(all.failures)")
+        }
+
+        @Test func atTheDeadlineWhatIsLeftFailsWithShutdown() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            let connection = try APNsConnection(configuration: mock.connectionConfiguration(rate: 10))
+            let request = try mock.request()
+            async let results = sendMany(50, request, via: connection.send)
+            try await waitUntil { connection.stats.submitted == 50 }
+            try await Task.sleep(for: .milliseconds(200))
+            let start = ContinuousClock.now
+            await connection.shutdown(timeout: .milliseconds(300))
+            #expect(ContinuousClock.now - start < .seconds(2))
+            let all = await results
+            let shutdownFailures = all.failures.filter { $0.kind == .shutdown }
+            #expect(all.count == 50)
+            #expect((all.statuses[200] ?? 0) >= 1 && (all.statuses[200] ?? 0) <= 10, "\(all.statuses)")
+            #expect(shutdownFailures.count == 50 - (all.statuses[200] ?? 0))
+            #expect(shutdownFailures.allSatisfy { $0.isRetryable })
+        }
+
+        @Test func sendingAfterShutdownFailsAtOnce() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            let connection = try APNsConnection(configuration: mock.connectionConfiguration())
+            await connection.shutdown(timeout: .seconds(1))
+            let result = await connection.send(try mock.request())
+            #expect(result.error?.kind == .shutdown)
+            await connection.shutdown(timeout: .seconds(1))  // twice is fine
+        }
+
+        @Test func droppingAConnectionWithoutShutdownFailsItsQueue() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            var connection: APNsConnection? = try APNsConnection(configuration: mock.connectionConfiguration())
+            let first = await connection!.send(try mock.request())
+            #expect(first.status == 200)
+            connection = nil  // deinit stops the loop thread; nothing to assert beyond not hanging or crashing
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+/// Polls `condition` every 10 ms for up to 10 s.
+func waitUntil(_ condition: () -> Bool) async throws {
+    for _ in 0..<1_000 {
+        if condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("condition not met within 10 s")
+}
