@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "APNs"),
         .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL"]),
         .target(name: "HTTP2Transport", dependencies: ["APNs", "CCurl"]),
-        .target(name: "Store", dependencies: ["APNs", "CSQLite"]),
+        .target(name: "Store", dependencies: ["APNs", "CSQLite"], exclude: ["SCHEMA.md"]),
         .target(name: "Logging"),
         .target(name: "Dispatcher", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Logging"]),
         .target(name: "APNsMock", dependencies: ["APNs", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),

@@ -28,7 +28,8 @@ public struct PagedSequence<Element: Sendable>: AsyncSequence, Sendable {
             self.sequence = sequence
         }
 
-        public mutating func next() async throws -> Element? {
+        /// Runs on the caller's isolation (no executor hop per element; one hop to the store per page).
+        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> Element? {
             if index == page.count {
                 guard !exhausted else { return nil }
                 page = try await sequence.fetch(after, sequence.pageSize)
@@ -39,6 +40,10 @@ public struct PagedSequence<Element: Sendable>: AsyncSequence, Sendable {
             }
             defer { index += 1 }
             return page[index]
+        }
+
+        public mutating func next() async throws -> Element? {
+            try await next(isolation: nil)
         }
     }
 }

@@ -104,7 +104,6 @@ extension Store {
         sql += " ORDER BY id DESC LIMIT ?4"
         return try read { db in
             let statement = try db.cached(sql)
-            statement.reset()
             try statement.bind(before?.rawValue ?? Int64.max)
             if let kind { try statement.bindAt(2, kind.rawValue) }
             if let status { try statement.bindAt(3, status.rawValue) }

@@ -14,14 +14,12 @@ extension Store {
         let nowMS = now.storeMilliseconds
         let leaseEnd = nowMS + Self.milliseconds(lease)
         return try write { db in
-            let select = try db.cached("""
-                SELECT d.id, d.campaign_id, d.token, d.environment, d.attempts,
-                       d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at
-                FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
-                WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
-                ORDER BY d.next_attempt_at, d.id LIMIT ?3
+            let select = try db.cached(Self.claimQuery)
+            // One statement leases a whole batch: the ids go in as a JSON array.
+            let leaseRows = try db.cached("""
+                UPDATE deliveries SET next_attempt_at = ?1, leased_until = ?1
+                WHERE id IN (SELECT value FROM json_each(?2))
                 """)
-            let leaseRow = try db.cached("UPDATE deliveries SET next_attempt_at = ?2, leased_until = ?2 WHERE id = ?1")
             let skipRow = try db.cached("""
                 UPDATE deliveries SET status = 'cancelled', reason = 'DeviceInactive', leased_until = NULL, updated_at = ?2
                 WHERE id = ?1
@@ -41,16 +39,19 @@ extension Store {
                                                registeredAt: select.optionalInt64(6)))
                     }
                     select.reset()
+                    var leased = "["
                     for row in rows {
                         if row.deviceInactive {
                             try skipRow.bind(row.id, nowMS).run()
                             skippedPerCampaign[row.campaign, default: 0] += 1
                             continue
                         }
-                        try leaseRow.bind(row.id, leaseEnd).run()
+                        if leased.utf8.count > 1 { leased += "," }
+                        leased += String(row.id)
                         claimedCampaigns.insert(row.campaign)
                         jobs.append(try job(db, row, leasedUntil: leaseEnd))
                     }
+                    if leased.utf8.count > 1 { try leaseRows.bind(leaseEnd, leased + "]").run() }
                     if rows.count < wanted { break }
                 }
             }
@@ -66,6 +67,8 @@ extension Store {
                 WHERE id = ?1 AND status = 'scheduled'
                 """)
             for campaign in claimedCampaigns { try start.bind(campaign, nowMS).run() }
+            if claimed.count > 500_000 { claimed.removeAll() }  // results that never came (a caller that gave up)
+            for job in jobs { claimed[job.id.rawValue] = ClaimedDelivery(campaign: job.campaignID.rawValue, token: job.token.hex) }
             return jobs
         }
     }
@@ -101,6 +104,16 @@ extension Store {
     }
 
     // MARK: - Internals
+
+    /// Due deliveries of one priority class (?1), due at ?2, at most ?3; with whether the registered device has
+    /// become inactive (or was deleted) and its registration time.
+    static let claimQuery = """
+        SELECT d.id, d.campaign_id, d.token, d.environment, d.attempts,
+               d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at
+        FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
+        WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
+        ORDER BY d.next_attempt_at, d.id LIMIT ?3
+        """
 
     private struct ClaimedRow {
         var id: Int64

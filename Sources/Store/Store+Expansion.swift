@@ -61,12 +61,7 @@ extension Store {
         let lastDelivery = try db.cached("SELECT COALESCE(MAX(id), 0) FROM deliveries").scalarInt64() ?? 0
         let bounds: Statement
         if audience == .all {
-            bounds = try db.cached("""
-                SELECT MAX(id), COUNT(*) FROM (
-                    SELECT id FROM devices
-                    WHERE topic = ?1 AND active = 1 AND (?2 IS NULL OR environment = ?2) AND id > ?3
-                    ORDER BY id LIMIT ?4)
-                """).bind(topic, environment, cursor, pageSize)
+            bounds = try db.cached(allPageBounds).bind(topic, environment, cursor, pageSize)
         } else {
             bounds = try db.cached("""
                 SELECT MAX(seq), COUNT(*) FROM (
@@ -81,16 +76,10 @@ extension Store {
         var inserted = 0
         var cancelled = 0
         if let upper {
-            let insert = try db.cached(insertSQL(audience))
-            switch audience {
-            case .all:
-                try insert.bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environment, cursor, upper).run()
-            case .users:
-                try insert.bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environment, cursor, upper).run()
-            case .tokens:
-                try insert.bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic,
-                                environment ?? Environment.production.rawValue, cursor, upper).run()
-            }
+            // For tokens, ?6 is the environment of unregistered tokens (production unless given); otherwise a filter.
+            let environmentParameter = audience == .tokens ? environment ?? Environment.production.rawValue : environment
+            try db.cached(insertSQL(audience))
+                .bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environmentParameter, cursor, upper).run()
             inserted = db.changes
             if audience == .tokens {
                 cancelled = Int(try db.cached("SELECT COUNT(*) FROM deliveries WHERE id > ? AND +status = 'cancelled'")
@@ -113,10 +102,19 @@ extension Store {
         return (inserted, finished)
     }
 
+    /// The last device id and the number of devices of the next page of an `.all` audience: ?1 topic,
+    /// ?2 environment or NULL, ?3 cursor (exclusive), ?4 page size.
+    static let allPageBounds = """
+        SELECT MAX(id), COUNT(*) FROM (
+            SELECT id FROM devices
+            WHERE topic = ?1 AND active = 1 AND (?2 IS NULL OR environment = ?2) AND id > ?3
+            ORDER BY id LIMIT ?4)
+        """
+
     /// The INSERT … SELECT of one page. Parameters: ?1 campaign, ?2 priority class, ?3 next_attempt_at (the
     /// scheduled time), ?4 now, ?5 topic, ?6 environment (filter; for tokens: the one for unregistered tokens),
     /// ?7 cursor (exclusive), ?8 upper bound (inclusive).
-    private static func insertSQL(_ audience: AudienceKind) -> String {
+    static func insertSQL(_ audience: AudienceKind) -> String {
         let columns = """
             INSERT OR IGNORE INTO deliveries (campaign_id, device_id, token, environment, priority_class, status,
                 reason, next_attempt_at, created_at, updated_at)

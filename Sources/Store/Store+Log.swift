@@ -5,19 +5,7 @@ extension Store {
     /// One page of the delivery log, in id order: rows with an id greater than `after` that match `filter`.
     /// Page with the last entry's `id` until a page comes back shorter than `limit`.
     public func log(_ filter: LogFilter = LogFilter(), after: DeliveryID? = nil, limit: Int = 1000) throws(StoreError) -> [LogEntry] {
-        // Index choice, most selective first: token, then campaign, then status. A unary `+` keeps SQLite from
-        // using the index of a less selective term.
-        var sql = """
-            SELECT id, campaign_id, token, environment, status, http_status, reason, apns_id, attempts,
-                   next_attempt_at, created_at, updated_at
-            FROM deliveries WHERE id > ?1
-            """
-        if filter.token != nil { sql += " AND token = ?2" }
-        if filter.campaign != nil { sql += filter.token == nil ? " AND campaign_id = ?3" : " AND +campaign_id = ?3" }
-        if filter.status != nil {
-            sql += filter.token == nil && filter.campaign == nil ? " AND status = ?4" : " AND +status = ?4"
-        }
-        sql += " ORDER BY id LIMIT ?5"
+        let sql = Self.logQuery(filter)
         return try read { db in
             let statement = try db.cached(sql)
             try statement.bind(after?.rawValue ?? 0)
@@ -41,6 +29,35 @@ extension Store {
             return entries
         }
     }
+
+    /// The SELECT for `filter`: parameters ?1 after, ?2 token, ?3 campaign, ?4 status, ?5 limit.
+    static func logQuery(_ filter: LogFilter) -> String {
+        // Index choice, most selective first: token (deliveries_by_device through the registry, or
+        // deliveries_by_unregistered_token), then campaign, then a problem status (deliveries_problems, whose
+        // WHERE terms are repeated so that SQLite may use it; the index's condition avoids IN (…), which would
+        // cost an ephemeral table on every status change). A unary `+` keeps SQLite off a less selective index.
+        var sql = """
+            SELECT id, campaign_id, token, environment, status, http_status, reason, apns_id, attempts,
+                   next_attempt_at, created_at, updated_at
+            FROM deliveries WHERE id > ?1
+            """
+        if filter.token != nil {
+            sql += " AND (device_id IN (SELECT id FROM devices WHERE token = ?2) OR (device_id IS NULL AND token = ?2))"
+        }
+        if filter.campaign != nil { sql += filter.token == nil ? " AND campaign_id = ?3" : " AND +campaign_id = ?3" }
+        if let status = filter.status {
+            if filter.token == nil && filter.campaign == nil && Self.problemStatuses.contains(status) {
+                sql += " AND status = ?4 AND status <> 'pending' AND status <> 'accepted'"
+            } else {
+                sql += " AND +status = ?4"
+            }
+        }
+        sql += " ORDER BY id LIMIT ?5"
+        return sql
+    }
+
+    /// The statuses in the partial index `deliveries_problems`.
+    static let problemStatuses: Set<DeliveryStatus> = [.rejected, .unregistered, .failed, .cancelled]
 
     /// The whole log matching `filter`, fetched page by page as the sequence is iterated.
     public nonisolated func logEntries(_ filter: LogFilter = LogFilter(), pageSize: Int = 1000) -> PagedSequence<LogEntry> {

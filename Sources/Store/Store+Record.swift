@@ -17,55 +17,74 @@ extension Store {
         let nowMS = now.storeMilliseconds
         return try write { db in
             let lookup = try db.cached("SELECT status, campaign_id, token FROM deliveries WHERE id = ?")
+            // Both updates name the status they expect (?8), so that a row claimed by this store is written
+            // without being read first: if it is no longer pending, nothing changes and the slow path decides.
             let retry = try db.cached("""
                 UPDATE deliveries SET next_attempt_at = ?2, leased_until = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
-                WHERE id = ?1
+                WHERE id = ?1 AND status = ?8
                 """)
             let finish = try db.cached("""
                 UPDATE deliveries SET status = ?2, leased_until = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
-                WHERE id = ?1
+                WHERE id = ?1 AND status = ?8
                 """)
             let deactivate = try db.cached("""
                 UPDATE devices SET active = 0, deactivated_at = ?3, reason = ?4
                 WHERE token = ?1 AND topic = (SELECT topic FROM campaigns WHERE id = ?2) AND active = 1
                   AND (?5 IS NULL OR registered_at < ?5)
                 """)
+            /// Writes `result` over a row whose status is `old`; false when the row was not in that status.
+            func apply(_ result: DeliveryResult, over old: DeliveryStatus) throws -> Bool {
+                let attempts = result.countsAsAttempt ? 1 : 0
+                let reason = result.reason?.rawValue
+                switch result.disposition {
+                case .retry(let date):
+                    try retry.bind(result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
+                                   reason, result.apnsID, nowMS, old.rawValue).run()
+                case let disposition:
+                    try finish.bind(result.deliveryID.rawValue, disposition.status.rawValue, attempts, result.httpStatus,
+                                    reason, result.apnsID, nowMS, old.rawValue).run()
+                }
+                return db.changes > 0
+            }
+
             var report = RecordReport()
             var deltas: [Int64: CampaignCounters] = [:]
             for result in results {
-                try lookup.bind(result.deliveryID.rawValue)
-                guard try lookup.step() else {
+                let id = result.deliveryID.rawValue
+                var row = claimed.removeValue(forKey: id)
+                var old = DeliveryStatus.pending
+                let appliedAsClaimed = try row != nil && apply(result, over: .pending)
+                if !appliedAsClaimed {
+                    // Not claimed here, or no longer pending: read the row and decide.
+                    try lookup.bind(id)
+                    guard try lookup.step() else {
+                        lookup.reset()
+                        report.ignored += 1
+                        continue
+                    }
+                    old = try Decode.deliveryStatus(lookup.string(0))
+                    row = ClaimedDelivery(campaign: lookup.int64(1), token: lookup.string(2))
                     lookup.reset()
-                    report.ignored += 1
-                    continue
+                    switch (old, result.disposition) {
+                    case (.pending, _), (.cancelled, .accepted), (.cancelled, .rejected), (.cancelled, .unregistered),
+                         (.cancelled, .failed):
+                        guard try apply(result, over: old) else { throw StoreError.corruptValue("delivery \(id) changed while recording") }
+                    default:
+                        report.ignored += 1
+                        continue
+                    }
                 }
-                let old = try Decode.deliveryStatus(lookup.string(0))
-                let campaign = lookup.int64(1)
-                let token = lookup.string(2)
-                lookup.reset()
-
-                let attempts = result.countsAsAttempt ? 1 : 0
-                let reason = result.reason?.rawValue
-                switch (old, result.disposition) {
-                case (.pending, .retry(let date)):
-                    try retry.bind(result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
-                                   reason, result.apnsID, nowMS).run()
-                case (.pending, _), (.cancelled, .accepted), (.cancelled, .rejected), (.cancelled, .unregistered),
-                     (.cancelled, .failed):
-                    let new = result.disposition.status
-                    try finish.bind(result.deliveryID.rawValue, new.rawValue, attempts, result.httpStatus, reason,
-                                    result.apnsID, nowMS).run()
-                    deltas[campaign, default: CampaignCounters()][old] -= 1
-                    deltas[campaign, default: CampaignCounters()][new] += 1
-                default:
-                    report.ignored += 1
-                    continue
+                guard let row else { continue }
+                let new = result.disposition.status
+                if new != old {
+                    deltas[row.campaign, default: CampaignCounters()][old] -= 1
+                    deltas[row.campaign, default: CampaignCounters()][new] += 1
                 }
                 report.applied += 1
                 if let deactivation = result.deactivation {
-                    try deactivate.bind(token, campaign, nowMS, deactivation.reason.rawValue,
+                    try deactivate.bind(row.token, row.campaign, nowMS, deactivation.reason.rawValue,
                                         deactivation.unregisteredAt).run()
                     report.devicesDeactivated += db.changes
                 }

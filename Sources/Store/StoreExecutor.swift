@@ -10,8 +10,10 @@ final class StoreExecutor: SerialExecutor, @unchecked Sendable {
     private var threadID: pthread_t?
 
     init(name: String) {
-        let thread = Thread { [self] in self.runLoop() }
-        thread.name = name
+        let thread = Thread { [self] in
+            Thread.current.name = name  // best effort: shown by Foundation and some debuggers
+            self.runLoop()
+        }
         thread.start()
     }
 
@@ -28,11 +30,15 @@ final class StoreExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     func checkIsolated() {
+        precondition(isCurrentThread, "not on the Store's executor thread")
+    }
+
+    /// Whether the calling code runs on this executor's thread.
+    var isCurrentThread: Bool {
         condition.lock()
         let owner = threadID
         condition.unlock()
-        precondition(owner.map { pthread_equal($0, pthread_self()) != 0 } ?? false,
-                     "not on the Store's executor thread")
+        return owner.map { pthread_equal($0, pthread_self()) != 0 } ?? false
     }
 
     /// Lets the thread finish the jobs it has and exit. Called when the owning actor goes away.

@@ -13,8 +13,9 @@ final class Connection {
         var create = true
         /// How long a write waits for another process's write lock before failing with SQLITE_BUSY.
         var busyTimeoutMilliseconds: Int32 = 5000
-        /// Page cache size in KiB (SQLite's default is 2000 KiB, too small for big token indexes).
-        var cacheSizeKiB = 32 * 1024
+        /// Page cache size in KiB, an upper bound (SQLite's default, 2000 KiB, is too small for the random-keyed
+        /// token index of a million devices: imports would re-read and re-write its pages all the time).
+        var cacheSizeKiB = 64 * 1024
     }
 
     /// Opens (or creates) the database at `path` and applies the connection PRAGMAs:
@@ -96,13 +97,6 @@ final class Connection {
             throw error
         }
         return result
-    }
-
-    /// Runs `body` in a read transaction (`BEGIN DEFERRED`), so that several SELECTs see one snapshot.
-    func read<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN DEFERRED")
-        defer { try? execute("COMMIT") }
-        return try body()
     }
 
     /// The rowid of the last successful INSERT on this connection.

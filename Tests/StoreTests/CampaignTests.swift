@@ -1,0 +1,113 @@
+import APNs
+import Foundation
+import Testing
+@testable import Store
+
+@Suite struct CampaignTests {
+    @Test func cancelStopsPendingWorkAndInFlightResultsStillCount() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<10)
+        let id = try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+        let inFlight = try await store.claim(now: at(1), limit: 3, leaseFor: .seconds(30))
+
+        let cancelled = try await store.cancelCampaign(id, now: at(2))
+        #expect(cancelled.status == .cancelled)
+        #expect(cancelled.finishedAt == at(2))
+        #expect(cancelled.counters == CampaignCounters(total: 10, cancelled: 10))
+        #expect(try await store.claim(now: at(100), limit: 10, leaseFor: .seconds(30)).isEmpty)
+        #expect(try await store.allLog(LogFilter(campaign: id)).allSatisfy { $0.reason?.rawValue == "CampaignCancelled" })
+
+        // The request that was in flight reached APNs: the log and counters say so.
+        try await store.record([.accepted(inFlight[0].id, apnsID: nil),
+                                .retry(inFlight[1].id, at: at(10))], now: at(3))
+        let after = try await store.campaign(id)
+        #expect(after.counters == CampaignCounters(total: 10, accepted: 1, cancelled: 9))
+        #expect(after.status == .cancelled)
+
+        // Cancelling again changes nothing.
+        #expect(try await store.cancelCampaign(id, now: at(4)).counters == after.counters)
+    }
+
+    @Test func cancellingBeforeExpansionStopsTheExpansion() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<30)
+        let id = try await store.createCampaign(bulk(.all()), now: t0)
+        _ = try await store.expandDueCampaigns(now: t0, pageSize: 10, maxPages: 1)
+        try await store.cancelCampaign(id, now: at(1))
+        let report = try await store.expandDueCampaigns(now: at(2), pageSize: 10, maxPages: 10)
+        #expect(report.pages == 0)
+        #expect(try await store.campaign(id).counters == CampaignCounters(total: 10, cancelled: 10))
+    }
+
+    @Test func unknownCampaignIsAnErrorThatNamesTheID() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        await #expect(throws: StoreError.unknownCampaign(CampaignID(42))) {
+            try await store.cancelCampaign(CampaignID(42), now: t0)
+        }
+        let error = await #expect(throws: StoreError.self) { try await store.campaign(CampaignID(42)) }
+        #expect(error?.description == "no campaign with id 42")
+    }
+
+    @Test func campaignKeepsItsSendingParameters() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
+        let spec = CampaignSpec(kind: .bulk, audience: .tokens([token(1)], environment: .development),
+                                payload: try Payload(json: #"{"aps":{"content-available":1}}"#, pushType: .background),
+                                topic: topic, pushType: .background, expiration: try Expiration(secondsSince1970: 1_800_000_000),
+                                collapseID: try CollapseID("news"), scheduledAt: at(5))
+        let id = try await store.createCampaign(spec, now: t0)
+        let campaign = try await store.campaign(id)
+        #expect(campaign.kind == .bulk)
+        #expect(campaign.status == .scheduled)
+        #expect(campaign.pushType == .background)
+        #expect(campaign.priority == .conservePower)  // the push type's default
+        #expect(campaign.expiration?.secondsSince1970 == 1_800_000_000)
+        #expect(campaign.collapseID?.value == "news")
+        #expect(campaign.payload == spec.payload.bytes)
+        #expect(campaign.scheduledAt == at(5))
+        #expect(campaign.createdAt == t0)
+        #expect(campaign.audience == AudienceSummary(kind: .tokens, environment: .development, size: 1))
+
+        try await store.expandAll(now: at(5))
+        let job = try #require(try await store.claim(now: at(5), limit: 1, leaseFor: .seconds(30)).first)
+        #expect(job.pushType == .background)
+        #expect(job.priority == .conservePower)
+        #expect(job.collapseID?.value == "news")
+        #expect(job.expiration?.secondsSince1970 == 1_800_000_000)
+    }
+
+    @Test func invalidSpecIsRefused() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        var spec = bulk(.all())
+        spec.pushType = .background
+        spec.priority = .immediate
+        await #expect(throws: StoreError.invalidCampaign(APNsError.priorityNotAllowed(.immediate, .background).description)) {
+            try await store.createCampaign(spec, now: t0)
+        }
+        #expect(try await store.campaigns().isEmpty)
+    }
+
+    @Test func campaignsAreListedNewestFirstWithFilters() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let a = try await store.createCampaign(bulk(.all()), now: t0)
+        let b = try await store.enqueueSingle(single(token(1)), now: t0)
+        let c = try await store.createCampaign(bulk(.all(), at: at(100)), now: t0)
+        #expect(try await store.campaigns().map(\.id) == [c, b, a])
+        #expect(try await store.campaigns(kind: .bulk).map(\.id) == [c, a])
+        #expect(try await store.campaigns(status: .running).map(\.id) == [b])
+        #expect(try await store.campaigns(before: c, limit: 1).map(\.id) == [b])
+    }
+}

@@ -1,0 +1,142 @@
+import APNs
+import Foundation
+import Testing
+@testable import Store
+
+@Suite struct ClaimTests {
+    @Test func singleSendsAreClaimedBeforeBulkWork() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<50)
+        let campaign = try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+        // The single send is created later than the bulk rows became due, and still goes first.
+        let send = try await store.enqueueSingle(single(token(7)), now: at(5))
+        let jobs = try await store.claim(now: at(6), limit: 10, leaseFor: .seconds(30))
+        #expect(jobs.count == 10)
+        #expect(jobs[0].campaignID == send)
+        #expect(jobs[0].kind == .single)
+        #expect(jobs[0].token == token(7))
+        #expect(jobs[1...].allSatisfy { $0.campaignID == campaign && $0.kind == .bulk })
+        #expect(jobs[1...].map(\.id) == jobs[1...].map(\.id).sorted())
+        #expect(jobs[0].payload == payload("single").bytes)
+        #expect(jobs[1].payload == payload().bytes)
+        #expect(jobs[1].topic == topic)
+        #expect(jobs[1].priority == .immediate)
+        #expect(jobs[1].deviceRegisteredAt == t0)
+        #expect(jobs[1].leasedUntil == at(36))
+        #expect(try await store.campaign(send).status == .running)
+    }
+
+    @Test func leasedDeliveriesAreNotClaimedAgainUntilTheLeaseExpires() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<8)
+        try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+
+        let first = try await store.claim(now: at(1), limit: 5, leaseFor: .seconds(30))
+        #expect(first.count == 5)
+        let second = try await store.claim(now: at(2), limit: 5, leaseFor: .seconds(30))
+        #expect(second.count == 3)
+        #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
+        #expect(try await store.claim(now: at(30), limit: 10, leaseFor: .seconds(30)).isEmpty)
+        #expect(try await store.nextDueDate() == at(31))
+
+        let expired = try await store.claim(now: at(31), limit: 10, leaseFor: .seconds(30))
+        #expect(Set(expired.map(\.id)) == Set(first.map(\.id)))
+        #expect(expired.allSatisfy { $0.attempts == 0 })
+    }
+
+    @Test func restartedWorkerResumesAfterReleasingLeases() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<6)
+        try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+        let inFlight = try await store.claim(now: at(1), limit: 4, leaseFor: .seconds(300))
+        try await store.record([.accepted(inFlight[0].id, apnsID: nil)], now: at(2))
+        await store.close()  // the worker dies with three requests in flight
+
+        store = try await Store.open(at: folder.databasePath)
+        #expect(try await store.releaseLeases(now: at(3)) == 3)
+        let resumed = try await store.claim(now: at(3), limit: 10, leaseFor: .seconds(30))
+        #expect(resumed.count == 5)
+        #expect(Set(inFlight[1...].map(\.id)).isSubset(of: resumed.map(\.id)))
+        #expect(!resumed.map(\.id).contains(inFlight[0].id))
+    }
+
+    @Test func deviceDeactivatedAfterExpansionIsSkipped() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<3)
+        let id = try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+        try await store.execute("UPDATE devices SET active = 0 WHERE token = '\(token(1).hex)'")
+
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30))
+        #expect(Set(jobs.map(\.token)) == [token(0), token(2)])
+        let skipped = try #require(try await store.allLog(LogFilter(token: token(1))).first)
+        #expect(skipped.status == .cancelled)
+        #expect(skipped.reason?.rawValue == "DeviceInactive")
+        #expect(try await store.campaign(id).counters == CampaignCounters(total: 3, pending: 2, cancelled: 1))
+    }
+
+    @Test func unregisteredTokenIsSentInTheGivenEnvironmentWithoutRegisteringIt() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.enqueueSingle(single(token(1), environment: .development), now: t0)
+        try await store.enqueueSingle(single(token(2)), now: t0)
+        let jobs = try await store.claim(now: t0, limit: 10, leaseFor: .seconds(30))
+        #expect(jobs.map(\.token) == [token(1), token(2)])
+        #expect(jobs.map(\.environment) == [.development, .production])
+        #expect(jobs.allSatisfy { $0.deviceRegisteredAt == nil })
+        #expect(try await store.deviceCount() == 0)
+    }
+
+    @Test func singleSendToAnInactiveDeviceIsLoggedAsCancelledAndCompletes() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<1)
+        try await store.execute("UPDATE devices SET active = 0, deactivated_at = 0, reason = 'Unregistered'")
+        let id = try await store.enqueueSingle(single(token(0)), now: t0)
+        let campaign = try await store.campaign(id)
+        #expect(campaign.status == .completed)
+        #expect(campaign.counters == CampaignCounters(total: 1, cancelled: 1))
+        #expect(try await store.log(LogFilter(campaign: id)).first?.reason?.rawValue == "DeviceInactive")
+        #expect(try await store.claim(now: t0, limit: 10, leaseFor: .seconds(30)).isEmpty)
+    }
+
+    @Test func singleSendToAUserGoesToTheirActiveDevices() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<6, user: { $0 < 3 ? "alice" : "bob" })
+        try await store.execute("UPDATE devices SET active = 0 WHERE token = '\(token(2).hex)'")
+        var spec = bulk(.users(["alice"]))
+        spec.kind = .single
+        let id = try await store.enqueueSingle(spec, now: t0)
+        #expect(try await store.campaign(id).counters.total == 2)
+        let jobs = try await store.claim(now: t0, limit: 10, leaseFor: .seconds(30))
+        #expect(Set(jobs.map(\.token)) == [token(0), token(1)])
+    }
+
+    @Test func singleSendCannotTargetEveryone() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        var spec = bulk(.all())
+        spec.kind = .single
+        let error = await #expect(throws: StoreError.self) { try await store.enqueueSingle(spec, now: t0) }
+        guard case .invalidCampaign = error else {
+            Issue.record("expected invalidCampaign, got \(String(describing: error))")
+            return
+        }
+    }
+}

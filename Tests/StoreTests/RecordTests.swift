@@ -1,0 +1,122 @@
+import APNs
+import Foundation
+import Testing
+@testable import Store
+
+@Suite struct RecordTests {
+    /// A store with devices 0..<count registered at t0 and a bulk campaign to all of them, claimed at t0+1.
+    private func claimedCampaign(_ folder: TemporaryFolder, devices count: Int) async throws -> (Store, CampaignID, [DeliveryJob]) {
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<count, now: t0)
+        let id = try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+        let jobs = try await store.claim(now: at(1), limit: count, leaseFor: .seconds(60))
+        #expect(jobs.count == count)
+        return (store, id, jobs.sorted { $0.token < $1.token })
+    }
+
+    @Test func unregisteredOlderThanTheRegistrationKeepsTheDeviceActive() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (store, _, jobs) = try await claimedCampaign(folder, devices: 3)
+        let registeredMS = Int64(t0.timeIntervalSince1970 * 1000)
+        let report = try await store.record([
+            .unregistered(jobs[0].id, reason: .unregistered, timestamp: registeredMS - 1000),  // registered after: stays
+            .unregistered(jobs[1].id, reason: .unregistered, timestamp: registeredMS + 1000),  // registered before: goes
+            .unregistered(jobs[2].id, reason: .expiredToken, timestamp: nil),                  // no timestamp: goes
+        ], now: at(2))
+        #expect(report.applied == 3)
+        #expect(report.devicesDeactivated == 2)
+
+        let kept = try #require(try await store.device(token: jobs[0].token, topic: topic))
+        #expect(kept.isActive)
+        let gone = try #require(try await store.device(token: jobs[1].token, topic: topic))
+        #expect(!gone.isActive)
+        #expect(gone.reason == .unregistered)
+        #expect(gone.deactivatedAt == at(2))
+        #expect(try await store.device(token: jobs[2].token, topic: topic)?.reason == .expiredToken)
+        // The delivery says what APNs said either way.
+        let entries = try await store.allLog(LogFilter(status: .unregistered))
+        #expect(entries.count == 3)
+        #expect(entries.allSatisfy { $0.httpStatus == 410 && $0.attempts == 1 })
+    }
+
+    @Test func badDeviceTokenDeactivatesForThatTopicOnly() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (store, id, jobs) = try await claimedCampaign(folder, devices: 2)
+        try await store.register(DeviceRegistration(token: jobs[0].token, topic: otherTopic), now: t0)
+        try await store.record([.badToken(jobs[0].id, reason: .badDeviceToken),
+                                .badToken(jobs[1].id, reason: .deviceTokenNotForTopic)], now: at(2))
+        #expect(try await store.device(token: jobs[0].token, topic: topic)?.isActive == false)
+        #expect(try await store.device(token: jobs[0].token, topic: topic)?.reason == .badDeviceToken)
+        #expect(try await store.device(token: jobs[1].token, topic: topic)?.reason == .deviceTokenNotForTopic)
+        #expect(try await store.device(token: jobs[0].token, topic: otherTopic)?.isActive == true)
+        #expect(try await store.campaign(id).counters == CampaignCounters(total: 2, rejected: 2))
+        // An inactive device is never sent to again.
+        try await store.createCampaign(bulk(.all()), now: at(3))
+        try await store.expandAll(now: at(3))
+        #expect(try await store.claim(now: at(3), limit: 10, leaseFor: .seconds(30)).isEmpty)
+    }
+
+    @Test func retrySetsNextAttemptAndCountsTheAttempt() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (store, id, jobs) = try await claimedCampaign(folder, devices: 1)
+        try await store.record([.retry(jobs[0].id, at: at(60), httpStatus: 429, reason: .tooManyRequests)], now: at(2))
+        let entry = try #require(try await store.log(LogFilter(campaign: id)).first)
+        #expect(entry.status == .pending)
+        #expect(entry.attempts == 1)
+        #expect(entry.nextAttemptAt == at(60))
+        #expect(entry.httpStatus == 429)
+        #expect(entry.reason == .tooManyRequests)
+        #expect(try await store.claim(now: at(59), limit: 10, leaseFor: .seconds(30)).isEmpty)
+        let again = try await store.claim(now: at(60), limit: 10, leaseFor: .seconds(30))
+        #expect(again.map(\.id) == [jobs[0].id])
+        #expect(again[0].attempts == 1)
+        #expect(try await store.campaign(id).counters == CampaignCounters(total: 1, pending: 1))
+    }
+
+    @Test func countersFollowOutcomesAndTheCampaignCompletes() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (store, id, jobs) = try await claimedCampaign(folder, devices: 6)
+        let first = try await store.record([
+            .accepted(jobs[0].id, apnsID: "123e4567-e89b-12d3-a456-426614174000"),
+            .accepted(jobs[1].id, apnsID: nil),
+            DeliveryResult(deliveryID: jobs[2].id, disposition: .rejected, httpStatus: 400, reason: .badTopic),
+            .unregistered(jobs[3].id, reason: .unregistered, timestamp: nil),
+            DeliveryResult(deliveryID: jobs[4].id, disposition: .failed, httpStatus: 503, reason: .serviceUnavailable),
+        ], now: at(2))
+        #expect(first.completedCampaigns.isEmpty)
+        var campaign = try await store.campaign(id)
+        #expect(campaign.status == .running)
+        #expect(campaign.counters == CampaignCounters(total: 6, pending: 1, accepted: 2, rejected: 1, unregistered: 1, failed: 1))
+
+        // A duplicate result (e.g. after a lease expired) changes nothing.
+        let duplicate = try await store.record([.accepted(jobs[2].id, apnsID: nil)], now: at(3))
+        #expect(duplicate.ignored == 1)
+
+        let last = try await store.record([.accepted(jobs[5].id, apnsID: nil)], now: at(4))
+        #expect(last.completedCampaigns == [id])
+        campaign = try await store.campaign(id)
+        #expect(campaign.status == .completed)
+        #expect(campaign.finishedAt == at(4))
+        #expect(campaign.counters == CampaignCounters(total: 6, pending: 0, accepted: 3, rejected: 1, unregistered: 1, failed: 1))
+        // The counters agree with the rows.
+        for status in DeliveryStatus.allCases {
+            #expect(try await store.allLog(LogFilter(campaign: id, status: status)).count == campaign.counters[status])
+        }
+        let accepted = try await store.allLog(LogFilter(token: jobs[0].token))
+        #expect(accepted.first?.apnsID == "123e4567-e89b-12d3-a456-426614174000")
+    }
+
+    @Test func unknownDeliveryIsIgnored() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let report = try await store.record([.accepted(DeliveryID(999), apnsID: nil)], now: t0)
+        #expect(report.applied == 0)
+        #expect(report.ignored == 1)
+    }
+}
