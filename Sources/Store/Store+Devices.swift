@@ -44,11 +44,9 @@ extension Store {
             // In token order, the random keys of the (token, topic) index are inserted page after page instead of
             // all over it: fewer pages touched and written per transaction. Equal tokens keep their input order,
             // so the last line for a token wins.
-            let order = registrations.indices.sorted {
-                let (a, b) = (registrations[$0].token.hex, registrations[$1].token.hex)
-                return a != b ? a < b : $0 < $1
-            }
-            for index in order {
+            var order = registrations.indices.map { (token: registrations[$0].token.hex, index: $0) }
+            order.sort { $0.token != $1.token ? $0.token < $1.token : $0.index < $1.index }
+            for (_, index) in order {
                 let registration = registrations[index]
                 try upsert.bind(registration.token.hex, registration.topic, registration.environment.rawValue,
                                 registration.user, registeredAt).run()

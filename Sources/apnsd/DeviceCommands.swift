@@ -4,6 +4,9 @@ import Store
 
 /// `apnsd device add | import | list`.
 enum DeviceCommands {
+    /// Registrations written per transaction by `device import`: big batches amortise SQLite's commit.
+    static let importBatch = 100_000
+
     static func add(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Set(["topic", "environment", "user"]).union(Configuration.flagNames), flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
@@ -31,38 +34,44 @@ enum DeviceCommands {
         guard let handle = source == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: source) else {
             throw .failure("cannot read \(source)")
         }
-        let store = try await StoreAccess.open(configuration)
+        // A big page cache keeps the (token, topic) index in memory while a large file goes in.
+        let store = try await StoreAccess.open(configuration, cacheSizeMiB: 512)
         var batch: [DeviceRegistration] = []
-        batch.reserveCapacity(10_000)
+        batch.reserveCapacity(Self.importBatch)
         var imported = 0
         var bad = 0
         var lineNumber = 0
+        var writing: Task<Int, any Error>?
         do {
             for line in LineReader(handle: handle) {
                 lineNumber += 1
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-                let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                if line.isSkippable { continue }
+                let fields = line.fields
                 guard fields.count <= 3 else {
                     Output.error("\(source):\(lineNumber): expected token[,user[,environment]], got \(fields.count) fields")
                     bad += 1
                     continue
                 }
                 do {
-                    let token = try DeviceToken(fields[0])
-                    let user = fields.count > 1 && !fields[1].isEmpty ? fields[1] : nil
-                    let environment = fields.count > 2 && !fields[2].isEmpty ? try Environment.parse(fields[2]) : defaultEnvironment
+                    let token = try DeviceToken(fields[0].string)
+                    let user = fields.count > 1 && !fields[1].isEmpty ? fields[1].string : nil
+                    let environment = fields.count > 2 && !fields[2].isEmpty ? try Environment.parse(fields[2].string) : defaultEnvironment
                     batch.append(DeviceRegistration(token: token, topic: topic, environment: environment, user: user))
                 } catch {
                     Output.error("\(source):\(lineNumber): \(error)")
                     bad += 1
                     continue
                 }
-                if batch.count == 10_000 {
-                    imported += try await store.importDevices(batch)
-                    batch.removeAll(keepingCapacity: true)
+                if batch.count == Self.importBatch {
+                    // Parse the next batch while the store's thread writes this one.
+                    if let writing { imported += try await writing.value }
+                    let full = batch
+                    writing = Task { try await store.importDevices(full) }
+                    batch = []
+                    batch.reserveCapacity(Self.importBatch)
                 }
             }
+            if let writing { imported += try await writing.value }
             if !batch.isEmpty { imported += try await store.importDevices(batch) }
         } catch {
             throw .store(error)

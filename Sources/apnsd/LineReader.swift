@@ -1,6 +1,8 @@
 import Foundation
 
 /// Reads a file or stdin as lines in 1 MiB chunks, so a million-line import never sits in memory whole.
+/// Lines come as bytes (CR LF or LF endings, the CR dropped); callers parse them without Foundation strings,
+/// which keeps `device import` fast.
 struct LineReader: Sequence, IteratorProtocol {
     private let handle: FileHandle
     private var buffer: [UInt8] = []
@@ -9,18 +11,18 @@ struct LineReader: Sequence, IteratorProtocol {
 
     init(handle: FileHandle) { self.handle = handle }
 
-    mutating func next() -> String? {
+    mutating func next() -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[offset...].firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline
                 if end > offset && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = String(decoding: buffer[offset..<end], as: UTF8.self)
+                let line = buffer[offset..<end]
                 offset = newline + 1
                 return line
             }
             if finished {
                 guard offset < buffer.count else { return nil }
-                let line = String(decoding: buffer[offset...], as: UTF8.self)
+                let line = buffer[offset...]
                 offset = buffer.count
                 return line
             }
@@ -30,4 +32,28 @@ struct LineReader: Sequence, IteratorProtocol {
             if chunk.isEmpty { finished = true } else { buffer.append(contentsOf: chunk) }
         }
     }
+}
+
+extension ArraySlice where Element == UInt8 {
+    /// Without leading and trailing spaces and tabs.
+    var trimmed: ArraySlice<UInt8> {
+        var start = startIndex
+        var end = endIndex
+        while start < end, self[start] == 0x20 || self[start] == 0x09 { start += 1 }
+        while end > start, self[end - 1] == 0x20 || self[end - 1] == 0x09 { end -= 1 }
+        return self[start..<end]
+    }
+
+    /// Blank, or a `#` comment.
+    var isSkippable: Bool {
+        let content = trimmed
+        return content.isEmpty || content.first == UInt8(ascii: "#")
+    }
+
+    /// The comma-separated fields, each trimmed.
+    var fields: [ArraySlice<UInt8>] {
+        split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(\.trimmed)
+    }
+
+    var string: String { String(decoding: self, as: UTF8.self) }
 }

@@ -2,9 +2,10 @@ import Store
 
 /// Opening the database for a command, with errors that tell the operator what to do.
 enum StoreAccess {
-    static func open(_ configuration: Configuration, create: Bool = false) async throws(CLIError) -> Store {
+    static func open(_ configuration: Configuration, create: Bool = false, cacheSizeMiB: Int = 64) async throws(CLIError) -> Store {
         do {
-            return try await Store.open(at: configuration.database, options: Store.Options(createIfMissing: create))
+            return try await Store.open(at: configuration.database,
+                                        options: Store.Options(createIfMissing: create, cacheSizeMiB: cacheSizeMiB))
         } catch .databaseMissing {
             throw .failure("no database at \(configuration.database); run 'apnsd init' first (or set database / APNSD_DATABASE)")
         } catch {

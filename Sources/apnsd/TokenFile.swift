@@ -17,11 +17,10 @@ struct TokenFile: Sequence, IteratorProtocol {
     mutating func next() -> Result<DeviceToken, CLIError>? {
         while let line = lines.next() {
             lineNumber += 1
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            let field = trimmed.split(separator: ",", maxSplits: 1).first.map(String.init) ?? trimmed
+            if line.isSkippable { continue }
+            let field = line.split(separator: UInt8(ascii: ","), maxSplits: 1, omittingEmptySubsequences: false).first?.trimmed ?? line.trimmed
             do {
-                return .success(try DeviceToken(field))
+                return .success(try DeviceToken(field.string))
             } catch {
                 return .failure(.usage("\(path):\(lineNumber): \(error); nothing was created"))
             }
