@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// How the CLI writes: results on stdout, errors and progress on stderr, JSON Lines for scripts.
 enum Output {
@@ -20,21 +21,7 @@ enum Output {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    static func quote(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ string: String) -> String { JSONText.quote(string) }
 }
 
 /// A JSON scalar for `Output.jsonLine`.
