@@ -1,4 +1,5 @@
 internal import COpenSSL
+import ProviderAuth
 import Foundation
 
 /// Why a TLS identity could not be generated or loaded, with the drained OpenSSL error queue and what to do.
@@ -6,7 +7,7 @@ public struct TLSIdentityError: Error, CustomStringConvertible {
     public let description: String
 
     init(_ problem: String, fix: String, openSSL: Bool = true) {
-        let errors = openSSL ? " (\(OpenSSLErrorQueueForTLS.drain()))" : ""
+        let errors = openSSL ? " (\(OpenSSLErrorQueue.drain()))" : ""
         description = "\(problem)\(errors): \(fix)"
     }
 }
@@ -125,7 +126,7 @@ private enum SubjectAltName {
 /// Makes P-256 keys and X.509 v3 certificates with OpenSSL; every function returns objects the caller frees.
 private enum CertificateFactory {
     static func newP256Key() throws(TLSIdentityError) -> OpaquePointer {
-        OpenSSLErrorQueueForTLS.clear()
+        OpenSSLErrorQueue.clear()
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
             throw TLSIdentityError("creating a key context failed", fix: "check the OpenSSL installation")
         }
@@ -244,29 +245,12 @@ private enum PEMObjects {
     }
 
     private static func withBIO(_ pem: String, _ body: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
-        OpenSSLErrorQueueForTLS.clear()
+        OpenSSLErrorQueue.clear()
         return Array(pem.utf8).withUnsafeBytes { bytes in
             // A memory BIO reads the buffer in place, so parsing happens inside this closure.
             guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(clamping: bytes.count)) else { return nil }
             defer { BIO_free(bio) }
             return body(bio)
         }
-    }
-}
-
-/// This thread's OpenSSL error queue, drained into messages so errors never leak into later calls.
-private enum OpenSSLErrorQueueForTLS {
-    static func drain() -> String {
-        var messages: [String] = []
-        while case let code = ERR_get_error(), code != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.isEmpty ? "no OpenSSL error queued" : messages.joined(separator: "; ")
-    }
-
-    static func clear() {
-        ERR_clear_error()
     }
 }

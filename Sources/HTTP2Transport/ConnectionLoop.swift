@@ -201,8 +201,12 @@ final class ConnectionLoop: @unchecked Sendable {
     // MARK: loop thread
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "apns-\(configuration.label)"
+        let name = "apns-\(configuration.label)"
+        // Named from inside: on Linux a name set before start() never reaches the OS thread.
+        let thread = Thread { [self] in
+            Thread.current.name = name
+            run()
+        }
         thread.start()
     }
 

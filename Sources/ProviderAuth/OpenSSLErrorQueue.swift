@@ -1,9 +1,9 @@
 internal import COpenSSL
 
 /// Reads and empties this thread's OpenSSL error queue, so errors land in messages instead of leaking into later calls.
-enum OpenSSLErrorQueue {
+public enum OpenSSLErrorQueue {
     /// The queued errors as one "; "-separated line, or a fallback when OpenSSL queued nothing.
-    static func drain() -> String {
+    public static func drain() -> String {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()
@@ -16,7 +16,7 @@ enum OpenSSLErrorQueue {
     }
 
     /// Empties the queue without reading it, after a failure that is an answer (a signature that does not verify).
-    static func clear() {
+    public static func clear() {
         ERR_clear_error()
     }
 }
