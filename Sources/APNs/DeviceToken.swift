@@ -28,6 +28,13 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
         hex = String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The token spelled by `bytes` when they are already normalised (lowercase even-length hex, nothing
+    /// around it), else nil: the allocation-light path for bulk input. Use `init(_:)` to learn what is wrong.
+    public init?(normalizedHex bytes: ArraySlice<UInt8>) {
+        guard bytes.withUnsafeBytes({ Self.isValidLowercaseHex($0) }) else { return nil }
+        hex = String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Whether `bytes` is already a valid normalised token (lowercase even-length hex), without allocating.
     public static func isValidLowercaseHex(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !bytes.isEmpty, bytes.count % 2 == 0, bytes.count <= maximumHexLength else { return false }

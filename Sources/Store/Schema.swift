@@ -9,6 +9,7 @@
 enum Schema {
     static let migrator = Migrator(migrations: [
         .init(id: "0001-devices-campaigns-deliveries", sql: v1),
+        .init(id: "0002-device-users", sql: v2),
     ])
 
     private static let v1 = """
@@ -89,5 +90,29 @@ enum Schema {
         CREATE UNIQUE INDEX deliveries_by_device ON deliveries (device_id, campaign_id) WHERE device_id IS NOT NULL;
         CREATE UNIQUE INDEX deliveries_by_unregistered_token ON deliveries (token, campaign_id) WHERE device_id IS NULL;
         CREATE INDEX deliveries_problems ON deliveries (status) WHERE status <> 'pending' AND status <> 'accepted';
+        """
+
+    /// User ids move from an index on `devices` to a table of their own. With the index, every imported device
+    /// inserted a random key into it (half of `device import`'s time); the table is filled by the Store in user
+    /// order, chunk by chunk. The Store adds the links; the triggers drop a link when its device changes user
+    /// or is deleted, so a link always matches `devices.user_id`.
+    private static let v2 = """
+        CREATE TABLE device_users (
+            user_id   TEXT    NOT NULL,
+            device_id INTEGER NOT NULL,
+            PRIMARY KEY (user_id, device_id)
+        ) WITHOUT ROWID;
+        INSERT INTO device_users (user_id, device_id)
+            SELECT user_id, id FROM devices WHERE user_id IS NOT NULL ORDER BY user_id, id;
+        DROP INDEX devices_by_user;
+        CREATE TRIGGER devices_user_changed AFTER UPDATE OF user_id ON devices
+            WHEN OLD.user_id IS NOT NULL AND OLD.user_id IS NOT NEW.user_id
+        BEGIN
+            DELETE FROM device_users WHERE user_id = OLD.user_id AND device_id = OLD.id;
+        END;
+        CREATE TRIGGER devices_deleted AFTER DELETE ON devices WHEN OLD.user_id IS NOT NULL
+        BEGIN
+            DELETE FROM device_users WHERE user_id = OLD.user_id AND device_id = OLD.id;
+        END;
         """
 }

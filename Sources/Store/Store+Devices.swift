@@ -2,18 +2,6 @@ import APNs
 import Foundation
 
 extension Store {
-    private static let upsertDevice = """
-        INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
-        VALUES (?1, ?2, ?3, ?4, 1, ?5)
-        ON CONFLICT (token, topic) DO UPDATE SET
-            environment    = excluded.environment,
-            user_id        = COALESCE(excluded.user_id, devices.user_id),
-            active         = 1,
-            registered_at  = excluded.registered_at,
-            deactivated_at = NULL,
-            reason         = NULL
-        """
-
     static let deviceColumns =
         "id, token, topic, environment, user_id, active, registered_at, deactivated_at, reason"
 
@@ -22,36 +10,11 @@ extension Store {
     @discardableResult
     public func register(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> Device {
         try write { db in
-            try db.cached(Self.upsertDevice).bind(registration.token.hex, registration.topic,
-                                                  registration.environment.rawValue, registration.user,
-                                                  now.storeMilliseconds).run()
+            try Self.upsert(db, [registration][...], registeredAt: now.storeMilliseconds)
             guard let device = try Self.fetchDevice(db, token: registration.token, topic: registration.topic) else {
                 throw StoreError.corruptValue("device vanished after registration")
             }
             return device
-        }
-    }
-
-    /// Registers (or re-registers, as `register`) many devices in one transaction with one prepared statement.
-    /// The CLI's `device import` calls it with chunks of lines (e.g. 50,000) so a big file never sits in memory.
-    /// Returns the number of registrations written.
-    @discardableResult
-    public func importDevices(_ registrations: [DeviceRegistration], now: Date = Date()) throws(StoreError) -> Int {
-        guard !registrations.isEmpty else { return 0 }
-        let registeredAt = now.storeMilliseconds
-        return try write { db in
-            let upsert = try db.cached(Self.upsertDevice)
-            // In token order, the random keys of the (token, topic) index are inserted page after page instead of
-            // all over it: fewer pages touched and written per transaction. Equal tokens keep their input order,
-            // so the last line for a token wins.
-            var order = registrations.indices.map { (token: registrations[$0].token.hex, index: $0) }
-            order.sort { $0.token != $1.token ? $0.token < $1.token : $0.index < $1.index }
-            for (_, index) in order {
-                let registration = registrations[index]
-                try upsert.bind(registration.token.hex, registration.topic, registration.environment.rawValue,
-                                registration.user, registeredAt).run()
-            }
-            return registrations.count
         }
     }
 

@@ -130,10 +130,11 @@ extension Store {
             return columns + """
                 SELECT ?1, d.id, d.token, d.environment, ?2, 'pending', NULL, ?3, ?4, ?4
                 FROM campaign_audience a
-                JOIN devices d ON d.user_id = a.value AND d.topic = ?5 AND d.active = 1
+                JOIN device_users u ON u.user_id = a.value
+                JOIN devices d ON d.id = u.device_id AND d.user_id = u.user_id AND d.topic = ?5 AND d.active = 1
                                   AND (?6 IS NULL OR d.environment = ?6)
                 WHERE a.campaign_id = ?1 AND a.seq > ?7 AND a.seq <= ?8
-                ORDER BY a.seq, d.id
+                ORDER BY a.seq, u.device_id
                 """
         case .tokens:
             return columns + """

@@ -52,7 +52,14 @@ extension ArraySlice where Element == UInt8 {
 
     /// The comma-separated fields, each trimmed.
     var fields: [ArraySlice<UInt8>] {
-        split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(\.trimmed)
+        var fields: [ArraySlice<UInt8>] = []
+        var start = startIndex
+        while let comma = self[start...].firstIndex(of: UInt8(ascii: ",")) {
+            fields.append(self[start..<comma].trimmed)
+            start = comma + 1
+        }
+        fields.append(self[start...].trimmed)
+        return fields
     }
 
     var string: String { String(decoding: self, as: UTF8.self) }

@@ -76,7 +76,7 @@ import Testing
         }
         expect("claim", uses: "deliveries_due")
         expect("expand all", uses: "INTEGER PRIMARY KEY")  // devices in id order, filtered
-        expect("expand users", uses: "devices_by_user")
+        expect("expand users", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
         expect("expand tokens", uses: "sqlite_autoindex_devices_1")
         expect("log token", uses: "deliveries_by_device", sorts: true)  // a token's few rows are sorted
         expect("log token", uses: "deliveries_by_unregistered_token", sorts: true)

@@ -1,0 +1,153 @@
+import APNs
+import Foundation
+
+extension Store {
+    /// Devices per multi-row statement: one statement's fixed cost (statement journal, VDBE start and halt)
+    /// shared by many rows, without a statement so long that preparing it shows.
+    static let rowsPerStatement = 500
+
+    /// Registers (or re-registers, as `register`) many devices, `commitEvery` per transaction; returns how many
+    /// registrations were written. The CLI's `device import` calls it with big chunks of a file.
+    ///
+    /// Why it is fast: the registrations are written in (token, topic) order, so each transaction inserts a
+    /// contiguous run of keys into the `UNIQUE (token, topic)` index instead of random keys all over it; rows
+    /// go in `rowsPerStatement` at a time; and the user links of a transaction go into `device_users` in user
+    /// order. A device repeated in `registrations` ends as if its lines were registered one after the other.
+    @discardableResult
+    public func importDevices(_ registrations: [DeviceRegistration], now: Date = Date(),
+                              commitEvery: Int = 100_000) throws(StoreError) -> Int {
+        let plan = Self.writeOrder(registrations)
+        let devices = plan.order.lazy.map { plan.merged.isEmpty ? registrations[$0] : plan.merged[$0] ?? registrations[$0] }
+        let registeredAt = now.storeMilliseconds
+        // The commits leave checkpoints to a thread of their own (see `Checkpointer`), and the connection its
+        // usual automatic checkpoints once done.
+        let checkpointer = devices.count > commitEvery ? try? Checkpointer(path: path) : nil
+        if checkpointer != nil { try read { db in try db.execute("PRAGMA wal_autocheckpoint = 0") } }
+        defer {
+            checkpointer?.stop()
+            if checkpointer != nil { _ = try? read { db in try db.execute("PRAGMA wal_autocheckpoint = 1000") } }
+        }
+        var start = 0
+        while start < devices.count {
+            let end = min(start + max(1, commitEvery), devices.count)
+            try write { db in _ = try Self.upsert(db, devices[start..<end], registeredAt: registeredAt) }
+            checkpointer?.request()
+            start = end
+        }
+        return registrations.count
+    }
+
+    /// Upserts `devices` (no device twice) and links each to its user; returns the ids in no particular order.
+    @discardableResult
+    static func upsert<Devices: RandomAccessCollection<DeviceRegistration>>(
+        _ db: Connection, _ devices: Devices, registeredAt: Int64
+    ) throws -> [(user: String?, device: Int64)] where Devices.Index == Int {
+        var written: [(user: String?, device: Int64)] = []
+        written.reserveCapacity(devices.count)
+        try inGroups(devices, db: db, full: fullUpsertSQL, sql: upsertSQL) { statement, group in
+            try statement.bindAt(1, registeredAt)
+            var parameter: Int32 = 2
+            for device in group {
+                try statement.bindAt(parameter, device.token.hex)
+                try statement.bindAt(parameter + 1, device.topic)
+                try statement.bindAt(parameter + 2, device.environment.rawValue)
+                try statement.bindAt(parameter + 3, device.user)
+                parameter += 4
+            }
+            while try statement.step() { written.append((statement.optionalString(1), statement.int64(0))) }
+        }
+        let links = written.compactMap { row in row.user.map { (user: $0, device: row.device) } }
+        let order = ByteOrder.indices(count: links.count, prefix: { ByteOrder.Prefix(links[$0].user) }) { a, b in
+            links[a].user != links[b].user ? ByteOrder.precedes(links[a].user, links[b].user) : links[a].device < links[b].device
+        }
+        try inGroups(order[...], db: db, full: fullLinkSQL, sql: linkSQL) { statement, group in
+            var parameter: Int32 = 1
+            for link in group.lazy.map({ links[$0] }) {
+                try statement.bindAt(parameter, link.user)
+                try statement.bindAt(parameter + 1, link.device)
+                parameter += 2
+            }
+            try statement.run()
+        }
+        return written
+    }
+
+    /// Registers or re-registers `rows` devices; ?1 is the registration time, then (token, topic, environment,
+    /// user) per device. Returns each device's id and its user after the update.
+    private static func upsertSQL(rows: Int) -> String {
+        let values = (0..<rows).map { row in
+            let first = 2 + 4 * row
+            return "(?\(first), ?\(first + 1), ?\(first + 2), ?\(first + 3), 1, ?1)"
+        }
+        return """
+            INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
+            VALUES \(values.joined(separator: ", "))
+            ON CONFLICT (token, topic) DO UPDATE SET
+                environment    = excluded.environment,
+                user_id        = COALESCE(excluded.user_id, devices.user_id),
+                active         = 1,
+                registered_at  = excluded.registered_at,
+                deactivated_at = NULL,
+                reason         = NULL
+            RETURNING id, user_id
+            """
+    }
+
+    /// Links `rows` (user, device) pairs in `device_users`; links that exist are kept.
+    private static func linkSQL(rows: Int) -> String {
+        let values = (0..<rows).map { "(?\(1 + 2 * $0), ?\(2 + 2 * $0))" }
+        return "INSERT OR IGNORE INTO device_users (user_id, device_id) VALUES \(values.joined(separator: ", "))"
+    }
+
+    private static let fullUpsertSQL = upsertSQL(rows: rowsPerStatement)
+    private static let fullLinkSQL = linkSQL(rows: rowsPerStatement)
+
+    /// Calls `body` with a statement for each group of up to `rowsPerStatement` elements: full groups share one
+    /// cached statement (`full`); the last, shorter group gets a statement of its length (`sql(count)`).
+    private static func inGroups<Elements: RandomAccessCollection>(
+        _ elements: Elements, db: Connection, full: String, sql: (Int) -> String,
+        _ body: (Statement, Elements.SubSequence) throws -> Void
+    ) throws where Elements.Index == Int {
+        guard !elements.isEmpty else { return }
+        let size = rowsPerStatement
+        let fullStatement = elements.count >= size ? try db.cached(full) : nil
+        var start = elements.startIndex
+        while start < elements.endIndex {
+            let end = min(start + size, elements.endIndex)
+            let count = end - start
+            // One-row statements (single registrations) are cached too; other lengths are rare leftovers.
+            let statement = try count == size ? fullStatement! : count == 1 ? db.cached(sql(1)) : db.prepare(sql(count))
+            statement.reset()
+            defer { statement.reset() }
+            try body(statement, elements[start..<end])
+            start = end
+        }
+    }
+
+    /// What `importDevices` writes: the indices of `registrations` in (token, topic) order with each device
+    /// once, and for a device given several times, its merged registration (by the index kept): its last
+    /// environment and its last user given, as if its registrations had been applied in input order.
+    static func writeOrder(_ registrations: [DeviceRegistration]) -> (order: [Int], merged: [Int: DeviceRegistration]) {
+        let sorted = ByteOrder.indices(count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token.hex) }) { a, b in
+            let left = registrations[a], right = registrations[b]
+            if left.token != right.token { return ByteOrder.precedes(left.token.hex, right.token.hex) }
+            if left.topic != right.topic { return ByteOrder.precedes(left.topic, right.topic) }
+            return a < b
+        }
+        var order: [Int] = []
+        order.reserveCapacity(sorted.count)
+        var merged: [Int: DeviceRegistration] = [:]
+        for index in sorted {
+            guard let kept = order.last, registrations[kept].token == registrations[index].token,
+                  registrations[kept].topic == registrations[index].topic else {
+                order.append(index)
+                continue
+            }
+            var registration = merged[kept] ?? registrations[kept]
+            registration.environment = registrations[index].environment
+            if let user = registrations[index].user { registration.user = user }
+            merged[kept] = registration
+        }
+        return (order, merged)
+    }
+}
