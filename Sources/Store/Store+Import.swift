@@ -30,18 +30,17 @@ extension Store {
         var start = 0
         while start < devices.count {
             let end = min(start + max(1, commitEvery), devices.count)
-            try write { db in _ = try Self.upsert(db, devices[start..<end], registeredAt: registeredAt) }
+            try write { db in try Self.upsert(db, devices[start..<end], registeredAt: registeredAt) }
             checkpointer?.request()
             start = end
         }
         return registrations.count
     }
 
-    /// Upserts `devices` (no device twice) and links each to its user; returns the ids in no particular order.
-    @discardableResult
+    /// Upserts `devices` (no device twice) and links each to its user.
     static func upsert<Devices: RandomAccessCollection<DeviceRegistration>>(
         _ db: Connection, _ devices: Devices, registeredAt: Int64
-    ) throws -> [(user: String?, device: Int64)] where Devices.Index == Int {
+    ) throws where Devices.Index == Int {
         var written: [(user: String?, device: Int64)] = []
         written.reserveCapacity(devices.count)
         try inGroups(devices, db: db, full: fullUpsertSQL, sql: upsertSQL) { statement, group in
@@ -69,7 +68,6 @@ extension Store {
             }
             try statement.run()
         }
-        return written
     }
 
     /// Registers or re-registers `rows` devices; ?1 is the registration time, then (token, topic, environment,
@@ -116,7 +114,12 @@ extension Store {
             let end = min(start + size, elements.endIndex)
             let count = end - start
             // One-row statements (single registrations) are cached too; other lengths are rare leftovers.
-            let statement = try count == size ? fullStatement! : count == 1 ? db.cached(sql(1)) : db.prepare(sql(count))
+            let statement: Statement
+            if count == size, let fullStatement {
+                statement = fullStatement
+            } else {
+                statement = try count == 1 ? db.cached(sql(1)) : db.prepare(sql(count))
+            }
             statement.reset()
             defer { statement.reset() }
             try body(statement, elements[start..<end])
