@@ -10,7 +10,7 @@ extension Store {
     @discardableResult
     public func register(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> Device {
         try write { db in
-            try Self.upsert(db, [registration][...], registeredAt: now.storeMilliseconds)
+            try Self.upsert(db, ImportRows([registration], [0]), registeredAt: now.storeMilliseconds)
             guard let device = try Self.fetchDevice(db, token: registration.token, topic: registration.topic) else {
                 throw StoreError.corruptValue("device vanished after registration")
             }

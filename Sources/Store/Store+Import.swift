@@ -11,49 +11,52 @@ extension Store {
     ///
     /// Why it is fast: the registrations are written in (token, topic) order, so each transaction inserts a
     /// contiguous run of keys into the `UNIQUE (token, topic)` index instead of random keys all over it; rows
-    /// go in `rowsPerStatement` at a time; and the user links of a transaction go into `device_users` in user
+    /// go in `rowsPerStatement` at a time, bound in place from one buffer (`ImportRows`); a second connection
+    /// checkpoints meanwhile (`Checkpointer`); and the user links of a transaction go into `device_users` in user
     /// order. A device repeated in `registrations` ends as if its lines were registered one after the other.
     @discardableResult
     public func importDevices(_ registrations: [DeviceRegistration], now: Date = Date(),
                               commitEvery: Int = 100_000) throws(StoreError) -> Int {
         let plan = Self.writeOrder(registrations)
-        let devices = plan.order.lazy.map { plan.merged.isEmpty ? registrations[$0] : plan.merged[$0] ?? registrations[$0] }
         let registeredAt = now.storeMilliseconds
         // The commits leave checkpoints to a thread of their own (see `Checkpointer`), and the connection its
         // usual automatic checkpoints once done.
-        let checkpointer = devices.count > commitEvery ? try? Checkpointer(path: path) : nil
+        let checkpointer = plan.order.count > commitEvery ? try? Checkpointer(path: path) : nil
         if checkpointer != nil { try read { db in try db.execute("PRAGMA wal_autocheckpoint = 0") } }
         defer {
             checkpointer?.stop()
             if checkpointer != nil { _ = try? read { db in try db.execute("PRAGMA wal_autocheckpoint = 1000") } }
         }
         var start = 0
-        while start < devices.count {
-            let end = min(start + max(1, commitEvery), devices.count)
-            try write { db in try Self.upsert(db, devices[start..<end], registeredAt: registeredAt) }
+        while start < plan.order.count {
+            let end = min(start + max(1, commitEvery), plan.order.count)
+            let rows = ImportRows(registrations, plan.order[start..<end], merged: plan.merged)
+            try write { db in try Self.upsert(db, rows, registeredAt: registeredAt) }
             checkpointer?.request()
             start = end
         }
         return registrations.count
     }
 
-    /// Upserts `devices` (no device twice) and links each to its user.
-    static func upsert<Devices: RandomAccessCollection<DeviceRegistration>>(
-        _ db: Connection, _ devices: Devices, registeredAt: Int64
-    ) throws where Devices.Index == Int {
+    /// Upserts `rows` (no device twice) and links each device to its user.
+    static func upsert(_ db: Connection, _ rows: ImportRows, registeredAt: Int64) throws {
         var written: [(user: String?, device: Int64)] = []
-        written.reserveCapacity(devices.count)
-        try inGroups(devices, db: db, full: fullUpsertSQL, sql: upsertSQL) { statement, group in
-            try statement.bindAt(1, registeredAt)
-            var parameter: Int32 = 2
-            for device in group {
-                try statement.bindAt(parameter, device.token.hex)
-                try statement.bindAt(parameter + 1, device.topic)
-                try statement.bindAt(parameter + 2, device.environment.rawValue)
-                try statement.bindAt(parameter + 3, device.user)
-                parameter += 4
+        written.reserveCapacity(rows.rows.count)
+        try rows.bytes.withUnsafeBufferPointer { text in
+            try inGroups(rows.rows, db: db, full: fullUpsertSQL, sql: upsertSQL) { statement, group in
+                try statement.bindAt(1, registeredAt)
+                var parameter: Int32 = 2
+                for row in group {
+                    try statement.bindText(parameter, text, row.token)
+                    try statement.bindText(parameter + 1, text, row.topic)
+                    try statement.bindText(parameter + 2, text, row.environment)
+                    if let user = row.user { try statement.bindText(parameter + 3, text, user) } else {
+                        try statement.bindAt(parameter + 3, String?.none)
+                    }
+                    parameter += 4
+                }
+                while try statement.step() { written.append((statement.optionalString(1), statement.int64(0))) }
             }
-            while try statement.step() { written.append((statement.optionalString(1), statement.int64(0))) }
         }
         let links = written.compactMap { row in row.user.map { (user: $0, device: row.device) } }
         let order = ByteOrder.indices(count: links.count, prefix: { ByteOrder.Prefix(links[$0].user) }) { a, b in

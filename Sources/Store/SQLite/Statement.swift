@@ -43,6 +43,14 @@ final class Statement {
         try check(value.bind(to: handle, at: index))
     }
 
+    /// Binds the UTF-8 text `text[range]` without SQLite copying it: `text` must stay valid and unchanged until
+    /// the statement is reset or rebound (bulk statements bind into one buffer that outlives their step).
+    func bindText(_ index: Int32, _ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws {
+        guard let base = text.baseAddress, !range.isEmpty else { return try bindAt(index, "") }
+        let start = UnsafeRawPointer(base + range.lowerBound).assumingMemoryBound(to: CChar.self)
+        try check(sqlite3_bind_text(handle, index, start, Int32(range.count), nil))  // nil: SQLITE_STATIC
+    }
+
     /// Steps once; `true` when a row is available, `false` when the statement is done.
     func step() throws -> Bool {
         let code = sqlite3_step(handle)
