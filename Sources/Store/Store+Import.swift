@@ -38,10 +38,10 @@ extension Store {
         return registrations.count
     }
 
-    /// Upserts `rows` (no device twice) and links each device to its user.
+    /// Upserts `rows` (no device twice, in token order) and links each device given a user to that user.
     static func upsert(_ db: Connection, _ rows: ImportRows, registeredAt: Int64) throws {
-        var written: [(user: String?, device: Int64)] = []
-        written.reserveCapacity(rows.rows.count)
+        guard let first = rows.rows.first, let last = rows.rows.last else { return }
+        var links: [(user: String, device: Int64)] = []
         try rows.bytes.withUnsafeBufferPointer { text in
             try inGroups(rows.rows, db: db, full: fullUpsertSQL, sql: upsertSQL) { statement, group in
                 try statement.bindAt(1, registeredAt)
@@ -55,10 +55,19 @@ extension Store {
                     }
                     parameter += 4
                 }
-                while try statement.step() { written.append((statement.optionalString(1), statement.int64(0))) }
+                try statement.run()
             }
+            guard rows.rows.contains(where: { $0.user != nil }) else { return }
+            // The ids, read back over the rows' token range in index order (cheaper than `RETURNING`, which
+            // fills a temporary table per statement). Devices in the range that this call did not touch have
+            // another registration time; any device linked to its current user is linked right anyway.
+            let range = try db.cached(linkScanSQL)
+            try range.bindText(1, text, first.token)
+            try range.bindText(2, text, last.token)
+            try range.bindAt(3, registeredAt)
+            defer { range.reset() }
+            while try range.step() { links.append((range.string(1), range.int64(0))) }
         }
-        let links = written.compactMap { row in row.user.map { (user: $0, device: row.device) } }
         let order = ByteOrder.indices(count: links.count, prefix: { ByteOrder.Prefix(links[$0].user) }) { a, b in
             links[a].user != links[b].user ? ByteOrder.precedes(links[a].user, links[b].user) : links[a].device < links[b].device
         }
@@ -73,8 +82,14 @@ extension Store {
         }
     }
 
+    /// The devices with a user registered at ?3 whose token is in ?1...?2.
+    static let linkScanSQL = """
+        SELECT id, user_id FROM devices
+        WHERE token >= ?1 AND token <= ?2 AND registered_at = ?3 AND user_id IS NOT NULL
+        """
+
     /// Registers or re-registers `rows` devices; ?1 is the registration time, then (token, topic, environment,
-    /// user) per device. Returns each device's id and its user after the update.
+    /// user) per device.
     private static func upsertSQL(rows: Int) -> String {
         let values = (0..<rows).map { row in
             let first = 2 + 4 * row
@@ -90,7 +105,6 @@ extension Store {
                 registered_at  = excluded.registered_at,
                 deactivated_at = NULL,
                 reason         = NULL
-            RETURNING id, user_id
             """
     }
 

@@ -64,6 +64,7 @@ import Testing
             "expand all": Store.allPageBounds,
             "expand users": Store.insertSQL(.users),
             "expand tokens": Store.insertSQL(.tokens),
+            "import links": Store.linkScanSQL,
             "log token": Store.logQuery(LogFilter(token: token(1), status: .failed)),
             "log campaign": Store.logQuery(LogFilter(campaign: CampaignID(1))),
             "log campaign status": Store.logQuery(LogFilter(campaign: CampaignID(1), status: .accepted)),
@@ -78,6 +79,7 @@ import Testing
         expect("expand all", uses: "INTEGER PRIMARY KEY")  // devices in id order, filtered
         expect("expand users", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
         expect("expand tokens", uses: "sqlite_autoindex_devices_1")
+        expect("import links", uses: "sqlite_autoindex_devices_1 (token>? AND token<?)")
         expect("log token", uses: "deliveries_by_device", sorts: true)  // a token's few rows are sorted
         expect("log token", uses: "deliveries_by_unregistered_token", sorts: true)
         expect("log campaign", uses: "deliveries_by_campaign")
