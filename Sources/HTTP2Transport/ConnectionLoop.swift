@@ -50,28 +50,14 @@ final class ConnectionLoop: @unchecked Sendable {
     private var failureStreak = 0
     /// A stop was requested (copied from `stopDeadline` each turn): no more transport retries.
     private var stopping = false
-    /// Attempts handed to libcurl that it has not started sending yet (CURLOPT_PREREQFUNCTION).
+    /// Throttled connections: attempts handed to libcurl that it has not started sending yet.
     private var unsent = 0
     /// A request libcurl starts sending later than this after admission was held back (connecting,
     /// reconnecting after GOAWAY, waiting for a stream slot): the bucket is emptied then.
     private static let heldThreshold: UInt64 = 1_000_000
     private var completions: [(UnsafeContinuation<TransportResult, Never>, TransportResult)] = []
-    /// At most this many attempts are handed to libcurl per curl_multi_perform. With the sockets corked, a turn's
-    /// requests reach the server together; handing over everything that is ready made all streams travel as one
-    /// convoy (the server idle while the loop works, then the other way round: 50 streams ran no faster than the
-    /// bare loop on far less CPU). Small batches keep both busy. `max(8, maxInFlight / 8)`: 8 did better than 16, 25
-    /// or no limit at 50 streams and than no limit at 100; an eighth of a large window (the worker's 1000) so a
-    /// turn can still refill what it emptied. Only while the sockets are corked: a connection being set up gets
-    /// its requests handed over at once, as before, so libcurl queues them until the server's SETTINGS are in
-    /// (added turn by turn, they went out on the new connection above APNs' one-stream limit before its first
-    /// authorised request, and the refused streams cost reconnects).
-    private let admissionBatch: Int
-    private var admittedThisTurn = 0
-    /// `admit` stopped at `admissionBatch` with requests still waiting for a free slot: turn again, don't sleep.
-    private var admissionCut = false
-    private var sockets = CorkedSockets()
     /// Tests only: when set before `start`, the monotonic time at which libcurl started sending each
-    /// attempt. Written by the loop thread; read it after `stop` returned.
+    /// attempt (throttled connections). Written by the loop thread; read it after `stop` returned.
     var sendLog: [UInt64]?
     /// Transfers in the multi handle; each knows its index (swap-remove keeps this O(1)).
     private var active: [Transfer] = []
@@ -84,7 +70,6 @@ final class ConnectionLoop: @unchecked Sendable {
         Curl.ensureInitialized()
         self.configuration = configuration
         baseURL = Array(configuration.baseURL.utf8)
-        admissionBatch = max(8, configuration.maxInFlight / 8)
         bucket = TokenBucket(ratePerSecond: configuration.ratePerSecond, now: Curl.monotonicNanoseconds())
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
@@ -252,16 +237,12 @@ final class ConnectionLoop: @unchecked Sendable {
             if reconnect && inFlight == 0 { recreateMulti() }
             let admitting = !reconnect || inFlight == 0
 
-            // 2. Admit, drive libcurl, collect completions, admit into freed slots (each admission at most
-            //    `admissionBatch` per perform), resume callers, push this turn's writes out.
+            // 2. Admit, drive libcurl, collect completions, admit into freed slots.
             if admitting { admit(now: now) }
-            sockets.cork()
             curl_multi_perform(multi, &running)
-            admittedThisTurn = 0
             collectCompletions()
             if admitting && queuedCount > 0 { admit(now: Curl.monotonicNanoseconds()) }
             resumeCompletions()
-            sockets.uncork()
 
             // 3. Sleep in curl_multi_poll until the socket, a curl timer, the throttle or a caller wakes us.
             var timeout = 1000
@@ -271,18 +252,12 @@ final class ConnectionLoop: @unchecked Sendable {
                 throttleWait = bucket.nextAvailable(now: Curl.monotonicNanoseconds())
                 timeout = min(timeout, Int((throttleWait + 999_999) / 1_000_000))
             }
-            // Unthrottled, libcurl holding attempts back for a stream slot while others are on the wire: it does
-            // not always wake us when a slot frees (the server's stream-limit test stalled a whole second per
-            // wave of streams, more often once turns were batched). Drive it again soon instead. (Throttled
-            // connections keep their timerfd schedule: waking every millisecond there cost 9% of the rate.)
-            if bucket.isUnlimited && unsent > 0 && unsent < inFlight { timeout = min(timeout, 1) }
             if let deadline {
                 let left = deadline > now ? Int((deadline - now + 999_999) / 1_000_000) : 0
                 timeout = min(timeout, left)
             }
             lock.lock()
             let sleep = submissions.isEmpty && stopDeadline == deadline && reconnectRequested == reconnect
-                && !(admitting && admissionCut)
             if sleep { loopWaiting = true }
             publishLocked()
             lock.unlock()
@@ -335,15 +310,9 @@ final class ConnectionLoop: @unchecked Sendable {
     private var queuedCount: Int { (pending.count - pendingHead) + (retries.count - retryHead) }
 
     private func admit(now: UInt64) {
-        admissionCut = false
         // Throttled: while libcurl holds requests back, hand it no more; their tokens are already spent.
         if !bucket.isUnlimited && unsent > 0 { return }
-        let batch = sockets.isBatching ? admissionBatch : Int.max
         while inFlight < configuration.maxInFlight {
-            guard admittedThisTurn < batch else {
-                admissionCut = queuedCount > 0
-                return
-            }
             let transfer: Transfer
             if retryHead < retries.count {
                 guard bucket.take(now: now) else { return }
@@ -375,7 +344,6 @@ final class ConnectionLoop: @unchecked Sendable {
             } else {
                 return
             }
-            admittedThisTurn += 1
             transfer.attempts += 1
             transfer.admittedAt = now
             let code = curl_multi_add_handle(multi, transfer.easy)
@@ -387,8 +355,8 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             transfer.activeIndex = active.count
             active.append(transfer)
-            transfer.onWire = false
-            unsent += 1
+            transfer.onWire = bucket.isUnlimited
+            if !transfer.onWire { unsent += 1 }
             inFlight += 1
             stats.sent += 1
         }
@@ -403,7 +371,6 @@ final class ConnectionLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             deactivate(transfer)
             if code == CURLE_OK {
-                sockets.connectionAnswered()
                 failureStreak = 0
                 stats.completed += 1
                 let body = transfer.responseBody
@@ -440,12 +407,6 @@ final class ConnectionLoop: @unchecked Sendable {
             bucket.empty(now: now)
         }
     }
-
-    /// From libcurl's CURLOPT_SOCKOPTFUNCTION (loop thread): the connection's new socket.
-    func socketOpened(_ descriptor: Int32) { sockets.adopt(descriptor) }
-
-    /// From libcurl's CURLOPT_CLOSESOCKETFUNCTION (loop thread), just before the socket is closed.
-    func socketClosing(_ descriptor: Int32) { sockets.forget(descriptor) }
 
     private func deactivate(_ transfer: Transfer) {
         if !transfer.onWire {
