@@ -14,6 +14,8 @@ static inline CURLcode apnsd_easy_setopt_ptr(CURL *h, CURLoption o, const void *
 static inline CURLcode apnsd_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode apnsd_easy_setopt_write_cb(CURL *h, CURLoption o, size_t (*cb)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, o, cb); }
 static inline CURLcode apnsd_easy_setopt_prereq_cb(CURL *h, CURLoption o, int (*cb)(void *, char *, char *, int, int)) { return curl_easy_setopt(h, o, cb); }
+static inline CURLcode apnsd_easy_setopt_sockopt_cb(CURL *h, CURLoption o, int (*cb)(void *, curl_socket_t, curlsocktype)) { return curl_easy_setopt(h, o, cb); }
+static inline CURLcode apnsd_easy_setopt_closesocket_cb(CURL *h, CURLoption o, int (*cb)(void *, curl_socket_t)) { return curl_easy_setopt(h, o, cb); }
 static inline CURLMcode apnsd_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline CURLcode apnsd_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode apnsd_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }

@@ -22,8 +22,8 @@ public final class APNsConnection: Sendable {
         loop.start()
     }
 
-    /// Tests: monotonic nanoseconds at which libcurl started sending each request (throttled connections
-    /// only); read only after `shutdown` returned.
+    /// Tests: monotonic nanoseconds at which libcurl started sending each request; read only after
+    /// `shutdown` returned.
     var sendTimes: [UInt64] { loop.sendLog ?? [] }
 
     deinit { loop.stopNow() }

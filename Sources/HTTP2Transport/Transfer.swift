@@ -18,9 +18,11 @@ final class Transfer {
     /// Position in the loop's list of transfers in the multi handle; -1 when not in it.
     var activeIndex = -1
     /// When the loop handed this attempt to libcurl (monotonic ns), and whether libcurl has started
-    /// sending it (CURLOPT_PREREQFUNCTION; only set up on throttled connections).
+    /// sending it (CURLOPT_PREREQFUNCTION).
     var admittedAt: UInt64 = 0
     var onWire = true
+    /// `ConnectionSockets.generation` when libcurl last started sending this attempt: the connection it went on.
+    var connectionGeneration = 0
     unowned let owner: ConnectionLoop
     var status = 0
     var apnsID: String?
@@ -80,10 +82,14 @@ final class Transfer {
         if let caFile = configuration.caFile { caFile.withCString { set(CURLOPT_CAINFO, $0) } }
         ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback) == CURLE_OK
         ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback) == CURLE_OK
-        if configuration.ratePerSecond > 0 {
-            set(CURLOPT_PREREQDATA, me)
-            ok = ok && apnsd_easy_setopt_prereq_cb(easy, CURLOPT_PREREQFUNCTION, transferPrereqCallback) == CURLE_OK
-        }
+        // The connection outlives the transfer that opened it: its socket callbacks report to the loop.
+        let loop = Unmanaged.passUnretained(owner).toOpaque()
+        set(CURLOPT_SOCKOPTDATA, loop)
+        set(CURLOPT_CLOSESOCKETDATA, loop)
+        ok = ok && apnsd_easy_setopt_sockopt_cb(easy, CURLOPT_SOCKOPTFUNCTION, transferSocketOpened) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_closesocket_cb(easy, CURLOPT_CLOSESOCKETFUNCTION, transferSocketClosing) == CURLE_OK
+        set(CURLOPT_PREREQDATA, me)
+        ok = ok && apnsd_easy_setopt_prereq_cb(easy, CURLOPT_PREREQFUNCTION, transferPrereqCallback) == CURLE_OK
         if !ok {
             release()
             return nil
@@ -270,4 +276,18 @@ private let transferHeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?
     let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
     transfer.apnsID = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
     return length
+}
+
+/// CURLOPT_SOCKOPTFUNCTION: libcurl opened the connection's socket (user data: the ConnectionLoop).
+private let transferSocketOpened: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, curlsocktype) -> Int32 = {
+    user, descriptor, _ in
+    if let user { Unmanaged<ConnectionLoop>.fromOpaque(user).takeUnretainedValue().socketOpened(descriptor) }
+    return Int32(CURL_SOCKOPT_OK)
+}
+
+/// CURLOPT_CLOSESOCKETFUNCTION: libcurl is done with the socket; closing it is ours to do.
+private let transferSocketClosing: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = {
+    user, descriptor in
+    if let user { Unmanaged<ConnectionLoop>.fromOpaque(user).takeUnretainedValue().socketClosing(descriptor) }
+    return close(descriptor)
 }

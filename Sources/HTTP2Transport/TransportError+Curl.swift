@@ -36,4 +36,7 @@ extension TransportError {
     /// Whether the transport itself re-sends a request that failed this way (once per `transportRetries`):
     /// the stream was cut by the connection (GOAWAY above last-stream-id, reset, EOF), not refused by APNs.
     var isRetriedByTransport: Bool { kind == .connectionLost }
+
+    /// Whether no connection could be set up (or it never answered): connect, TLS verification, timeout.
+    var meansNoConnection: Bool { kind == .connect || kind == .tlsVerification || kind == .timeout }
 }

@@ -26,6 +26,27 @@ extension TransportIO {
             #expect(connection.stats.retried == 0, "refused connections go back to the caller at once")
         }
 
+        @Test func requestsWaitingForAConnectionThatNeverAnswersFailTogether() async throws {
+            // The loop hands a new connection one request until it answers; the rest wait in its queue. When
+            // that connection cannot be set up, they fail with it, not one connect timeout after another.
+            let directory = try TempDirectory()
+            defer { directory.remove() }
+            let pki = try TestPKI(in: directory)
+            let listener = Ports.silentListener()
+            defer { close(listener.descriptor) }
+            let connection = try APNsConnection(configuration: ConnectionConfiguration(
+                baseURL: "https://127.0.0.1:\(listener.port)", caFile: pki.caFile, connectTimeout: .milliseconds(500)))
+            let start = ContinuousClock.now
+            let results = await sendMany(20, APNsRequest(path: "/3/device/abcd", headers: [], body: Array("{}".utf8)),
+                                         via: connection.send)
+            let elapsed = ContinuousClock.now - start
+            await connection.shutdown(timeout: .seconds(2))
+            #expect(results.count == 20)
+            #expect(results.failures.count == 20)
+            #expect(results.failures.allSatisfy { $0.kind == .timeout && $0.isRetryable }, "\(results.failures)")
+            #expect(elapsed < .seconds(5), "20 requests must not wait 20 connect timeouts: \(elapsed)")
+        }
+
         @Test func aServerCertificateFromAnotherCAIsRefused() async throws {
             let mock = try MockFixture()
             defer { mock.stop() }

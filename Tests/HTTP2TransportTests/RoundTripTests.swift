@@ -78,6 +78,23 @@ extension TransportIO {
             #expect(connection.stats.completed == 2_000)
         }
 
+        @Test func aNewConnectionCarriesOneRequestUntilItHasAnswered() async throws {
+            // Its SETTINGS may still lower the stream limit (APNs: one stream until the first authorised request).
+            let slow = String(repeating: "5c", count: 32)
+            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 300)]))
+            defer { mock.stop() }
+            let connection = try APNsConnection(configuration: mock.connectionConfiguration())
+            let request = try mock.request(device: slow)
+            async let results = sendMany(5, request, via: connection.send)
+            try await waitUntil { connection.stats.submitted == 5 }
+            try await Task.sleep(for: .milliseconds(150))
+            #expect(connection.stats.inFlight == 1)
+            try await waitUntil { connection.stats.inFlight == 4 }
+            #expect(await results.statuses == [200: 5])
+            await connection.shutdown(timeout: .seconds(5))
+            #expect(mock.server.stats().totals.connections == 1)
+        }
+
         @Test(arguments: [0, 1_000])
         func theServersStreamLimitIsFollowed(rate: Int) async throws {
             // APNs allows one stream until the first authorised request, then its SETTINGS raise the limit.

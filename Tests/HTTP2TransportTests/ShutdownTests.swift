@@ -12,6 +12,8 @@ extension TransportIO {
             defer { mock.stop() }
             let connection = try APNsConnection(configuration: mock.connectionConfiguration())
             let request = try mock.request(device: slow)
+            // A new connection carries one request until it has answered; then all 50 go out together.
+            #expect(await connection.send(try mock.request()).status == 200)
             async let results = sendMany(50, request, via: connection.send)
             try await waitUntil { connection.stats.inFlight == 50 }
             await connection.shutdown(timeout: .seconds(5))

@@ -46,4 +46,23 @@ enum Ports {
         }
         return false
     }
+
+    /// A loopback socket that listens and never accepts: the kernel completes TCP handshakes, nothing
+    /// answers TLS. Returns (descriptor, port); close the descriptor when done.
+    static func silentListener() -> (descriptor: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(fd, $0, length)
+                _ = getsockname(fd, $0, &length)
+            }
+        }
+        _ = listen(fd, 64)
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
 }
