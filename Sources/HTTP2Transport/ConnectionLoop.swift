@@ -10,7 +10,7 @@ import Darwin
 /// driven by its own thread so blocking curl calls never run on Swift's cooperative pool.
 ///
 /// Callers hand in requests under `lock`; the loop thread admits them into the multi handle as the token
-/// bucket and the stream limit allow, drives libcurl, and resumes each caller's continuation when its
+/// throttle and the stream limit allow, drives libcurl, and resumes each caller's continuation when its
 /// transfer is done. Everything below "loop-thread state" is touched by the loop thread only.
 final class ConnectionLoop: @unchecked Sendable {
     struct Submission {
@@ -37,7 +37,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // Loop-thread state.
     private var multi: UnsafeMutableRawPointer?
-    private var bucket: TokenBucket
+    private var throttle: Throttle
     private var incoming: [Submission] = []
     private var pending: [Submission] = []
     private var pendingHead = 0
@@ -52,9 +52,6 @@ final class ConnectionLoop: @unchecked Sendable {
     private var stopping = false
     /// Attempts handed to libcurl that it has not started sending yet (CURLOPT_PREREQFUNCTION).
     private var unsent = 0
-    /// A request libcurl starts sending later than this after admission was held back (connecting,
-    /// reconnecting after GOAWAY, waiting for a stream slot): the bucket is emptied then.
-    private static let heldThreshold: UInt64 = 1_000_000
     private var completions: [(UnsafeContinuation<TransportResult, Never>, TransportResult)] = []
     /// At most this many attempts are handed to libcurl per curl_multi_perform. With the sockets corked, a turn's
     /// requests reach the server together; handing over everything that is ready made all streams travel as one
@@ -83,7 +80,7 @@ final class ConnectionLoop: @unchecked Sendable {
         baseURL = Array(configuration.baseURL.utf8)
         admissionBatch = max(8, configuration.maxInFlight / 8)
         sockets = ConnectionSockets(corks: configuration.ratePerSecond == 0)
-        bucket = TokenBucket(ratePerSecond: configuration.ratePerSecond, now: Curl.monotonicNanoseconds())
+        throttle = Throttle(ratePerSecond: configuration.ratePerSecond, now: Curl.monotonicNanoseconds())
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             throw TransportError(kind: .other, curlCode: 0, message: "pipe() failed: errno \(errno)",
@@ -265,15 +262,15 @@ final class ConnectionLoop: @unchecked Sendable {
             var timeout = 1000
             var throttleWait: UInt64 = 0
             // (While libcurl still holds admitted requests back, the next step is its own: no throttle wake-up.)
-            if admitting && queuedCount > 0 && inFlight < admissionLimit && (bucket.isUnlimited || unsent == 0) {
-                throttleWait = bucket.nextAvailable(now: Curl.monotonicNanoseconds())
+            if admitting && queuedCount > 0 && inFlight < admissionLimit && (throttle.isUnlimited || unsent == 0) {
+                throttleWait = throttle.wait(now: Curl.monotonicNanoseconds())
                 timeout = min(timeout, Int((throttleWait + 999_999) / 1_000_000))
             }
             // Unthrottled, libcurl holding attempts back for a stream slot while others are on the wire: it does
             // not always wake us when a slot frees (the server's stream-limit test stalled a whole second per
             // wave of streams, more often once turns were batched). Drive it again soon instead. (Throttled
             // connections keep their timerfd schedule: waking every millisecond there cost 9% of the rate.)
-            if bucket.isUnlimited && unsent > 0 && unsent < inFlight { timeout = min(timeout, 1) }
+            if throttle.isUnlimited && unsent > 0 && unsent < inFlight { timeout = min(timeout, 1) }
             if let deadline {
                 let left = deadline > now ? Int((deadline - now + 999_999) / 1_000_000) : 0
                 timeout = min(timeout, left)
@@ -338,7 +335,7 @@ final class ConnectionLoop: @unchecked Sendable {
     private func admit(now: UInt64) {
         admissionCut = false
         // Throttled: while libcurl holds requests back, hand it no more; their tokens are already spent.
-        if !bucket.isUnlimited && unsent > 0 { return }
+        if !throttle.isUnlimited && unsent > 0 { return }
         let batch = sockets.isCorking ? admissionBatch : Int.max
         let limit = admissionLimit
         while inFlight < limit {
@@ -348,13 +345,13 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             let transfer: Transfer
             if retryHead < retries.count {
-                guard bucket.take(now: now) else { return }
+                guard throttle.admit(now: now, unsent: unsent) else { return }
                 transfer = retries[retryHead]
                 retryHead += 1
                 if retryHead == retries.count { retries.removeAll(keepingCapacity: true); retryHead = 0 }
                 transfer.resetResponse()
             } else if pendingHead < pending.count {
-                guard bucket.take(now: now) else { return }
+                guard throttle.admit(now: now, unsent: unsent) else { return }
                 let submission = pending[pendingHead]
                 pendingHead += 1
                 if pendingHead == pending.count {
@@ -379,7 +376,6 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             admittedThisTurn += 1
             transfer.attempts += 1
-            transfer.admittedAt = now
             let code = curl_multi_add_handle(multi, transfer.easy)
             guard code == CURLM_OK else {
                 let message = String(cString: curl_multi_strerror(code))
@@ -437,16 +433,15 @@ final class ConnectionLoop: @unchecked Sendable {
     /// From libcurl's CURLOPT_PREREQFUNCTION (loop thread, inside curl_multi_perform).
     func transferStartsSending(_ transfer: Transfer) {
         transfer.connectionGeneration = sockets.generation
+        if !throttle.isUnlimited || sendLog != nil {
+            // Every start counts, also libcurl's own re-send of an attempt on a fresh connection.
+            let now = Curl.monotonicNanoseconds()
+            throttle.recordSend(at: now)
+            sendLog?.append(now)
+        }
         guard !transfer.onWire else { return }
         transfer.onWire = true
         unsent -= 1
-        let now = Curl.monotonicNanoseconds()
-        sendLog?.append(now)
-        if now &- transfer.admittedAt > Self.heldThreshold {
-            // Its token was taken when it was admitted; spending the bucket now keeps the held-back requests
-            // plus what follows within rate + capacity in any second, as the server counts.
-            bucket.empty(now: now)
-        }
     }
 
     /// From libcurl's CURLOPT_SOCKOPTFUNCTION (loop thread): the connection's new socket.

@@ -1,15 +1,8 @@
-/// The per-connection throttle: a token bucket in exact integer arithmetic, with time passed in.
+/// Paces a throttled connection: a token bucket in exact integer arithmetic, with time passed in.
 ///
-/// Tokens refill continuously at `ratePerSecond`; the bucket holds at most `capacity` tokens. A request
-/// takes one token, so any sliding one-second window holds at most `rate + capacity` grants. A rate of 0
-/// means unthrottled.
-///
-/// The default capacity is `max(2, ceil(rate × 0.002))`, capped at `maximumCapacity` (`max(1, ceil(rate ×
-/// 0.01))`): 3 at 1500/s. At least 2 so a wake-up that comes a little late does not lose the token that
-/// became due meanwhile; small, so `rate + capacity` stays under `rate × 1.01` with room to spare for
-/// what happens between our clock and the server's (scheduling, TCP, the server's own batching): a server
-/// measuring its own sliding window sees requests shifted by a few milliseconds. Any capacity up to
-/// `maximumCapacity` keeps the client-side bound `rate + capacity ≤ rate × 1.01 + 1`.
+/// Tokens refill continuously at `ratePerSecond`; the bucket holds at most `capacity` tokens, which is how
+/// far a loop that woke up late may catch up at once. The bound on any one second is not the bucket's job
+/// but `SendWindow`'s (see `Throttle`). A rate of 0 means unthrottled.
 public struct TokenBucket: Hashable, Sendable {
     /// Requests per second; 0 = unlimited.
     public let ratePerSecond: Int
@@ -21,39 +14,22 @@ public struct TokenBucket: Hashable, Sendable {
     private var lastRefill: UInt64
     private static let scale = 1_000_000_000
 
-    /// A full bucket at `now` (nanoseconds on any monotonic clock) with the default capacity.
-    public init(ratePerSecond: Int, now: UInt64) {
-        self.init(ratePerSecond: ratePerSecond, capacity: Self.defaultCapacity(ratePerSecond: ratePerSecond), now: now)
-    }
-
-    /// A full bucket holding at most `capacity` tokens (at least 1).
-    public init(ratePerSecond: Int, capacity: Int, now: UInt64) {
+    /// A bucket holding at most `capacity` tokens (at least 1), with `tokens` of them (default: full) at `now`
+    /// (nanoseconds, any monotonic clock).
+    public init(ratePerSecond: Int, capacity: Int, tokens: Int? = nil, now: UInt64) {
         precondition(ratePerSecond >= 0, "rate must not be negative")
         precondition(ratePerSecond <= Self.scale, "rate above 10⁹ requests/s")
         precondition(capacity >= 1 || ratePerSecond == 0, "capacity must be at least 1")
         self.ratePerSecond = ratePerSecond
         self.capacity = ratePerSecond == 0 ? 0 : capacity
-        units = self.capacity * Self.scale
+        units = min(self.capacity, max(0, tokens ?? self.capacity)) * Self.scale
         lastRefill = now
     }
 
-    /// `min(max(2, ceil(rate × 0.002)), maximumCapacity)`; 0 for unthrottled.
-    public static func defaultCapacity(ratePerSecond rate: Int) -> Int {
-        rate == 0 ? 0 : min(max(2, (rate + 499) / 500), maximumCapacity(ratePerSecond: rate))
-    }
-
-    /// `max(1, ceil(rate × 0.01))`: the largest capacity that keeps `rate + capacity ≤ rate × 1.01 + 1`.
-    public static func maximumCapacity(ratePerSecond rate: Int) -> Int {
-        rate == 0 ? 0 : max(1, (rate + 99) / 100)
-    }
-
     /// A bucket that never refuses.
-    public static let unlimited = TokenBucket(ratePerSecond: 0, now: 0)
+    public static let unlimited = TokenBucket(ratePerSecond: 0, capacity: 0, now: 0)
 
     public var isUnlimited: Bool { ratePerSecond == 0 }
-
-    /// The bound on requests in any one-second window this bucket guarantees (`nil` when unlimited).
-    public var maximumPerSecond: Int? { isUnlimited ? nil : ratePerSecond + capacity }
 
     /// Takes one token if there is one at `now`.
     public mutating func take(now: UInt64) -> Bool {
@@ -78,14 +54,6 @@ public struct TokenBucket: Hashable, Sendable {
         if isUnlimited { return Int.max }
         refill(now: now)
         return units / Self.scale
-    }
-
-    /// Spends every token at `now`: the next one comes `1/rate` later. For when grants taken earlier turned
-    /// out to be used only now (requests held back by the connection), so they must not add to a burst.
-    public mutating func empty(now: UInt64) {
-        if isUnlimited { return }
-        refill(now: now)
-        units = 0
     }
 
     private mutating func refill(now: UInt64) {

@@ -17,9 +17,7 @@ final class Transfer {
     var attempts = 0
     /// Position in the loop's list of transfers in the multi handle; -1 when not in it.
     var activeIndex = -1
-    /// When the loop handed this attempt to libcurl (monotonic ns), and whether libcurl has started
-    /// sending it (CURLOPT_PREREQFUNCTION).
-    var admittedAt: UInt64 = 0
+    /// Whether libcurl has started sending this attempt (CURLOPT_PREREQFUNCTION).
     var onWire = true
     /// `ConnectionSockets.generation` when libcurl last started sending this attempt: the connection it went on.
     var connectionGeneration = 0

@@ -23,9 +23,9 @@ extension TransportIO {
             let bound = Int(Double(rate) * 1.01) + 1
             let sends = connection.sendTimes
             #expect(sends.count >= count)
-            let worst = TokenBucketTests.maxInAnySecond(sends)
+            let worst = ThrottleModelTests.maxInAnySecond(sends)
             #expect(worst <= bound, "libcurl sent \(worst) requests in one second (bound \(bound))")
-            #expect(worst <= rate + TokenBucket.defaultCapacity(ratePerSecond: rate))
+            #expect(worst <= Throttle(ratePerSecond: rate, now: 0).maximumPerSecond!)
             #expect(worst >= rate * 8 / 10, "and the rate is used: \(worst)")
             #expect(elapsed >= .seconds(2.9), "\(elapsed)")
 
