@@ -3,7 +3,8 @@ import Store
 
 extension APNsRequest {
     /// The APNs request for a claimed delivery. Built straight from the job (its payload was validated when
-    /// it was enqueued) so the hot path does not parse JSON again.
+    /// it was enqueued) so the hot path does not parse JSON again. Single sends are expedited: they pass the
+    /// campaign requests already waiting on the connection.
     init(job: DeliveryJob, authorization: String) {
         var headers: [(name: String, value: String)] = [
             ("authorization", authorization),
@@ -13,6 +14,6 @@ extension APNsRequest {
         ]
         if let expiration = job.expiration { headers.append(("apns-expiration", String(expiration.secondsSince1970))) }
         if let collapseID = job.collapseID { headers.append(("apns-collapse-id", collapseID.value)) }
-        self.init(path: "/3/device/" + job.token.hex, headers: headers, body: job.payload)
+        self.init(path: "/3/device/" + job.token.hex, headers: headers, body: job.payload, isExpedited: job.kind == .single)
     }
 }

@@ -8,11 +8,15 @@ public struct APNsRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The request body (the notification's JSON payload).
     public var body: [UInt8]
+    /// Queued on its connection ahead of requests without it (single sends ahead of campaigns); the
+    /// throttle still applies.
+    public var isExpedited: Bool
 
-    public init(path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+    public init(path: String, headers: [(name: String, value: String)], body: [UInt8], isExpedited: Bool = false) {
         self.path = path
         self.headers = headers
         self.body = body
+        self.isExpedited = isExpedited
     }
 }
 

@@ -39,8 +39,9 @@ final class ConnectionLoop: @unchecked Sendable {
     private var multi: UnsafeMutableRawPointer?
     private var throttle: Throttle
     private var incoming: [Submission] = []
-    private var pending: [Submission] = []
-    private var pendingHead = 0
+    /// Requests waiting for admission: expedited ones (single sends) go before the rest.
+    private var expedited = SubmissionQueue()
+    private var pending = SubmissionQueue()
     private var retries: [Transfer] = []
     private var retryHead = 0
     private var idle: [Transfer] = []
@@ -232,7 +233,9 @@ final class ConnectionLoop: @unchecked Sendable {
             publishLocked()
             lock.unlock()
             if !incoming.isEmpty {
-                pending.append(contentsOf: incoming)
+                for submission in incoming {
+                    if submission.request.isExpedited { expedited.append(submission) } else { pending.append(submission) }
+                }
                 incoming.removeAll(keepingCapacity: true)
             }
 
@@ -330,7 +333,7 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Attempts the loop may have in libcurl: one until the connection has answered (ConnectionSockets).
     private var admissionLimit: Int { sockets.isProven ? configuration.maxInFlight : 1 }
 
-    private var queuedCount: Int { (pending.count - pendingHead) + (retries.count - retryHead) }
+    private var queuedCount: Int { expedited.count + pending.count + (retries.count - retryHead) }
 
     private func admit(now: UInt64) {
         admissionCut = false
@@ -350,15 +353,9 @@ final class ConnectionLoop: @unchecked Sendable {
                 retryHead += 1
                 if retryHead == retries.count { retries.removeAll(keepingCapacity: true); retryHead = 0 }
                 transfer.resetResponse()
-            } else if pendingHead < pending.count {
+            } else if !expedited.isEmpty || !pending.isEmpty {
                 guard throttle.admit(now: now, unsent: unsent) else { return }
-                let submission = pending[pendingHead]
-                pendingHead += 1
-                if pendingHead == pending.count {
-                    pending.removeAll(keepingCapacity: true); pendingHead = 0
-                } else if pendingHead >= 4096 && pendingHead * 2 >= pending.count {
-                    pending.removeFirst(pendingHead); pendingHead = 0
-                }
+                let submission = expedited.popFirst() ?? pending.popFirst()!
                 guard let fresh = obtainTransfer() else {
                     finish(submission.continuation, .failure(TransportError(
                         kind: .other, curlCode: 0, message: "curl_easy_init failed", isConnectionFatal: false, isRetryable: true)))
@@ -533,8 +530,8 @@ final class ConnectionLoop: @unchecked Sendable {
     private func failQueued(_ error: TransportError) {
         for transfer in retries[retryHead...] { stats.failed += 1; complete(transfer, .failure(error)) }
         retries.removeAll(); retryHead = 0
-        for submission in pending[pendingHead...] { stats.failed += 1; finish(submission.continuation, .failure(error)) }
-        pending.removeAll(); pendingHead = 0
+        for submission in expedited.drain() { stats.failed += 1; finish(submission.continuation, .failure(error)) }
+        for submission in pending.drain() { stats.failed += 1; finish(submission.continuation, .failure(error)) }
     }
 
     private func cleanUp() {

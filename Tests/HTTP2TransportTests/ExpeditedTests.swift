@@ -1,0 +1,49 @@
+import APNs
+import APNsMock
+import Foundation
+import HTTP2Transport
+import Testing
+
+extension TransportIO {
+    /// Expedited requests (single sends) pass what already waits on their connection.
+    @Suite struct ExpeditedTests {
+        /// The order in which requests finished.
+        final class Finished: @unchecked Sendable {
+            private let lock = NSLock()
+            private var names: [String] = []
+            func append(_ name: String) { lock.withLock { names.append(name) } }
+            var order: [String] { lock.withLock { names } }
+        }
+
+        @Test func anExpeditedRequestPassesTheQueueButNotTheThrottle() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            let connection = try APNsConnection(configuration: mock.connectionConfiguration(rate: 20))
+            #expect(await connection.send(try mock.request()).status == 200)  // the connection has answered
+            let bulk = try mock.request()
+            var expedited = try mock.request(device: String(repeating: "5d", count: 32))
+            expedited.isExpedited = true
+            let urgent = expedited
+            let finished = Finished()
+            let start = ContinuousClock.now
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<30 {
+                    group.addTask {
+                        if await connection.send(bulk).status == 200 { finished.append("bulk") }
+                    }
+                }
+                try? await waitUntil { connection.stats.submitted == 31 }
+                group.addTask {
+                    if await connection.send(urgent).status == 200 { finished.append("urgent") }
+                }
+            }
+            let elapsed = ContinuousClock.now - start
+            await connection.shutdown(timeout: .seconds(5))
+            let order = finished.order
+            #expect(order.count == 31)
+            let position = try #require(order.firstIndex(of: "urgent"))
+            #expect(position <= 3, "the expedited request finished after \(position) of 30 queued ones: \(order)")
+            #expect(elapsed >= .seconds(1.4), "31 requests at 20/s still take their time: \(elapsed)")
+        }
+    }
+}
