@@ -6,20 +6,9 @@ import Glibc
 enum Ports {
     /// A loopback port nobody listens on right now (bound to 0, read back, closed).
     static func free() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                _ = bind(fd, $0, length)
-                _ = getsockname(fd, $0, &length)
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (fd, port) = boundLoopbackSocket()
+        close(fd)
+        return port
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
@@ -50,6 +39,13 @@ enum Ports {
     /// A loopback socket that listens and never accepts: the kernel completes TCP handshakes, nothing
     /// answers TLS. Returns (descriptor, port); close the descriptor when done.
     static func silentListener() -> (descriptor: Int32, port: Int) {
+        let (fd, port) = boundLoopbackSocket()
+        _ = listen(fd, 64)
+        return (fd, port)
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on a port the kernel picked, and that port.
+    private static func boundLoopbackSocket() -> (descriptor: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -62,7 +58,6 @@ enum Ports {
                 _ = getsockname(fd, $0, &length)
             }
         }
-        _ = listen(fd, 64)
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }
