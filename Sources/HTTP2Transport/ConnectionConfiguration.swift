@@ -33,6 +33,9 @@ public struct ConnectionConfiguration: Sendable, Hashable {
         self.label = label
     }
 
+    /// The highest `ratePerSecond` accepted (as `apns.rate` on the command line).
+    public static let maximumRate = 1_000_000
+
     /// Checks the values; the error says which is wrong.
     public func validate() throws(TransportError) {
         func invalid(_ message: String) -> TransportError {
@@ -43,6 +46,10 @@ public struct ConnectionConfiguration: Sendable, Hashable {
         }
         guard !baseURL.hasSuffix("/") else { throw invalid("base URL '\(baseURL)' must not end with '/'") }
         guard ratePerSecond >= 0 else { throw invalid("rate \(ratePerSecond) must be 0 (unthrottled) or positive") }
+        // The throttle keeps the last second's send times: a ring of `rate` entries per connection.
+        guard ratePerSecond <= Self.maximumRate else {
+            throw invalid("rate \(ratePerSecond) is above \(Self.maximumRate) requests/s per connection; use 0 for unthrottled")
+        }
         guard maxInFlight >= 1 else { throw invalid("maxInFlight \(maxInFlight) must be at least 1") }
         guard transportRetries >= 0 else { throw invalid("transportRetries must not be negative") }
         guard connectTimeout > .zero, requestTimeout > .zero else { throw invalid("timeouts must be positive") }

@@ -92,6 +92,13 @@ extension TransportIO {
             #expect(throws: TransportError.self) { try APNsConnection(configuration: ConnectionConfiguration(baseURL: url)) }
         }
 
+        @Test(arguments: [-1, ConnectionConfiguration.maximumRate + 1])
+        func ratesOutsideTheRangeAreRefused(rate: Int) throws {
+            #expect(throws: TransportError.self) {
+                try APNsConnection(configuration: ConnectionConfiguration(baseURL: "https://127.0.0.1:2197", ratePerSecond: rate))
+            }
+        }
+
         @Test func headerValuesWithLineBreaksAreRefusedWithoutSending() async throws {
             let mock = try MockFixture()
             defer { mock.stop() }
