@@ -37,7 +37,7 @@ public struct Throttle: Hashable, Sendable {
         let paced = Self.pacedRate(ratePerSecond: rate)
         bucket = TokenBucket(ratePerSecond: paced, capacity: burst, tokens: min(burst, Self.slack(ratePerSecond: rate)), now: now)
         spacing = TokenBucket(ratePerSecond: 2 * paced, capacity: Self.step(ratePerSecond: rate), now: now)
-        window = rate == 0 ? nil : SendWindow(limit: Self.pacedRate(ratePerSecond: rate) + Self.slack(ratePerSecond: rate))
+        window = rate == 0 ? nil : SendWindow(limit: paced + Self.slack(ratePerSecond: rate))
     }
 
     /// The rate the pacing bucket refills at: `rate − floor(rate / 50)`, 1470 for 1500.
