@@ -36,6 +36,10 @@ public final class APNsConnection: Sendable {
         }
     }
 
+    /// Takes back the requests of `groups` (nil: all) that have not started on the wire; they fail with
+    /// `TransportError.withdrawn` before this returns. Returns how many.
+    public func withdraw(groups: Set<Int64>?) async -> Int { await loop.withdraw(groups: groups) }
+
     /// Counters for metrics.
     public var stats: ConnectionStats { loop.statsSnapshot }
 

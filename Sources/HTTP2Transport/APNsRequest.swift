@@ -11,12 +11,17 @@ public struct APNsRequest: Sendable {
     /// Queued on its connection ahead of requests without it (single sends ahead of campaigns); the
     /// throttle still applies.
     public var isExpedited: Bool
+    /// Who the request belongs to (the worker passes the campaign id), so that requests still waiting on
+    /// their connection can be withdrawn together (`TransportRegistry.withdraw`).
+    public var group: Int64?
 
-    public init(path: String, headers: [(name: String, value: String)], body: [UInt8], isExpedited: Bool = false) {
+    public init(path: String, headers: [(name: String, value: String)], body: [UInt8], isExpedited: Bool = false,
+                group: Int64? = nil) {
         self.path = path
         self.headers = headers
         self.body = body
         self.isExpedited = isExpedited
+        self.group = group
     }
 }
 

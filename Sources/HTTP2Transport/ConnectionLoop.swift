@@ -31,6 +31,8 @@ final class ConnectionLoop: @unchecked Sendable {
     private var reconnectRequested = false
     private var exited = false
     private var exitWaiters: [CheckedContinuation<Void, Never>] = []
+    /// `withdraw` calls waiting for the loop: which groups (nil: all), and who to tell how many were taken back.
+    private var withdrawals: [(groups: Set<Int64>?, waiter: CheckedContinuation<Int, Never>)] = []
     private var published = ConnectionStats()
     private var outstanding = 0
     private var consecutiveFailures = 0
@@ -164,6 +166,25 @@ final class ConnectionLoop: @unchecked Sendable {
         if wake { wakeLoop() }
     }
 
+    /// Takes back every request of `groups` (nil: every request) that has not started on the wire: those
+    /// waiting for the throttle or a stream, and those libcurl holds but has not begun to send. Each fails
+    /// with `TransportError.withdrawn` before this returns; requests already written are left to finish.
+    /// Returns how many were withdrawn.
+    func withdraw(groups: Set<Int64>?) async -> Int {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Int, Never>) in
+            lock.lock()
+            if exited {
+                lock.unlock()
+                waiter.resume(returning: 0)
+                return
+            }
+            withdrawals.append((groups, waiter))
+            let wake = wakeLocked()
+            lock.unlock()
+            if wake { wakeLoop() }
+        }
+    }
+
     /// Stops accepting; the loop drains until `deadline` (monotonic ns), fails what is left, cleans up and ends.
     func stop(deadline: UInt64) async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
@@ -230,6 +251,8 @@ final class ConnectionLoop: @unchecked Sendable {
             let deadline = stopDeadline
             stopping = deadline != nil
             let reconnect = reconnectRequested
+            let withdrawing = withdrawals
+            withdrawals.removeAll()
             publishLocked()
             lock.unlock()
             if !incoming.isEmpty {
@@ -238,6 +261,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 }
                 incoming.removeAll(keepingCapacity: true)
             }
+            if !withdrawing.isEmpty { withdrawUnsent(withdrawing) }
 
             let now = Curl.monotonicNanoseconds()
             if let deadline {
@@ -279,7 +303,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 timeout = min(timeout, left)
             }
             lock.lock()
-            let sleep = submissions.isEmpty && stopDeadline == deadline && reconnectRequested == reconnect
+            let sleep = submissions.isEmpty && withdrawals.isEmpty && stopDeadline == deadline && reconnectRequested == reconnect
                 && !(admitting && admissionCut)
             if sleep { loopWaiting = true }
             publishLocked()
@@ -389,6 +413,49 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
+    /// Fails with `.withdrawn` the requests of each withdrawal that have not started on the wire, hands their
+    /// results back, then tells each withdrawal how many it took.
+    private func withdrawUnsent(_ withdrawing: [(groups: Set<Int64>?, waiter: CheckedContinuation<Int, Never>)]) {
+        var counts: [Int] = []
+        for (groups, _) in withdrawing {
+            func matches(_ group: Int64?) -> Bool { groups == nil || group.map { groups!.contains($0) } == true }
+            var count = 0
+            for submission in expedited.remove(where: { matches($0.request.group) })
+                + pending.remove(where: { matches($0.request.group) }) {
+                finish(submission.continuation, .failure(.withdrawn()))
+                count += 1
+            }
+            var keptRetries: [Transfer] = []
+            for transfer in retries[retryHead...] {
+                if matches(transfer.group) {
+                    complete(transfer, .failure(withdrawnError(transfer)))
+                    count += 1
+                } else {
+                    keptRetries.append(transfer)
+                }
+            }
+            retries = keptRetries
+            retryHead = 0
+            // libcurl holds these but has not started them (no PREREQFUNCTION yet): removing them sends nothing.
+            for transfer in active.filter({ !$0.onWire && matches($0.group) }) {
+                curl_multi_remove_handle(multi, transfer.easy)
+                deactivate(transfer)
+                complete(transfer, .failure(withdrawnError(transfer)))
+                count += 1
+            }
+            counts.append(count)
+        }
+        resumeCompletions()
+        for (index, withdrawal) in withdrawing.enumerated() { withdrawal.waiter.resume(returning: counts[index]) }
+    }
+
+    /// `.withdrawn` for a transfer; an earlier attempt of it may have been written (then APNs may have seen it).
+    private func withdrawnError(_ transfer: Transfer) -> TransportError {
+        var error = TransportError.withdrawn()
+        error.requestWasSent = transfer.everSent
+        return error
+    }
+
     private func collectCompletions() {
         var left: Int32 = 0
         while let message = curl_multi_info_read(multi, &left) {
@@ -406,7 +473,8 @@ final class ConnectionLoop: @unchecked Sendable {
                 complete(transfer, .response(status: transfer.responseCode(), apnsID: transfer.apnsID, body: body))
                 continue
             }
-            let error = TransportError(curlCode: code, detail: transfer.errorDetail)
+            var error = TransportError(curlCode: code, detail: transfer.errorDetail)
+            error.requestWasSent = transfer.everSent
             if error.isConnectionFatal {
                 stats.connectionErrors += 1
                 failureStreak += 1
@@ -438,6 +506,7 @@ final class ConnectionLoop: @unchecked Sendable {
         }
         guard !transfer.onWire else { return }
         transfer.onWire = true
+        transfer.everSent = true
         unsent -= 1
     }
 
@@ -520,7 +589,9 @@ final class ConnectionLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi, transfer.easy)
             deactivate(transfer)
             stats.failed += 1
-            complete(transfer, .failure(error))
+            var failure = error
+            failure.requestWasSent = transfer.everSent
+            complete(transfer, .failure(failure))
         }
         failQueued(error)
         resumeCompletions()
@@ -528,10 +599,16 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// Fails the requests not yet handed to libcurl.
     private func failQueued(_ error: TransportError) {
-        for transfer in retries[retryHead...] { stats.failed += 1; complete(transfer, .failure(error)) }
+        var failure = error
+        for transfer in retries[retryHead...] {
+            stats.failed += 1
+            failure.requestWasSent = transfer.everSent
+            complete(transfer, .failure(failure))
+        }
         retries.removeAll(); retryHead = 0
-        for submission in expedited.drain() { stats.failed += 1; finish(submission.continuation, .failure(error)) }
-        for submission in pending.drain() { stats.failed += 1; finish(submission.continuation, .failure(error)) }
+        failure.requestWasSent = false
+        for submission in expedited.drain() { stats.failed += 1; finish(submission.continuation, .failure(failure)) }
+        for submission in pending.drain() { stats.failed += 1; finish(submission.continuation, .failure(failure)) }
     }
 
     private func cleanUp() {
@@ -550,7 +627,10 @@ final class ConnectionLoop: @unchecked Sendable {
         publishLocked()
         let waiters = exitWaiters
         exitWaiters.removeAll()
+        let withdrawing = withdrawals
+        withdrawals.removeAll()
         lock.unlock()
+        for withdrawal in withdrawing { withdrawal.waiter.resume(returning: 0) }
         for waiter in waiters { waiter.resume() }
     }
 }

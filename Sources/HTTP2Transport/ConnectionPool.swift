@@ -59,6 +59,13 @@ public final class ConnectionPool: Sendable {
         return connections[best]
     }
 
+    /// Withdraws the unsent requests of `groups` (nil: all) from every connection; returns how many.
+    public func withdraw(groups: Set<Int64>?) async -> Int {
+        var total = 0
+        for connection in connections { total += await connection.withdraw(groups: groups) }
+        return total
+    }
+
     /// Per-connection counters, in connection order.
     public var stats: [ConnectionStats] { connections.map(\.stats) }
 

@@ -32,4 +32,17 @@ struct SubmissionQueue {
         head = 0
         return rest
     }
+
+    /// Removes the submissions `shouldRemove` picks, keeping the others in order; returns the removed ones.
+    mutating func remove(where shouldRemove: (ConnectionLoop.Submission) -> Bool) -> [ConnectionLoop.Submission] {
+        var removed: [ConnectionLoop.Submission] = []
+        var kept: [ConnectionLoop.Submission] = []
+        for submission in items[head...] {
+            if shouldRemove(submission) { removed.append(submission) } else { kept.append(submission) }
+        }
+        guard !removed.isEmpty else { return [] }
+        items = kept
+        head = 0
+        return removed
+    }
 }

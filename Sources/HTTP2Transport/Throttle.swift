@@ -15,11 +15,12 @@
 /// reads a burst one request after another: with 38 requests at once, apns-mock in a debug build counted
 /// 1531 in a second while the client sent at most 1488); and the window, which counts the moments libcurl
 /// really started each request (CURLOPT_PREREQFUNCTION), refuses whatever would put more than
-/// `maximumPerSecond` into any one-second window, however late or bunched the sends were.
+/// `maximumPerSecond` (never more than the rate) into any one-second window, however late or bunched the
+/// sends were.
 public struct Throttle: Hashable, Sendable {
     /// The configured rate, requests per second; 0 = unlimited.
     public let ratePerSecond: Int
-    /// The most sends in any closed one-second window (`nil` when unlimited): `pacedRate + slack`.
+    /// The most sends in any closed one-second window (`nil` when unlimited): `min(rate, pacedRate + slack)`.
     public var maximumPerSecond: Int? { window?.limit }
     private var bucket: TokenBucket
     private var spacing: TokenBucket
@@ -37,7 +38,8 @@ public struct Throttle: Hashable, Sendable {
         let paced = Self.pacedRate(ratePerSecond: rate)
         bucket = TokenBucket(ratePerSecond: paced, capacity: burst, tokens: min(burst, Self.slack(ratePerSecond: rate)), now: now)
         spacing = TokenBucket(ratePerSecond: 2 * paced, capacity: Self.step(ratePerSecond: rate), now: now)
-        window = rate == 0 ? nil : SendWindow(limit: paced + Self.slack(ratePerSecond: rate))
+        // Never above the rate itself: at low rates the slack would be a whole extra request per second.
+        window = rate == 0 ? nil : SendWindow(limit: min(rate, paced + Self.slack(ratePerSecond: rate)))
     }
 
     /// The rate the pacing bucket refills at: `rate − floor(rate / 50)`, 1470 for 1500.

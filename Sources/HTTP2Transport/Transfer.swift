@@ -19,6 +19,10 @@ final class Transfer {
     var activeIndex = -1
     /// Whether libcurl has started sending this attempt (CURLOPT_PREREQFUNCTION).
     var onWire = true
+    /// Whether any attempt of this request started on the wire: APNs may have seen it.
+    var everSent = false
+    /// The request's `APNsRequest.group`, for `withdraw`.
+    var group: Int64?
     /// `ConnectionSockets.generation` when libcurl last started sending this attempt: the connection it went on.
     var connectionGeneration = 0
     unowned let owner: ConnectionLoop
@@ -112,6 +116,8 @@ final class Transfer {
     func configure(_ request: APNsRequest, baseURL: [UInt8]) -> TransportError? {
         resetResponse()
         attempts = 0
+        everSent = false
+        group = request.group
 
         // URL: libcurl copies it.
         let urlLength = baseURL.count + request.path.utf8.count + 1

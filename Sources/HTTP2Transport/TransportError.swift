@@ -15,6 +15,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let timeout = Kind(rawValue: "timeout")
         /// The transport was shut down before the request completed.
         public static let shutdown = Kind(rawValue: "shutdown")
+        /// Taken back before any of it was written (`withdraw`: a cancelled campaign, a stopping worker).
+        public static let withdrawn = Kind(rawValue: "withdrawn")
         /// The request itself cannot be sent (malformed URL, unsupported option).
         public static let invalidRequest = Kind(rawValue: "invalid-request")
         /// Anything else libcurl reported.
@@ -34,20 +36,36 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     public var isConnectionFatal: Bool
     /// Whether the same request may be sent again (after a backoff, perhaps on another connection).
     public var isRetryable: Bool
+    /// Whether libcurl started writing the request (on some attempt) before it failed. False means APNs
+    /// cannot have seen it: a connect, DNS or TLS failure, or a request withdrawn while it waited.
+    public var requestWasSent: Bool
 
     public init(kind: Kind, curlCode: Int, message: String, detail: String = "",
-                isConnectionFatal: Bool, isRetryable: Bool) {
+                isConnectionFatal: Bool, isRetryable: Bool, requestWasSent: Bool = false) {
         self.kind = kind
         self.curlCode = curlCode
         self.message = message
         self.detail = detail
         self.isConnectionFatal = isConnectionFatal
         self.isRetryable = isRetryable
+        self.requestWasSent = requestWasSent
     }
 
     /// The transport is shutting down or has shut down.
     public static func shutdown(_ message: String = "transport shut down") -> TransportError {
         TransportError(kind: .shutdown, curlCode: 0, message: message, isConnectionFatal: false, isRetryable: true)
+    }
+
+    /// A request taken back before any of it was written.
+    public static func withdrawn() -> TransportError {
+        TransportError(kind: .withdrawn, curlCode: 0, message: "withdrawn before it was sent", isConnectionFatal: false,
+                       isRetryable: true)
+    }
+
+    /// APNs could not be reached at all: no connection (connect, DNS, TLS handshake, connect timeout) and
+    /// nothing of the request written. The worker pauses the pool instead of spending an attempt.
+    public var meansUnreachable: Bool {
+        !requestWasSent && (kind == .connect || kind == .timeout || kind == .connectionLost || kind == .other)
     }
 
     public var description: String {

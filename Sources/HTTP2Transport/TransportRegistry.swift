@@ -33,6 +33,16 @@ public final class TransportRegistry: Sendable {
         }
     }
 
+    /// Takes back every request of `groups` (nil: every request) that has not started on the wire, in every
+    /// pool: each fails with `TransportError.withdrawn` before this returns. Returns how many were withdrawn.
+    /// Requests already written finish as usual: APNs cannot be asked to forget them.
+    public func withdraw(groups: Set<Int64>?) async -> Int {
+        let all: [ConnectionPool] = lock.withLock { Array(pools.values) }
+        var total = 0
+        for pool in all { total += await pool.withdraw(groups: groups) }
+        return total
+    }
+
     /// Counters of every connection, by pool.
     public var stats: [PoolKey: [ConnectionStats]] {
         lock.lock()

@@ -17,7 +17,7 @@ import Testing
             #expect(throttle.maximumPerSecond == nil)
         } else {
             #expect(Throttle.pacedRate(ratePerSecond: rate) == rate - rate / 50)
-            #expect(throttle.maximumPerSecond == rate - rate / 50 + slack)
+            #expect(throttle.maximumPerSecond == min(rate, rate - rate / 50 + slack))
             #expect(throttle.maximumPerSecond! <= Int((Double(rate) * 1.01).rounded(.down)) + 1)
         }
     }
@@ -113,6 +113,21 @@ import Testing
             }
             // (Up to 20 ms of arrivals may still wait for the loop's last, late wake-up.)
             if pattern == .halfRate { #expect(sends.count >= rate * 5 - 2 - (lateness == .loaded ? rate / 50 : 0)) }
+        }
+    }
+
+    /// The rule: at any rate from 1 to 1500, no sliding second holds more than the rate, whatever the
+    /// callers and however late the loop wakes (at 4/s the slack once let a second hold 5).
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 10, 25, 49, 50, 99, 100, 101, 300, 499, 500, 999, 1000, 1499, 1500])
+    func noSlidingSecondEverHoldsMoreThanTheRate(rate: Int) {
+        for pattern in Pattern.allCases {
+            for lateness in Lateness.allCases {
+                let throttle = Throttle(ratePerSecond: rate, now: 5 * Self.second)
+                let sends = Self.simulate(throttle, pattern: pattern, lateness: lateness)
+                let worst = Self.maxInAnySecond(sends)
+                #expect(worst <= rate, "rate \(rate) \(pattern) \(lateness): \(worst) in one second")
+                #expect(throttle.maximumPerSecond! <= rate)
+            }
         }
     }
 
