@@ -14,6 +14,7 @@ extension APNsRequest {
         ]
         if let expiration = job.expiration { headers.append(("apns-expiration", String(expiration.secondsSince1970))) }
         if let collapseID = job.collapseID { headers.append(("apns-collapse-id", collapseID.value)) }
-        self.init(path: "/3/device/" + job.token.hex, headers: headers, body: job.payload, isExpedited: job.kind == .single)
+        self.init(path: "/3/device/" + job.token.hex, headers: headers, body: job.payload, isExpedited: job.kind == .single,
+                  group: job.campaignID.rawValue)
     }
 }

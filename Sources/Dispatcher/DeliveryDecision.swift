@@ -10,13 +10,21 @@ public struct DeliveryDecision: Hashable, Sendable {
     public var result: DeliveryResult?
     /// Set when APNs or TLS says our configuration is wrong: stop sending, keep the queue as it is.
     public var stopReason: String?
+    /// APNs could not be reached and nothing was written: no attempt is spent; the worker holds the delivery
+    /// and pauses its pool (`OutageBackoff`).
+    public var unreachable: Bool
 
-    public init(result: DeliveryResult?, stopReason: String? = nil) {
+    public init(result: DeliveryResult?, stopReason: String? = nil, unreachable: Bool = false) {
         self.result = result
         self.stopReason = stopReason
+        self.unreachable = unreachable
     }
 
     /// Decides for `job` after `answer`, at `now`, following Apple's reason table (`APNs.Outcome`).
+    ///
+    /// Attempts count only requests APNs answered or that timed out after being written. A request that
+    /// never left (connect, DNS, TLS handshake) is `unreachable`; one cut with the connection after it was
+    /// written is retried without spending an attempt (`retry.maxAge` and apns-expiration still bound it).
     public static func decide(job: DeliveryJob, answer: TransportResult, now: Date, policy: RetryPolicy,
                               unit: Double) -> DeliveryDecision {
         let attempts = job.attempts + 1
@@ -25,8 +33,16 @@ public struct DeliveryDecision: Hashable, Sendable {
             if error.kind == .tlsVerification {
                 return DeliveryDecision(result: nil, stopReason: "TLS verification of the APNs server failed: \(error)")
             }
+            if error.kind == .withdrawn || error.kind == .shutdown {
+                return DeliveryDecision(result: nil)
+            }
+            if error.meansUnreachable {
+                return DeliveryDecision(result: nil, unreachable: true)
+            }
             let reason = Reason(rawValue: "Transport:\(error.kind)")
-            return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit, status: nil, reason: reason)
+            let counts = error.kind == .timeout && error.requestWasSent
+            return retryOrFail(job: job, attempts: counts ? attempts : job.attempts, now: now, policy: policy, unit: unit,
+                               status: nil, reason: reason, countsAsAttempt: counts)
         case .response(let status, let apnsID, let body):
             let response = ErrorResponse(status: status, body: body)
             let outcome = Outcome(response: response)
@@ -53,9 +69,16 @@ public struct DeliveryDecision: Hashable, Sendable {
         }
     }
 
-    /// Whether `job` may not be sent at `now` because its apns-expiration has passed.
-    public static func isExpired(_ job: DeliveryJob, now: Date) -> Bool {
-        job.expiration?.forbidsAttempt(atUnixSeconds: Int64(now.timeIntervalSince1970)) ?? false
+    /// Whether `job` may not be sent at `now`: its apns-expiration has passed, or (without one) it is older
+    /// than `policy.maxAge`.
+    public static func isExpired(_ job: DeliveryJob, now: Date, policy: RetryPolicy) -> Bool {
+        guard let expiration = job.expiration else { return now > giveUpDate(job, policy: policy) }
+        return expiration.forbidsAttempt(atUnixSeconds: Int64(now.timeIntervalSince1970))
+    }
+
+    /// When a delivery without apns-expiration is given up.
+    static func giveUpDate(_ job: DeliveryJob, policy: RetryPolicy) -> Date {
+        job.createdAt.addingTimeInterval(policy.maxAge.seconds)
     }
 
     /// The result for a job that expired before it could be sent.
@@ -64,14 +87,18 @@ public struct DeliveryDecision: Hashable, Sendable {
     }
 
     private static func retryOrFail(job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,
-                                    status: Int?, reason: Reason) -> DeliveryDecision {
-        let at = now.addingTimeInterval(policy.delay(afterAttempts: attempts, unit: unit).seconds)
-        let expired = job.expiration?.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up))) ?? false
+                                    status: Int?, reason: Reason, countsAsAttempt: Bool = true) -> DeliveryDecision {
+        let at = now.addingTimeInterval(policy.delay(afterAttempts: max(attempts, 1), unit: unit).seconds)
+        let expired = job.expiration.map { $0.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up))) }
+            ?? (at > giveUpDate(job, policy: policy))
         // apns-expiration 0 means "try once": never retried.
         let tryOnce = job.expiration?.secondsSince1970 == 0
         guard policy.allowsRetry(afterAttempts: attempts), !expired, !tryOnce else {
-            return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .failed, httpStatus: status, reason: reason))
+            return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .failed, httpStatus: status, reason: reason,
+                                                           countsAsAttempt: countsAsAttempt))
         }
-        return DeliveryDecision(result: .retry(job.id, at: at, httpStatus: status, reason: reason))
+        var result = DeliveryResult.retry(job.id, at: at, httpStatus: status, reason: reason)
+        result.countsAsAttempt = countsAsAttempt
+        return DeliveryDecision(result: result)
     }
 }

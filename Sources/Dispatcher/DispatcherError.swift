@@ -6,12 +6,15 @@ public enum DispatcherError: Error, Sendable, CustomStringConvertible {
     case store(String)
     /// The provider token could not be made.
     case providerToken(String)
+    /// `--until-idle` ended with work left because APNs could not be reached; it stays pending, attempts unspent.
+    case unreachable(String)
 
     public var description: String {
         switch self {
         case .configuration(let why): return "stopped sending: \(why)"
         case .store(let why): return "queue error: \(why)"
         case .providerToken(let why): return "cannot make a provider token: \(why)"
+        case .unreachable(let why): return why
         }
     }
 }

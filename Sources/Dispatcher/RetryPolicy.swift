@@ -8,11 +8,16 @@ public struct RetryPolicy: Sendable, Hashable {
     public var cap: Duration
     /// Attempts in all (the first send included) before a delivery fails.
     public var maxAttempts: Int
+    /// A delivery without apns-expiration is given up (`failed`, reason `Expired`) this long after it was
+    /// created, however few attempts it spent: an outage never releases a promotion days late.
+    public var maxAge: Duration
 
-    public init(base: Duration = .seconds(1), cap: Duration = .seconds(300), maxAttempts: Int = 8) {
+    public init(base: Duration = .seconds(1), cap: Duration = .seconds(300), maxAttempts: Int = 8,
+                maxAge: Duration = .seconds(86_400)) {
         self.base = base
         self.cap = cap
         self.maxAttempts = maxAttempts
+        self.maxAge = maxAge
     }
 
     /// The delay before the next try after `attempts` sends: random(0, min(cap, base · 2^(attempts−1))).

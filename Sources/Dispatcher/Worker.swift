@@ -6,15 +6,21 @@ import ProviderAuth
 import Store
 
 /// Sends what the queue holds: claims due deliveries, signs, sends over the pools, classifies the answers,
-/// and writes outcomes back in batches. One worker per database.
+/// and writes outcomes back in batches. Several workers may share one database: each registers, heartbeats,
+/// owns what it claims, and takes over only the leases of workers whose heartbeat stopped.
+///
+/// A worker owns its `TransportRegistry` (it withdraws its own unsent requests from it when a campaign is
+/// cancelled or the worker stops).
 public final class Worker: Sendable {
-    private let store: any DeliveryStore
-    private let tokens: ProviderTokenCache
-    private let transport: TransportRegistry
-    private let configuration: WorkerConfiguration
-    private let logger: Logger
-    private let clock: @Sendable () -> Date
-    private let random: @Sendable () -> Double
+    let store: any DeliveryStore
+    let tokens: ProviderTokenCache
+    let transport: TransportRegistry
+    let configuration: WorkerConfiguration
+    let logger: Logger
+    let clock: @Sendable () -> Date
+    let random: @Sendable () -> Double
+    /// How often the loop wakes up when nothing else happens (stop signal, heartbeats, cancels, pauses).
+    static let tick: Duration = .milliseconds(50)
 
     public init(store: any DeliveryStore, tokens: ProviderTokenCache, transport: TransportRegistry,
                 configuration: WorkerConfiguration, logger: Logger,
@@ -31,13 +37,18 @@ public final class Worker: Sendable {
 
     /// Runs until `shouldStop` says so, or — with `untilIdle` — until nothing is due within the retry cap
     /// (pending retries are waited for; campaigns scheduled later are left for a later run).
-    public func run(untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool = { false }) async throws(DispatcherError) -> WorkerSummary {
+    ///
+    /// Stopping withdraws what waits unsent on the connections, lets the requests on the wire finish, records
+    /// their outcomes and releases everything else. While the database refuses writes the worker does not
+    /// exit holding outcomes of requests that went out, unless `shouldAbandon` says so (a second signal).
+    public func run(untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool = { false },
+                    shouldAbandon: @escaping @Sendable () -> Bool = { false }) async throws(DispatcherError) -> WorkerSummary {
         let started = ContinuousClock.now
         var state = RunState()
         do {
-            let released = try await store.releaseLeases(now: clock())
-            if released > 0 { logger.info("worker.leases_released", ("deliveries", String(released))) }
-            try await loop(untilIdle: untilIdle, shouldStop: shouldStop, state: &state)
+            try await register(&state)
+            try await loop(untilIdle: untilIdle, shouldStop: shouldStop, shouldAbandon: shouldAbandon, state: &state)
+            try await finish(&state)
         } catch let error as StoreError {
             throw .store(error.description)
         } catch let error as DispatcherError {
@@ -50,116 +61,390 @@ public final class Worker: Sendable {
             logger.error("worker.stopped_configuration_error", ("reason", stopReason))
             throw .configuration(stopReason)
         }
+        if let fault = state.fault {
+            throw .store("stopped with \(state.results.count) outcomes unwritten (they will be sent again): \(fault.error)")
+        }
+        if let gaveUp = state.gaveUp { throw .unreachable(gaveUp) }
         return state.summary
     }
 
-    private struct RunState {
-        var summary = WorkerSummary()
-        var queue: [DeliveryJob] = []
-        var queueHead = 0
-        var results: [DeliveryResult] = []
-        var stopReason: String?
-        var stopping = false
-        var lastFlush = ContinuousClock.now
+    // MARK: - Start and end
 
-        var queued: Int { queue.count - queueHead }
-
-        mutating func nextJob() -> DeliveryJob? {
-            guard queueHead < queue.count else { return nil }
-            defer { queueHead += 1 }
-            return queue[queueHead]
-        }
+    private func register(_ state: inout RunState) async throws {
+        let now = clock()
+        let registration = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
+        state.id = registration
+        let rescued = try await store.rescueStaleWorkers(now: now, staleAfter: configuration.lease, except: registration)
+        logRescue(rescued)
+        for request in try await store.openCancelRequests() { state.cancelled.insert(request.campaign.rawValue) }
+        state.cancelSeen = try await store.cancelRequests(after: 0).last?.seq ?? 0
+        state.nextHeartbeat = now.addingTimeInterval(configuration.heartbeat.seconds)
+        logger.info("worker.registered", ("worker.id", registration.description))
     }
 
-    private func loop(untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool, state: inout RunState) async throws {
-        try await withThrowingTaskGroup(of: Sent.self) { group in
-            var inFlight = 0
+    /// Writes what is left and releases every lease still held (claimed and unsent, withdrawn, or dropped).
+    private func finish(_ state: inout RunState) async throws {
+        guard state.fault == nil else { return }  // abandoned: a later worker takes the leases over
+        if !state.results.isEmpty {
+            _ = try await store.record(state.results, by: state.id, now: clock())
+            state.results.removeAll()
+        }
+        let released = try await store.unregisterWorker(state.id, now: clock())
+        if released > 0 { logger.info("worker.leases_released", ("deliveries", String(released))) }
+    }
+
+    // MARK: - The loop
+
+    enum Event: Sendable {
+        case sent(Sent)
+        case tick
+    }
+
+    private func loop(untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool,
+                      shouldAbandon: @escaping @Sendable () -> Bool, state: inout RunState) async throws {
+        try await withThrowingTaskGroup(of: Event.self) { group in
+            group.addTask { await Self.sleepOneTick() }
             while true {
-                if !state.stopping && shouldStop() {
-                    state.stopping = true
-                    logger.info("worker.stopping", ("in_flight", String(inFlight)))
+                let now = clock()
+                if !state.stopping && (shouldStop() || state.stopRequested) {
+                    await beginStopping(&state, why: state.stopRequested ? "error" : "signal")
                 }
-                if !state.stopping && state.queued < configuration.claimBatch / 2 {
-                    try await refill(&state)
+                if state.stopping && state.fault != nil && shouldAbandon() {
+                    logger.error("worker.abandoned", ("outcomes_lost", String(state.results.count)),
+                                 ("error", state.fault!.error.description))
+                    break
                 }
-                while !state.stopping, inFlight < configuration.maxInFlight, let job = state.nextJob() {
-                    let now = clock()
-                    if DeliveryDecision.isExpired(job, now: now) {
-                        state.results.append(DeliveryDecision.expired(job))
-                        continue
-                    }
-                    group.addTask { await self.send(job) }
-                    inFlight += 1
+                try await duties(&state, now: now, untilIdle: untilIdle)
+                if state.fault == nil && !state.stopping && now >= state.nextClaimAt
+                    && state.queued + state.heldCount < max(1, configuration.claimBatch / 2) {
+                    try await refill(&state, now: now)
                 }
-                if inFlight == 0 {
+                if state.fault == nil { submit(&state, group: &group, now: clock()) }
+                if !state.results.isEmpty && (state.results.count >= configuration.recordBatch || state.inFlight == 0
+                    || ContinuousClock.now - state.lastFlush >= configuration.recordInterval) {
                     try await flush(&state)
+                }
+                if state.inFlight == 0 && state.queued == 0 && state.heldCount == 0 && state.results.isEmpty && state.fault == nil {
                     if state.stopping { break }
-                    if state.queued > 0 { continue }
-                    guard let next = try await store.nextDueDate() else {
-                        if untilIdle { break }
-                        try await Task.sleep(for: configuration.pollInterval)
-                        continue
+                    if untilIdle && state.idleConfirmed {
+                        guard let next = state.nextDue, next.timeIntervalSince(now) <= configuration.retry.cap.seconds else { break }
                     }
-                    let wait = next.timeIntervalSince(clock())
-                    if untilIdle && wait > configuration.retry.cap.seconds { break }
-                    if wait > 0 { try await Task.sleep(for: .seconds(min(wait, configuration.pollInterval.seconds))) }
-                    continue
                 }
-                guard let sent = try await group.next() else { continue }
-                inFlight -= 1
-                handle(sent, state: &state)
-                if state.results.count >= configuration.recordBatch
-                    || ContinuousClock.now - state.lastFlush >= configuration.recordInterval {
-                    try await flush(&state)
+                guard let event = try await group.next() else { break }
+                switch event {
+                case .tick: group.addTask { await Self.sleepOneTick() }
+                case .sent(let sent): handle(sent, state: &state)
                 }
             }
+            group.cancelAll()
         }
-        // Jobs claimed but never sent (stopping) keep their lease until released here.
-        if state.queued > 0 || state.stopReason != nil { _ = try await store.releaseLeases(now: clock()) }
     }
 
-    private func refill(_ state: inout RunState) async throws {
-        let now = clock()
+    private static func sleepOneTick() async -> Event {
+        try? await Task.sleep(for: tick)
+        return .tick
+    }
+
+    /// What is due by time rather than by an answer: storage recovery, heartbeat and takeover, cancels,
+    /// expiry of held work, and giving up on an outage with `--until-idle`.
+    private func duties(_ state: inout RunState, now: Date, untilIdle: Bool) async throws {
+        if state.fault != nil {
+            try await recoverStorage(&state, now: now)
+            return
+        }
+        if now >= state.nextHeartbeat { try await heartbeat(&state, now: now) }
+        if now >= state.nextCancelPoll && state.fault == nil {
+            state.nextCancelPoll = now.addingTimeInterval(configuration.cancelPollInterval.seconds)
+            try await pollCancels(&state)
+        }
+        expireHeld(&state, now: now)
+        if untilIdle && !state.stopping, let since = state.outages.values.compactMap(\.since).min(),
+           now.timeIntervalSince(since) > configuration.retry.cap.seconds {
+            let reasons = state.unreachableBecause.map { "\($0.key): \($0.value)" }.sorted().joined(separator: "; ")
+            state.gaveUp = String(format: "APNs unreachable for %.0f s (%@): undelivered work left pending with its attempts unspent; run the worker again once APNs can be reached",
+                                  now.timeIntervalSince(since), reasons)
+            logger.error("worker.gave_up_unreachable", ("seconds", String(Int(now.timeIntervalSince(since)))), ("reason", reasons))
+            await beginStopping(&state, why: "APNs unreachable")
+        }
+    }
+
+    private func refill(_ state: inout RunState, now: Date) async throws {
         // One page per refill keeps expansion in step with sending: a huge campaign never stalls the first sends.
-        _ = try await store.expandDueCampaigns(now: now, pageSize: configuration.expansionPageSize, maxPages: 1)
-        let jobs = try await store.claim(now: now, limit: configuration.claimBatch, leaseFor: configuration.lease)
-        guard !jobs.isEmpty else { return }
+        let page = configuration.expansionPageSize
+        guard try await guarded(&state, { [store] in try await store.expandDueCampaigns(now: now, pageSize: page, maxPages: 1) }) != nil
+        else { return }
+        let want = configuration.claimBatch - state.queued - state.heldCount
+        let (id, lease) = (state.id, configuration.lease)
+        guard let jobs = try await guarded(&state, { [store] in try await store.claim(now: now, limit: want, leaseFor: lease, worker: id) })
+        else { return }
         if state.queueHead > 0 {
             state.queue.removeFirst(state.queueHead)
             state.queueHead = 0
         }
         state.queue.append(contentsOf: jobs)
+        if jobs.count < want {
+            // Everything due is claimed: look again when the next thing comes due, or at the poll interval.
+            let staleAfter = configuration.lease
+            guard let due = try await guarded(&state, { [store] in try await store.nextDueDate() }),
+                  let rescue = try await guarded(&state, { [store] in try await store.nextRescueDate(staleAfter: staleAfter, except: id) })
+            else { return }
+            let next = [due, rescue].compactMap { $0 }.min()
+            state.nextDue = next
+            let poll = now.addingTimeInterval(configuration.pollInterval.seconds)
+            state.nextClaimAt = min(poll, max(next ?? poll, now.addingTimeInterval(Self.tick.seconds)))
+            state.idleConfirmed = true
+        } else {
+            state.nextClaimAt = now
+        }
     }
 
-    private func flush(_ state: inout RunState) async throws {
-        state.lastFlush = ContinuousClock.now
-        guard !state.results.isEmpty else { return }
-        _ = try await store.record(state.results, now: clock())
-        state.results.removeAll(keepingCapacity: true)
+    private func submit(_ state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>, now: Date) {
+        // A paused pool gets one probe once its pause is over.
+        for environment in state.held.keys where !(state.held[environment]?.isEmpty ?? true) {
+            guard !state.stopping, state.inFlight < configuration.maxInFlight,
+                  state.outages[environment]?.maySend(now: now) ?? true else { continue }
+            let job = state.held[environment]!.removeFirst()
+            state.outages[environment]?.probeSent()
+            launch(job, state: &state, group: &group)
+        }
+        while !state.stopping, state.inFlight < configuration.maxInFlight, let job = state.nextJob() {
+            if state.cancelled.contains(job.campaignID.rawValue) {
+                state.summary.cancelled += 1
+                continue
+            }
+            if DeliveryDecision.isExpired(job, now: now, policy: configuration.retry) {
+                let result = DeliveryDecision.expired(job)
+                state.summary.count(result)
+                state.results.append(result)
+                continue
+            }
+            if var outage = state.outages[job.environment], outage.isOut {
+                if state.held[job.environment, default: []].isEmpty && outage.maySend(now: now) {
+                    outage.probeSent()
+                    state.outages[job.environment] = outage
+                } else {
+                    state.held[job.environment, default: []].append(job)
+                    continue
+                }
+            }
+            launch(job, state: &state, group: &group)
+        }
+    }
+
+    private func launch(_ job: DeliveryJob, state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>) {
+        state.inFlight += 1
+        state.inFlightByCampaign[job.campaignID.rawValue, default: 0] += 1
+        group.addTask { .sent(await self.send(job)) }
     }
 
     private func handle(_ sent: Sent, state: inout RunState) {
+        let job = sent.job
+        let campaign = job.campaignID.rawValue
+        state.inFlight -= 1
+        state.inFlightByCampaign[campaign, default: 1] -= 1
+        if state.inFlightByCampaign[campaign] == 0 { state.inFlightByCampaign[campaign] = nil }
         state.summary.sent += sent.requests
         state.summary.tokenRefreshes += sent.tokenRefreshes
         if let failure = sent.tokenFailure {
-            state.stopping = true
             state.stopReason = state.stopReason ?? failure
+            state.stopRequested = true
             return
         }
-        let decision = DeliveryDecision.decide(job: sent.job, answer: sent.answer, now: clock(), policy: configuration.retry, unit: random())
-        if let stopReason = decision.stopReason {
-            state.stopping = true
-            state.stopReason = state.stopReason ?? stopReason
+        if case .failure(let error) = sent.answer, error.kind == .withdrawn {
+            if state.withdrawnPending[campaign, default: 0] > 0 { state.withdrawnPending[campaign]! -= 1 }
+            if state.cancelled.contains(campaign) { state.summary.cancelled += 1 }
+            return  // never sent: still leased to us; released when we stop, or cancelled by the cancel
         }
-        if let result = decision.result {
-            state.summary.count(result)
-            state.results.append(result)
+        let now = clock()
+        let decision = DeliveryDecision.decide(job: job, answer: sent.answer, now: now, policy: configuration.retry, unit: random())
+        if let stopReason = decision.stopReason {
+            state.stopReason = state.stopReason ?? stopReason
+            state.stopRequested = true
+        }
+        let environment = job.environment
+        if decision.unreachable {
+            guard !state.stopping, !state.cancelled.contains(campaign) else { return }
+            var outage = state.outages[environment] ?? OutageBackoff(base: configuration.retry.base, cap: configuration.retry.cap)
+            let wasOut = outage.isOut
+            let until = outage.unreachable(now: now, unit: random())
+            state.outages[environment] = outage
+            if case .failure(let error) = sent.answer { state.unreachableBecause[environment.rawValue] = error.description }
+            state.held[environment, default: []].insert(job, at: 0)
+            if !wasOut {
+                logger.warning("worker.apns_unreachable", ("apns.environment", environment.rawValue),
+                               ("reason", state.unreachableBecause[environment.rawValue] ?? ""),
+                               ("pause_seconds", String(format: "%.2f", until.timeIntervalSince(now))))
+            }
+            return
+        }
+        if decision.result != nil, state.outages[environment]?.isOut == true {
+            let seconds = state.outages[environment]!.since.map { now.timeIntervalSince($0) } ?? 0
+            state.outages[environment]!.reached()
+            state.unreachableBecause[environment.rawValue] = nil
+            let held = state.held[environment] ?? []
+            state.held[environment] = nil
+            state.requeueFront(held)
+            logger.info("worker.apns_reachable", ("apns.environment", environment.rawValue),
+                        ("outage_seconds", String(format: "%.1f", seconds)))
+        }
+        guard var result = decision.result else { return }
+        if state.cancelled.contains(campaign), case .retry = result.disposition {
+            result = DeliveryResult(deliveryID: job.id, disposition: .cancelled, httpStatus: result.httpStatus,
+                                    reason: Reason(rawValue: "CampaignCancelled"), apnsID: result.apnsID,
+                                    countsAsAttempt: result.countsAsAttempt)
+        }
+        state.summary.count(result)
+        state.results.append(result)
+    }
+
+    // MARK: - Stopping, cancels, heartbeats
+
+    /// Stops claiming and sending: drops what waits in memory (released when the worker ends) and withdraws
+    /// its requests that have not started on the wire; those on the wire finish and are recorded.
+    func beginStopping(_ state: inout RunState, why: String) async {
+        state.stopping = true
+        let dropped = state.queued + state.heldCount
+        state.dropQueued { _ in true }
+        let groups = Set(state.inFlightByCampaign.keys)
+        let withdrawn = groups.isEmpty ? 0 : await transport.withdraw(groups: groups)
+        logger.info("worker.stopping", ("why", why), ("in_flight", String(state.inFlight - withdrawn)),
+                    ("withdrawn", String(withdrawn)), ("unsent_released", String(dropped)))
+    }
+
+    private func heartbeat(_ state: inout RunState, now: Date) async throws {
+        state.nextHeartbeat = now.addingTimeInterval(configuration.heartbeat.seconds)
+        let id = state.id
+        guard let alive = try await guarded(&state, { [store] in try await store.heartbeat(id, now: now) }) else { return }
+        if !alive { try await lostLeases(&state, now: now) }
+        let (lease, me) = (configuration.lease, state.id)
+        guard let rescued = try await guarded(&state, { [store] in
+            try await store.rescueStaleWorkers(now: now, staleAfter: lease, except: me)
+        }) else { return }
+        logRescue(rescued)
+        if rescued.deliveries > 0 { state.nextClaimAt = now }
+    }
+
+    /// Another worker took our leases over (our heartbeat was stale): what we hold unsent is no longer ours.
+    private func lostLeases(_ state: inout RunState, now: Date) async throws {
+        let dropped = state.queued + state.heldCount
+        state.dropQueued { _ in true }
+        let groups = Set(state.inFlightByCampaign.keys)
+        let withdrawn = groups.isEmpty ? 0 : await transport.withdraw(groups: groups)
+        let old = state.id
+        state.id = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
+        logger.warning("worker.leases_lost", ("worker.id", old.description), ("new_worker.id", state.id.description),
+                       ("dropped", String(dropped + withdrawn)),
+                       ("why", "the heartbeat was older than worker.lease and another worker took the leases over"))
+    }
+
+    private func pollCancels(_ state: inout RunState) async throws {
+        let seen = state.cancelSeen
+        guard let requests = try await guarded(&state, { [store] in try await store.cancelRequests(after: seen) }),
+              let last = requests.last else { return }
+        var acknowledged: [(request: CancelRequest, inFlight: Int)] = []
+        for request in requests {
+            let campaign = request.campaign.rawValue
+            let isNew = state.cancelled.insert(campaign).inserted
+            var withdrawn = 0
+            if isNew {
+                let dropped = state.dropQueued { $0.campaignID.rawValue == campaign }
+                state.summary.cancelled += dropped
+                if state.inFlightByCampaign[campaign, default: 0] > 0 {
+                    withdrawn = await transport.withdraw(groups: [campaign])
+                    state.withdrawnPending[campaign, default: 0] += withdrawn
+                }
+                logger.info("worker.campaign_cancelled", ("campaign.id", request.campaign.description),
+                            ("dropped", String(dropped)), ("withdrawn", String(withdrawn)))
+            }
+            let onWire = state.inFlightByCampaign[campaign, default: 0] - state.withdrawnPending[campaign, default: 0]
+            acknowledged.append((request, max(0, onWire)))
+        }
+        let id = state.id
+        guard try await guarded(&state, { [store] in try await store.acknowledgeCancels(acknowledged, upTo: last.seq, by: id) }) != nil
+        else { return }
+        state.cancelSeen = last.seq
+    }
+
+    private func expireHeld(_ state: inout RunState, now: Date) {
+        for environment in state.held.keys {
+            state.held[environment]!.removeAll { job in
+                guard DeliveryDecision.isExpired(job, now: now, policy: configuration.retry) else { return false }
+                let result = DeliveryDecision.expired(job)
+                state.summary.count(result)
+                state.results.append(result)
+                return true
+            }
         }
     }
 
-    private struct Sent: Sendable {
+    private func logRescue(_ report: RescueReport) {
+        guard !report.workers.isEmpty || report.deliveries > 0 || report.cancelsFinished > 0 else { return }
+        logger.warning("worker.stale_leases_taken_over", ("workers", report.workers.map(\.description).joined(separator: ",")),
+                       ("deliveries", String(report.deliveries)), ("cancels_finished", String(report.cancelsFinished)))
+    }
+
+    // MARK: - Writing
+
+    private func flush(_ state: inout RunState) async throws {
+        state.lastFlush = ContinuousClock.now
+        guard !state.results.isEmpty, state.fault == nil else { return }
+        let (results, id, now) = (state.results, state.id, clock())
+        guard try await guarded(&state, { [store] in try await store.record(results, by: id, now: now) }) != nil else { return }
+        state.results.removeAll(keepingCapacity: true)
+        state.idleConfirmed = false
+        state.nextClaimAt = min(state.nextClaimAt, now.addingTimeInterval(Self.tick.seconds))
+    }
+
+    /// Runs a store call; a fault that may pass (locked, read-only, full, I/O) pauses sending and returns nil
+    /// instead of ending the run.
+    private func guarded<T>(_ state: inout RunState, _ body: () async throws -> T) async throws -> T? {
+        do {
+            return try await body()
+        } catch let error as StoreError where error.mayPass {
+            let now = clock()
+            if state.fault == nil {
+                state.fault = StorageFault(error, now: now, unit: random())
+                logger.error("worker.storage_fault", ("error", error.description), ("outcomes_held", String(state.results.count)),
+                             ("action", "sending paused; outcomes are kept and written again until the database accepts them"))
+            } else {
+                state.fault!.failedAgain(error, now: now, unit: random())
+            }
+            return nil
+        }
+    }
+
+    private func recoverStorage(_ state: inout RunState, now: Date) async throws {
+        guard var fault = state.fault, now >= fault.nextTry else { return }
+        do {
+            if !state.results.isEmpty {
+                _ = try await store.record(state.results, by: state.id, now: now)
+                state.results.removeAll(keepingCapacity: true)
+            }
+            let alive = try await store.heartbeat(state.id, now: now)
+            state.fault = nil
+            state.nextClaimAt = now
+            state.idleConfirmed = false
+            logger.info("worker.storage_recovered", ("seconds", String(format: "%.1f", now.timeIntervalSince(fault.since))),
+                        ("tries", String(fault.tries)))
+            if !alive { try await lostLeases(&state, now: now) }
+        } catch let error as StoreError where error.mayPass {
+            fault.failedAgain(error, now: now, unit: random())
+            if now.timeIntervalSince(fault.loggedAt) >= 30 {
+                fault.loggedAt = now
+                logger.warning("worker.storage_fault_continues", ("error", error.description),
+                               ("seconds", String(Int(now.timeIntervalSince(fault.since)))),
+                               ("outcomes_held", String(state.results.count)))
+            }
+            state.fault = fault
+        }
+    }
+
+    // MARK: - Sending
+
+    struct Sent: Sendable {
         var job: DeliveryJob
         var answer: TransportResult
+        /// Requests that went on the wire (0 when it never left).
         var requests: Int
         var tokenRefreshes: Int
         var tokenFailure: String?
@@ -172,7 +457,7 @@ public final class Worker: Sendable {
         do {
             token = try await tokens.token()
         } catch {
-            return Sent(job: job, answer: .failure(.shutdown()), requests: 0, tokenRefreshes: 0, tokenFailure: error.description)
+            return Sent(job: job, answer: .failure(.withdrawn()), requests: 0, tokenRefreshes: 0, tokenFailure: error.description)
         }
         var answer = await transport.send(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
         var refreshes = 0
@@ -185,6 +470,15 @@ public final class Worker: Sendable {
             refreshes = 1
             answer = await transport.send(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
         }
-        return Sent(job: job, answer: answer, requests: 1 + refreshes, tokenRefreshes: refreshes, tokenFailure: nil)
+        var requests = 1 + refreshes
+        if case .failure(let error) = answer, !error.requestWasSent { requests -= 1 }
+        return Sent(job: job, answer: answer, requests: requests, tokenRefreshes: refreshes, tokenFailure: nil)
     }
+
+    /// This machine's name, for `apnsd workers`.
+    static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 }

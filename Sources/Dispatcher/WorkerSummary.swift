@@ -11,6 +11,8 @@ public struct WorkerSummary: Sendable, Hashable {
     public var retried = 0
     /// Deliveries whose apns-expiration passed before they could be sent.
     public var expired = 0
+    /// Deliveries not sent because their campaign was cancelled while the worker held them.
+    public var cancelled = 0
     /// Provider tokens minted again because APNs said ExpiredProviderToken.
     public var tokenRefreshes = 0
     public var seconds: Double = 0

@@ -1,22 +1,41 @@
 import Foundation
 
-/// What the worker (module Dispatch) needs from the queue. `Store` implements it on SQLite; another engine
-/// (PostgreSQL with `FOR UPDATE SKIP LOCKED`, many workers) can stand behind the same protocol.
+/// What the worker (module Dispatcher) needs from the queue. `Store` implements it on SQLite; another engine
+/// (PostgreSQL with `FOR UPDATE SKIP LOCKED`) can stand behind the same protocol, following the rules in
+/// SCHEMA.md ("Workers and leases").
 ///
-/// Contract: at-least-once. Claimed deliveries are leased; a lease that is neither recorded nor released
-/// expires, and the delivery is claimed again. Nothing acknowledged to a producer (a returned campaign id) is
-/// lost, and only deliveries that were in flight can be sent twice.
+/// Contract: at-least-once. A worker registers and heartbeats; what it claims is leased to it until it
+/// records or releases it; only when its heartbeat is older than the lease duration may another worker take
+/// its leases over. Nothing acknowledged to a producer (a returned campaign id) is lost, and only deliveries
+/// that were in flight when their worker died can be sent twice.
 public protocol DeliveryStore: Actor {
-    /// Releases all leases (at worker start, one worker per database); returns how many.
-    func releaseLeases(now: Date) async throws(StoreError) -> Int
+    /// Registers a worker; returns its id.
+    func registerWorker(host: String, pid: Int, now: Date) async throws(StoreError) -> WorkerID
+    /// The worker is alive; false when it was declared dead (its leases were taken over).
+    func heartbeat(_ worker: WorkerID, now: Date) async throws(StoreError) -> Bool
+    /// Takes over the leases of workers whose heartbeat is older than `staleAfter`.
+    func rescueStaleWorkers(now: Date, staleAfter: Duration, except: WorkerID?) async throws(StoreError) -> RescueReport
+    /// Releases the worker's leases and removes it.
+    func unregisterWorker(_ worker: WorkerID, now: Date) async throws(StoreError) -> Int
+    /// Releases deliveries the worker claimed and did not send.
+    func release(_ deliveries: [DeliveryID], by worker: WorkerID, now: Date) async throws(StoreError) -> Int
     /// Expands due campaigns into delivery rows, at most `maxPages` pages of `pageSize`.
     func expandDueCampaigns(now: Date, pageSize: Int, maxPages: Int) async throws(StoreError) -> ExpansionReport
-    /// Claims and leases up to `limit` due deliveries, single sends first.
-    func claim(now: Date, limit: Int, leaseFor: Duration) async throws(StoreError) -> [DeliveryJob]
+    /// Claims and leases up to `limit` due deliveries for `worker`, single sends first.
+    func claim(now: Date, limit: Int, leaseFor: Duration, worker: WorkerID?) async throws(StoreError) -> [DeliveryJob]
     /// Writes a batch of outcomes in one transaction.
-    func record(_ results: [DeliveryResult], now: Date) async throws(StoreError) -> RecordReport
+    func record(_ results: [DeliveryResult], by worker: WorkerID?, now: Date) async throws(StoreError) -> RecordReport
     /// When the next delivery or campaign becomes due; nil when there is nothing queued.
     func nextDueDate() async throws(StoreError) -> Date?
+    /// When another worker's leases may next be taken over; nil when no other worker holds any.
+    func nextRescueDate(staleAfter: Duration, except: WorkerID?) async throws(StoreError) -> Date?
+    /// Cancel requests after `seq`.
+    func cancelRequests(after seq: Int64) async throws(StoreError) -> [CancelRequest]
+    /// Cancel requests not finished yet.
+    func openCancelRequests() async throws(StoreError) -> [CancelRequest]
+    /// The worker stopped sending these campaigns and has seen every request up to `seq`.
+    func acknowledgeCancels(_ acknowledged: [(request: CancelRequest, inFlight: Int)], upTo seq: Int64,
+                            by worker: WorkerID) async throws(StoreError)
 }
 
 extension Store: DeliveryStore {}

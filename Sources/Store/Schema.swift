@@ -10,6 +10,7 @@ enum Schema {
     static let migrator = Migrator(migrations: [
         .init(id: "0001-devices-campaigns-deliveries", sql: v1),
         .init(id: "0002-device-users", sql: v2),
+        .init(id: "0003-workers-leases-cancels", sql: v3),
     ])
 
     private static let v1 = """
@@ -114,5 +115,36 @@ enum Schema {
         BEGIN
             DELETE FROM device_users WHERE user_id = OLD.user_id AND device_id = OLD.id;
         END;
+        """
+
+    /// Several workers on one queue: each registers in `workers` and heartbeats; a lease names its owner
+    /// (`deliveries.leased_by`) and lasts while the owner's heartbeat is fresh. `cancel_requests` lets
+    /// `campaign cancel` stop every live worker before it commits. Leases taken before this migration had no
+    /// owner: they keep their old expiry (`next_attempt_at`), so a worker of the previous version still
+    /// running is not raced.
+    private static let v3 = """
+        CREATE TABLE workers (
+            id           INTEGER PRIMARY KEY,
+            host         TEXT    NOT NULL,
+            pid          INTEGER NOT NULL,
+            started_at   INTEGER NOT NULL,
+            heartbeat_at INTEGER NOT NULL,
+            cancel_seen  INTEGER NOT NULL DEFAULT 0
+        );
+        ALTER TABLE deliveries ADD COLUMN leased_by INTEGER;
+        CREATE INDEX deliveries_leased ON deliveries (leased_by) WHERE leased_by IS NOT NULL;
+        UPDATE deliveries SET leased_until = NULL WHERE leased_until IS NOT NULL;
+        CREATE TABLE cancel_requests (
+            seq          INTEGER PRIMARY KEY,
+            campaign_id  INTEGER NOT NULL REFERENCES campaigns (id),
+            requested_at INTEGER NOT NULL,
+            done_at      INTEGER
+        );
+        CREATE TABLE cancel_acks (
+            seq       INTEGER NOT NULL,
+            worker_id INTEGER NOT NULL,
+            in_flight INTEGER NOT NULL,
+            PRIMARY KEY (seq, worker_id)
+        ) WITHOUT ROWID;
         """
 }

@@ -64,32 +64,6 @@ extension Store {
         }
     }
 
-    /// Cancels a campaign: its pending deliveries (in flight ones included) become `cancelled` (reason
-    /// `CampaignCancelled`), the rest of its audience is never expanded, and it is marked `cancelled`.
-    /// A campaign that already completed or was cancelled is returned unchanged.
-    /// A result recorded later for a delivery that was in flight replaces `cancelled` with what APNs said.
-    @discardableResult
-    public func cancelCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> Campaign {
-        let nowMS = now.storeMilliseconds
-        return try write { db in
-            let campaign = try Self.fetchCampaign(db, id)
-            guard !campaign.status.isFinished else { return campaign }
-            try db.cached("""
-                UPDATE deliveries SET status = 'cancelled', reason = 'CampaignCancelled', leased_until = NULL,
-                    updated_at = ?2
-                WHERE campaign_id = ?1 AND +status = 'pending'
-                """).bind(id.rawValue, nowMS).run()
-            let cancelled = db.changes
-            try db.cached("""
-                UPDATE campaigns SET status = 'cancelled', finished_at = ?2, expanded = 1,
-                    pending = pending - ?3, cancelled = cancelled + ?3
-                WHERE id = ?1
-                """).bind(id.rawValue, nowMS, cancelled).run()
-            try db.cached("DELETE FROM campaign_audience WHERE campaign_id = ?").bind(id.rawValue).run()
-            return try Self.fetchCampaign(db, id)
-        }
-    }
-
     /// The campaign with this id; `StoreError.unknownCampaign` when there is none.
     public func campaign(_ id: CampaignID) throws(StoreError) -> Campaign {
         try read { db in try Self.fetchCampaign(db, id) }

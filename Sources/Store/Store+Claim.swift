@@ -2,22 +2,25 @@ import APNs
 import Foundation
 
 extension Store {
-    /// Claims up to `limit` due deliveries and leases them until `now + leaseFor`: single sends first, then bulk
-    /// work, each by next attempt time (a campaign's scheduled time for fresh rows) and id.
+    /// Claims up to `limit` due deliveries: single sends first, then bulk work, each by next attempt time (a
+    /// campaign's scheduled time for fresh rows) and id. One transaction (`BEGIN IMMEDIATE`), so workers
+    /// sharing the file never claim the same row.
     ///
-    /// A lease is the row's `next_attempt_at` moved to the lease's end (and `leased_until` set): a claimed row
-    /// is not claimed again until the lease expires, and one index (`deliveries_due`) serves both. A delivery
-    /// whose registered device became inactive since expansion is not returned: it becomes `cancelled` with
-    /// reason `DeviceInactive`.
-    public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration) throws(StoreError) -> [DeliveryJob] {
+    /// With a `worker`, the lease is that worker's (`leased_by`): the row is not due again until the worker
+    /// records or releases it, or its heartbeat goes stale and another worker takes it over
+    /// (`rescueStaleWorkers`); `leased_until` (now + `leaseFor`) is informational. Without one (tests, tools)
+    /// the lease simply expires at now + `leaseFor`. A delivery whose registered device became inactive since
+    /// expansion is not returned: it becomes `cancelled` with reason `DeviceInactive`.
+    public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
         guard limit > 0 else { return [] }
         let nowMS = now.storeMilliseconds
         let leaseEnd = nowMS + Self.milliseconds(lease)
+        let dueAgain = worker == nil ? leaseEnd : Self.heldByOwner
         return try write { db in
             let select = try db.cached(Self.claimQuery)
             // One statement leases a whole batch: the ids go in as a JSON array.
             let leaseRows = try db.cached("""
-                UPDATE deliveries SET next_attempt_at = ?1, leased_until = ?1
+                UPDATE deliveries SET next_attempt_at = ?3, leased_until = ?1, leased_by = ?4
                 WHERE id IN (SELECT value FROM json_each(?2))
                 """)
             let skipRow = try db.cached("""
@@ -36,7 +39,7 @@ extension Store {
                         rows.append(ClaimedRow(id: select.int64(0), campaign: select.int64(1), token: select.string(2),
                                                environment: select.string(3), attempts: select.int(4),
                                                deviceInactive: select.int64(5) != 0,
-                                               registeredAt: select.optionalInt64(6)))
+                                               registeredAt: select.optionalInt64(6), createdAt: select.int64(7)))
                     }
                     select.reset()
                     var leased = "["
@@ -51,7 +54,7 @@ extension Store {
                         claimedCampaigns.insert(row.campaign)
                         jobs.append(try job(db, row, leasedUntil: leaseEnd))
                     }
-                    if leased.utf8.count > 1 { try leaseRows.bind(leaseEnd, leased + "]").run() }
+                    if leased.utf8.count > 1 { try leaseRows.bind(leaseEnd, leased + "]", dueAgain, worker?.rawValue).run() }
                     if rows.count < wanted { break }
                 }
             }
@@ -73,33 +76,36 @@ extension Store {
         }
     }
 
-    /// Releases every lease (call once when the worker starts; one worker per database): deliveries that were
-    /// in flight when the last worker died become due now instead of when their lease would expire.
+    /// Releases every lease, whoever holds it: deliveries become due at `now`. For tests and tools only: a
+    /// worker releases its own (`release`, `unregisterWorker`) and takes over only stale workers' leases.
     /// Returns how many were released. These may be sent a second time (at-least-once).
     @discardableResult
     public func releaseLeases(now: Date = Date()) throws(StoreError) -> Int {
         try write { db in
             try db.cached("""
-                UPDATE deliveries SET next_attempt_at = ?1, leased_until = NULL
-                WHERE status = 'pending' AND leased_until IS NOT NULL
+                UPDATE deliveries SET next_attempt_at = ?1, leased_until = NULL, leased_by = NULL
+                WHERE status = 'pending' AND (leased_until IS NOT NULL OR leased_by IS NOT NULL)
                 """).bind(now.storeMilliseconds).run()
             return db.changes
         }
     }
 
-    /// The earliest time at which something becomes due: a pending delivery (a retry, or a lease that expires)
-    /// or a campaign to expand. nil when there is nothing to do at all. The worker sleeps until then (or until
+    /// The earliest time at which something becomes due: a pending delivery (a retry, or a lease without owner
+    /// that expires) or a campaign to expand; deliveries leased by a worker are not due. nil when there is
+    /// nothing to do at all. The worker sleeps until then (or until
     /// a producer wakes it).
     public func nextDueDate() throws(StoreError) -> Date? {
         try read { db in
             try db.cached("""
                 SELECT MIN(t) FROM (
-                    SELECT MIN(next_attempt_at) AS t FROM deliveries WHERE status = 'pending' AND priority_class = 0
+                    SELECT MIN(next_attempt_at) AS t FROM deliveries
+                    WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at < ?1
                     UNION ALL
-                    SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND priority_class = 1
+                    SELECT MIN(next_attempt_at) FROM deliveries
+                    WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at < ?1
                     UNION ALL
                     SELECT MIN(scheduled_at) FROM campaigns WHERE expanded = 0 AND status IN ('scheduled', 'running'))
-                """).scalarInt64().map(Milliseconds.date)
+                """).bind(Self.heldByOwner).scalarInt64().map(Milliseconds.date)
         }
     }
 
@@ -109,7 +115,7 @@ extension Store {
     /// become inactive (or was deleted) and its registration time.
     static let claimQuery = """
         SELECT d.id, d.campaign_id, d.token, d.environment, d.attempts,
-               d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at
+               d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at, d.created_at
         FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
         WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
         ORDER BY d.next_attempt_at, d.id LIMIT ?3
@@ -123,6 +129,7 @@ extension Store {
         var attempts: Int
         var deviceInactive: Bool
         var registeredAt: Int64?
+        var createdAt: Int64
     }
 
     private func job(_ db: Connection, _ row: ClaimedRow, leasedUntil: Int64) throws -> DeliveryJob {
@@ -133,7 +140,7 @@ extension Store {
             topic: parameters.topic, pushType: parameters.pushType, priority: parameters.priority,
             expiration: parameters.expiration, collapseID: parameters.collapseID, payload: parameters.payload,
             attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
-            leasedUntil: Milliseconds.date(leasedUntil))
+            leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(row.createdAt))
     }
 
     /// A campaign's sending parameters, cached: they never change after creation.

@@ -10,22 +10,23 @@ extension Store {
     ///
     /// A result for an unknown or already-final delivery changes nothing (a duplicate after a lease expired),
     /// except that a final outcome replaces `cancelled`: the request was in flight when the campaign was
-    /// cancelled, and the log must say what APNs did with it.
+    /// cancelled, and the log must say what APNs did with it. A retry by `worker` of a delivery that another
+    /// worker now holds (it was taken over) changes nothing either: the holder decides.
     @discardableResult
-    public func record(_ results: [DeliveryResult], now: Date = Date()) throws(StoreError) -> RecordReport {
+    public func record(_ results: [DeliveryResult], by worker: WorkerID? = nil, now: Date = Date()) throws(StoreError) -> RecordReport {
         guard !results.isEmpty else { return RecordReport() }
         let nowMS = now.storeMilliseconds
         return try write { db in
-            let lookup = try db.cached("SELECT status, campaign_id, token FROM deliveries WHERE id = ?")
+            let lookup = try db.cached("SELECT status, campaign_id, token, leased_by FROM deliveries WHERE id = ?")
             // Both updates name the status they expect (?8), so that a row claimed by this store is written
             // without being read first: if it is no longer pending, nothing changes and the slow path decides.
             let retry = try db.cached("""
-                UPDATE deliveries SET next_attempt_at = ?2, leased_until = NULL, attempts = attempts + ?3,
+                UPDATE deliveries SET next_attempt_at = ?2, leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
-                WHERE id = ?1 AND status = ?8
+                WHERE id = ?1 AND status = ?8 AND (?9 IS NULL OR leased_by IS NULL OR leased_by = ?9)
                 """)
             let finish = try db.cached("""
-                UPDATE deliveries SET status = ?2, leased_until = NULL, attempts = attempts + ?3,
+                UPDATE deliveries SET status = ?2, leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
                 WHERE id = ?1 AND status = ?8
                 """)
@@ -41,7 +42,7 @@ extension Store {
                 switch result.disposition {
                 case .retry(let date):
                     try retry.bind(result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
-                                   reason, result.apnsID, nowMS, old.rawValue).run()
+                                   reason, result.apnsID, nowMS, old.rawValue, worker?.rawValue).run()
                 case let disposition:
                     try finish.bind(result.deliveryID.rawValue, disposition.status.rawValue, attempts, result.httpStatus,
                                     reason, result.apnsID, nowMS, old.rawValue).run()
@@ -66,7 +67,12 @@ extension Store {
                     }
                     old = try Decode.deliveryStatus(lookup.string(0))
                     row = ClaimedDelivery(campaign: lookup.int64(1), token: lookup.string(2))
+                    let holder = lookup.optionalInt64(3)
                     lookup.reset()
+                    if case .retry = result.disposition, let worker, let holder, holder != worker.rawValue {
+                        report.ignored += 1
+                        continue
+                    }
                     switch (old, result.disposition) {
                     case (.pending, _), (.cancelled, .accepted), (.cancelled, .rejected), (.cancelled, .unregistered),
                          (.cancelled, .failed):

@@ -29,6 +29,8 @@ struct Apnsd {
         case "init": try await InitCommand.run(rest)
         case "send": try await SendCommand.run(rest)
         case "worker": try await WorkerCommand.run(rest)
+        case "workers": try await WorkersCommand.run(rest)
+        case "cancel": try await CancelCommand.run(rest)
         case "log": try await LogCommand.run(rest)
         case "device":
             let (sub, args) = try subcommand(rest, of: "device", ["add", "import", "list"])
@@ -38,11 +40,12 @@ struct Apnsd {
             default: try await DeviceCommands.list(args)
             }
         case "campaign":
-            let (sub, args) = try subcommand(rest, of: "campaign", ["create", "list", "show", "cancel"])
+            let (sub, args) = try subcommand(rest, of: "campaign", ["create", "list", "show", "cancel", "retry"])
             switch sub {
             case "create": try await CampaignCommands.create(args)
             case "list": try await CampaignCommands.list(args)
             case "show": try await CampaignCommands.show(args)
+            case "retry": try await CampaignCommands.retry(args)
             default: try await CampaignCommands.cancel(args)
             }
         default:

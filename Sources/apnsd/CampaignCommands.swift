@@ -101,8 +101,31 @@ enum CampaignCommands {
     }
 
     static func cancel(_ words: [String]) async throws(CLIError) {
-        let (campaign, json) = try await withCampaign(words) { store, id in try await store.cancelCampaign(id) }
-        Output.line(json ? jsonLine(campaign) : "cancelled campaign \(campaign.id): \(campaign.counters.cancelled) pending deliveries cancelled")
+        try await CancelCommand.run(words)
+    }
+
+    /// `campaign retry ID [--status failed|rejected]`: requeue a campaign's failed (or rejected) deliveries.
+    static func retry(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Set(["status"]).union(Configuration.flagNames), flagNames: ["json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
+        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let statusText = try arguments.value("status") ?? "failed"
+        guard let status = DeliveryStatus(rawValue: statusText), status == .failed || status == .rejected else {
+            throw .usage("--status must be failed or rejected, got '\(statusText)'")
+        }
+        let store = try await StoreAccess.open(configuration)
+        do {
+            let count = try await store.requeue(id, status: status)
+            let campaign = try await store.campaign(id)
+            if arguments.flag("json") {
+                Output.line(jsonLine(campaign, extra: [("requeued", .int(count))]))
+            } else {
+                Output.line("campaign \(id): \(count) \(status) deliveries requeued (attempts reset); the worker sends them next")
+            }
+        } catch {
+            throw .store(error)
+        }
     }
 
     private static func withCampaign(_ words: [String], _ body: (Store, CampaignID) async throws -> Campaign) async throws(CLIError) -> (Campaign, Bool) {
@@ -118,9 +141,9 @@ enum CampaignCommands {
         }
     }
 
-    static func jsonLine(_ campaign: Campaign) -> String {
+    static func jsonLine(_ campaign: Campaign, extra: [(String, JSONValue)] = []) -> String {
         let c = campaign.counters
-        return Output.jsonLine([
+        let line = Output.jsonLine([
             "id": .int(Int(campaign.id.rawValue)), "kind": .string("\(campaign.kind)"), "status": .string("\(campaign.status)"),
             "audience": .string("\(campaign.audience.kind)"), "audienceSize": .int(campaign.audience.size), "environment": .string(campaign.audience.environment?.rawValue),
             "topic": .string(campaign.topic), "pushType": .string(campaign.pushType.rawValue), "priority": .int(campaign.priority.rawValue),
@@ -130,10 +153,12 @@ enum CampaignCommands {
             "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
             "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
         ])
+        guard !extra.isEmpty else { return line }
+        return String(line.dropLast()) + extra.map { ",\(Output.quote($0.0)):\($0.1.json)" }.joined() + "}"
     }
 
     private static func tableLine(_ campaign: Campaign) -> String {
-        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+        let pad = Output.pad
         let c = campaign.counters
         return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad("\(campaign.audience.kind)", 11)
             + [c.total, c.pending, c.accepted, c.unregistered, c.rejected, c.failed].map { pad(String($0), 10) }.joined()

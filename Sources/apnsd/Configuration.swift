@@ -17,6 +17,9 @@ struct Configuration {
     var retryBase: Double = 1
     var retryCap: Double = 300
     var maxAttempts = 8
+    var retryMaxAge: Double = 86_400
+    var workerHeartbeat: Double = 5
+    var workerLease: Double = 30
     var requestTimeout: Double = 30
     var logLevel = "info"
 
@@ -54,6 +57,9 @@ struct Configuration {
         Setting(key: "retry.base", environment: "APNSD_RETRY_BASE", flag: "retry-base") { c, v in c.retryBase = try number(v, "retry.base", 0.001...3600) },
         Setting(key: "retry.cap", environment: "APNSD_RETRY_CAP", flag: "retry-cap") { c, v in c.retryCap = try number(v, "retry.cap", 0.001...86400) },
         Setting(key: "retry.maxAttempts", environment: "APNSD_RETRY_MAX_ATTEMPTS", flag: "max-attempts") { c, v in c.maxAttempts = try integer(v, "retry.maxAttempts", 1...100) },
+        Setting(key: "retry.maxAge", environment: "APNSD_RETRY_MAX_AGE", flag: "max-age") { c, v in c.retryMaxAge = try number(v, "retry.maxAge", 1...2_592_000) },
+        Setting(key: "worker.heartbeat", environment: "APNSD_WORKER_HEARTBEAT", flag: "heartbeat") { c, v in c.workerHeartbeat = try number(v, "worker.heartbeat", 0.05...3600) },
+        Setting(key: "worker.lease", environment: "APNSD_WORKER_LEASE", flag: "lease") { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
         Setting(key: "log.level", environment: "APNSD_LOG_LEVEL", flag: "log-level") { c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"]) },
     ]
 
@@ -76,6 +82,9 @@ struct Configuration {
         }
         if configuration.retryCap < configuration.retryBase {
             throw .usage("retry.cap (\(configuration.retryCap)) must not be below retry.base (\(configuration.retryBase))")
+        }
+        if configuration.workerLease < 2 * configuration.workerHeartbeat {
+            throw .usage("worker.lease (\(configuration.workerLease) s) must be at least twice worker.heartbeat (\(configuration.workerHeartbeat) s), or live workers lose their leases")
         }
         return configuration
     }
@@ -108,8 +117,12 @@ struct Configuration {
     }
 
     var retryPolicy: RetryPolicy {
-        RetryPolicy(base: .milliseconds(Int64(retryBase * 1000)), cap: .milliseconds(Int64(retryCap * 1000)), maxAttempts: maxAttempts)
+        RetryPolicy(base: .milliseconds(Int64(retryBase * 1000)), cap: .milliseconds(Int64(retryCap * 1000)), maxAttempts: maxAttempts,
+                    maxAge: .milliseconds(Int64(retryMaxAge * 1000)))
     }
+
+    /// How long after its last heartbeat a worker's leases may be taken over.
+    var lease: Duration { .milliseconds(Int64(workerLease * 1000)) }
 
     /// The three values needed to sign, or a usage error naming what is missing.
     func requireCredentials() throws(CLIError) -> (keyFile: String, keyID: String, teamID: String) {

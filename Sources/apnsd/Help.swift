@@ -14,6 +14,11 @@ enum Help {
       --connections N          HTTP/2 connections per environment (APNSD_CONNECTIONS; default 4)
       --rate N                 max requests/s per connection, 0 = unthrottled (APNSD_RATE; default 1500)
       --retry-base S, --retry-cap S, --max-attempts N   backoff (APNSD_RETRY_BASE/CAP/MAX_ATTEMPTS; 1 s, 300 s, 8)
+      --max-age S              give up a delivery without apns-expiration this long after it was queued
+                               (APNSD_RETRY_MAX_AGE; default 86400)
+      --heartbeat S            how often a worker says it is alive (APNSD_WORKER_HEARTBEAT; default 5)
+      --lease S                a worker's claims are taken over by others this long after its last
+                               heartbeat (APNSD_WORKER_LEASE; default 30, at least twice the heartbeat)
       --log-level L            debug, info, warning, error (APNSD_LOG_LEVEL)
     """
 
@@ -26,9 +31,11 @@ enum Help {
       init                     Create or migrate the database.
       device add|import|list   Register devices, import a token file, list devices.
       send                     Enqueue one notification (ahead of bulk work); prints its id.
-      campaign create|list|show|cancel
+      campaign create|list|show|cancel|retry
                                Bulk campaigns: all devices, some users, or a token file; now or later.
-      worker                   Send what is due (--until-idle: exit when done).
+      cancel ID                Cancel a campaign or a single send (by the id 'send' printed).
+      worker                   Send what is due (--until-idle: exit when done). Several may share a database.
+      workers                  The workers on this database, their heartbeats and leases.
       log                      The delivery log.
 
     Run 'apnsd <command> --help' for a command's options.
@@ -79,6 +86,10 @@ enum Help {
           apnsd campaign list [--json]
           apnsd campaign show ID [--json]
           apnsd campaign cancel ID [--json]
+              Every running worker stops sending it first; then its pending deliveries become cancelled.
+              Prints how many were cancelled and how many had already been sent (their answer is logged).
+          apnsd campaign retry ID [--status failed|rejected] [--json]
+              Requeue the campaign's failed (default) or rejected deliveries, attempts reset.
 
         EXAMPLE:
           id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
@@ -90,7 +101,22 @@ enum Help {
 
           --until-idle   Exit once nothing is due within the retry cap (pending retries are waited for;
                          campaigns scheduled later are left for a later run). Prints a summary.
-          SIGINT/SIGTERM stop claiming, finish what is in flight, record it and exit.
+          SIGINT/SIGTERM stop claiming, take back what has not been written to APNs, finish what has,
+                         record it and exit. While the database refuses writes the worker keeps its outcomes
+                         and retries; a second signal makes it exit anyway (those are sent again later).
+          Exit 1 with --until-idle when APNs stayed unreachable longer than retry.cap: the work stays
+          pending with its attempts unspent.
+        """,
+        "workers": """
+        OVERVIEW: The workers registered on this database: id, host, pid, start, last heartbeat, leases held.
+        A worker whose heartbeat is older than worker.lease is stale: the next worker takes its leases over.
+
+        USAGE: apnsd workers [--json]
+        """,
+        "cancel": """
+        OVERVIEW: Cancel a campaign or a single send (the id 'apnsd send' printed). Same as 'campaign cancel'.
+
+        USAGE: apnsd cancel ID [--json]
         """,
         "log": """
         OVERVIEW: The delivery log, oldest first.

@@ -37,10 +37,14 @@ enum WorkerCommand {
             caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000))))
         let tokens = ProviderTokenCache(key: key, credential: credential)
-        let worker = Worker(store: store, tokens: tokens, transport: transport,
-                            configuration: WorkerConfiguration(credentialID: credential.keyId, retry: configuration.retryPolicy),
-                            logger: logger)
+        var settings = WorkerConfiguration(credentialID: credential.keyId, lease: configuration.lease,
+                                           heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
+                                           retry: configuration.retryPolicy)
+        settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
+        let worker = Worker(store: store, tokens: tokens, transport: transport, configuration: settings, logger: logger)
         let stop = StopFlag()
+        // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
+        signal(SIGXFSZ, SIG_IGN)
         let sources = [SIGINT, SIGTERM].map { signo in
             signal(signo, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
@@ -53,7 +57,8 @@ enum WorkerCommand {
                     ("rate", String(configuration.rate)), ("until_idle", String(arguments.flag("until-idle"))))
         let summary: WorkerSummary
         do {
-            summary = try await worker.run(untilIdle: arguments.flag("until-idle"), shouldStop: { stop.isRaised })
+            summary = try await worker.run(untilIdle: arguments.flag("until-idle"), shouldStop: { stop.isRaised },
+                                           shouldAbandon: { stop.count >= 2 })
         } catch {
             await transport.shutdown(deadline: .now + .seconds(5))
             throw .failure("\(error)")
@@ -64,7 +69,8 @@ enum WorkerCommand {
             Output.line(Output.jsonLine([
                 "sent": .int(summary.sent), "accepted": .int(summary.accepted), "unregistered": .int(summary.unregistered),
                 "rejected": .int(summary.rejected), "failed": .int(summary.failed), "retried": .int(summary.retried),
-                "expired": .int(summary.expired), "tokenRefreshes": .int(summary.tokenRefreshes), "seconds": .raw(String(format: "%.3f", summary.seconds)),
+                "expired": .int(summary.expired), "cancelled": .int(summary.cancelled), "tokenRefreshes": .int(summary.tokenRefreshes),
+                "seconds": .raw(String(format: "%.3f", summary.seconds)),
             ]))
         } else {
             Output.line(String(format: "sent %d requests in %.1f s: %d accepted, %d unregistered, %d rejected, %d failed, %d retried later, %d expired unsent",
@@ -74,9 +80,11 @@ enum WorkerCommand {
     }
 }
 
-/// Set from a signal handler, read by the worker loop.
+/// Counts stop signals, read by the worker loop: the first stops it cleanly, a second abandons outcomes the
+/// database would not take.
 final class StopFlag: Sendable {
-    private let raised = Atomic<Bool>(false)
-    func raise() { raised.store(true, ordering: .relaxed) }
-    var isRaised: Bool { raised.load(ordering: .relaxed) }
+    private let raised = Atomic<Int>(0)
+    func raise() { raised.add(1, ordering: .relaxed) }
+    var isRaised: Bool { count > 0 }
+    var count: Int { raised.load(ordering: .relaxed) }
 }

@@ -73,7 +73,7 @@ struct DeliveryDecisionTests {
 
     @Test func transportFailuresAreRetriedWithBackoff() {
         let error = TransportError(kind: .connectionLost, curlCode: 16, message: "Error in the HTTP2 framing layer",
-                                   isConnectionFatal: true, isRetryable: true)
+                                   isConnectionFatal: true, isRetryable: true, requestWasSent: true)
         let decision = DeliveryDecision.decide(job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
         guard case .retry(let at)? = decision.result?.disposition else { Issue.record("not a retry"); return }
         #expect(at == Self.now.addingTimeInterval(0.5))
@@ -103,10 +103,91 @@ struct DeliveryDecisionTests {
 
     @Test func expiredJobsAreNotSent() {
         let past = Int64(Self.now.timeIntervalSince1970) - 10
-        #expect(DeliveryDecision.isExpired(Self.job(expiration: past), now: Self.now))
-        #expect(!DeliveryDecision.isExpired(Self.job(expiration: 0), now: Self.now))
-        #expect(!DeliveryDecision.isExpired(Self.job(), now: Self.now))
+        #expect(DeliveryDecision.isExpired(Self.job(expiration: past), now: Self.now, policy: Self.policy))
+        #expect(!DeliveryDecision.isExpired(Self.job(expiration: 0), now: Self.now, policy: Self.policy))
+        #expect(!DeliveryDecision.isExpired(Self.job(), now: Self.now, policy: Self.policy))
         #expect(DeliveryDecision.expired(Self.job()).countsAsAttempt == false)
+    }
+
+    @Test func withoutAnExpirationADeliveryIsGivenUpAfterMaxAge() {
+        let policy = RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: 8, maxAge: .seconds(3600))
+        let job = Self.job()  // created at `now`
+        #expect(!DeliveryDecision.isExpired(job, now: Self.now.addingTimeInterval(3600), policy: policy))
+        #expect(DeliveryDecision.isExpired(job, now: Self.now.addingTimeInterval(3601), policy: policy))
+        // A retry that would come after the age limit fails instead; an apns-expiration overrides the age limit.
+        let late = DeliveryDecision.decide(job: job, answer: Self.response(503, "ServiceUnavailable"),
+                                           now: Self.now.addingTimeInterval(3599.5), policy: policy, unit: 0.9)
+        #expect(late.result?.disposition == .failed)
+        let farFuture = Int64(Self.now.timeIntervalSince1970) + 86_400 * 3
+        #expect(!DeliveryDecision.isExpired(Self.job(expiration: farFuture), now: Self.now.addingTimeInterval(86_400), policy: policy))
+    }
+
+    static func failure(_ kind: TransportError.Kind, sent: Bool) -> TransportResult {
+        .failure(TransportError(kind: kind, curlCode: 7, message: "test", isConnectionFatal: true, isRetryable: true, requestWasSent: sent))
+    }
+
+    @Test func onlyAnsweredOrTimedOutRequestsSpendAnAttempt() {
+        // Nothing written: APNs is unreachable; no result, no attempt, the pool pauses.
+        for kind in [TransportError.Kind.connect, .timeout, .connectionLost] {
+            let decision = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.failure(kind, sent: false),
+                                                   now: Self.now, policy: Self.policy, unit: 0.5)
+            #expect(decision.unreachable && decision.result == nil && decision.stopReason == nil, "\(kind)")
+        }
+        // Written, then the connection broke: retried, without spending an attempt (even at the limit).
+        let cut = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.failure(.connectionLost, sent: true),
+                                          now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(!cut.unreachable && cut.result?.disposition.status == .pending && cut.result?.countsAsAttempt == false)
+        // Written and timed out: that is an attempt (APNs may have it).
+        let timedOut = DeliveryDecision.decide(job: Self.job(attempts: 1), answer: Self.failure(.timeout, sent: true),
+                                               now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(timedOut.result?.disposition.status == .pending && timedOut.result?.countsAsAttempt == true)
+        let lastTimeout = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.failure(.timeout, sent: true),
+                                                  now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(lastTimeout.result?.disposition == .failed)
+        // Withdrawn (cancel, stop): untouched.
+        let withdrawn = DeliveryDecision.decide(job: Self.job(), answer: .failure(.withdrawn()), now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(withdrawn.result == nil && !withdrawn.unreachable)
+    }
+}
+
+struct OutageBackoffTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func pausesGrowWithDecorrelatedJitterUpToTheCapAndOneProbeGoesAtATime() {
+        var outage = OutageBackoff(base: .seconds(1), cap: .seconds(10))
+        #expect(outage.maySend(now: Self.t0) && !outage.isOut)
+        let first = outage.unreachable(now: Self.t0, unit: 0.5)
+        #expect(first == Self.t0.addingTimeInterval(1))  // the first pause is base: [base, base]
+        // Failures of requests sent before the pause do not lengthen it.
+        #expect(outage.unreachable(now: Self.t0.addingTimeInterval(0.1), unit: 0.9) == first)
+        #expect(!outage.maySend(now: Self.t0.addingTimeInterval(0.99)))
+        #expect(outage.maySend(now: first))
+        outage.probeSent()
+        #expect(!outage.maySend(now: first.addingTimeInterval(5)), "one probe at a time")
+        var now = first
+        var pauses: [Double] = []
+        for _ in 0..<8 {
+            now = now.addingTimeInterval(0.01)
+            let end = outage.unreachable(now: now, unit: 1)
+            pauses.append(end.timeIntervalSince(now))
+            now = end
+            outage.probeSent()
+        }
+        #expect(abs(pauses[0] - 3) < 1e-9 && abs(pauses[1] - 9) < 1e-9 && pauses[2...].allSatisfy { abs($0 - 10) < 1e-9 }, "\(pauses)")
+        #expect(outage.since == Self.t0)
+        outage.reached()
+        #expect(!outage.isOut && outage.maySend(now: now) && outage.pauses == 0)
+    }
+
+    @Test func jitterSpreadsPausesBetweenBaseAndThreeTimesTheLast() {
+        var outage = OutageBackoff(base: .seconds(1), cap: .seconds(100))
+        _ = outage.unreachable(now: Self.t0, unit: 0)
+        outage.probeSent()
+        let second = outage.unreachable(now: Self.t0.addingTimeInterval(1), unit: 0).timeIntervalSince(Self.t0.addingTimeInterval(1))
+        #expect(abs(second - 1) < 1e-9)
+        outage.probeSent()
+        let third = outage.unreachable(now: Self.t0.addingTimeInterval(2), unit: 0.5).timeIntervalSince(Self.t0.addingTimeInterval(2))
+        #expect(abs(third - 2) < 1e-9)  // halfway between 1 and 3 × 1
     }
 }
 

@@ -22,6 +22,7 @@ struct CrashRecoveryTests {
             "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
             "APNSD_TOPIC": Self.topic, "APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url, "APNSD_CA_FILE": ca,
             "APNSD_CONNECTIONS": "1", "APNSD_RATE": "500", "APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.5",
+            "APNSD_WORKER_HEARTBEAT": "0.2", "APNSD_WORKER_LEASE": "1",
         ]) { $1 }
         try #require(cli.run("init").status == 0)
         let tokens = (1...Self.devices).map { CLI.token($0) }.joined(separator: "\n")

@@ -22,11 +22,14 @@ public struct DeliveryJob: Hashable, Sendable {
     public var deviceRegisteredAt: Date?
     /// Until when this job is leased to the claiming worker; after it, the delivery can be claimed again.
     public var leasedUntil: Date
+    /// When the delivery row was created (its campaign expanded): `retry.maxAge` counts from here.
+    public var createdAt: Date
 
     /// A job built by hand: for workers' decision tests and other engines behind `DeliveryStore`.
     public init(id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, token: DeviceToken, environment: Environment,
                 topic: String, pushType: PushType, priority: Priority, expiration: Expiration?, collapseID: CollapseID?,
-                payload: [UInt8], attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date) {
+                payload: [UInt8], attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date,
+                createdAt: Date? = nil) {
         self.id = id
         self.campaignID = campaignID
         self.kind = kind
@@ -41,5 +44,6 @@ public struct DeliveryJob: Hashable, Sendable {
         self.attempts = attempts
         self.deviceRegisteredAt = deviceRegisteredAt
         self.leasedUntil = leasedUntil
+        self.createdAt = createdAt ?? leasedUntil
     }
 }

@@ -1,0 +1,69 @@
+import APNs
+import Foundation
+import Store
+
+extension Worker {
+    /// Everything one run of the worker holds in memory; touched only by the run's loop.
+    struct RunState {
+        var id = WorkerID(0)
+        var summary = WorkerSummary()
+        /// Claimed and not yet handed to the transport.
+        var queue: [DeliveryJob] = []
+        var queueHead = 0
+        /// Claimed deliveries whose pool is paused because APNs could not be reached.
+        var held: [Environment: [DeliveryJob]] = [:]
+        var outages: [Environment: OutageBackoff] = [:]
+        /// The last transport error of each pool in an outage, for the log and the closing line.
+        var unreachableBecause: [String: String] = [:]
+        /// Outcomes not yet written.
+        var results: [DeliveryResult] = []
+        var inFlight = 0
+        var inFlightByCampaign: [Int64: Int] = [:]
+        /// Requests withdrawn from the transport whose answers (`withdrawn`) have not come back yet.
+        var withdrawnPending: [Int64: Int] = [:]
+        /// Campaigns with a cancel request: nothing more of them is sent.
+        var cancelled: Set<Int64> = []
+        var cancelSeen: Int64 = 0
+        var stopReason: String?
+        /// A configuration error or a provider token failure asks the loop to stop.
+        var stopRequested = false
+        var stopping = false
+        /// Why `--until-idle` gave up (APNs unreachable too long).
+        var gaveUp: String?
+        var fault: StorageFault?
+        var lastFlush = ContinuousClock.now
+        var nextClaimAt = Date.distantPast
+        /// From the last claim that found less than it asked for: when something next comes due.
+        var nextDue: Date?
+        /// Nothing was written since that claim, so `nextDue` still holds.
+        var idleConfirmed = false
+        var nextHeartbeat = Date.distantPast
+        var nextCancelPoll = Date.distantPast
+
+        var queued: Int { queue.count - queueHead }
+        var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }
+
+        mutating func nextJob() -> DeliveryJob? {
+            guard queueHead < queue.count else { return nil }
+            defer { queueHead += 1 }
+            return queue[queueHead]
+        }
+
+        /// Puts `jobs` back at the head of the queue (held work once its pool is reachable again).
+        mutating func requeueFront(_ jobs: [DeliveryJob]) {
+            guard !jobs.isEmpty else { return }
+            queue = jobs + queue[queueHead...]
+            queueHead = 0
+        }
+
+        /// Drops the queued and held jobs `shouldDrop` picks; returns how many.
+        @discardableResult
+        mutating func dropQueued(where shouldDrop: (DeliveryJob) -> Bool) -> Int {
+            let before = queued + heldCount
+            queue = queue[queueHead...].filter { !shouldDrop($0) }
+            queueHead = 0
+            for environment in held.keys { held[environment]!.removeAll(where: shouldDrop) }
+            return before - queued - heldCount
+        }
+    }
+}

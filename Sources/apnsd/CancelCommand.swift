@@ -1,0 +1,51 @@
+import Foundation
+import Store
+
+/// `apnsd campaign cancel ID` (and `apnsd cancel ID`, which also takes a single send's id): stop a campaign
+/// so that nothing of it leaves after this returns, except requests already written to APNs.
+enum CancelCommand {
+    static func run(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
+        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let store = try await StoreAccess.open(configuration)
+        let report: CancelReport
+        do {
+            let request = try await store.requestCancel(id)
+            var waiting: [WorkerID] = []
+            if let request {
+                // Every live worker stops sending the campaign and says what it had on the wire (within its
+                // cancel poll, 100 ms); one that does not answer within worker.lease is stuck or gone.
+                let deadline = Date().addingTimeInterval(configuration.workerLease)
+                while true {
+                    waiting = try await store.workersYetToAcknowledge(request, staleAfter: configuration.lease)
+                    if waiting.isEmpty || Date() >= deadline { break }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            report = try await store.finishCancel(id, request: request, unacknowledged: waiting.count)
+        } catch {
+            throw .store(error)
+        }
+        if arguments.flag("json") {
+            Output.line(CampaignCommands.jsonLine(report.campaign, extra: [
+                ("cancelledNow", .int(report.cancelled)), ("inFlight", .int(report.inFlight)),
+                ("unacknowledgedWorkers", .int(report.unacknowledged)),
+            ]))
+            return
+        }
+        if report.wasFinished {
+            Output.line("campaign \(id) is already \(report.campaign.status): nothing to cancel")
+            return
+        }
+        var line = "cancelled campaign \(id): \(report.cancelled) pending deliveries cancelled"
+        if report.inFlight > 0 {
+            line += ", of which \(report.inFlight) were already sent to APNs (the log will show their answer)"
+        }
+        if report.unacknowledged > 0 {
+            line += "; \(report.unacknowledged) worker(s) did not answer within \(configuration.workerLease) s — see 'apnsd workers'"
+        }
+        Output.line(line)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Store
+
+/// `apnsd workers [--json]`: the workers registered on this database and the leases each holds.
+enum WorkersCommand {
+    static func run(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        _ = try arguments.positionals(exactly: [])
+        let store = try await StoreAccess.open(configuration)
+        let workers: [WorkerRecord]
+        do { workers = try await store.workers() } catch { throw .store(error) }
+        let now = Date()
+        if arguments.flag("json") {
+            for worker in workers {
+                Output.line(Output.jsonLine([
+                    "id": .int(Int(worker.id.rawValue)), "host": .string(worker.host), "pid": .int(worker.pid),
+                    "startedAt": .date(worker.startedAt), "heartbeatAt": .date(worker.heartbeatAt),
+                    "leases": .int(worker.leases), "stale": .bool(worker.isStale(now: now, lease: configuration.lease)),
+                ]))
+            }
+            return
+        }
+        Output.line("ID      HOST                  PID       STARTED                   LAST HEARTBEAT            LEASES    STATE")
+        for worker in workers {
+            let state = worker.isStale(now: now, lease: configuration.lease) ? "stale (leases will be taken over)" : "alive"
+            Output.line(Output.pad(worker.id.description, 8) + Output.pad(Output.printable(worker.host), 22)
+                        + Output.pad(String(worker.pid), 10) + Output.pad(Output.timestamp(worker.startedAt), 26)
+                        + Output.pad(Output.timestamp(worker.heartbeatAt), 26) + Output.pad(String(worker.leases), 10) + state)
+        }
+    }
+}
