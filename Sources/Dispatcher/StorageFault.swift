@@ -31,14 +31,3 @@ struct StorageFault {
         nextTry = now.addingTimeInterval(delay * (0.5 + unit / 2))
     }
 }
-
-extension StoreError {
-    /// Whether the fault may pass by itself, so that writing again later can succeed.
-    var mayPass: Bool {
-        switch self {
-        case .databaseLocked: return true
-        case .sqlite(let error, _): return [8, 10, 13].contains(error.primaryCode)  // READONLY, IOERR, FULL
-        default: return false
-        }
-    }
-}

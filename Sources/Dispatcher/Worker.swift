@@ -400,7 +400,7 @@ public final class Worker: Sendable {
     private func guarded<T>(_ state: inout RunState, _ body: () async throws -> T) async throws -> T? {
         do {
             return try await body()
-        } catch let error as StoreError where error.mayPass {
+        } catch let error as StoreError where error.isTransient {
             let now = clock()
             if state.fault == nil {
                 state.fault = StorageFault(error, now: now, unit: random())
@@ -427,7 +427,7 @@ public final class Worker: Sendable {
             logger.info("worker.storage_recovered", ("seconds", String(format: "%.1f", now.timeIntervalSince(fault.since))),
                         ("tries", String(fault.tries)))
             if !alive { try await lostLeases(&state, now: now) }
-        } catch let error as StoreError where error.mayPass {
+        } catch let error as StoreError where error.isTransient {
             fault.failedAgain(error, now: now, unit: random())
             if now.timeIntervalSince(fault.loggedAt) >= 30 {
                 fault.loggedAt = now

@@ -69,7 +69,7 @@ enum CampaignCommands {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
-        let store = try await StoreAccess.open(configuration)
+        let store = try await StoreAccess.open(configuration, readOnly: true)
         let json = arguments.flag("json")
         if !json { Output.line("ID      KIND    STATUS      AUDIENCE   TOTAL     PENDING   ACCEPTED  UNREG     REJECTED  FAILED    SCHEDULED") }
         do {
@@ -86,7 +86,7 @@ enum CampaignCommands {
     }
 
     static func show(_ words: [String]) async throws(CLIError) {
-        let (campaign, json) = try await withCampaign(words) { store, id in try await store.campaign(id) }
+        let (campaign, json) = try await withCampaign(words, readOnly: true) { store, id in try await store.campaign(id) }
         if json { Output.line(jsonLine(campaign)); return }
         let c = campaign.counters
         Output.line("""
@@ -128,12 +128,13 @@ enum CampaignCommands {
         }
     }
 
-    private static func withCampaign(_ words: [String], _ body: (Store, CampaignID) async throws -> Campaign) async throws(CLIError) -> (Campaign, Bool) {
+    private static func withCampaign(_ words: [String], readOnly: Bool,
+                                     _ body: (Store, CampaignID) async throws -> Campaign) async throws(CLIError) -> (Campaign, Bool) {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         let text = try arguments.positionals(exactly: ["campaign ID"])[0]
         guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
-        let store = try await StoreAccess.open(configuration)
+        let store = try await StoreAccess.open(configuration, readOnly: readOnly)
         do {
             return (try await body(store, id), arguments.flag("json"))
         } catch {

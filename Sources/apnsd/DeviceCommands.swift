@@ -88,7 +88,7 @@ enum DeviceCommands {
         if arguments.flag("active") && arguments.flag("inactive") { throw .usage("--active and --inactive exclude each other") }
         let active: Bool? = arguments.flag("active") ? true : arguments.flag("inactive") ? false : nil
         let json = arguments.flag("json")
-        let store = try await StoreAccess.open(configuration)
+        let store = try await StoreAccess.open(configuration, readOnly: true)
         var after: Int64?
         if !json { Output.line("TOKEN                                                             TOPIC                    ENV          USER         ACTIVE  REGISTERED") }
         do {

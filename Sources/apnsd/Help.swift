@@ -49,7 +49,13 @@ enum Help {
         "init": """
         OVERVIEW: Create the database, or bring its schema up to date. Safe to run again.
 
-        USAGE: apnsd init [--database PATH]
+        USAGE: apnsd init [--database PATH] [--group NAME]
+
+          --group NAME   Share the database with the users of group NAME, so that producers and the worker may
+                         run as different users: its directory (created if missing) becomes group NAME, mode
+                         2770 (setgid: the -wal and -shm files SQLite creates there get the group), the database
+                         file group NAME, mode 0660. An existing directory is changed only if it holds nothing
+                         but the database. Run it as root, or as the owner and a member of NAME.
         """,
         "device": """
         OVERVIEW: The device registry.

@@ -22,7 +22,7 @@ enum LogCommand {
             filter.status = status
         }
         let json = arguments.flag("json")
-        let store = try await StoreAccess.open(configuration)
+        let store = try await StoreAccess.open(configuration, readOnly: true)
         if let campaign = filter.campaign {
             do { _ = try await store.campaign(campaign) } catch { throw .store(error) }
         }

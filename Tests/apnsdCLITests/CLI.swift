@@ -39,15 +39,31 @@ struct CLI {
     }
 
     func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
+        try execute(Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
+    }
+
+    /// Runs apnsd as `nobody` (`OtherUser`), in groups `groups` only, from a copy of the binary in the scratch
+    /// folder: nobody may not be able to reach the build folder (a checkout under /root).
+    @discardableResult
+    func runAsOtherUser(_ arguments: String..., groups: [gid_t] = []) throws -> Result {
+        let binary = directory.appendingPathComponent("bin/apnsd")
+        if !FileManager.default.fileExists(atPath: binary.path) {
+            try FileManager.default.createDirectory(at: binary.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Self.binaries.appendingPathComponent("apnsd"), to: binary)
+        }
+        return try execute(URL(fileURLWithPath: OtherUser.setpriv), OtherUser.arguments(groups: groups) + [binary.path] + arguments)
+    }
+
+    private func execute(_ executable: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
         let process = Process()
-        process.executableURL = Self.binaries.appendingPathComponent("apnsd")
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.environment = environment.merging(extra) { $1 }
         let out = directory.appendingPathComponent("out-\(UUID().uuidString)")
         let err = directory.appendingPathComponent("err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         if let stdin {
@@ -72,7 +88,7 @@ struct CLI {
         process.currentDirectoryURL = directory
         process.environment = environment.merging(extra) { $1 }
         let log = directory.appendingPathComponent("background-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardInput = FileHandle.nullDevice

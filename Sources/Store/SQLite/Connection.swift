@@ -9,8 +9,10 @@ final class Connection {
 
     /// How the file is opened and tuned.
     struct Options {
-        /// Create the file when it does not exist.
+        /// Create the file when it does not exist (read-write access only).
         var create = true
+        /// Whether the connection may write; read-only connections leave the journal mode as the file has it.
+        var access = ConnectionAccess.readWrite
         /// How long a write waits for another process's write lock before failing with SQLITE_BUSY.
         var busyTimeoutMilliseconds: Int32 = 5000
         /// Page cache size in KiB, an upper bound (SQLite's default, 2000 KiB, is too small for the random-keyed
@@ -18,29 +20,41 @@ final class Connection {
         var cacheSizeKiB = 64 * 1024
     }
 
-    /// Opens (or creates) the database at `path` and applies the connection PRAGMAs:
-    /// WAL, synchronous=NORMAL, busy timeout, foreign keys.
+    /// Opens (or creates) the database at `path` and applies the connection PRAGMAs: WAL (read-write access
+    /// only), synchronous=NORMAL, busy timeout, foreign keys.
     init(path: String, options: Options = Options()) throws {
         var handle: OpaquePointer?
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        if options.create { flags |= SQLITE_OPEN_CREATE }
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        var flags = SQLITE_OPEN_NOMUTEX
+        switch options.access {
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0)
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .immutable: flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+        }
+        let code = sqlite3_open_v2(options.access.filename(for: path), &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(handle)
-            throw SQLiteError(code: code, message: message)
+            throw SQLiteError(code: code, message: message, systemErrno: systemErrno)
         }
         sqlite3_extended_result_codes(handle, 1)
         self.handle = handle
         self.path = path
+        // SQLite opens a file it may not write read-only without saying so; a writer must know now, before the
+        // journal-mode switch below tries to create files next to it.
+        if options.access == .readWrite && sqlite3_db_readonly(handle, "main") == 1 {
+            throw SQLiteError(code: SQLITE_READONLY, message: "the file is not writable by this process")
+        }
         sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
-        // journal_mode answers with a row; a file that is not a database fails here (SQLITE_NOTADB).
-        let mode = try prepare("PRAGMA journal_mode = WAL")
-        let journal = try mode.step() ? mode.string(0) : ""
-        mode.reset()
-        guard journal.lowercased() == "wal" else {
-            throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to WAL mode (journal_mode is '\(journal)')",
-                              sql: "PRAGMA journal_mode = WAL")
+        if options.access == .readWrite {
+            // journal_mode answers with a row; a file that is not a database fails here (SQLITE_NOTADB).
+            let mode = try prepare("PRAGMA journal_mode = WAL")
+            let journal = try mode.step() ? mode.string(0) : ""
+            mode.reset()
+            guard journal.lowercased() == "wal" else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to WAL mode (journal_mode is '\(journal)')",
+                                  sql: "PRAGMA journal_mode = WAL")
+            }
         }
         try execute("""
             PRAGMA synchronous = NORMAL;
@@ -62,7 +76,7 @@ final class Connection {
         guard code == SQLITE_OK else {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw SQLiteError(code: code, message: message, sql: sql)
+            throw SQLiteError(code: code, message: message, sql: sql, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -108,6 +122,6 @@ final class Connection {
     /// Wraps a failing result code with this connection's message.
     func error(_ code: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle),
-                    message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+                    message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrno: sqlite3_system_errno(handle))
     }
 }

@@ -43,6 +43,23 @@ struct Migrator {
         return result
     }
 
+    /// What a read-only connection finds: migrations this build would apply, and ids it does not know.
+    struct Status: Equatable {
+        var missing: [String] = []
+        var unknown: [String] = []
+    }
+
+    /// Compares the file's migrations with this build's, writing nothing (a read-only connection cannot
+    /// migrate; the caller refuses a file that is not exactly up to date).
+    func status(_ db: Connection) throws -> Status {
+        let table = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+        let applied = try table.scalarInt64() == 1 ? try appliedIDs(db) : []
+        let known = Set(migrations.map(\.id))
+        let recorded = Set(applied)
+        return Status(missing: migrations.map(\.id).filter { !recorded.contains($0) },
+                      unknown: applied.filter { !known.contains($0) }.sorted())
+    }
+
     private func appliedIDs(_ db: Connection) throws -> [String] {
         let statement = try db.prepare("SELECT id FROM schema_migrations")
         var ids: [String] = []

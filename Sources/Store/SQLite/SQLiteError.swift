@@ -8,11 +8,15 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
     /// The SQL text of the failing statement, when there was one.
     public var sql: String?
+    /// The operating system's `errno` behind an I/O failure (`sqlite3_system_errno`), 0 when none: "disk I/O error"
+    /// alone does not tell an operator whether the disk, the filesystem or a permission is at fault.
+    public var systemErrno: Int32
 
-    public init(code: Int32, message: String, sql: String? = nil) {
+    public init(code: Int32, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.code = code
         self.message = message
         self.sql = sql
+        self.systemErrno = systemErrno
     }
 
     /// The primary result code (`SQLITE_BUSY` = 5, `SQLITE_CONSTRAINT` = 19, …).
