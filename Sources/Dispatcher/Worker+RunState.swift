@@ -35,6 +35,8 @@ extension Worker {
         var nextClaimAt = Date.distantPast
         /// From the last claim that found less than it asked for: when something next comes due.
         var nextDue: Date?
+        /// From the same claim: when a worker that went quiet can have its leases taken over.
+        var nextRescue: Date?
         /// Nothing was written since that claim, so `nextDue` still holds.
         var idleConfirmed = false
         var nextHeartbeat = Date.distantPast

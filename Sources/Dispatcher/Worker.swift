@@ -126,8 +126,10 @@ public final class Worker: Sendable {
                 }
                 if state.inFlight == 0 && state.queued == 0 && state.heldCount == 0 && state.results.isEmpty && state.fault == nil {
                     if state.stopping { break }
-                    if untilIdle && state.idleConfirmed {
-                        guard let next = state.nextDue, next.timeIntervalSince(now) <= configuration.retry.cap.seconds else { break }
+                    // Idle: nothing due within the retry cap, and no quiet worker's leases to take over.
+                    if untilIdle && state.idleConfirmed && state.nextRescue == nil
+                        && (state.nextDue.map { $0.timeIntervalSince(now) > configuration.retry.cap.seconds } ?? true) {
+                        break
                     }
                 }
                 guard let event = try await group.next() else { break }
@@ -183,15 +185,19 @@ public final class Worker: Sendable {
         }
         state.queue.append(contentsOf: jobs)
         if jobs.count < want {
-            // Everything due is claimed: look again when the next thing comes due, or at the poll interval.
-            let staleAfter = configuration.lease
+            // Everything due is claimed: look again when the next thing comes due (or the leases of a worker
+            // that went quiet can be taken over), or at the poll interval.
+            let (staleAfter, quiet) = (configuration.lease, configuration.heartbeat * 2)
             guard let due = try await guarded(&state, { [store] in try await store.nextDueDate() }),
-                  let rescue = try await guarded(&state, { [store] in try await store.nextRescueDate(staleAfter: staleAfter, except: id) })
+                  let rescue = try await guarded(&state, { [store] in
+                      try await store.nextRescueDate(now: now, staleAfter: staleAfter, silentFor: quiet, except: id)
+                  })
             else { return }
-            let next = [due, rescue].compactMap { $0 }.min()
-            state.nextDue = next
+            state.nextDue = due
+            state.nextRescue = rescue
             let poll = now.addingTimeInterval(configuration.pollInterval.seconds)
-            state.nextClaimAt = min(poll, max(next ?? poll, now.addingTimeInterval(Self.tick.seconds)))
+            let next = [due, rescue].compactMap { $0 }.min() ?? poll
+            state.nextClaimAt = min(poll, max(next, now.addingTimeInterval(Self.tick.seconds)))
             state.idleConfirmed = true
         } else {
             state.nextClaimAt = now

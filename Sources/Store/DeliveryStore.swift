@@ -27,8 +27,8 @@ public protocol DeliveryStore: Actor {
     func record(_ results: [DeliveryResult], by worker: WorkerID?, now: Date) async throws(StoreError) -> RecordReport
     /// When the next delivery or campaign becomes due; nil when there is nothing queued.
     func nextDueDate() async throws(StoreError) -> Date?
-    /// When another worker's leases may next be taken over; nil when no other worker holds any.
-    func nextRescueDate(staleAfter: Duration, except: WorkerID?) async throws(StoreError) -> Date?
+    /// When the leases of another worker that went quiet may be taken over; nil when there is none.
+    func nextRescueDate(now: Date, staleAfter: Duration, silentFor: Duration, except: WorkerID?) async throws(StoreError) -> Date?
     /// Cancel requests after `seq`.
     func cancelRequests(after seq: Int64) async throws(StoreError) -> [CancelRequest]
     /// Cancel requests not finished yet.

@@ -126,14 +126,17 @@ extension Store {
         }
     }
 
-    /// When the leases of another worker may next be taken over: the oldest heartbeat among the other
-    /// workers that hold leases, plus `staleAfter`. nil when no other worker holds any.
-    public func nextRescueDate(staleAfter: Duration, except: WorkerID?) throws(StoreError) -> Date? {
+    /// When the leases of another worker that has gone quiet (no heartbeat for `silentFor`) may be taken
+    /// over: its last heartbeat plus `staleAfter`. nil when no such worker holds leases. (Workers that heartbeat
+    /// are not waited for: what they hold is theirs to send.)
+    public func nextRescueDate(now: Date = Date(), staleAfter: Duration, silentFor: Duration, except: WorkerID?) throws(StoreError) -> Date? {
         try read { db in
             try db.cached("""
                 SELECT MIN(w.heartbeat_at) FROM workers w
-                WHERE w.id IS NOT ?1 AND EXISTS (SELECT 1 FROM deliveries d WHERE d.leased_by = w.id)
-                """).bind(except?.rawValue).scalarInt64().map { Milliseconds.date($0 + Self.milliseconds(staleAfter) + 1) }
+                WHERE w.id IS NOT ?1 AND w.heartbeat_at < ?2
+                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.leased_by = w.id)
+                """).bind(except?.rawValue, now.storeMilliseconds - Self.milliseconds(silentFor))
+                .scalarInt64().map { Milliseconds.date($0 + Self.milliseconds(staleAfter) + 1) }
         }
     }
 }

@@ -14,14 +14,22 @@ final class DispatchHarness: @unchecked Sendable {
     let directory: URL
     let key: SigningKey
     let credential: ProviderCredential
-    let server: MockServer
+    private var mock: MockServer?
+    private let makeServer: @Sendable (Int) throws -> MockServer
+    /// The simulator (started with the harness unless `startingServer` was false).
+    var server: MockServer { mock! }
+    let port: Int
     let store: Store
     let transport: TransportRegistry
     let tokens: ProviderTokenCache
     let caFile: String
+    let transportConfiguration: TransportConfiguration
+    /// Stores and transports of extra workers (`extraWorker`), closed by `shutdown`.
+    private var extras: [(Store, TransportRegistry)] = []
 
     init(scenario: Scenario = Scenario(), connections: Int = 2, rate: Int = 0, serverTeamID: String = "TESTTEAM01",
-         tokenClock: (@Sendable () -> Date)? = nil, tokenUpdateInterval: TimeInterval = 1200) async throws {
+         tokenClock: (@Sendable () -> Date)? = nil, tokenUpdateInterval: TimeInterval = 1200,
+         startingServer: Bool = true) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-dispatch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         key = try SigningKey(contentsOfFile: Self.fixture("keys/AuthKey_TESTKEY001.p8"))
@@ -30,24 +38,70 @@ final class DispatchHarness: @unchecked Sendable {
         caFile = directory.appendingPathComponent("ca.pem").path
         try identity.caCertificatePEM!.write(toFile: caFile, atomically: true, encoding: .utf8)
         let serverCredential = try ProviderCredential(keyId: "TESTKEY001", teamId: serverTeamID)
-        server = try MockServer(configuration: MockConfiguration(
-            identity: identity, verifier: JWTVerifier(key: key, credential: serverCredential), scenario: scenario,
-            tokenUpdateInterval: tokenUpdateInterval))
+        let verifier = JWTVerifier(key: key, credential: serverCredential)
+        makeServer = { port in
+            try MockServer(configuration: MockConfiguration(port: port, identity: identity, verifier: verifier, scenario: scenario,
+                                                            tokenUpdateInterval: tokenUpdateInterval))
+        }
+        if startingServer {
+            mock = try makeServer(0)
+            port = mock!.port
+        } else {
+            port = Self.freePort()
+        }
         store = try await Store.open(at: directory.appendingPathComponent("apnsd.sqlite").path)
-        let url = "https://127.0.0.1:\(server.port)"
-        transport = TransportRegistry(configuration: TransportConfiguration(
-            baseURLs: [.production: url, .development: url], caFile: caFile, connectionsPerPool: connections,
-            ratePerConnection: rate, requestTimeout: .seconds(10)))
+        transportConfiguration = TransportConfiguration(
+            baseURLs: [.production: "https://127.0.0.1:\(port)", .development: "https://127.0.0.1:\(port)"], caFile: caFile,
+            connectionsPerPool: connections, ratePerConnection: rate, connectTimeout: .seconds(2), requestTimeout: .seconds(10))
+        transport = TransportRegistry(configuration: transportConfiguration)
         tokens = ProviderTokenCache(key: key, credential: credential, clock: tokenClock ?? { Date() })
     }
 
+    /// Starts the simulator on the harness's port (for a harness made with `startingServer: false`).
+    func startServer() throws {
+        mock = try makeServer(port)
+    }
+
     /// A worker with a fast retry policy, so backoffs take milliseconds.
-    func worker(maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none)) -> Worker {
-        Worker(store: store, tokens: tokens, transport: transport,
-               configuration: WorkerConfiguration(credentialID: credential.keyId,
-                                                  retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200), maxAttempts: maxAttempts),
-                                                  pollInterval: .milliseconds(50)),
+    func worker(maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none),
+                configure: (inout WorkerConfiguration) -> Void = { _ in }) -> Worker {
+        Worker(store: store, tokens: tokens, transport: transport, configuration: workerConfiguration(maxAttempts, configure),
                logger: logger)
+    }
+
+    /// Another worker process, as far as the queue can tell: its own connection to the file, its own pools.
+    func extraWorker(maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none),
+                     configure: (inout WorkerConfiguration) -> Void = { _ in }) async throws -> Worker {
+        let store = try await Store.open(at: self.store.path)
+        let transport = TransportRegistry(configuration: transportConfiguration)
+        extras.append((store, transport))
+        return Worker(store: store, tokens: ProviderTokenCache(key: key, credential: credential), transport: transport,
+                      configuration: workerConfiguration(maxAttempts, configure), logger: logger)
+    }
+
+    private func workerConfiguration(_ maxAttempts: Int, _ configure: (inout WorkerConfiguration) -> Void) -> WorkerConfiguration {
+        var configuration = WorkerConfiguration(credentialID: credential.keyId, lease: .seconds(2), heartbeat: .milliseconds(200),
+                                                retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200), maxAttempts: maxAttempts),
+                                                pollInterval: .milliseconds(50))
+        configuration.pace(ratePerConnection: transportConfiguration.ratePerConnection,
+                           connections: transportConfiguration.connectionsPerPool)
+        configure(&configuration)
+        return configuration
+    }
+
+    /// A loopback port nothing listens on (yet).
+    static func freePort() -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Registers `count` devices whose tokens start with `prefix`.
@@ -76,7 +130,11 @@ final class DispatchHarness: @unchecked Sendable {
 
     func shutdown() async {
         await transport.shutdown(deadline: .now + .seconds(2))
-        server.stop()
+        for (store, transport) in extras {
+            await transport.shutdown(deadline: .now + .seconds(2))
+            await store.close()
+        }
+        mock?.stop()
         await store.close()
         try? FileManager.default.removeItem(at: directory)
     }
