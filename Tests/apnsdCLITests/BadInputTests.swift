@@ -50,6 +50,13 @@ import Testing
         ("bad connections flag", ["worker", "--connections", "0"], 64),
         ("bad rate flag", ["worker", "--rate", "fast"], 64),
         ("worker without key", ["worker", "--until-idle"], 64),
+        ("lease shorter than two heartbeats", ["worker", "--until-idle", "--heartbeat", "5", "--lease", "9"], 64),
+        ("bad max age", ["worker", "--max-age", "0"], 64),
+        ("cancel id not a number", ["cancel", "abc"], 64),
+        ("cancel unknown campaign", ["cancel", "999"], 1),
+        ("retry with a status that cannot be retried", ["campaign", "retry", "1", "--status", "accepted"], 64),
+        ("retry unknown campaign", ["campaign", "retry", "999"], 1),
+        ("workers with an argument", ["workers", "all"], 64),
     ]
 
     @Test(arguments: cases.indices)
