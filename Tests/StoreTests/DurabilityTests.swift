@@ -54,4 +54,18 @@ import Testing
         try await waiter.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
         #expect(try await holder.deviceCount() == 1)
     }
+
+    @Test func aWriteWaitsForALockReleasedWithinTheBusyTimeout() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let holder = try await Store.open(at: folder.databasePath)
+        let waiter = try await Store.open(at: folder.databasePath, options: .init(busyTimeout: .seconds(30)))
+        try await holder.execute("BEGIN IMMEDIATE")
+        let write = Task { try await waiter.register(DeviceRegistration(token: token(1), topic: topic), now: t0) }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await holder.deviceCount() == 0, "still waiting for the lock")
+        try await holder.execute("COMMIT")
+        _ = try await write.value
+        #expect(try await holder.deviceCount() == 1)
+    }
 }
