@@ -24,15 +24,17 @@ let package = Package(
         .target(name: "HTTP2Transport", dependencies: ["APNs", "CCurl"]),
         .target(name: "Store", dependencies: ["APNs", "CSQLite"], exclude: ["SCHEMA.md"]),
         .target(name: "Logging"),
+        .target(name: "Intake", dependencies: ["APNs"]),
         .target(name: "Dispatcher", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Logging"]),
         .target(name: "APNsMock", dependencies: ["APNs", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth"]),
-        .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging"]),
+        .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "Intake"]),
 
         .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock"],
                           path: "Benchmarks/apnsd-bench"),
 
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
+        .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "ProviderAuth", "APNs"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "APNs"]),

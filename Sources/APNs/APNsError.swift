@@ -9,10 +9,12 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidNotificationID(String)
     case collapseIDEmpty
     case collapseIDTooLong(bytes: Int)
+    case collapseIDNotPrintable(String)
     case payloadEmpty
     case payloadTooLarge(bytes: Int, limit: Int)
     case payloadNotJSONObject(String)
     case payloadMissingAps
+    case payloadApsNotObject
     case invalidEnvironment(String)
 
     public var description: String {
@@ -35,6 +37,8 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
             return "collapse id is empty; leave it out instead"
         case .collapseIDTooLong(let bytes):
             return "collapse id is \(bytes) bytes; APNs allows at most \(CollapseID.maximumBytes)"
+        case .collapseIDNotPrintable(let shown):
+            return "collapse id '\(shown)' contains a control character; use printable text"
         case .payloadEmpty:
             return "payload is empty; send a JSON object with an \"aps\" dictionary"
         case .payloadTooLarge(let bytes, let limit):
@@ -43,6 +47,8 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
             return "payload is not a JSON object: \(why)"
         case .payloadMissingAps:
             return "payload has no \"aps\" dictionary; put Apple's keys under \"aps\""
+        case .payloadApsNotObject:
+            return "payload's \"aps\" is not an object; Apple's keys go in a dictionary: {\"aps\":{\"alert\":\"…\"}}"
         case .invalidEnvironment(let value):
             return "unknown environment '\(value)' (expected production or development)"
         }

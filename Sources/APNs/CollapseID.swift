@@ -5,11 +5,13 @@ public struct CollapseID: Hashable, Sendable, CustomStringConvertible {
 
     public let value: String
 
-    /// Validates the 64-byte limit; an empty id is refused as meaningless.
+    /// Validates the 64-byte limit and that it is printable (it becomes a header value: no CR, LF or other
+    /// control character); an empty id is refused as meaningless.
     public init(_ value: String) throws(APNsError) {
         let bytes = value.utf8.count
         guard bytes > 0 else { throw .collapseIDEmpty }
         guard bytes <= Self.maximumBytes else { throw .collapseIDTooLong(bytes: bytes) }
+        guard Printable.isPrintable(value) else { throw .collapseIDNotPrintable(Printable.escaped(value)) }
         self.value = value
     }
 

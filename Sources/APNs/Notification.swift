@@ -14,11 +14,8 @@ public struct Notification: Hashable, Sendable {
         token: DeviceToken, topic: String, pushType: PushType = .alert, priority: Priority? = nil,
         expiration: Expiration? = nil, id: NotificationID? = nil, collapseID: CollapseID? = nil, payload: Payload
     ) throws(APNsError) {
-        guard !topic.isEmpty else { throw .invalidTopic("'' is not a bundle id") }
+        try Topic.validate(topic)
         let topic = pushType.topic(forBundleID: topic)
-        guard !topic.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" }) else {
-            throw .invalidTopic("'\(topic)' is not a bundle id")
-        }
         let priority = priority ?? pushType.defaultPriority
         try priority.validate(for: pushType)
         try payload.validate(for: pushType)

@@ -1,13 +1,15 @@
 import Foundation
 
-/// A notification body: a JSON object with an `aps` dictionary, within Apple's size limit.
+/// A notification body: a JSON object with an `aps` dictionary (MDM pushes carry none), within Apple's size
+/// limit, checked strictly (`JSONValidator`): valid UTF-8, no byte-order mark, no duplicate keys.
 public struct Payload: Hashable, Sendable {
     /// The exact bytes sent to APNs.
     public let bytes: [UInt8]
 
-    /// Validates `bytes` for `pushType`: not empty, within its limit, a JSON object with an `aps` dictionary.
+    /// Validates `bytes` for `pushType`: not empty, within its limit, a JSON object whose `aps`, when present,
+    /// is an object; only `mdm` pushes may leave `aps` out.
     public init(bytes: [UInt8], pushType: PushType = .alert) throws(APNsError) {
-        try Self.validate(bytes, limit: pushType.payloadLimit)
+        try Self.validate(bytes, pushType: pushType)
         self.bytes = bytes
     }
 
@@ -23,16 +25,21 @@ public struct Payload: Hashable, Sendable {
 
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    private static func validate(_ bytes: [UInt8], limit: Int) throws(APNsError) {
+    private static func validate(_ bytes: [UInt8], pushType: PushType) throws(APNsError) {
+        let limit = pushType.payloadLimit
         guard !bytes.isEmpty else { throw .payloadEmpty }
         guard bytes.count <= limit else { throw .payloadTooLarge(bytes: bytes.count, limit: limit) }
-        let object: Any
+        let summary: JSONValidator.Summary
         do {
-            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+            summary = try JSONValidator.validate(bytes)
         } catch {
-            throw .payloadNotJSONObject("invalid JSON")
+            throw .payloadNotJSONObject(error.description)
         }
-        guard let dictionary = object as? [String: Any] else { throw .payloadNotJSONObject("top level is not an object") }
-        guard dictionary["aps"] is [String: Any] else { throw .payloadMissingAps }
+        switch summary.aps {
+        case .object: return
+        case nil where pushType == .mdm: return
+        case nil: throw .payloadMissingAps
+        default: throw .payloadApsNotObject
+        }
     }
 }

@@ -17,12 +17,15 @@ public struct ConnectionConfiguration: Sendable, Hashable {
     public var transportRetries: Int
     /// A name for the event-loop thread and for logs.
     public var label: String
+    /// Direct, or through a proxy.
+    public var proxy: Proxy
 
     public init(
         baseURL: String, caFile: String? = nil, ratePerSecond: Int = 1500,
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
-        maxInFlight: Int = 1000, transportRetries: Int = 1, label: String = "apns"
+        maxInFlight: Int = 1000, transportRetries: Int = 1, label: String = "apns", proxy: Proxy = .none
     ) {
+        self.proxy = proxy
         self.baseURL = baseURL
         self.caFile = caFile
         self.ratePerSecond = ratePerSecond

@@ -82,6 +82,11 @@ final class Transfer {
         set(CURLOPT_HEADERDATA, me)
         "https".withCString { set(CURLOPT_PROTOCOLS_STR, $0) }  // libcurl copies strings
         if let caFile = configuration.caFile { caFile.withCString { set(CURLOPT_CAINFO, $0) } }
+        switch configuration.proxy {
+        case .none: "".withCString { set(CURLOPT_PROXY, $0) }  // "" also turns off libcurl's proxy variables
+        case .environment: break
+        case .url(let url): url.withCString { set(CURLOPT_PROXY, $0) }
+        }
         ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback) == CURLE_OK
         ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback) == CURLE_OK
         // The connection outlives the transfer that opened it: its socket callbacks report to the loop.

@@ -16,12 +16,15 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var maxInFlightPerConnection: Int
     /// Re-sends by the transport of requests whose stream the connection cut.
     public var transportRetries: Int
+    /// Direct, or through a proxy (`apns.proxy`).
+    public var proxy: Proxy
 
     public init(
         baseURLs: [Environment: String] = [:], caFile: String? = nil, connectionsPerPool: Int = 2,
         ratePerConnection: Int = 1500, connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
-        maxInFlightPerConnection: Int = 1000, transportRetries: Int = 1
+        maxInFlightPerConnection: Int = 1000, transportRetries: Int = 1, proxy: Proxy = .none
     ) {
+        self.proxy = proxy
         self.baseURLs = baseURLs
         self.caFile = caFile
         self.connectionsPerPool = connectionsPerPool
@@ -42,6 +45,6 @@ public struct TransportConfiguration: Sendable, Hashable {
         ConnectionConfiguration(
             baseURL: baseURL(for: key.environment), caFile: caFile, ratePerSecond: ratePerConnection,
             connectTimeout: connectTimeout, requestTimeout: requestTimeout,
-            maxInFlight: maxInFlightPerConnection, transportRetries: transportRetries, label: key.credentialID)
+            maxInFlight: maxInFlightPerConnection, transportRetries: transportRetries, label: key.credentialID, proxy: proxy)
     }
 }

@@ -23,14 +23,25 @@ public final class SigningKey: @unchecked Sendable, CustomStringConvertible {
         guard !isDirectory.boolValue else {
             throw .keyFileUnreadable(path: path, reason: "it is a directory")
         }
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .keyFileUnreadable(path: path, reason: Self.reason(error))
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .keyFileUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
-        try self.init(pemBytes: Array(bytes))
+        defer { try? handle.close() }
+        // A .p8 key is about 250 bytes: read at most the limit and one byte more, whatever the file holds.
+        var bytes: [UInt8] = []
+        while bytes.count <= Self.maximumFileBytes {
+            let chunk = handle.readData(ofLength: Self.maximumFileBytes + 1 - bytes.count)
+            if chunk.isEmpty { break }
+            bytes.append(contentsOf: chunk)
+        }
+        guard bytes.count <= Self.maximumFileBytes else {
+            throw .keyFileUnreadable(path: path, reason: "it is larger than \(Self.maximumFileBytes / 1024) KiB, which no .p8 key is")
+        }
+        try self.init(pemBytes: bytes)
     }
+
+    /// The largest key file read (a .p8 file is about 250 bytes).
+    public static let maximumFileBytes = 64 * 1024
 
     /// Parses the text of a .p8 file: "-----BEGIN PRIVATE KEY-----", unencrypted PKCS#8, EC P-256.
     public convenience init(pem: String) throws(ProviderAuthError) {
@@ -67,14 +78,5 @@ public final class SigningKey: @unchecked Sendable, CustomStringConvertible {
 
     public var description: String {
         "SigningKey(EC P-256)"
-    }
-
-    // Foundation's own text for read errors is often a bare "error 256"; the POSIX cause underneath says more.
-    private static func reason(_ error: any Error) -> String {
-        if let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, cause.domain == NSPOSIXErrorDomain,
-           let text = strerror(Int32(cause.code)) {
-            return String(cString: text)
-        }
-        return error.localizedDescription
     }
 }

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Intake
 import Store
 
 /// `apnsd campaign create | list | show | cancel`.
@@ -11,6 +12,9 @@ enum CampaignCommands {
         let options = try NotificationOptions(arguments, configuration: configuration)
         var users = arguments.values("user").flatMap { $0.split(separator: ",").map(String.init) }
         if !users.isEmpty { users += arguments.positionals } else { _ = try arguments.positionals(exactly: []) }
+        for user in users {
+            do { try UserID.validate(user) } catch { throw .usage("--user: \(error)") }
+        }
         let tokensFile = try arguments.value("tokens")
         let chosen = [arguments.flag("all"), !users.isEmpty, tokensFile != nil].filter { $0 }.count
         guard chosen == 1 else { throw .usage("choose exactly one audience: --all, --user ID ..., or --tokens FILE") }
@@ -58,11 +62,7 @@ enum CampaignCommands {
     }
 
     private static func parseDate(_ text: String) throws(CLIError) -> Date {
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        if let date = plain.date(from: text) ?? withFraction.date(from: text) { return date }
-        throw .usage("--at expects an ISO 8601 time such as 2026-12-01T09:00:00Z, got '\(text)'")
+        do { return try Timestamp.parse(text) } catch { throw .usage("--at: \(error)") }
     }
 
     static func list(_ words: [String]) async throws(CLIError) {
@@ -91,7 +91,7 @@ enum CampaignCommands {
         let c = campaign.counters
         Output.line("""
         campaign \(campaign.id) (\(campaign.kind)) — \(campaign.status)
-          topic        \(campaign.pushType.topic(forBundleID: campaign.topic))  push type \(campaign.pushType)  priority \(campaign.priority)
+          topic        \(Printable.escaped(campaign.pushType.topic(forBundleID: campaign.topic)))  push type \(campaign.pushType)  priority \(campaign.priority)
           audience     \(campaign.audience.kind) (\(campaign.audience.size))\(campaign.audience.environment.map { " \($0)" } ?? "")\(campaign.isExpanded ? "" : " — not expanded yet")
           scheduled    \(Output.timestamp(campaign.scheduledAt))
           started      \(campaign.startedAt.map(Output.timestamp) ?? "-")

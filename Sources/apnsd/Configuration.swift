@@ -1,6 +1,8 @@
 import APNs
 import Dispatcher
 import Foundation
+import HTTP2Transport
+import Intake
 
 /// apnsd's settings: the JSON config file, then APNSD_* environment variables, then flags — each overriding the last.
 struct Configuration {
@@ -12,6 +14,7 @@ struct Configuration {
     var productionURL = Environment.production.defaultBaseURL
     var developmentURL = Environment.development.defaultBaseURL
     var caFile: String?
+    var proxy: Proxy = .none
     var connections = 4
     var rate = 1500
     var retryBase: Double = 1
@@ -47,10 +50,11 @@ struct Configuration {
         Setting(key: "apns.keyFile", environment: "APNSD_KEY_FILE", flag: "key-file") { c, v in c.keyFile = try nonEmpty(v, "apns.keyFile") },
         Setting(key: "apns.keyId", environment: "APNSD_KEY_ID", flag: "key-id") { c, v in c.keyID = try nonEmpty(v, "apns.keyId") },
         Setting(key: "apns.teamId", environment: "APNSD_TEAM_ID", flag: "team-id") { c, v in c.teamID = try nonEmpty(v, "apns.teamId") },
-        Setting(key: "apns.topic", environment: "APNSD_TOPIC", flag: "default-topic") { c, v in c.topic = try nonEmpty(v, "apns.topic") },
+        Setting(key: "apns.topic", environment: "APNSD_TOPIC", flag: "default-topic") { c, v in c.topic = try bundleID(v, "apns.topic") },
         Setting(key: "apns.productionURL", environment: "APNSD_PRODUCTION_URL", flag: "production-url") { c, v in c.productionURL = try url(v, "apns.productionURL") },
         Setting(key: "apns.developmentURL", environment: "APNSD_DEVELOPMENT_URL", flag: "development-url") { c, v in c.developmentURL = try url(v, "apns.developmentURL") },
         Setting(key: "apns.caFile", environment: "APNSD_CA_FILE", flag: "ca-file") { c, v in c.caFile = try nonEmpty(v, "apns.caFile") },
+        Setting(key: "apns.proxy", environment: "APNSD_PROXY", flag: "proxy") { c, v in c.proxy = try proxySetting(v) },
         Setting(key: "apns.connections", environment: "APNSD_CONNECTIONS", flag: "connections") { c, v in c.connections = try integer(v, "apns.connections", 1...64) },
         Setting(key: "apns.rate", environment: "APNSD_RATE", flag: "rate") { c, v in c.rate = try integer(v, "apns.rate", 0...1_000_000) },
         Setting(key: "apns.requestTimeout", environment: "APNSD_REQUEST_TIMEOUT", flag: "request-timeout") { c, v in c.requestTimeout = try number(v, "apns.requestTimeout", 0.1...600) },
@@ -139,10 +143,22 @@ private func nonEmpty(_ value: String, _ name: String) throws(CLIError) -> Strin
 }
 
 private func url(_ value: String, _ name: String) throws(CLIError) -> String {
-    guard let url = URL(string: value), url.scheme == "https", url.host != nil else {
-        throw .usage("\(name) must be an https:// URL, got '\(value)'")
+    do { return try ServiceURL.validateBase(value, setting: name) } catch { throw .usage(error.description) }
+}
+
+/// `none` (the default), `environment` (libcurl's https_proxy/no_proxy variables), or a proxy URL.
+private func proxySetting(_ value: String) throws(CLIError) -> Proxy {
+    switch value {
+    case "none", "": return .none
+    case "environment": return .environment
+    default:
+        do { return .url(try ServiceURL.validateProxy(value, setting: "apns.proxy")) } catch { throw .usage(error.description) }
     }
-    return value.hasSuffix("/") ? String(value.dropLast()) : value
+}
+
+private func bundleID(_ value: String, _ name: String) throws(CLIError) -> String {
+    do { try Topic.validate(value) } catch { throw .usage("\(name): \(error)") }
+    return value
 }
 
 private func integer(_ value: String, _ name: String, _ range: ClosedRange<Int>) throws(CLIError) -> Int {

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Intake
 import Store
 
 /// `apnsd device add | import | list`.
@@ -47,6 +48,11 @@ enum DeviceCommands {
             for line in LineReader(handle: handle) {
                 lineNumber += 1
                 if line.isSkippable { continue }
+                guard line.count <= LineReader.maximumLineBytes else {
+                    Output.error("\(source):\(lineNumber): line longer than \(LineReader.maximumLineBytes) bytes")
+                    bad += 1
+                    continue
+                }
                 let fields = line.fields
                 guard fields.count <= 3 else {
                     Output.error("\(source):\(lineNumber): expected token[,user[,environment]], got \(fields.count) fields")
@@ -55,7 +61,7 @@ enum DeviceCommands {
                 }
                 do {
                     let token = try DeviceToken(normalizedHex: fields[0]) ?? DeviceToken(fields[0].string)
-                    let user = fields.count > 1 && !fields[1].isEmpty ? fields[1].string : nil
+                    let user = fields.count > 1 && !fields[1].isEmpty ? try UserID.decode(fields[1]) : nil
                     let environment = fields.count > 2 && !fields[2].isEmpty ? try Environment.parse(fields[2].string) : defaultEnvironment
                     batch.append(DeviceRegistration(token: token, topic: topic, environment: environment, user: user))
                 } catch {
@@ -112,8 +118,9 @@ enum DeviceCommands {
     }
 
     private static func tableLine(_ device: Device) -> String {
-        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
-        return pad(device.token.hex, 66) + pad(device.topic, 25) + pad(device.environment.rawValue, 13) + pad(device.user ?? "-", 13)
+        let pad = Output.pad
+        return pad(device.token.hex, 66) + pad(Printable.escaped(device.topic), 25) + pad(device.environment.rawValue, 13)
+            + pad(device.user.map(Printable.escaped) ?? "-", 13)
             + pad(device.isActive ? "yes" : "no (\(device.reason?.rawValue ?? "?"))", 8) + Output.timestamp(device.registeredAt)
     }
 
@@ -121,12 +128,13 @@ enum DeviceCommands {
         guard let topic = try arguments.value("topic") ?? configuration.topic else {
             throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
         }
-        guard !topic.isEmpty, !topic.contains(where: { $0.isWhitespace }) else { throw .usage("topic '\(topic)' is not a bundle id") }
+        do { try Topic.validate(topic) } catch { throw .usage("\(error)") }
         return topic
     }
 
     private static func registration(token: String, user: String?, environment: String?, topic: String) throws(CLIError) -> DeviceRegistration {
         do {
+            if let user { try UserID.validate(user) }
             return DeviceRegistration(token: try DeviceToken(token), topic: topic,
                                       environment: try environment.map(Environment.parse) ?? .production, user: user)
         } catch {

@@ -51,7 +51,7 @@ enum LogCommand {
     private static func tableLine(_ entry: LogEntry) -> String {
         func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
         return pad(entry.campaignID.description, 10) + pad(entry.token.description, 18) + pad(entry.status.rawValue, 14)
-            + pad(entry.httpStatus.map(String.init) ?? "-", 6) + pad(entry.reason?.rawValue ?? "-", 28) + pad(String(entry.attempts), 10)
-            + pad(entry.apnsID ?? "-", 38) + Output.timestamp(entry.updatedAt)
+            + pad(entry.httpStatus.map(String.init) ?? "-", 6) + pad(entry.reason.map { Printable.escaped($0.rawValue) } ?? "-", 28) + pad(String(entry.attempts), 10)
+            + pad(entry.apnsID.map(Printable.escaped) ?? "-", 38) + Output.timestamp(entry.updatedAt)
     }
 }

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Intake
 import Store
 
 /// The options `send` and `campaign create` share: payload and APNs headers, validated before anything is written.
@@ -31,20 +32,27 @@ struct NotificationOptions {
         } catch {
             throw .usage("\(error)")
         }
-        guard let topic = try arguments.value("topic") ?? configuration.topic else {
-            throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
-        }
-        guard !topic.isEmpty, !topic.contains(where: { $0.isWhitespace }) else { throw .usage("topic '\(topic)' is not a bundle id") }
-        self.topic = topic
+        topic = try DeviceCommands.topic(arguments, configuration)
     }
+
+    /// Payload files and stdin are read only this far: the largest payload (VoIP, 5120 bytes) and room for
+    /// whitespace; anything longer is refused without being held in memory.
+    static let maximumPayloadRead = 8 * 1024
 
     /// The payload bytes from inline JSON or `@FILE` (`@-` reads stdin).
     private static func read(_ source: String) throws(CLIError) -> [UInt8] {
         guard source.hasPrefix("@") else { return Array(source.utf8) }
         let path = String(source.dropFirst())
-        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .usage("cannot read payload file \(path)") }
-        return Array(data)
+        let bytes: [UInt8]?
+        if path == "-" {
+            bytes = BoundedRead.read(FileHandle.standardInput, limit: maximumPayloadRead)
+        } else {
+            do { bytes = try BoundedRead.file(path, limit: maximumPayloadRead) } catch { throw .usage("payload file: \(error)") }
+        }
+        guard let bytes else {
+            throw .usage("payload \(path == "-" ? "on stdin" : path) is larger than \(maximumPayloadRead) bytes; APNs allows 4096 (5120 for VoIP)")
+        }
+        return bytes
     }
 
     func spec(kind: CampaignKind, audience: Audience, scheduledAt: Date? = nil) -> CampaignSpec {

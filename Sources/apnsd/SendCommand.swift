@@ -1,4 +1,5 @@
 import APNs
+import Intake
 import Store
 
 /// `apnsd send TOKEN --payload …` (or `--user ID`): enqueue one notification ahead of bulk work; print its id.
@@ -10,6 +11,7 @@ enum SendCommand {
         let audience: Audience
         if let user = try arguments.value("user") {
             _ = try arguments.positionals(exactly: [])
+            do { try UserID.validate(user) } catch { throw .usage("--user: \(error)") }
             audience = .users([user], environment: options.environment)
         } else {
             let text = try arguments.positionals(exactly: ["TOKEN (or --user ID)"])[0]

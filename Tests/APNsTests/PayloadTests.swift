@@ -67,10 +67,54 @@ struct PayloadTests {
         }
     }
 
-    @Test("an object without an aps dictionary is refused", arguments: [
-        "{}", #"{"alert":"hi"}"#, #"{"aps":1}"#, #"{"aps":"alert"}"#, #"{"aps":[]}"#, #"{"aps":null}"#, #"{"APS":{}}"#,
-    ])
+    @Test("an object without an aps dictionary is refused", arguments: ["{}", #"{"alert":"hi"}"#, #"{"APS":{}}"#])
     func missingAps(json: String) {
         #expect(throws: APNsError.payloadMissingAps) { try Payload(json: json) }
+    }
+
+    @Test("aps that is not an object is refused", arguments: [#"{"aps":1}"#, #"{"aps":"alert"}"#, #"{"aps":[]}"#, #"{"aps":null}"#])
+    func apsNotObject(json: String) {
+        #expect(throws: APNsError.payloadApsNotObject) { try Payload(json: json) }
+    }
+
+    @Test func mdmPushesCarryNoAps() throws {
+        let payload = try Payload(json: #"{"mdm":"7f2e0c1a-1b2c-4d5e-8f90-123456789abc"}"#, pushType: .mdm)
+        #expect(payload.bytes.count > 10)
+        #expect(throws: APNsError.payloadApsNotObject) { try Payload(json: #"{"aps":2,"mdm":"x"}"#, pushType: .mdm) }
+    }
+
+    @Test("strict JSON: what Foundation lets through is refused", arguments: [
+        #"{"aps":1,"aps":{}}"#,                 // duplicate keys: the last would win
+        #"{"aps":{"alert":"a","alert":"b"}}"#,  // in a nested object too
+        "\u{FEFF}{\"aps\":{}}",              // a byte-order mark
+        #"{"aps":{"alert":"\ud800"}}"#,        // an unpaired surrogate
+        #"{"aps":{}} x"#,                        // text after the object
+        #"{"aps":{"badge":01}}"#,                // a leading zero
+        #"{"aps":{"badge":1.}}"#,
+        "{\"aps\":{\"alert\":\"tab\there\"}}",  // a raw control character in a string
+    ])
+    func strict(json: String) {
+        #expect {
+            try Payload(json: json)
+        } throws: { error in
+            guard let error = error as? APNsError, case .payloadNotJSONObject = error else { return false }
+            return true
+        }
+    }
+
+    @Test func invalidUTF8IsRefusedAndEscapedDuplicatesAreSeen() {
+        var bytes = Array(#"{"aps":{"alert":"x"}}"#.utf8)
+        bytes[17] = 0xC3  // a lead byte without its continuation
+        #expect(throws: APNsError.self) { try Payload(bytes: bytes) }
+        #expect(throws: APNsError.self) { try Payload(bytes: Array(#"{"aps":{"alert":"x"}}"#.utf8) + [0xFF]) }
+        // "\u0061ps" is "aps": the same key spelled twice.
+        #expect(throws: APNsError.self) { try Payload(json: #"{"aps":{},"\u0061ps":{}}"#) }
+    }
+
+    @Test func deepNestingIsRefusedWithoutRecursion() {
+        let deep = #"{"aps":{},"x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        #expect(throws: JSONValidator.Failure.self) { try JSONValidator.validate(Array(deep.utf8)) }
+        let fine = #"{"aps":{"a":[[[{"b":[1,2.5e-3,-0,true,false,null,"\u00e9\ud83d\ude00"]}]]]}}"#
+        #expect(throws: Never.self) { try Payload(json: fine) }
     }
 }
