@@ -14,10 +14,13 @@ private func stream(_ session: OpaquePointer?, _ id: Int32) -> StreamState? {
 func h2OnBeginHeaders(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
           frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+    let owner = connection(userData)
     let fresh = StreamState()
-    fresh.check.knownAuthorization = connection(userData).lastAuthorization
-    let state = Unmanaged.passRetained(fresh)
-    nghttp2_session_set_stream_user_data(session, frame.pointee.hd.stream_id, state.toOpaque())
+    fresh.check.knownAuthorization = owner.lastAuthorization
+    // The connection owns the state (so streams still open when it goes away are freed with it); nghttp2 holds
+    // an unretained pointer, cleared when the stream closes.
+    owner.streams[frame.pointee.hd.stream_id] = fresh
+    nghttp2_session_set_stream_user_data(session, frame.pointee.hd.stream_id, Unmanaged.passUnretained(fresh).toOpaque())
     return 0
 }
 
@@ -51,9 +54,9 @@ func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2
 }
 
 func h2OnStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?) -> Int32 {
-    if let raw = nghttp2_session_get_stream_user_data(session, streamID) {
-        Unmanaged<StreamState>.fromOpaque(raw).release()
+    if nghttp2_session_get_stream_user_data(session, streamID) != nil {
         nghttp2_session_set_stream_user_data(session, streamID, nil)
+        connection(userData).streams[streamID] = nil
     }
     return 0
 }

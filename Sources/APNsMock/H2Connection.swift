@@ -30,6 +30,10 @@ final class H2Connection {
     private var authorizedOnce = false
     private var random = FastRandom()
     private let apnsIDScratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 36)
+    /// The state of each open request stream, by stream id. nghttp2 keeps only an unretained pointer to it (stream
+    /// user data): nghttp2_session_del frees open streams without calling on_stream_close, so a connection that
+    /// goes away mid-request (abrupt close, GOAWAY, stop) must own what its streams point at.
+    var streams: [Int32: StreamState] = [:]
     /// The authorization header of the previous request, so the next identical one costs a memcmp.
     var lastAuthorization: [UInt8]? { auth.lastAuthorization }
 

@@ -62,7 +62,7 @@ struct MockStatsTests {
         #expect(mock.server.stats().tokens == stats.tokens)
     }
 
-    @Test("3 requests 0.6 s apart on one connection: the busiest one-second window holds 2")
+    @Test("3 requests 0.6 s apart on one connection: the busiest one-second window holds 2", .measuresTime)
     func spacedOut() throws {
         let mock = try MockHarness()
         defer { mock.stop() }

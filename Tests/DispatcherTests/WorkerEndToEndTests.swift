@@ -191,7 +191,7 @@ struct WorkerEndToEndTests {
         await harness.shutdown()
     }
 
-    @Test func perConnectionRateStaysUnderTheCap() async throws {
+    @Test(.measuresTime) func perConnectionRateStaysUnderTheCap() async throws {
         // The figure: 1500/s per connection, at most rate × 1.01 in any sliding second at the server.
         let rate = 1500
         let harness = try await DispatchHarness(connections: 2, rate: rate)

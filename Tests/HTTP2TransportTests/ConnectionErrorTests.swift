@@ -26,7 +26,7 @@ extension TransportIO {
             #expect(connection.stats.retried == 0, "refused connections go back to the caller at once")
         }
 
-        @Test func requestsWaitingForAConnectionThatNeverAnswersFailTogether() async throws {
+        @Test(.measuresTime) func requestsWaitingForAConnectionThatNeverAnswersFailTogether() async throws {
             // The loop hands a new connection one request until it answers; the rest wait in its queue. When
             // that connection cannot be set up, they fail with it, not one connect timeout after another.
             let directory = try TempDirectory()

@@ -51,7 +51,7 @@ extension TransportIO {
             #expect(connection.stats.failed == failures.count)
         }
 
-        @Test func aSlowAnswerHitsTheRequestTimeout() async throws {
+        @Test(.measuresTime) func aSlowAnswerHitsTheRequestTimeout() async throws {
             let slow = String(repeating: "5a", count: 32)
             let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 3_000)]))
             defer { mock.stop() }

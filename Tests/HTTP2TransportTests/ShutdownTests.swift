@@ -21,7 +21,7 @@ extension TransportIO {
             #expect(all.statuses == [200: 50], "\(all.failures)")
         }
 
-        @Test func atTheDeadlineWhatIsLeftFailsWithShutdown() async throws {
+        @Test(.measuresTime) func atTheDeadlineWhatIsLeftFailsWithShutdown() async throws {
             let mock = try MockFixture()
             defer { mock.stop() }
             let connection = try APNsConnection(configuration: mock.connectionConfiguration(rate: 10))

@@ -8,7 +8,7 @@ extension TransportIO {
     /// The per-connection rate: the strict bound on the moments libcurl put requests on the wire, and the
     /// simulator's own sliding-window count as a cross-check.
     @Suite struct ThrottleTests {
-        @Test(arguments: [200, 1_500])
+        @Test(.measuresTime, arguments: [200, 1_500])
         func everySlidingSecondHoldsAtMostRatePlusOnePercent(rate: Int) async throws {
             let mock = try MockFixture()
             defer { mock.stop() }

@@ -16,6 +16,10 @@ struct CLI {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         environment = ["PATH": "/usr/bin:/bin", "APNSD_DATABASE": directory.appendingPathComponent("apnsd.sqlite").path]
+        // A sanitized build's apnsd is sanitized too: it needs the same runtime options (suppressions, no exit delay).
+        for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] {
+            if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }
+        }
     }
 
     var database: String { environment["APNSD_DATABASE"]! }

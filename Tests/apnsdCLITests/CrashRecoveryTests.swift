@@ -44,7 +44,7 @@ struct CrashRecoveryTests {
         return false
     }
 
-    @Test func killNineMidCampaignThenResume() throws {
+    @Test(.measuresTime) func killNineMidCampaignThenResume() throws {
         let (cli, server) = try prepared()
         defer { server.stop(); cli.cleanUp() }
         let worker = try cli.start(["worker"])
@@ -70,7 +70,7 @@ struct CrashRecoveryTests {
         #expect(stats.totals.tokensAcceptedTwice <= 150, "\(stats.totals.tokensAcceptedTwice) devices got two 200s")
     }
 
-    @Test func sigtermFinishesInFlightWorkAndLosesNothing() throws {
+    @Test(.measuresTime) func sigtermFinishesInFlightWorkAndLosesNothing() throws {
         let (cli, server) = try prepared()
         defer { server.stop(); cli.cleanUp() }
         let worker = try cli.start(["worker"])
