@@ -64,6 +64,9 @@ final class H2Connection {
         if !handshakeDone && !handshake() { return }
         loop.readBuffer.withUnsafeMutableBytes { buffer in
             while !closed {
+                // OpenSSL's error queue is per thread and shared by this loop's connections: an error left by one
+                // (a peer killed mid-stream) makes SSL_get_error call another's WANT_READ fatal, closing it.
+                ERR_clear_error()
                 let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
                 if n <= 0 {
                     let error = SSL_get_error(ssl, n)
@@ -83,6 +86,7 @@ final class H2Connection {
     }
 
     private func handshake() -> Bool {
+        ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             handshakeDone = true
@@ -142,6 +146,7 @@ final class H2Connection {
     // Returns false when the connection closed.
     private func writeOutput() -> Bool {
         while outputOffset < output.count {
+            ERR_clear_error()
             let n = output.withUnsafeBytes { bytes in
                 SSL_write(ssl, bytes.baseAddress! + outputOffset, Int32(min(output.count - outputOffset, 1 << 20)))
             }

@@ -365,6 +365,10 @@ public final class Worker: Sendable {
             let onWire = state.inFlightByCampaign[campaign, default: 0] - state.withdrawnPending[campaign, default: 0]
             acknowledged.append((request, max(0, onWire)))
         }
+        // Outcomes answered but not written yet are not pending: written first, the cancel neither counts them
+        // as cancelled nor leaves them out of "already sent to APNs".
+        try await flush(&state)
+        guard state.fault == nil else { return }
         let id = state.id
         guard try await guarded(&state, { [store] in try await store.acknowledgeCancels(acknowledged, upTo: last.seq, by: id) }) != nil
         else { return }

@@ -1,0 +1,216 @@
+import APNsMock
+import Foundation
+import ProviderAuth
+import Testing
+
+/// The end-to-end suites that run `apnsd worker` processes at a few hundred requests a second: one at a time,
+/// so that they do not take each other's CPU (the machine has two cores).
+@Suite(.serialized) enum WorkerFleet {}
+
+/// A database with registered devices (and usually one campaign to all of them) and an in-process apns-mock
+/// that the `apnsd` processes send to.
+struct Fleet {
+    var cli: CLI
+    let server: MockServer
+    let devices: Int
+    /// The campaign to every device, when one was created.
+    let campaign: Int?
+
+    static let topic = "com.example.fleet"
+    static let payload = #"{"aps":{"alert":"fleet"}}"#
+
+    /// `database`: where the file goes (another filesystem), instead of the scratch folder.
+    init(devices: Int, rate: Int, campaign: Bool = true, database: String? = nil) throws {
+        var cli = try CLI()
+        let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
+        let identity = try TLSIdentity.throwaway()
+        let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
+        let server = try MockServer(configuration: MockConfiguration(
+            identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"))))
+        let url = "https://127.0.0.1:\(server.port)"
+        cli.environment.merge([
+            "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
+            "APNSD_TOPIC": Self.topic, "APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url, "APNSD_CA_FILE": ca,
+            "APNSD_CONNECTIONS": "1", "APNSD_RATE": String(rate), "APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.5",
+            "APNSD_WORKER_HEARTBEAT": "0.2", "APNSD_WORKER_LEASE": "1.5",
+        ]) { $1 }
+        if let database { cli.environment["APNSD_DATABASE"] = database }
+        self.cli = cli
+        self.server = server
+        self.devices = devices
+        do {
+            try #require(cli.run("init").status == 0)
+            if devices > 0 {
+                let tokens = (1...devices).map { CLI.token($0) }.joined(separator: "\n")
+                let imported = try cli.run(["device", "import", "-"], stdin: tokens)
+                try #require(imported.status == 0, "\(imported.stderr)")
+            }
+            if campaign {
+                let created = try cli.run("campaign", "create", "--all", "--payload", Self.payload)
+                try #require(created.status == 0, "\(created.stderr)")
+                let id: Int = try #require(Int(created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
+                                           "campaign create printed \(created.stdout)")
+                self.campaign = id
+            } else {
+                self.campaign = nil
+            }
+        } catch {
+            server.stop()
+            cli.cleanUp()
+            throw error
+        }
+    }
+
+    func stop() {
+        server.stop()
+        cli.cleanUp()
+    }
+
+    /// Requests the mock answered 200 so far.
+    var accepted: Int { server.stats().totals.statuses["200"] ?? 0 }
+
+    func startWorker(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> BackgroundWorker {
+        try BackgroundWorker(cli: cli, arguments: ["worker"] + arguments, environment: environment)
+    }
+
+    // MARK: - Reading what apnsd says
+
+    static func json(_ line: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+    }
+
+    /// `apnsd log --json`, one object per delivery.
+    func log(_ extra: String...) throws -> [[String: Any]] {
+        let result = try cli.run(["log", "--json"] + extra)
+        try #require(result.status == 0, "\(result.stderr)")
+        return try result.lines.map(Self.json)
+    }
+
+    /// `apnsd workers --json`.
+    func workers() throws -> [[String: Any]] {
+        let result = try cli.run("workers", "--json")
+        try #require(result.status == 0, "\(result.stderr)")
+        return try result.lines.map(Self.json)
+    }
+
+    /// `apnsd campaign show ID --json`.
+    func show(_ id: Int) throws -> [String: Any] {
+        let result = try cli.run("campaign", "show", String(id), "--json")
+        try #require(result.status == 0, "\(result.stderr)")
+        return try Self.json(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Rows of a query run by the `sqlite3` shell on the database (read-only), one line per row, `|` between columns.
+    func query(_ sql: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-readonly", "-cmd", ".timeout 5000", cli.database, sql]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "sqlite3 failed on: \(sql)")
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// The checks every finished run must pass: each device has exactly one delivery row and it is accepted,
+    /// the campaign's counters agree, and every device reached the mock.
+    func expectAllAcceptedOnce(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let log = try log()
+        #expect(log.count == devices, "one delivery row per device", sourceLocation: sourceLocation)
+        let notAccepted = log.filter { $0["status"] as? String != "accepted" }
+        #expect(notAccepted.isEmpty, "\(notAccepted.count) deliveries not accepted, e.g. \(notAccepted.prefix(3))", sourceLocation: sourceLocation)
+        let tokens = Set(log.compactMap { $0["token"] as? String })
+        #expect(tokens == Set((1...devices).map { CLI.token($0) }), "each device has exactly one row", sourceLocation: sourceLocation)
+        if let campaign {
+            let shown = try show(campaign)
+            #expect(shown["status"] as? String == "completed", sourceLocation: sourceLocation)
+            #expect(shown["total"] as? Int == devices && shown["accepted"] as? Int == devices && shown["pending"] as? Int == 0,
+                    "counters: \(shown)", sourceLocation: sourceLocation)
+        }
+        // The counters agree with the rows (SCHEMA.md, "Useful queries").
+        #expect(try query("""
+            SELECT c.id FROM campaigns c
+            WHERE c.total <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id)
+               OR c.pending <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')
+               OR c.accepted <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'accepted')
+               OR c.cancelled <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'cancelled')
+            """).isEmpty, "campaign counters disagree with the rows", sourceLocation: sourceLocation)
+        let stats = server.stats()
+        #expect(stats.tokens.count == devices, "every device reached APNs", sourceLocation: sourceLocation)
+        #expect(stats.tokens.values.allSatisfy { $0.keys.allSatisfy { $0 == "200" } }, "the mock answered only 200",
+                sourceLocation: sourceLocation)
+    }
+
+    static func waitUntil(_ seconds: Double, every interval: Double = 0.1, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: interval)
+        }
+        return try condition()
+    }
+}
+
+/// An `apnsd` process in the background, its stdout and stderr (the JSON log lines) each in a file.
+final class BackgroundWorker {
+    let process: Process
+    let stdout: URL
+    let stderr: URL
+
+    init(cli: CLI, arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = CLI.binaries.appendingPathComponent("apnsd")
+        process.arguments = arguments
+        process.currentDirectoryURL = cli.directory
+        process.environment = cli.environment.merging(environment) { $1 }
+        let name = UUID().uuidString
+        stdout = cli.directory.appendingPathComponent("worker-\(name).out")
+        stderr = cli.directory.appendingPathComponent("worker-\(name).err")
+        _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// The log lines written so far (JSON, since stderr is not a terminal), in order.
+    func events() -> [[String: Any]] {
+        let text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
+    }
+
+    func events(_ message: String) -> [[String: Any]] { events().filter { $0["msg"] as? String == message } }
+
+    var log: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+    var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
+
+    /// Waits up to `seconds` for the process to end; false if it still runs.
+    func waitForExit(_ seconds: Double) -> Bool {
+        Fleet.waitUntil(seconds, every: 0.02) { !process.isRunning }
+    }
+
+    /// SIGTERM, then waits up to `seconds`; the time it took, nil if it did not exit.
+    func terminate(within seconds: Double) -> Double? {
+        let asked = Date()
+        kill(pid, SIGTERM)
+        guard waitForExit(seconds) else { return nil }
+        process.waitUntilExit()
+        return Date().timeIntervalSince(asked)
+    }
+
+    /// For `defer`: a test that failed half-way leaves no process behind.
+    func killIfRunning() {
+        guard process.isRunning else { return }
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+    }
+}
