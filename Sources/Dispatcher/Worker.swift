@@ -312,7 +312,7 @@ public final class Worker: Sendable {
         let dropped = state.queued + state.heldCount
         state.dropQueued { _ in true }
         let groups = Set(state.inFlightByCampaign.keys)
-        let withdrawn = groups.isEmpty ? 0 : await transport.withdraw(groups: groups)
+        let withdrawn = groups.isEmpty ? 0 : await transport.withdraw(groups: groups, andLater: true)
         logger.info("worker.stopping", ("why", why), ("in_flight", String(state.inFlight - withdrawn)),
                     ("withdrawn", String(withdrawn)), ("unsent_released", String(dropped)))
     }
@@ -356,7 +356,7 @@ public final class Worker: Sendable {
                 let dropped = state.dropQueued { $0.campaignID.rawValue == campaign }
                 state.summary.cancelled += dropped
                 if state.inFlightByCampaign[campaign, default: 0] > 0 {
-                    withdrawn = await transport.withdraw(groups: [campaign])
+                    withdrawn = await transport.withdraw(groups: [campaign], andLater: true)
                     state.withdrawnPending[campaign, default: 0] += withdrawn
                 }
                 logger.info("worker.campaign_cancelled", ("campaign.id", request.campaign.description),

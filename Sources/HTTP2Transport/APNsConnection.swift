@@ -38,7 +38,13 @@ public final class APNsConnection: Sendable {
 
     /// Takes back the requests of `groups` (nil: all) that have not started on the wire; they fail with
     /// `TransportError.withdrawn` before this returns. Returns how many.
-    public func withdraw(groups: Set<Int64>?) async -> Int { await loop.withdraw(groups: groups) }
+    /// With `andLater`, requests of these groups submitted later are withdrawn at once.
+    public func withdraw(groups: Set<Int64>?, andLater: Bool = false) async -> Int {
+        await loop.withdraw(groups: groups, andLater: andLater)
+    }
+
+    /// Refuses requests of `groups` from now on, as `withdraw` does for those submitted after it.
+    public func refuse(groups: Set<Int64>) { loop.refuse(groups: groups) }
 
     /// Counters for metrics.
     public var stats: ConnectionStats { loop.statsSnapshot }

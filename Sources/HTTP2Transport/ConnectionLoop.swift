@@ -33,6 +33,9 @@ final class ConnectionLoop: @unchecked Sendable {
     private var exitWaiters: [CheckedContinuation<Void, Never>] = []
     /// `withdraw` calls waiting for the loop: which groups (nil: all), and who to tell how many were taken back.
     private var withdrawals: [(groups: Set<Int64>?, waiter: CheckedContinuation<Int, Never>)] = []
+    /// Groups withdrawn once: a request of theirs submitted later is withdrawn at once (a send that was on its
+    /// way to this connection while the withdrawal ran must not slip through after it).
+    private var refusedGroups: Set<Int64> = []
     private var published = ConnectionStats()
     private var outstanding = 0
     private var consecutiveFailures = 0
@@ -135,6 +138,11 @@ final class ConnectionLoop: @unchecked Sendable {
             continuation.resume(returning: .failure(.shutdown("connection '\(configuration.label)' is shut down")))
             return
         }
+        if let group = request.group, refusedGroups.contains(group) {
+            lock.unlock()
+            continuation.resume(returning: .failure(.withdrawn()))
+            return
+        }
         submissions.append(Submission(request: request, continuation: continuation))
         outstanding += 1
         published.submitted += 1
@@ -170,9 +178,10 @@ final class ConnectionLoop: @unchecked Sendable {
     /// waiting for the throttle or a stream, and those libcurl holds but has not begun to send. Each fails
     /// with `TransportError.withdrawn` before this returns; requests already written are left to finish.
     /// Returns how many were withdrawn.
-    func withdraw(groups: Set<Int64>?) async -> Int {
+    func withdraw(groups: Set<Int64>?, andLater: Bool) async -> Int {
         await withCheckedContinuation { (waiter: CheckedContinuation<Int, Never>) in
             lock.lock()
+            if andLater, let groups { refusedGroups.formUnion(groups) }
             if exited {
                 lock.unlock()
                 waiter.resume(returning: 0)
@@ -183,6 +192,14 @@ final class ConnectionLoop: @unchecked Sendable {
             lock.unlock()
             if wake { wakeLoop() }
         }
+    }
+
+    /// Refuses, from now on, requests of `groups` (as if they had been withdrawn): for a connection created after
+    /// a withdrawal.
+    func refuse(groups: Set<Int64>) {
+        lock.lock()
+        refusedGroups.formUnion(groups)
+        lock.unlock()
     }
 
     /// Stops accepting; the loop drains until `deadline` (monotonic ns), fails what is left, cleans up and ends.

@@ -60,9 +60,9 @@ public final class ConnectionPool: Sendable {
     }
 
     /// Withdraws the unsent requests of `groups` (nil: all) from every connection; returns how many.
-    public func withdraw(groups: Set<Int64>?) async -> Int {
+    public func withdraw(groups: Set<Int64>?, andLater: Bool = false) async -> Int {
         var total = 0
-        for connection in connections { total += await connection.withdraw(groups: groups) }
+        for connection in connections { total += await connection.withdraw(groups: groups, andLater: andLater) }
         return total
     }
 

@@ -7,6 +7,8 @@ public final class TransportRegistry: Sendable {
     private let lock = NSLock()
     nonisolated(unsafe) private var pools: [PoolKey: ConnectionPool] = [:]
     nonisolated(unsafe) private var closed = false
+    /// Groups withdrawn so far: pools created later refuse them too.
+    nonisolated(unsafe) private var withdrawnGroups: Set<Int64> = []
 
     public init(configuration: TransportConfiguration) {
         self.configuration = configuration
@@ -20,6 +22,7 @@ public final class TransportRegistry: Sendable {
         if let pool = pools[key] { return pool }
         let pool = try ConnectionPool(key: key, configuration: configuration.connectionConfiguration(for: key),
                                       count: configuration.connectionsPerPool)
+        if !withdrawnGroups.isEmpty { pool.connections.forEach { $0.refuse(groups: withdrawnGroups) } }
         pools[key] = pool
         return pool
     }
@@ -34,12 +37,17 @@ public final class TransportRegistry: Sendable {
     }
 
     /// Takes back every request of `groups` (nil: every request) that has not started on the wire, in every
-    /// pool: each fails with `TransportError.withdrawn` before this returns. Returns how many were withdrawn.
-    /// Requests already written finish as usual: APNs cannot be asked to forget them.
-    public func withdraw(groups: Set<Int64>?) async -> Int {
-        let all: [ConnectionPool] = lock.withLock { Array(pools.values) }
+    /// pool: each fails with `TransportError.withdrawn` before this returns. With `andLater` (a cancelled
+    /// campaign), requests of `groups` sent later fail the same way at once, so none that was on its way while
+    /// this ran slips through. Returns how many were withdrawn. Requests already written finish as usual:
+    /// APNs cannot be asked to forget them.
+    public func withdraw(groups: Set<Int64>?, andLater: Bool = false) async -> Int {
+        let all: [ConnectionPool] = lock.withLock {
+            if andLater, let groups { withdrawnGroups.formUnion(groups) }
+            return Array(pools.values)
+        }
         var total = 0
-        for pool in all { total += await pool.withdraw(groups: groups) }
+        for pool in all { total += await pool.withdraw(groups: groups, andLater: andLater) }
         return total
     }
 

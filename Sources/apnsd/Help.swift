@@ -11,6 +11,9 @@ enum Help {
       --production-url URL     (APNSD_PRODUCTION_URL; default https://api.push.apple.com)
       --development-url URL    (APNSD_DEVELOPMENT_URL; default https://api.sandbox.push.apple.com)
       --ca-file PEM            extra CA to trust, e.g. the local simulator's (APNSD_CA_FILE)
+      --proxy P                none (default: https_proxy is ignored), environment, or http(s)://[user:pw@]host:port
+                               (APNSD_PROXY)
+      --request-timeout S      seconds per request (APNSD_REQUEST_TIMEOUT; default 30)
       --connections N          HTTP/2 connections per environment (APNSD_CONNECTIONS; default 4)
       --rate N                 max requests/s per connection, 0 = unthrottled (APNSD_RATE; default 1500)
       --retry-base S, --retry-cap S, --max-attempts N   backoff (APNSD_RETRY_BASE/CAP/MAX_ATTEMPTS; 1 s, 300 s, 8)

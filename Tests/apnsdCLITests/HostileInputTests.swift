@@ -32,15 +32,13 @@ import Testing
         return "@" + path
     }
 
-    enum Case: CustomStringConvertible, CaseIterable {
+    enum Case: CaseIterable, Sendable {
         case topicWithSOH, topicWithDEL, topicWithSpace, collapseIDWithCRLF, collapseIDWithESC
         case payloadInvalidUTF8, payloadWithBOM, payloadDuplicateKeys, payloadApsNotObject, payloadNestedDuplicate
         case atFebruary30, atYear292278994, atWithoutZone
         case userTooLong, userWithEscape, userInCampaignWithNewline
         case productionURLBadPort, productionURLFragment, developmentURLUserinfo, productionURLPath, proxySocks, defaultTopicWithSlash
         case keyIdTooShort
-
-        var description: String { "\(self)".replacingOccurrences(of: "HostileInputTests.Case.", with: "") }
 
         func arguments(_ cli: CLI) throws -> [String] {
             let t = HostileInputTests.topic, good = HostileInputTests.good, token = CLI.token(1)
@@ -118,7 +116,13 @@ import Testing
         // Unreachable APNs (not the proxy) is what the worker reports: it connected directly.
         #expect(proxied.status == 1, "\(proxied.stderr)")
         #expect(proxied.stderr.contains("APNs unreachable"), "\(proxied.stderr)")
-        #expect(proxied.stderr.contains("127.0.0.1 port 1") || !proxied.stderr.contains("port 9"), "\(proxied.stderr)")
+        #expect(proxied.stderr.contains("127.0.0.1 port 1 "), "\(proxied.stderr)")
+        #expect(!proxied.stderr.contains("port 9"), "libcurl went through the environment's proxy: \(proxied.stderr)")
+        // Asked for, the environment's proxy is used.
+        let asked = try cli.run(["worker", "--until-idle", "--key-file", key, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+                                 "--production-url", unreachable, "--retry-cap", "0.3", "--retry-base", "0.05", "--proxy", "environment"],
+                                environment: ["https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"])
+        #expect(asked.status == 1 && asked.stderr.contains("port 9"), "\(asked.stderr)")
     }
 
     @Test(.measuresTime, arguments: ["payload", "key", "import"])
