@@ -47,23 +47,10 @@ enum DeviceCommands {
         do {
             for line in LineReader(handle: handle) {
                 lineNumber += 1
-                if line.isSkippable { continue }
-                guard line.count <= LineReader.maximumLineBytes else {
-                    Output.error("\(source):\(lineNumber): line longer than \(LineReader.maximumLineBytes) bytes")
-                    bad += 1
-                    continue
-                }
-                let fields = line.fields
-                guard fields.count <= 3 else {
-                    Output.error("\(source):\(lineNumber): expected token[,user[,environment]], got \(fields.count) fields")
-                    bad += 1
-                    continue
-                }
                 do {
-                    let token = try DeviceToken(normalizedHex: fields[0]) ?? DeviceToken(fields[0].string)
-                    let user = fields.count > 1 && !fields[1].isEmpty ? try UserID.decode(fields[1]) : nil
-                    let environment = fields.count > 2 && !fields[2].isEmpty ? try Environment.parse(fields[2].string) : defaultEnvironment
-                    batch.append(DeviceRegistration(token: token, topic: topic, environment: environment, user: user))
+                    guard let parsed = try ImportLine.parse(line) else { continue }
+                    batch.append(DeviceRegistration(token: parsed.token, topic: topic, environment: parsed.environment ?? defaultEnvironment,
+                                                    user: parsed.user))
                 } catch {
                     Output.error("\(source):\(lineNumber): \(error)")
                     bad += 1

@@ -1,3 +1,4 @@
+import Intake
 /// `apnsd init [--group NAME]`: create or migrate the database; safe to run again. With `--group`, the
 /// database and its directory are shared by the users of that group (see `DatabaseGroup`).
 enum InitCommand {

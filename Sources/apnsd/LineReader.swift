@@ -1,4 +1,5 @@
 import Foundation
+import Intake
 
 /// Reads a file or stdin as lines in 1 MiB chunks, so a million-line import never sits in memory whole.
 /// Lines come as bytes (CR LF or LF endings, the CR dropped); callers parse them without Foundation strings,
@@ -8,7 +9,7 @@ import Foundation
 /// and refuse it) and the rest of it is skipped while reading: a file without newlines costs one chunk of memory.
 struct LineReader: Sequence, IteratorProtocol {
     /// Longer lines are cut (no token, user and environment line comes near it).
-    static let maximumLineBytes = 1024
+    static let maximumLineBytes = ImportLine.maximumBytes
     private let handle: FileHandle
     private var buffer: [UInt8] = []
     private var offset = 0
@@ -61,35 +62,4 @@ struct LineReader: Sequence, IteratorProtocol {
         }
         return head[...]
     }
-}
-
-extension ArraySlice where Element == UInt8 {
-    /// Without leading and trailing spaces and tabs.
-    var trimmed: ArraySlice<UInt8> {
-        var start = startIndex
-        var end = endIndex
-        while start < end, self[start] == 0x20 || self[start] == 0x09 { start += 1 }
-        while end > start, self[end - 1] == 0x20 || self[end - 1] == 0x09 { end -= 1 }
-        return self[start..<end]
-    }
-
-    /// Blank, or a `#` comment.
-    var isSkippable: Bool {
-        let content = trimmed
-        return content.isEmpty || content.first == UInt8(ascii: "#")
-    }
-
-    /// The comma-separated fields, each trimmed.
-    var fields: [ArraySlice<UInt8>] {
-        var fields: [ArraySlice<UInt8>] = []
-        var start = startIndex
-        while let comma = self[start...].firstIndex(of: UInt8(ascii: ",")) {
-            fields.append(self[start..<comma].trimmed)
-            start = comma + 1
-        }
-        fields.append(self[start...].trimmed)
-        return fields
-    }
-
-    var string: String { String(decoding: self, as: UTF8.self) }
 }

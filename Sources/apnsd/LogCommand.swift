@@ -1,3 +1,4 @@
+import Intake
 import APNs
 import Store
 

@@ -1,3 +1,4 @@
+import Intake
 import Store
 
 /// Opening the database for a command, with errors that tell the operator what to do.

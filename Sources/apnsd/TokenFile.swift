@@ -1,3 +1,4 @@
+import Intake
 import APNs
 import Foundation
 
@@ -17,10 +18,9 @@ struct TokenFile: Sequence, IteratorProtocol {
     mutating func next() -> Result<DeviceToken, CLIError>? {
         while let line = lines.next() {
             lineNumber += 1
-            if line.isSkippable { continue }
-            let field = line.split(separator: UInt8(ascii: ","), maxSplits: 1, omittingEmptySubsequences: false).first?.trimmed ?? line.trimmed
             do {
-                return .success(try DeviceToken(field.string))
+                guard let token = try ImportLine.tokenOnly(line) else { continue }
+                return .success(token)
             } catch {
                 return .failure(.usage("\(path):\(lineNumber): \(error); nothing was created"))
             }

@@ -1,3 +1,4 @@
+import Intake
 import APNs
 import Dispatcher
 import Foundation
@@ -35,7 +36,7 @@ enum WorkerCommand {
         let transport = TransportRegistry(configuration: TransportConfiguration(
             baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
             caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
-            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.proxy))
+            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy))
         let tokens = ProviderTokenCache(key: key, credential: credential)
         var settings = WorkerConfiguration(credentialID: credential.keyId, lease: configuration.lease,
                                            heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),

@@ -110,3 +110,45 @@ import Testing
         #expect(throws: IntakeError.self) { try BoundedRead.file(path + ".missing", limit: 10) }
     }
 }
+
+@Suite struct ConfigurationFileTests {
+    @Test func nestedKeysApplyAndEveryMistakeIsNamed() throws {
+        var configuration = Configuration()
+        try configuration.apply(fileBytes: Array(#"{"database":"/tmp/x.sqlite","apns":{"rate":500,"proxy":"http://p:3128"},"worker":{"lease":12}}"#.utf8))
+        #expect(configuration.database == "/tmp/x.sqlite" && configuration.rate == 500 && configuration.workerLease == 12)
+        #expect(configuration.proxy == .url("http://p:3128"))
+        for (json, words) in [
+            (#"{"apns":{"rate":true}}"#, "must be a string or a number"),
+            (#"{"apns":{"rate":"lots"}}"#, "apns.rate"),
+            (#"{"apns":{"conections":2}}"#, "unknown setting 'apns.conections'"),
+            (#"{"apns":{"rate":1,"rate":2}}"#, "duplicate key"),
+            (#"[1]"#, "not a valid JSON object"),
+            (#"{"apns":{"productionURL":"https://h:99999"}}"#, "port"),
+        ] {
+            var other = Configuration()
+            #expect {
+                try other.apply(fileBytes: Array(json.utf8))
+            } throws: { error in
+                (error as? IntakeError)?.description.contains(words) == true
+            }
+        }
+    }
+}
+
+@Suite struct ImportLineTests {
+    static let token = String(repeating: "ab", count: 32)
+
+    @Test func fieldsAreParsedAndCheckedFromBytes() throws {
+        #expect(try ImportLine.parse(ArraySlice("   ".utf8)) == nil)
+        #expect(try ImportLine.parse(ArraySlice("# comment".utf8)) == nil)
+        let full = try #require(try ImportLine.parse(ArraySlice(" \(Self.token.uppercased()) , u1 ,development".utf8)))
+        #expect(full.token.hex == Self.token && full.user == "u1" && full.environment == .development)
+        let bare = try #require(try ImportLine.parse(ArraySlice("\(Self.token),,".utf8)))
+        #expect(bare.user == nil && bare.environment == nil)
+        for bad in ["zz", "\(Self.token),u,staging", "\(Self.token),a,b,c", "\(Self.token),u\u{1b}x"] {
+            #expect(throws: IntakeError.self) { try ImportLine.parse(ArraySlice(bad.utf8)) }
+        }
+        #expect(throws: IntakeError.self) { try ImportLine.parse(ArraySlice(Array(repeating: UInt8(ascii: "a"), count: 1025))) }
+        #expect(try ImportLine.tokenOnly(ArraySlice("\(Self.token),ignored,stuff,here".utf8))?.hex == Self.token)
+    }
+}

@@ -1,0 +1,190 @@
+import APNs
+import Foundation
+
+/// apnsd's settings: the JSON config file, then APNSD_* environment variables, then flags — each overriding the last.
+/// Values are checked as they are read: a bad one stops the command before anything is done.
+public struct Configuration: Sendable {
+    public var database = "./apnsd.sqlite"
+    public var keyFile: String?
+    public var keyID: String?
+    public var teamID: String?
+    public var topic: String?
+    public var productionURL = Environment.production.defaultBaseURL
+    public var developmentURL = Environment.development.defaultBaseURL
+    public var caFile: String?
+    public var proxy: ProxySetting = .none
+    public var connections = 4
+    public var rate = 1500
+    public var retryBase: Double = 1
+    public var retryCap: Double = 300
+    public var maxAttempts = 8
+    public var retryMaxAge: Double = 86_400
+    public var workerHeartbeat: Double = 5
+    public var workerLease: Double = 30
+    public var requestTimeout: Double = 30
+    public var logLevel = "info"
+
+    /// One setting: its dotted config key, its environment variable, its flag, and how to apply a value.
+    public struct Setting: Sendable {
+        public let key: String
+        public let environment: String
+        public let flag: String
+        let set: @Sendable (inout Configuration, String) throws -> Void
+
+        init(key: String, environment: String, flag: String, _ set: @escaping @Sendable (inout Configuration, String) throws -> Void) {
+            self.key = key
+            self.environment = environment
+            self.flag = flag
+            self.set = set
+        }
+
+        func apply(_ configuration: inout Configuration, _ value: String) throws(IntakeError) {
+            do { try set(&configuration, value) } catch { throw (error as? IntakeError) ?? IntakeError("\(key): \(error)") }
+        }
+    }
+
+    public static let settings: [Setting] = [
+        Setting(key: "database", environment: "APNSD_DATABASE", flag: "database") { c, v in c.database = try nonEmpty(v, "database") },
+        Setting(key: "apns.keyFile", environment: "APNSD_KEY_FILE", flag: "key-file") { c, v in c.keyFile = try nonEmpty(v, "apns.keyFile") },
+        Setting(key: "apns.keyId", environment: "APNSD_KEY_ID", flag: "key-id") { c, v in c.keyID = try nonEmpty(v, "apns.keyId") },
+        Setting(key: "apns.teamId", environment: "APNSD_TEAM_ID", flag: "team-id") { c, v in c.teamID = try nonEmpty(v, "apns.teamId") },
+        Setting(key: "apns.topic", environment: "APNSD_TOPIC", flag: "default-topic") { c, v in c.topic = try bundleID(v, "apns.topic") },
+        Setting(key: "apns.productionURL", environment: "APNSD_PRODUCTION_URL", flag: "production-url") { c, v in c.productionURL = try url(v, "apns.productionURL") },
+        Setting(key: "apns.developmentURL", environment: "APNSD_DEVELOPMENT_URL", flag: "development-url") { c, v in c.developmentURL = try url(v, "apns.developmentURL") },
+        Setting(key: "apns.caFile", environment: "APNSD_CA_FILE", flag: "ca-file") { c, v in c.caFile = try nonEmpty(v, "apns.caFile") },
+        Setting(key: "apns.proxy", environment: "APNSD_PROXY", flag: "proxy") { c, v in c.proxy = try proxySetting(v) },
+        Setting(key: "apns.connections", environment: "APNSD_CONNECTIONS", flag: "connections") { c, v in c.connections = try integer(v, "apns.connections", 1...64) },
+        Setting(key: "apns.rate", environment: "APNSD_RATE", flag: "rate") { c, v in c.rate = try integer(v, "apns.rate", 0...1_000_000) },
+        Setting(key: "apns.requestTimeout", environment: "APNSD_REQUEST_TIMEOUT", flag: "request-timeout") { c, v in c.requestTimeout = try number(v, "apns.requestTimeout", 0.1...600) },
+        Setting(key: "retry.base", environment: "APNSD_RETRY_BASE", flag: "retry-base") { c, v in c.retryBase = try number(v, "retry.base", 0.001...3600) },
+        Setting(key: "retry.cap", environment: "APNSD_RETRY_CAP", flag: "retry-cap") { c, v in c.retryCap = try number(v, "retry.cap", 0.001...86400) },
+        Setting(key: "retry.maxAttempts", environment: "APNSD_RETRY_MAX_ATTEMPTS", flag: "max-attempts") { c, v in c.maxAttempts = try integer(v, "retry.maxAttempts", 1...100) },
+        Setting(key: "retry.maxAge", environment: "APNSD_RETRY_MAX_AGE", flag: "max-age") { c, v in c.retryMaxAge = try number(v, "retry.maxAge", 1...2_592_000) },
+        Setting(key: "worker.heartbeat", environment: "APNSD_WORKER_HEARTBEAT", flag: "heartbeat") { c, v in c.workerHeartbeat = try number(v, "worker.heartbeat", 0.05...3600) },
+        Setting(key: "worker.lease", environment: "APNSD_WORKER_LEASE", flag: "lease") { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
+        Setting(key: "log.level", environment: "APNSD_LOG_LEVEL", flag: "log-level") { c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"]) },
+    ]
+
+    public init() {}
+
+    /// Flags every command accepts (the settings above, plus --config).
+    public static var flagNames: Set<String> { Set(settings.map(\.flag) + ["config"]) }
+
+    /// Why loading stopped: a usage error (a bad flag or variable: exit 64) or a bad config file (exit 1).
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+        public var isUsage: Bool
+    }
+
+    /// Config files are read only this far (they are a few hundred bytes).
+    public static let maximumFileBytes = 1 << 20
+
+    /// Loads file, environment and flags in that order. `flag(name)` gives a flag's value (nil when absent);
+    /// `configPath` is `--config` when given.
+    public static func load(configPath: String?, flag: (String) throws -> String?,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(LoadError) -> Configuration {
+        var configuration = Configuration()
+        let explicit = configPath ?? environment["APNSD_CONFIG"]
+        let path = explicit ?? (FileManager.default.fileExists(atPath: "./apnsd.json") ? "./apnsd.json" : nil)
+        if let path {
+            guard let bytes = try? BoundedRead.file(path, limit: maximumFileBytes) else {
+                throw LoadError(description: "cannot read config file \(path) (missing, unreadable, or over 1 MiB)", isUsage: false)
+            }
+            do { try configuration.apply(fileBytes: bytes) } catch { throw LoadError(description: "config file \(path): \(error)", isUsage: false) }
+        }
+        for setting in settings {
+            if let value = environment[setting.environment] {
+                do { try setting.apply(&configuration, value) } catch { throw LoadError(description: "\(setting.environment): \(error)", isUsage: true) }
+            }
+        }
+        for setting in settings {
+            let value: String?
+            do { value = try flag(setting.flag) } catch { throw LoadError(description: "\(error)", isUsage: true) }
+            if let value {
+                do { try setting.apply(&configuration, value) } catch { throw LoadError(description: "\(error)", isUsage: true) }
+            }
+        }
+        if configuration.retryCap < configuration.retryBase {
+            throw LoadError(description: "retry.cap (\(configuration.retryCap)) must not be below retry.base (\(configuration.retryBase))", isUsage: true)
+        }
+        if configuration.workerLease < 2 * configuration.workerHeartbeat {
+            throw LoadError(description: "worker.lease (\(configuration.workerLease) s) must be at least twice worker.heartbeat (\(configuration.workerHeartbeat) s), or live workers lose their leases", isUsage: true)
+        }
+        return configuration
+    }
+
+    /// Applies a config file's JSON: an object of settings, nested one level by their dotted keys
+    /// (`{"apns":{"rate":500}}` is `apns.rate`). Unknown keys and values of the wrong type are refused.
+    public mutating func apply(fileBytes: [UInt8]) throws(IntakeError) {
+        do { _ = try JSONValidator.validate(fileBytes) } catch { throw IntakeError("not a valid JSON object (\(error))") }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: Data(fileBytes)) } catch { throw IntakeError("not valid JSON") }
+        guard let root = object as? [String: Any] else { throw IntakeError("must hold a JSON object") }
+        var flat: [String: Any] = [:]
+        for (key, value) in root {
+            if let nested = value as? [String: Any] {
+                for (inner, innerValue) in nested { flat["\(key).\(inner)"] = innerValue }
+            } else {
+                flat[key] = value
+            }
+        }
+        for (key, value) in flat.sorted(by: { $0.key < $1.key }) {
+            guard let setting = Self.settings.first(where: { $0.key == key }) else {
+                throw IntakeError("unknown setting '\(Printable.escaped(String(key.prefix(80))))' (known: \(Self.settings.map(\.key).joined(separator: ", ")))")
+            }
+            let text: String
+            switch value {
+            case let string as String: text = string
+            case let number as NSNumber where String(cString: number.objCType) != "c": text = number.stringValue  // "c": a JSON true/false
+            default: throw IntakeError("'\(key)' must be a string or a number")
+            }
+            try setting.apply(&self, text)
+        }
+    }
+
+    /// How long after its last heartbeat a worker's leases may be taken over.
+    public var lease: Duration { .milliseconds(Int64(workerLease * 1000)) }
+}
+
+private func nonEmpty(_ value: String, _ name: String) throws(IntakeError) -> String {
+    guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw IntakeError("\(name) must not be empty") }
+    return value
+}
+
+private func url(_ value: String, _ name: String) throws(IntakeError) -> String {
+    try ServiceURL.validateBase(value, setting: name)
+}
+
+/// `none` (the default), `environment` (libcurl's https_proxy/no_proxy variables), or a proxy URL.
+private func proxySetting(_ value: String) throws(IntakeError) -> ProxySetting {
+    switch value {
+    case "none", "": return .none
+    case "environment": return .environment
+    default:
+        return .url(try ServiceURL.validateProxy(value, setting: "apns.proxy"))
+    }
+}
+
+private func bundleID(_ value: String, _ name: String) throws(IntakeError) -> String {
+    do { try Topic.validate(value) } catch { throw IntakeError("\(name): \(error)") }
+    return value
+}
+
+private func integer(_ value: String, _ name: String, _ range: ClosedRange<Int>) throws(IntakeError) -> Int {
+    guard let number = Int(value), range.contains(number) else {
+        throw IntakeError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(value)'")
+    }
+    return number
+}
+
+private func number(_ value: String, _ name: String, _ range: ClosedRange<Double>) throws(IntakeError) -> Double {
+    guard let number = Double(value), range.contains(number) else {
+        throw IntakeError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), got '\(value)'")
+    }
+    return number
+}
+
+private func oneOf(_ value: String, _ name: String, _ allowed: [String]) throws(IntakeError) -> String {
+    guard allowed.contains(value) else { throw IntakeError("\(name) must be one of \(allowed.joined(separator: ", ")), got '\(value)'") }
+    return value
+}
