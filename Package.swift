@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "APNs"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
-        .testTarget(name: "apnsdCLITests", dependencies: ["APNsMock", "ProviderAuth", "Store", "APNs"]),
+        .testTarget(name: "apnsdCLITests", dependencies: ["APNsMock", "ProviderAuth", "Store", "APNs", "Intake"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
     ]
 )

@@ -24,17 +24,27 @@ public struct Configuration: Sendable {
     public var requestTimeout: Double = 30
     public var logLevel = "info"
 
-    /// One setting: its dotted config key, its environment variable, its flag, and how to apply a value.
+    /// One setting, declared once: its dotted config key, its environment variable, its flag, its default and
+    /// its help; the loader, `--help` and the README table (checked by a test) all come from this list.
     public struct Setting: Sendable {
         public let key: String
         public let environment: String
         public let flag: String
+        /// The value's placeholder in help (`N`, `PATH`, …).
+        public let value: String
+        /// The default as the README and help show it ("none" when unset).
+        public let defaultValue: String
+        public let help: String
         let set: @Sendable (inout Configuration, String) throws -> Void
 
-        init(key: String, environment: String, flag: String, _ set: @escaping @Sendable (inout Configuration, String) throws -> Void) {
+        init(_ key: String, _ environment: String, _ flag: String, _ value: String, default defaultValue: String, _ help: String,
+             _ set: @escaping @Sendable (inout Configuration, String) throws -> Void) {
             self.key = key
             self.environment = environment
             self.flag = flag
+            self.value = value
+            self.defaultValue = defaultValue
+            self.help = help
             self.set = set
         }
 
@@ -44,26 +54,34 @@ public struct Configuration: Sendable {
     }
 
     public static let settings: [Setting] = [
-        Setting(key: "database", environment: "APNSD_DATABASE", flag: "database") { c, v in c.database = try nonEmpty(v, "database") },
-        Setting(key: "apns.keyFile", environment: "APNSD_KEY_FILE", flag: "key-file") { c, v in c.keyFile = try nonEmpty(v, "apns.keyFile") },
-        Setting(key: "apns.keyId", environment: "APNSD_KEY_ID", flag: "key-id") { c, v in c.keyID = try nonEmpty(v, "apns.keyId") },
-        Setting(key: "apns.teamId", environment: "APNSD_TEAM_ID", flag: "team-id") { c, v in c.teamID = try nonEmpty(v, "apns.teamId") },
-        Setting(key: "apns.topic", environment: "APNSD_TOPIC", flag: "default-topic") { c, v in c.topic = try bundleID(v, "apns.topic") },
-        Setting(key: "apns.productionURL", environment: "APNSD_PRODUCTION_URL", flag: "production-url") { c, v in c.productionURL = try url(v, "apns.productionURL") },
-        Setting(key: "apns.developmentURL", environment: "APNSD_DEVELOPMENT_URL", flag: "development-url") { c, v in c.developmentURL = try url(v, "apns.developmentURL") },
-        Setting(key: "apns.caFile", environment: "APNSD_CA_FILE", flag: "ca-file") { c, v in c.caFile = try nonEmpty(v, "apns.caFile") },
-        Setting(key: "apns.proxy", environment: "APNSD_PROXY", flag: "proxy") { c, v in c.proxy = try proxySetting(v) },
-        Setting(key: "apns.connections", environment: "APNSD_CONNECTIONS", flag: "connections") { c, v in c.connections = try integer(v, "apns.connections", 1...64) },
-        Setting(key: "apns.rate", environment: "APNSD_RATE", flag: "rate") { c, v in c.rate = try integer(v, "apns.rate", 0...1_000_000) },
-        Setting(key: "apns.requestTimeout", environment: "APNSD_REQUEST_TIMEOUT", flag: "request-timeout") { c, v in c.requestTimeout = try number(v, "apns.requestTimeout", 0.1...600) },
-        Setting(key: "retry.base", environment: "APNSD_RETRY_BASE", flag: "retry-base") { c, v in c.retryBase = try number(v, "retry.base", 0.001...3600) },
-        Setting(key: "retry.cap", environment: "APNSD_RETRY_CAP", flag: "retry-cap") { c, v in c.retryCap = try number(v, "retry.cap", 0.001...86400) },
-        Setting(key: "retry.maxAttempts", environment: "APNSD_RETRY_MAX_ATTEMPTS", flag: "max-attempts") { c, v in c.maxAttempts = try integer(v, "retry.maxAttempts", 1...100) },
-        Setting(key: "retry.maxAge", environment: "APNSD_RETRY_MAX_AGE", flag: "max-age") { c, v in c.retryMaxAge = try number(v, "retry.maxAge", 1...2_592_000) },
-        Setting(key: "worker.heartbeat", environment: "APNSD_WORKER_HEARTBEAT", flag: "heartbeat") { c, v in c.workerHeartbeat = try number(v, "worker.heartbeat", 0.05...3600) },
-        Setting(key: "worker.lease", environment: "APNSD_WORKER_LEASE", flag: "lease") { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
-        Setting(key: "log.level", environment: "APNSD_LOG_LEVEL", flag: "log-level") { c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"]) },
+        Setting("database", "APNSD_DATABASE", "database", "PATH", default: "./apnsd.sqlite", "SQLite file") { c, v in c.database = try nonEmpty(v, "database") },
+        Setting("apns.keyFile", "APNSD_KEY_FILE", "key-file", "P8", default: "none", ".p8 signing key (required to dispatch)") { c, v in c.keyFile = try nonEmpty(v, "apns.keyFile") },
+        Setting("apns.keyId", "APNSD_KEY_ID", "key-id", "ID", default: "none", "10-character key id (required to dispatch)") { c, v in c.keyID = try nonEmpty(v, "apns.keyId") },
+        Setting("apns.teamId", "APNSD_TEAM_ID", "team-id", "ID", default: "none", "10-character team id (required to dispatch)") { c, v in c.teamID = try nonEmpty(v, "apns.teamId") },
+        Setting("apns.topic", "APNSD_TOPIC", "default-topic", "BUNDLE", default: "none", "default topic (bundle id)") { c, v in c.topic = try bundleID(v, "apns.topic") },
+        Setting("apns.productionURL", "APNSD_PRODUCTION_URL", "production-url", "URL", default: "https://api.push.apple.com",
+                "base URL for production devices") { c, v in c.productionURL = try url(v, "apns.productionURL") },
+        Setting("apns.developmentURL", "APNSD_DEVELOPMENT_URL", "development-url", "URL", default: "https://api.sandbox.push.apple.com",
+                "base URL for development devices") { c, v in c.developmentURL = try url(v, "apns.developmentURL") },
+        Setting("apns.caFile", "APNSD_CA_FILE", "ca-file", "PEM", default: "none", "extra PEM CA to trust (the local simulator's); system trust otherwise") { c, v in c.caFile = try nonEmpty(v, "apns.caFile") },
+        Setting("apns.proxy", "APNSD_PROXY", "proxy", "P", default: "none",
+                "`none` (environment proxies ignored), `environment` (libcurl's `https_proxy`/`no_proxy`), or an `http://`/`https://` proxy URL (credentials allowed, never logged)") { c, v in c.proxy = try proxySetting(v) },
+        Setting("apns.connections", "APNSD_CONNECTIONS", "connections", "N", default: "4", "HTTP/2 connections per environment") { c, v in c.connections = try integer(v, "apns.connections", 1...64) },
+        Setting("apns.rate", "APNSD_RATE", "rate", "N", default: "1500", "max requests per second per connection (0 = unthrottled)") { c, v in c.rate = try integer(v, "apns.rate", 0...1_000_000) },
+        Setting("apns.requestTimeout", "APNSD_REQUEST_TIMEOUT", "request-timeout", "S", default: "30", "seconds per request") { c, v in c.requestTimeout = try number(v, "apns.requestTimeout", 0.1...600) },
+        Setting("retry.base", "APNSD_RETRY_BASE", "retry-base", "S", default: "1", "first backoff bound, seconds") { c, v in c.retryBase = try number(v, "retry.base", 0.001...3600) },
+        Setting("retry.cap", "APNSD_RETRY_CAP", "retry-cap", "S", default: "300", "longest backoff, seconds") { c, v in c.retryCap = try number(v, "retry.cap", 0.001...86400) },
+        Setting("retry.maxAttempts", "APNSD_RETRY_MAX_ATTEMPTS", "max-attempts", "N", default: "8", "attempts before `failed`") { c, v in c.maxAttempts = try integer(v, "retry.maxAttempts", 1...100) },
+        Setting("retry.maxAge", "APNSD_RETRY_MAX_AGE", "max-age", "S", default: "86400",
+                "seconds after which a delivery without apns-expiration is given up (`failed`, `Expired`)") { c, v in c.retryMaxAge = try number(v, "retry.maxAge", 1...2_592_000) },
+        Setting("worker.heartbeat", "APNSD_WORKER_HEARTBEAT", "heartbeat", "S", default: "5", "seconds between a worker's heartbeats") { c, v in c.workerHeartbeat = try number(v, "worker.heartbeat", 0.05...3600) },
+        Setting("worker.lease", "APNSD_WORKER_LEASE", "lease", "S", default: "30",
+                "seconds without heartbeat after which another worker takes a worker's claims over (≥ 2 × heartbeat)") { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
+        Setting("log.level", "APNSD_LOG_LEVEL", "log-level", "L", default: "info", "debug, info, warning, error") { c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"]) },
     ]
+
+    /// `APNSD_*` variables that are not settings but are read (the config file's path).
+    public static let otherEnvironment: Set<String> = ["APNSD_CONFIG"]
 
     public init() {}
 
@@ -91,6 +109,11 @@ public struct Configuration: Sendable {
                 throw LoadError(description: "cannot read config file \(path) (missing, unreadable, or over 1 MiB)", isUsage: false)
             }
             do { try configuration.apply(fileBytes: bytes) } catch { throw LoadError(description: "config file \(path): \(error)", isUsage: false) }
+        }
+        let known = Set(settings.map(\.environment)).union(otherEnvironment)
+        if let unknown = environment.keys.filter({ $0.hasPrefix("APNSD_") && !known.contains($0) }).sorted().first {
+            let near = settings.map(\.environment).min { distance($0, unknown) < distance($1, unknown) } ?? ""
+            throw LoadError(description: "unknown environment variable \(Printable.escaped(unknown)) (did you mean \(near)?); apnsd reads only its own APNSD_* settings", isUsage: true)
         }
         for setting in settings {
             if let value = environment[setting.environment] {
@@ -187,4 +210,20 @@ private func number(_ value: String, _ name: String, _ range: ClosedRange<Double
 private func oneOf(_ value: String, _ name: String, _ allowed: [String]) throws(IntakeError) -> String {
     guard allowed.contains(value) else { throw IntakeError("\(name) must be one of \(allowed.joined(separator: ", ")), got '\(value)'") }
     return value
+}
+
+/// Edit distance, for "did you mean".
+private func distance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+        var previous = row[0]
+        row[0] = i
+        for j in 1...max(b.count, 1) where !b.isEmpty {
+            let current = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = current
+        }
+    }
+    return row[b.count]
 }

@@ -1,29 +1,20 @@
+import Intake
+
 /// The help texts, one per command, in the style of swift-argument-parser.
 enum Help {
-    static let settings = """
-    SETTINGS (config file → APNSD_* environment → flags):
-      --config PATH            JSON config file (or APNSD_CONFIG; ./apnsd.json when present)
-      --database PATH          SQLite file (APNSD_DATABASE; default ./apnsd.sqlite)
-      --key-file P8            .p8 signing key (APNSD_KEY_FILE)
-      --key-id ID              10-character key id (APNSD_KEY_ID)
-      --team-id ID             10-character team id (APNSD_TEAM_ID)
-      --default-topic BUNDLE   default topic (APNSD_TOPIC)
-      --production-url URL     (APNSD_PRODUCTION_URL; default https://api.push.apple.com)
-      --development-url URL    (APNSD_DEVELOPMENT_URL; default https://api.sandbox.push.apple.com)
-      --ca-file PEM            extra CA to trust, e.g. the local simulator's (APNSD_CA_FILE)
-      --proxy P                none (default: https_proxy is ignored), environment, or http(s)://[user:pw@]host:port
-                               (APNSD_PROXY)
-      --request-timeout S      seconds per request (APNSD_REQUEST_TIMEOUT; default 30)
-      --connections N          HTTP/2 connections per environment (APNSD_CONNECTIONS; default 4)
-      --rate N                 max requests/s per connection, 0 = unthrottled (APNSD_RATE; default 1500)
-      --retry-base S, --retry-cap S, --max-attempts N   backoff (APNSD_RETRY_BASE/CAP/MAX_ATTEMPTS; 1 s, 300 s, 8)
-      --max-age S              give up a delivery without apns-expiration this long after it was queued
-                               (APNSD_RETRY_MAX_AGE; default 86400)
-      --heartbeat S            how often a worker says it is alive (APNSD_WORKER_HEARTBEAT; default 5)
-      --lease S                a worker's claims are taken over by others this long after its last
-                               heartbeat (APNSD_WORKER_LEASE; default 30, at least twice the heartbeat)
-      --log-level L            debug, info, warning, error (APNSD_LOG_LEVEL)
-    """
+    /// Derived from `Configuration.settings`, the one declaration of every setting.
+    static let settings: String = {
+        var lines = ["SETTINGS (config file → APNSD_* environment → flags):",
+                     "  --config PATH            JSON config file (or APNSD_CONFIG; ./apnsd.json when present)"]
+        for setting in Configuration.settings {
+            let name = "--\(setting.flag) \(setting.value)"
+            let padded = name.count < 25 ? name + String(repeating: " ", count: 25 - name.count) : name + " "
+            let defaultText = setting.defaultValue == "none" ? "" : "; default \(setting.defaultValue)"
+            lines.append("  \(padded)\(setting.help.replacingOccurrences(of: "`", with: ""))")
+            lines.append("                           \(setting.key), \(setting.environment)\(defaultText)")
+        }
+        return lines.joined(separator: "\n")
+    }()
 
     static let main = """
     OVERVIEW: apnsd — a push dispatch service for Apple devices.
