@@ -2,16 +2,16 @@
 public enum Outcome: Hashable, Sendable {
     /// 200: APNs took it.
     case accepted
-    /// 410, 400 BadDeviceToken / DeviceTokenNotForTopic: stop sending to this token.
-    /// `unregisteredAt` is the 410 timestamp (ms since 1970) when APNs gave one: a device that
-    /// registered after it stays active.
-    case deactivateToken(Reason, unregisteredAt: Int64?)
-    /// 429, 500, 503, transport failures: try again later, with backoff, on any connection.
+    /// 410 Unregistered / ExpiredToken: the token is no longer valid for the topic. `since` is the 410
+    /// timestamp (ms since 1970) when APNs gave one: a device that registered after it stays active.
+    case unregistered(Reason, since: Int64?)
+    /// 400 BadDeviceToken / DeviceTokenNotForTopic: the token is wrong for this topic or environment.
+    case badDeviceToken(Reason)
+    /// 429, 500, 503: try again later, with backoff. (429 TooManyProviderTokenUpdates too: apnsd mints one
+    /// token per ~50 minutes per process, so the connection recovers by itself once the interval has passed.)
     case retryLater(Reason)
     /// 403 ExpiredProviderToken: mint a new provider token and send again.
     case refreshProviderToken
-    /// 429 TooManyProviderTokenUpdates: this connection is unusable for a while; retry elsewhere.
-    case retryOnAnotherConnection(Reason)
     /// Our request broke a rule (400, 404, 405, 413): record it; the same request will never succeed.
     case reject(Reason)
     /// Credentials or environment are wrong: stop sending and tell an operator.
@@ -19,20 +19,18 @@ public enum Outcome: Hashable, Sendable {
 
     /// Classifies an APNs response by Apple's table in `APNS.md`.
     public init(status: Int, reason: Reason?, timestamp: Int64? = nil) {
-        let reason = reason ?? Reason(rawValue: "HTTP\(status)")
+        let reason = reason ?? .httpStatus(status)
         switch (status, reason) {
         case (200, _):
             self = .accepted
         case (410, _):
-            self = .deactivateToken(reason, unregisteredAt: timestamp)
+            self = .unregistered(reason, since: timestamp)
         case (400, .badDeviceToken), (400, .deviceTokenNotForTopic):
-            self = .deactivateToken(reason, unregisteredAt: nil)
+            self = .badDeviceToken(reason)
         case (403, .expiredProviderToken):
             self = .refreshProviderToken
         case (403, _):
             self = .configurationError(reason)
-        case (429, .tooManyProviderTokenUpdates):
-            self = .retryOnAnotherConnection(reason)
         case (429, _), (500...599, _):
             self = .retryLater(reason)
         default:
@@ -48,8 +46,8 @@ public enum Outcome: Hashable, Sendable {
     /// Whether the same notification may be sent again.
     public var isRetryable: Bool {
         switch self {
-        case .retryLater, .refreshProviderToken, .retryOnAnotherConnection: return true
-        case .accepted, .deactivateToken, .reject, .configurationError: return false
+        case .retryLater, .refreshProviderToken: return true
+        case .accepted, .unregistered, .badDeviceToken, .reject, .configurationError: return false
         }
     }
 }

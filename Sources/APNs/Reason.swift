@@ -46,6 +46,20 @@ public struct Reason: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let serviceUnavailable = Reason(rawValue: "ServiceUnavailable")
     public static let shutdown = Reason(rawValue: "Shutdown")
 
+    // apnsd's own reasons, never sent by APNs (the delivery log shows them like Apple's).
+    /// The notification's apns-expiration (or `retry.maxAge`) passed before it could be sent.
+    public static let expired = Reason(rawValue: "Expired")
+    /// The device was deactivated before the delivery's turn.
+    public static let deviceInactive = Reason(rawValue: "DeviceInactive")
+    /// The campaign was cancelled before the delivery was sent.
+    public static let campaignCancelled = Reason(rawValue: "CampaignCancelled")
+
+    /// No HTTP answer: the transport failed this way (`Transport:connect`, `Transport:timeout`, …).
+    public static func transport(_ kind: String) -> Reason { Reason(rawValue: "Transport:" + kind) }
+
+    /// An HTTP status that came without a reason (`HTTP502`).
+    public static func httpStatus(_ status: Int) -> Reason { Reason(rawValue: "HTTP\(status)") }
+
     /// Every reason Apple documents, each with the status it comes with.
     public static let documented: [(status: Int, reason: Reason)] = [
         (400, .badCollapseId), (400, .badDeviceToken), (400, .badExpirationDate), (400, .badMessageId),

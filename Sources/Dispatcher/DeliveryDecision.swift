@@ -9,14 +9,14 @@ public struct DeliveryDecision: Hashable, Sendable {
     /// The outcome to write; nil when the delivery must be left untouched (its lease is released instead).
     public var result: DeliveryResult?
     /// Set when APNs or TLS says our configuration is wrong: stop sending, keep the queue as it is.
-    public var stopReason: String?
+    public var stop: WorkerStop?
     /// APNs could not be reached and nothing was written: no attempt is spent; the worker holds the delivery
     /// and pauses its pool (`OutageBackoff`).
     public var unreachable: Bool
 
-    public init(result: DeliveryResult?, stopReason: String? = nil, unreachable: Bool = false) {
+    public init(result: DeliveryResult?, stop: WorkerStop? = nil, unreachable: Bool = false) {
         self.result = result
-        self.stopReason = stopReason
+        self.stop = stop
         self.unreachable = unreachable
     }
 
@@ -31,7 +31,7 @@ public struct DeliveryDecision: Hashable, Sendable {
         switch answer {
         case .failure(let error):
             if error.kind == .tlsVerification {
-                return DeliveryDecision(result: nil, stopReason: "TLS verification of the APNs server failed: \(error)")
+                return DeliveryDecision(result: nil, stop: .tlsVerification(error))
             }
             if error.kind == .withdrawn || error.kind == .shutdown {
                 return DeliveryDecision(result: nil)
@@ -39,8 +39,13 @@ public struct DeliveryDecision: Hashable, Sendable {
             if error.meansUnreachable {
                 return DeliveryDecision(result: nil, unreachable: true)
             }
-            let reason = Reason(rawValue: "Transport:\(error.kind)")
+            let reason = Reason.transport(error.kind.rawValue)
             let counts = error.kind == .timeout && error.requestWasSent
+            guard error.isRetryable else {
+                // The request itself cannot be sent (e.g. a header libcurl refuses): the same request never will.
+                return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .failed, reason: reason,
+                                                               countsAsAttempt: error.requestWasSent))
+            }
             return retryOrFail(job: job, attempts: counts ? attempts : job.attempts, now: now, policy: policy, unit: unit,
                                status: nil, reason: reason, countsAsAttempt: counts)
         case .response(let status, let apnsID, let body):
@@ -49,12 +54,11 @@ public struct DeliveryDecision: Hashable, Sendable {
             switch outcome {
             case .accepted:
                 return DeliveryDecision(result: .accepted(job.id, apnsID: apnsID))
-            case .deactivateToken(let reason, let timestamp):
-                if status == 410 {
-                    return DeliveryDecision(result: .unregistered(job.id, reason: reason, timestamp: timestamp, apnsID: apnsID))
-                }
+            case .unregistered(let reason, let since):
+                return DeliveryDecision(result: .unregistered(job.id, reason: reason, timestamp: since, apnsID: apnsID))
+            case .badDeviceToken(let reason):
                 return DeliveryDecision(result: .badToken(job.id, httpStatus: status, reason: reason, apnsID: apnsID))
-            case .retryLater(let reason), .retryOnAnotherConnection(let reason):
+            case .retryLater(let reason):
                 return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit, status: status, reason: reason)
             case .refreshProviderToken:
                 // The sender already minted a new token and tried again; still expired means our clock is off.
@@ -64,7 +68,7 @@ public struct DeliveryDecision: Hashable, Sendable {
                 return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .rejected, httpStatus: status,
                                                                reason: reason, apnsID: apnsID))
             case .configurationError(let reason):
-                return DeliveryDecision(result: nil, stopReason: "APNs refused our credentials: \(status) \(reason) — check apns.keyFile, apns.keyId, apns.teamId and the environment")
+                return DeliveryDecision(result: nil, stop: .credentialsRefused(status: status, reason: reason))
             }
         }
     }
@@ -83,7 +87,7 @@ public struct DeliveryDecision: Hashable, Sendable {
 
     /// The result for a job that expired before it could be sent.
     public static func expired(_ job: DeliveryJob) -> DeliveryResult {
-        DeliveryResult(deliveryID: job.id, disposition: .failed, reason: Reason(rawValue: "Expired"), countsAsAttempt: false)
+        DeliveryResult(deliveryID: job.id, disposition: .failed, reason: .expired, countsAsAttempt: false)
     }
 
     private static func retryOrFail(job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,

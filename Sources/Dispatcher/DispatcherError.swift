@@ -1,20 +1,28 @@
-/// Why the worker stopped before its work was done.
+import Store
+
+/// Why the worker ended before its work was done.
 public enum DispatcherError: Error, Sendable, CustomStringConvertible {
-    /// APNs or TLS refused our configuration; nothing more is sent until it is fixed. The queue is intact.
-    case configuration(String)
+    /// APNs, TLS or the signing key refused our configuration; nothing more is sent until it is fixed.
+    case stopped(WorkerStop)
     /// The queue could not be read or written.
-    case store(String)
-    /// The provider token could not be made.
-    case providerToken(String)
+    case store(StoreError)
+    /// Stopped by a second signal while the database refused writes: these outcomes were not written (the
+    /// deliveries are sent again by a later worker).
+    case outcomesUnwritten(count: Int, StoreError)
     /// `--until-idle` ended with work left because APNs could not be reached; it stays pending, attempts unspent.
-    case unreachable(String)
+    case unreachable(seconds: Int, because: String)
+    /// Anything else that ended the loop (a bug: the message says what).
+    case unexpected(String)
 
     public var description: String {
         switch self {
-        case .configuration(let why): return "stopped sending: \(why)"
-        case .store(let why): return "queue error: \(why)"
-        case .providerToken(let why): return "cannot make a provider token: \(why)"
-        case .unreachable(let why): return why
+        case .stopped(let stop): return "stopped sending: \(stop)"
+        case .store(let error): return "queue error: \(error)"
+        case .outcomesUnwritten(let count, let error):
+            return "stopped with \(count) outcomes unwritten (they will be sent again): \(error)"
+        case .unreachable(let seconds, let because):
+            return "APNs unreachable for \(seconds) s (\(because)): undelivered work left pending with its attempts unspent; run the worker again once APNs can be reached"
+        case .unexpected(let why): return "worker failed: \(why)"
         }
     }
 }

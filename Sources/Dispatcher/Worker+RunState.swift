@@ -24,12 +24,11 @@ extension Worker {
         /// Campaigns with a cancel request: nothing more of them is sent.
         var cancelled: Set<Int64> = []
         var cancelSeen: Int64 = 0
-        var stopReason: String?
-        /// A configuration error or a provider token failure asks the loop to stop.
-        var stopRequested = false
+        /// A configuration error or a provider token failure: the loop stops.
+        var stop: WorkerStop?
         var stopping = false
         /// Why `--until-idle` gave up (APNs unreachable too long).
-        var gaveUp: String?
+        var gaveUp: DispatcherError?
         var fault: StorageFault?
         var lastFlush = ContinuousClock.now
         var nextClaimAt = Date.distantPast

@@ -50,21 +50,19 @@ public final class Worker: Sendable {
             try await loop(untilIdle: untilIdle, shouldStop: shouldStop, shouldAbandon: shouldAbandon, state: &state)
             try await finish(&state)
         } catch let error as StoreError {
-            throw .store(error.description)
+            throw .store(error)
         } catch let error as DispatcherError {
             throw error
         } catch {
-            throw .store("\(error)")
+            throw .unexpected("\(error)")
         }
         state.summary.seconds = (ContinuousClock.now - started).seconds
-        if let stopReason = state.stopReason {
-            logger.error("worker.stopped_configuration_error", ("reason", stopReason))
-            throw .configuration(stopReason)
+        if let stop = state.stop {
+            logger.error("worker.stopped_configuration_error", ("reason", stop.description))
+            throw .stopped(stop)
         }
-        if let fault = state.fault {
-            throw .store("stopped with \(state.results.count) outcomes unwritten (they will be sent again): \(fault.error)")
-        }
-        if let gaveUp = state.gaveUp { throw .unreachable(gaveUp) }
+        if let fault = state.fault { throw .outcomesUnwritten(count: state.results.count, fault.error) }
+        if let gaveUp = state.gaveUp { throw gaveUp }
         return state.summary
     }
 
@@ -106,8 +104,8 @@ public final class Worker: Sendable {
             group.addTask { await Self.sleepOneTick() }
             while true {
                 let now = clock()
-                if !state.stopping && (shouldStop() || state.stopRequested) {
-                    await beginStopping(&state, why: state.stopRequested ? "error" : "signal")
+                if !state.stopping && (shouldStop() || state.stop != nil) {
+                    await beginStopping(&state, why: state.stop != nil ? "error" : "signal")
                 }
                 if state.stopping && state.fault != nil && shouldAbandon() {
                     logger.error("worker.abandoned", ("outcomes_lost", String(state.results.count)),
@@ -163,8 +161,7 @@ public final class Worker: Sendable {
         if untilIdle && !state.stopping, let since = state.outages.values.compactMap(\.since).min(),
            now.timeIntervalSince(since) > configuration.retry.cap.seconds {
             let reasons = state.unreachableBecause.map { "\($0.key): \($0.value)" }.sorted().joined(separator: "; ")
-            state.gaveUp = String(format: "APNs unreachable for %.0f s (%@): undelivered work left pending with its attempts unspent; run the worker again once APNs can be reached",
-                                  now.timeIntervalSince(since), reasons)
+            state.gaveUp = .unreachable(seconds: Int(now.timeIntervalSince(since).rounded()), because: reasons)
             logger.error("worker.gave_up_unreachable", ("seconds", String(Int(now.timeIntervalSince(since)))), ("reason", reasons))
             await beginStopping(&state, why: "APNs unreachable")
         }
@@ -251,22 +248,18 @@ public final class Worker: Sendable {
         if state.inFlightByCampaign[campaign] == 0 { state.inFlightByCampaign[campaign] = nil }
         state.summary.sent += sent.requests
         state.summary.tokenRefreshes += sent.tokenRefreshes
-        if let failure = sent.tokenFailure {
-            state.stopReason = state.stopReason ?? failure
-            state.stopRequested = true
-            return
+        guard let answer = sent.answer else {
+            if let failure = sent.tokenFailure { state.stop = state.stop ?? .providerToken(failure) }
+            return  // never sent: released when the worker ends
         }
-        if case .failure(let error) = sent.answer, error.kind == .withdrawn {
+        if case .failure(let error) = answer, error.kind == .withdrawn {
             if state.withdrawnPending[campaign, default: 0] > 0 { state.withdrawnPending[campaign]! -= 1 }
             if state.cancelled.contains(campaign) { state.summary.cancelled += 1 }
             return  // never sent: still leased to us; released when we stop, or cancelled by the cancel
         }
         let now = clock()
-        let decision = DeliveryDecision.decide(job: job, answer: sent.answer, now: now, policy: configuration.retry, unit: random())
-        if let stopReason = decision.stopReason {
-            state.stopReason = state.stopReason ?? stopReason
-            state.stopRequested = true
-        }
+        let decision = DeliveryDecision.decide(job: job, answer: answer, now: now, policy: configuration.retry, unit: random())
+        if let stop = decision.stop ?? sent.tokenFailure.map(WorkerStop.providerToken) { state.stop = state.stop ?? stop }
         let environment = job.environment
         if decision.unreachable {
             guard !state.stopping, !state.cancelled.contains(campaign) else { return }
@@ -274,7 +267,7 @@ public final class Worker: Sendable {
             let wasOut = outage.isOut
             let until = outage.unreachable(now: now, unit: random())
             state.outages[environment] = outage
-            if case .failure(let error) = sent.answer { state.unreachableBecause[environment.rawValue] = error.description }
+            if case .failure(let error) = answer { state.unreachableBecause[environment.rawValue] = error.description }
             state.held[environment, default: []].insert(job, at: 0)
             if !wasOut {
                 logger.warning("worker.apns_unreachable", ("apns.environment", environment.rawValue),
@@ -296,8 +289,7 @@ public final class Worker: Sendable {
         guard var result = decision.result else { return }
         if state.cancelled.contains(campaign), case .retry = result.disposition {
             result = DeliveryResult(deliveryID: job.id, disposition: .cancelled, httpStatus: result.httpStatus,
-                                    reason: Reason(rawValue: "CampaignCancelled"), apnsID: result.apnsID,
-                                    countsAsAttempt: result.countsAsAttempt)
+                                    reason: .campaignCancelled, apnsID: result.apnsID, countsAsAttempt: result.countsAsAttempt)
         }
         state.summary.count(result)
         state.results.append(result)
@@ -453,11 +445,13 @@ public final class Worker: Sendable {
 
     struct Sent: Sendable {
         var job: DeliveryJob
-        var answer: TransportResult
+        /// nil when no provider token could be made: nothing was sent.
+        var answer: TransportResult?
         /// Requests that went on the wire (0 when it never left).
         var requests: Int
         var tokenRefreshes: Int
-        var tokenFailure: String?
+        /// The provider token could not be made (or made again after ExpiredProviderToken).
+        var tokenFailure: ProviderAuthError?
     }
 
     /// Sends one job; on ExpiredProviderToken, mints a new token once and sends again at once.
@@ -467,7 +461,7 @@ public final class Worker: Sendable {
         do {
             token = try await tokens.token()
         } catch {
-            return Sent(job: job, answer: .failure(.withdrawn()), requests: 0, tokenRefreshes: 0, tokenFailure: error.description)
+            return Sent(job: job, answer: nil, requests: 0, tokenRefreshes: 0, tokenFailure: error)
         }
         var answer = await transport.send(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
         var refreshes = 0
@@ -475,7 +469,7 @@ public final class Worker: Sendable {
             do {
                 token = try await tokens.tokenAfterExpired(token)
             } catch {
-                return Sent(job: job, answer: answer, requests: 1, tokenRefreshes: 0, tokenFailure: error.description)
+                return Sent(job: job, answer: answer, requests: 1, tokenRefreshes: 0, tokenFailure: error)
             }
             refreshes = 1
             answer = await transport.send(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)

@@ -59,14 +59,6 @@ public final class TransportRegistry: Sendable {
         return pools.mapValues(\.stats)
     }
 
-    /// Reconnects every pool of `credentialID` (e.g. after its key was revoked or replaced).
-    public func reconnect(credentialID: String) {
-        lock.lock()
-        let affected = pools.filter { $0.key.credentialID == credentialID }.map(\.value)
-        lock.unlock()
-        affected.forEach { $0.reconnectAll() }
-    }
-
     /// Shuts every pool down, draining in-flight requests until `deadline`; later sends fail with `.shutdown`.
     public func shutdown(deadline: ContinuousClock.Instant) async {
         let all: [ConnectionPool] = lock.withLock {

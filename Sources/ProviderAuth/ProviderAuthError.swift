@@ -1,5 +1,5 @@
 /// Everything that can go wrong loading a provider key, validating its ids, or signing a provider token.
-public enum ProviderAuthError: Error, Equatable, CustomStringConvertible {
+public enum ProviderAuthError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No file exists at the configured key path.
     case keyFileMissing(path: String)
     /// The key file exists but could not be read.

@@ -4,7 +4,7 @@ import Testing
 
 /// What APNS.md's response table tells a provider to do, written out independently of `Outcome`.
 enum Action: String, Sendable {
-    case accept, deactivate, reject, refresh, configuration, retryLater, otherConnection
+    case accept, deactivate, reject, refresh, configuration, retryLater
 }
 
 /// APNS.md, "Responses", row by row: status, reasons, what a provider does.
@@ -20,7 +20,7 @@ let appleTable: [(status: Int, reasons: [String], action: Action)] = [
     (410, ["Unregistered", "ExpiredToken"], .deactivate),
     (413, ["PayloadTooLarge"], .reject),
     (429, ["TooManyRequests"], .retryLater),
-    (429, ["TooManyProviderTokenUpdates"], .otherConnection),
+    (429, ["TooManyProviderTokenUpdates"], .retryLater),
     (500, ["InternalServerError", "ServiceUnavailable", "Shutdown"], .retryLater),
     (503, ["InternalServerError", "ServiceUnavailable", "Shutdown"], .retryLater),
 ]
@@ -43,12 +43,11 @@ struct OutcomeTests {
         let reason = Reason(rawValue: row.reason)
         switch row.action {
         case .accept: return .accepted
-        case .deactivate: return .deactivateToken(reason, unregisteredAt: row.status == 410 ? timestamp : nil)
+        case .deactivate: return row.status == 410 ? .unregistered(reason, since: timestamp) : .badDeviceToken(reason)
         case .reject: return .reject(reason)
         case .refresh: return .refreshProviderToken
         case .configuration: return .configurationError(reason)
         case .retryLater: return .retryLater(reason)
-        case .otherConnection: return .retryOnAnotherConnection(reason)
         }
     }
 
@@ -59,7 +58,7 @@ struct OutcomeTests {
         let outcome = Outcome(status: row.status, reason: reason, timestamp: timestamp)
         #expect(outcome == expected(row, timestamp: timestamp))
         // Retry only what the table says may be retried: a fresh JWT, 429s and 5xx.
-        let retryable = [.refresh, .retryLater, .otherConnection].contains(row.action)
+        let retryable = [.refresh, .retryLater].contains(row.action)
         #expect(outcome.isRetryable == retryable)
     }
 
@@ -75,7 +74,7 @@ struct OutcomeTests {
 
     @Test("410 without a timestamp deactivates with none")
     func unregisteredWithoutTimestamp() {
-        #expect(Outcome(status: 410, reason: .unregistered) == .deactivateToken(.unregistered, unregisteredAt: nil))
+        #expect(Outcome(status: 410, reason: .unregistered) == .unregistered(.unregistered, since: nil))
     }
 
     @Test("named reasons spell Apple's strings")
@@ -146,7 +145,7 @@ struct ErrorResponseTests {
         #expect(response.status == 410)
         #expect(response.reason == .unregistered)
         #expect(response.timestamp == 1_700_000_000_000)
-        #expect(Outcome(response: response) == .deactivateToken(.unregistered, unregisteredAt: 1_700_000_000_000))
+        #expect(Outcome(response: response) == .unregistered(.unregistered, since: 1_700_000_000_000))
     }
 
     @Test("a body without timestamp")

@@ -41,7 +41,7 @@ struct DeliveryDecisionTests {
     ] as [(Int, String?, DeliveryStatus)])
     func statusFollowsApplesTable(status: Int, reason: String?, expected: DeliveryStatus) {
         let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(status, reason), now: Self.now, policy: Self.policy, unit: 0.5)
-        #expect(decision.stopReason == nil)
+        #expect(decision.stop == nil)
         #expect(decision.result?.disposition.status == expected)
         if let reason { #expect(decision.result?.reason?.rawValue == reason) }
     }
@@ -61,14 +61,22 @@ struct DeliveryDecisionTests {
     func configurationErrorsStopAndLeaveTheDeliveryAlone(reason: String) {
         let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(403, reason), now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(decision.result == nil)
-        #expect(decision.stopReason?.contains(reason) == true)
+        #expect(decision.stop == .credentialsRefused(status: 403, reason: Reason(rawValue: reason)))
+    }
+
+    @Test func aRequestThatCannotBeSentFailsAtOnceInsteadOfEightTimes() {
+        let error = TransportError(kind: .invalidRequest, curlCode: 3, message: "URL using bad/illegal format",
+                                   isConnectionFatal: false, isRetryable: false)
+        let decision = DeliveryDecision.decide(job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(decision.result?.disposition == .failed && decision.result?.reason == .transport("invalid-request"))
+        #expect(decision.result?.countsAsAttempt == false)
     }
 
     @Test func tlsVerificationFailureStops() {
         let error = TransportError(kind: .tlsVerification, curlCode: 60, message: "SSL peer certificate or SSH remote key was not OK",
                                    isConnectionFatal: true, isRetryable: false)
         let decision = DeliveryDecision.decide(job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
-        #expect(decision.result == nil && decision.stopReason != nil)
+        #expect(decision.result == nil && decision.stop == .tlsVerification(error))
     }
 
     @Test func transportFailuresAreRetriedWithBackoff() {
@@ -131,7 +139,7 @@ struct DeliveryDecisionTests {
         for kind in [TransportError.Kind.connect, .timeout, .connectionLost] {
             let decision = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.failure(kind, sent: false),
                                                    now: Self.now, policy: Self.policy, unit: 0.5)
-            #expect(decision.unreachable && decision.result == nil && decision.stopReason == nil, "\(kind)")
+            #expect(decision.unreachable && decision.result == nil && decision.stop == nil, "\(kind)")
         }
         // Written, then the connection broke: retried, without spending an attempt (even at the limit).
         let cut = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.failure(.connectionLost, sent: true),
