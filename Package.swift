@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "HTTP2Transport", dependencies: ["APNs", "CCurl"]),
         .target(name: "Store", dependencies: ["APNs", "CSQLite"], exclude: ["SCHEMA.md"]),
         .target(name: "Logging"),
-        .target(name: "Intake", dependencies: ["APNs"]),
+        .target(name: "Intake", dependencies: ["APNs", "Store", "Logging"]),
         .target(name: "Dispatcher", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Logging"]),
         .target(name: "APNsMock", dependencies: ["APNs", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth"]),

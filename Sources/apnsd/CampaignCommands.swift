@@ -76,7 +76,7 @@ enum CampaignCommands {
             var before: CampaignID?
             while true {
                 let page = try await store.campaigns(before: before)
-                for campaign in page { Output.line(json ? jsonLine(campaign) : tableLine(campaign)) }
+                for campaign in page { Output.line(json ? campaign.json.description : tableLine(campaign)) }
                 guard let last = page.last, page.count >= 100 else { break }
                 before = last.id
             }
@@ -87,7 +87,7 @@ enum CampaignCommands {
 
     static func show(_ words: [String]) async throws(CLIError) {
         let (campaign, json) = try await withCampaign(words, readOnly: true) { store, id in try await store.campaign(id) }
-        if json { Output.line(jsonLine(campaign)); return }
+        if json { Output.line(campaign.json.description); return }
         let c = campaign.counters
         Output.line("""
         campaign \(campaign.id) (\(campaign.kind)) — \(campaign.status)
@@ -119,7 +119,7 @@ enum CampaignCommands {
             let count = try await store.requeue(id, status: status)
             let campaign = try await store.campaign(id)
             if arguments.flag("json") {
-                Output.line(jsonLine(campaign, extra: [("requeued", .int(count))]))
+                Output.line(campaign.json.adding([("requeued", .int(count))]).description)
             } else {
                 Output.line("campaign \(id): \(count) \(status) deliveries requeued (attempts reset); the worker sends them next")
             }
@@ -140,22 +140,6 @@ enum CampaignCommands {
         } catch {
             throw .store(error)
         }
-    }
-
-    static func jsonLine(_ campaign: Campaign, extra: [(String, JSONValue)] = []) -> String {
-        let c = campaign.counters
-        let line = Output.jsonLine([
-            "id": .int(Int(campaign.id.rawValue)), "kind": .string("\(campaign.kind)"), "status": .string("\(campaign.status)"),
-            "audience": .string("\(campaign.audience.kind)"), "audienceSize": .int(campaign.audience.size), "environment": .string(campaign.audience.environment?.rawValue),
-            "topic": .string(campaign.topic), "pushType": .string(campaign.pushType.rawValue), "priority": .int(campaign.priority.rawValue),
-            "expiration": .int(campaign.expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(campaign.collapseID?.value),
-            "scheduledAt": .date(campaign.scheduledAt), "createdAt": .date(campaign.createdAt), "startedAt": .date(campaign.startedAt),
-            "finishedAt": .date(campaign.finishedAt), "expanded": .bool(campaign.isExpanded),
-            "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
-            "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
-        ])
-        guard !extra.isEmpty else { return line }
-        return String(line.dropLast()) + extra.map { ",\(Output.quote($0.0)):\($0.1.json)" }.joined() + "}"
     }
 
     private static func tableLine(_ campaign: Campaign) -> String {

@@ -30,10 +30,10 @@ enum CancelCommand {
             throw .store(error)
         }
         if arguments.flag("json") {
-            Output.line(CampaignCommands.jsonLine(report.campaign, extra: [
+            Output.line(report.campaign.json.adding([
                 ("cancelledNow", .int(report.cancelled)), ("inFlight", .int(report.inFlight)),
                 ("unacknowledgedWorkers", .int(report.unacknowledged)),
-            ]))
+            ]).description)
             return
         }
         if report.wasFinished {

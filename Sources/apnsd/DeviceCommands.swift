@@ -87,21 +87,13 @@ enum DeviceCommands {
         do {
             while true {
                 let page = try await store.devices(active: active, after: after, limit: 1000)
-                for device in page { Output.line(json ? jsonLine(device) : tableLine(device)) }
+                for device in page { Output.line(json ? device.json.description : tableLine(device)) }
                 guard let last = page.last, page.count == 1000 else { break }
                 after = last.id
             }
         } catch {
             throw .store(error)
         }
-    }
-
-    private static func jsonLine(_ device: Device) -> String {
-        Output.jsonLine([
-            "token": .string(device.token.hex), "topic": .string(device.topic), "environment": .string(device.environment.rawValue),
-            "user": .string(device.user), "active": .bool(device.isActive), "registeredAt": .date(device.registeredAt),
-            "deactivatedAt": .date(device.deactivatedAt), "reason": .string(device.reason?.rawValue),
-        ])
     }
 
     private static func tableLine(_ device: Device) -> String {

@@ -32,7 +32,7 @@ enum LogCommand {
         do {
             while true {
                 let page = try await store.log(filter, after: after, limit: 1000)
-                for entry in page { Output.line(json ? jsonLine(entry) : tableLine(entry)) }
+                for entry in page { Output.line(json ? entry.json.description : tableLine(entry)) }
                 guard let last = page.last, page.count == 1000 else { break }
                 after = last.id
             }
@@ -41,16 +41,8 @@ enum LogCommand {
         }
     }
 
-    private static func jsonLine(_ entry: LogEntry) -> String {
-        Output.jsonLine([
-            "campaign": .int(Int(entry.campaignID.rawValue)), "token": .string(entry.token.hex), "status": .string(entry.status.rawValue),
-            "httpStatus": .int(entry.httpStatus), "reason": .string(entry.reason?.rawValue), "apnsId": .string(entry.apnsID),
-            "attempts": .int(entry.attempts), "updatedAt": .date(entry.updatedAt),
-        ])
-    }
-
     private static func tableLine(_ entry: LogEntry) -> String {
-        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+        let pad = Output.pad
         return pad(entry.campaignID.description, 10) + pad(entry.token.description, 18) + pad(entry.status.rawValue, 14)
             + pad(entry.httpStatus.map(String.init) ?? "-", 6) + pad(entry.reason.map { Printable.escaped($0.rawValue) } ?? "-", 28) + pad(String(entry.attempts), 10)
             + pad(entry.apnsID.map(Printable.escaped) ?? "-", 38) + Output.timestamp(entry.updatedAt)

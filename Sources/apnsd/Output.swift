@@ -1,4 +1,5 @@
 import Foundation
+import Intake
 import Logging
 
 /// How the CLI writes: results on stdout, errors and progress on stderr, JSON Lines for scripts.
@@ -12,14 +13,10 @@ enum Output {
     }
 
     /// One JSON object on one line, keys in the order given; nil values become null.
-    static func jsonLine(_ fields: KeyValuePairs<String, JSONValue>) -> String {
-        "{" + fields.map { "\(quote($0.key)):\($0.value.json)" }.joined(separator: ",") + "}"
-    }
+    static func jsonLine(_ fields: KeyValuePairs<String, JSONValue>) -> String { JSONLine(fields).description }
 
-    /// ISO 8601 UTC with milliseconds, as every JSON timestamp of apnsd.
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
+    /// ISO 8601 UTC with milliseconds, as every timestamp of apnsd.
+    static func timestamp(_ date: Date) -> String { JSONLine.timestamp(date) }
 
     static func quote(_ string: String) -> String { JSONText.quote(string) }
 
@@ -33,24 +30,5 @@ enum Output {
         guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
         let quoted = quote(text)
         return String(quoted.dropFirst().dropLast())
-    }
-}
-
-/// A JSON scalar for `Output.jsonLine`.
-enum JSONValue {
-    case string(String?)
-    case int(Int?)
-    case bool(Bool)
-    case date(Date?)
-    case raw(String)
-
-    var json: String {
-        switch self {
-        case .string(let value): return value.map(Output.quote) ?? "null"
-        case .int(let value): return value.map(String.init) ?? "null"
-        case .bool(let value): return value ? "true" : "false"
-        case .date(let value): return value.map { Output.quote(Output.timestamp($0)) } ?? "null"
-        case .raw(let value): return value
-        }
     }
 }

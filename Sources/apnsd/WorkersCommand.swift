@@ -13,13 +13,7 @@ enum WorkersCommand {
         do { workers = try await store.workers() } catch { throw .store(error) }
         let now = Date()
         if arguments.flag("json") {
-            for worker in workers {
-                Output.line(Output.jsonLine([
-                    "id": .int(Int(worker.id.rawValue)), "host": .string(worker.host), "pid": .int(worker.pid),
-                    "startedAt": .date(worker.startedAt), "heartbeatAt": .date(worker.heartbeatAt),
-                    "leases": .int(worker.leases), "stale": .bool(worker.isStale(now: now, lease: configuration.lease)),
-                ]))
-            }
+            for worker in workers { Output.line(worker.json(now: now, lease: configuration.lease).description) }
             return
         }
         Output.line("ID      HOST                  PID       STARTED                   LAST HEARTBEAT            LEASES    STATE")

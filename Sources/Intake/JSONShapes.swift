@@ -1,0 +1,50 @@
+import Foundation
+import Store
+
+/// The JSON shapes of apnsd's records, one place for the CLI's `--json` and the HTTP API.
+extension Device {
+    public var json: JSONLine {
+        JSONLine([
+            "token": .string(token.hex), "topic": .string(topic), "environment": .string(environment.rawValue),
+            "user": .string(user), "active": .bool(isActive), "registeredAt": .date(registeredAt),
+            "deactivatedAt": .date(deactivatedAt), "reason": .string(reason?.rawValue),
+        ])
+    }
+}
+
+extension Campaign {
+    public var json: JSONLine {
+        let c = counters
+        return JSONLine([
+            "id": .int(Int(id.rawValue)), "kind": .string("\(kind)"), "status": .string("\(status)"),
+            "audience": .string("\(audience.kind)"), "audienceSize": .int(audience.size), "environment": .string(audience.environment?.rawValue),
+            "topic": .string(topic), "pushType": .string(pushType.rawValue), "priority": .int(priority.rawValue),
+            "expiration": .int(expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(collapseID?.value),
+            "scheduledAt": .date(scheduledAt), "createdAt": .date(createdAt), "startedAt": .date(startedAt),
+            "finishedAt": .date(finishedAt), "expanded": .bool(isExpanded),
+            "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
+            "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
+        ])
+    }
+}
+
+extension LogEntry {
+    public var json: JSONLine {
+        JSONLine([
+            "campaign": .int(Int(campaignID.rawValue)), "token": .string(token.hex), "status": .string(status.rawValue),
+            "httpStatus": .int(httpStatus), "reason": .string(reason?.rawValue), "apnsId": .string(apnsID),
+            "attempts": .int(attempts), "updatedAt": .date(updatedAt),
+        ])
+    }
+}
+
+extension WorkerRecord {
+    /// With whether its heartbeat is older than `lease` at `now`.
+    public func json(now: Date, lease: Duration) -> JSONLine {
+        JSONLine([
+            "id": .int(Int(id.rawValue)), "host": .string(host), "pid": .int(pid),
+            "startedAt": .date(startedAt), "heartbeatAt": .date(heartbeatAt),
+            "leases": .int(leases), "stale": .bool(isStale(now: now, lease: lease)),
+        ])
+    }
+}
