@@ -30,7 +30,7 @@ extension Worker {
         /// Why `--until-idle` gave up (APNs unreachable too long).
         var gaveUp: DispatcherError?
         var fault: StorageFault?
-        var lastFlush = ContinuousClock.now
+        var lastFlush = Date.distantPast
         var nextClaimAt = Date.distantPast
         /// From the last claim that found less than it asked for: when something next comes due.
         var nextDue: Date?

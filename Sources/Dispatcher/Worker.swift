@@ -19,7 +19,8 @@ public final class Worker: Sendable {
     let logger: Logger
     let clock: @Sendable () -> Date
     let random: @Sendable () -> Double
-    /// How often the loop wakes up when nothing else happens (stop signal, heartbeats, cancels, pauses).
+    /// How often the loop wakes up when nothing else happens (stop signal, heartbeats, cancels, pauses). The
+    /// wake-ups are real time; every decision reads the injected `clock`.
     static let tick: Duration = .milliseconds(50)
 
     public init(store: any DeliveryStore, tokens: ProviderTokenCache, transport: TransportRegistry,
@@ -43,8 +44,9 @@ public final class Worker: Sendable {
     /// exit holding outcomes of requests that went out, unless `shouldAbandon` says so (a second signal).
     public func run(untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool = { false },
                     shouldAbandon: @escaping @Sendable () -> Bool = { false }) async throws(DispatcherError) -> WorkerSummary {
-        let started = ContinuousClock.now
+        let started = clock()
         var state = RunState()
+        state.lastFlush = started
         do {
             try await register(&state)
             try await loop(untilIdle: untilIdle, shouldStop: shouldStop, shouldAbandon: shouldAbandon, state: &state)
@@ -56,7 +58,7 @@ public final class Worker: Sendable {
         } catch {
             throw .unexpected("\(error)")
         }
-        state.summary.seconds = (ContinuousClock.now - started).seconds
+        state.summary.seconds = clock().timeIntervalSince(started)
         if let stop = state.stop {
             logger.error("worker.stopped_configuration_error", ("reason", stop.description))
             throw .stopped(stop)
@@ -119,7 +121,7 @@ public final class Worker: Sendable {
                 }
                 if state.fault == nil { submit(&state, group: &group, now: clock()) }
                 if !state.results.isEmpty && (state.results.count >= configuration.recordBatch || state.inFlight == 0
-                    || ContinuousClock.now - state.lastFlush >= configuration.recordInterval) {
+                    || now.timeIntervalSince(state.lastFlush) >= configuration.recordInterval.seconds) {
                     try await flush(&state)
                 }
                 if state.inFlight == 0 && state.queued == 0 && state.heldCount == 0 && state.results.isEmpty && state.fault == nil {
@@ -388,7 +390,7 @@ public final class Worker: Sendable {
     // MARK: - Writing
 
     private func flush(_ state: inout RunState) async throws {
-        state.lastFlush = ContinuousClock.now
+        state.lastFlush = clock()
         guard !state.results.isEmpty, state.fault == nil else { return }
         let (results, id, now) = (state.results, state.id, clock())
         guard try await guarded(&state, { [store] in try await store.record(results, by: id, now: now) }) != nil else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `count` connections for one `PoolKey`; each request goes to the least-loaded connection.
 ///
@@ -7,8 +8,8 @@ import Foundation
 public final class ConnectionPool: Sendable {
     public let key: PoolKey
     public let connections: [APNsConnection]
-    private let cursor = NSLock()
-    nonisolated(unsafe) private var next = 0
+    /// Where the next pick starts (round-robin among equally loaded connections).
+    private let cursor = Atomic<Int>(0)
 
     public init(key: PoolKey, configuration: ConnectionConfiguration, count: Int) throws(TransportError) {
         guard count >= 1 else {
@@ -40,10 +41,7 @@ public final class ConnectionPool: Sendable {
     public func pick() -> APNsConnection {
         let count = connections.count
         if count == 1 { return connections[0] }
-        cursor.lock()
-        let start = next
-        next = next == count - 1 ? 0 : next + 1
-        cursor.unlock()
+        let start = Int(UInt(bitPattern: cursor.wrappingAdd(1, ordering: .relaxed).oldValue) % UInt(count))
         var best = start
         var bestLoad = Int.max
         var bestHealthy = false

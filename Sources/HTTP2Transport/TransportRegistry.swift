@@ -1,14 +1,17 @@
 import APNs
 import Foundation
+import Synchronization
 
 /// Every connection pool of the process, by (credential, environment), created on first use.
 public final class TransportRegistry: Sendable {
     public let configuration: TransportConfiguration
-    private let lock = NSLock()
-    nonisolated(unsafe) private var pools: [PoolKey: ConnectionPool] = [:]
-    nonisolated(unsafe) private var closed = false
-    /// Groups withdrawn so far: pools created later refuse them too.
-    nonisolated(unsafe) private var withdrawnGroups: Set<Int64> = []
+    private struct State {
+        var pools: [PoolKey: ConnectionPool] = [:]
+        var closed = false
+        /// Groups withdrawn so far: pools created later refuse them too.
+        var withdrawnGroups: Set<Int64> = []
+    }
+    private let state = Mutex(State())
 
     public init(configuration: TransportConfiguration) {
         self.configuration = configuration
@@ -16,15 +19,20 @@ public final class TransportRegistry: Sendable {
 
     /// The pool for `key`, created (and its connections' threads started) on first use.
     public func pool(for key: PoolKey) throws(TransportError) -> ConnectionPool {
-        lock.lock()
-        defer { lock.unlock() }
-        if closed { throw .shutdown("transport registry is shut down") }
-        if let pool = pools[key] { return pool }
-        let pool = try ConnectionPool(key: key, configuration: configuration.connectionConfiguration(for: key),
-                                      count: configuration.connectionsPerPool)
-        if !withdrawnGroups.isEmpty { pool.connections.forEach { $0.refuse(groups: withdrawnGroups) } }
-        pools[key] = pool
-        return pool
+        let result: Result<ConnectionPool, TransportError> = state.withLock { state in
+            if state.closed { return .failure(.shutdown("transport registry is shut down")) }
+            if let pool = state.pools[key] { return .success(pool) }
+            do throws(TransportError) {
+                let pool = try ConnectionPool(key: key, configuration: configuration.connectionConfiguration(for: key),
+                                              count: configuration.connectionsPerPool)
+                if !state.withdrawnGroups.isEmpty { pool.connections.forEach { $0.refuse(groups: state.withdrawnGroups) } }
+                state.pools[key] = pool
+                return .success(pool)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// Sends `request` on the pool for `key`.
@@ -42,9 +50,9 @@ public final class TransportRegistry: Sendable {
     /// this ran slips through. Returns how many were withdrawn. Requests already written finish as usual:
     /// APNs cannot be asked to forget them.
     public func withdraw(groups: Set<Int64>?, andLater: Bool = false) async -> Int {
-        let all: [ConnectionPool] = lock.withLock {
-            if andLater, let groups { withdrawnGroups.formUnion(groups) }
-            return Array(pools.values)
+        let all: [ConnectionPool] = state.withLock { state in
+            if andLater, let groups { state.withdrawnGroups.formUnion(groups) }
+            return Array(state.pools.values)
         }
         var total = 0
         for pool in all { total += await pool.withdraw(groups: groups, andLater: andLater) }
@@ -53,18 +61,15 @@ public final class TransportRegistry: Sendable {
 
     /// Counters of every connection, by pool.
     public var stats: [PoolKey: [ConnectionStats]] {
-        lock.lock()
-        let pools = self.pools
-        lock.unlock()
-        return pools.mapValues(\.stats)
+        state.withLock { $0.pools }.mapValues(\.stats)
     }
 
     /// Shuts every pool down, draining in-flight requests until `deadline`; later sends fail with `.shutdown`.
     public func shutdown(deadline: ContinuousClock.Instant) async {
-        let all: [ConnectionPool] = lock.withLock {
-            closed = true
-            defer { pools.removeAll() }
-            return Array(pools.values)
+        let all: [ConnectionPool] = state.withLock { state in
+            state.closed = true
+            defer { state.pools.removeAll() }
+            return Array(state.pools.values)
         }
         await withTaskGroup(of: Void.self) { group in
             for pool in all { group.addTask { await pool.shutdown(deadline: deadline) } }
