@@ -50,14 +50,28 @@ extension TransportIO {
             await connection.shutdown(timeout: .seconds(1))  // twice is fine
         }
 
-        @Test func droppingAConnectionWithoutShutdownFailsItsQueue() async throws {
+        @Test func droppingTheLastReferenceEndsTheLoopThread() async throws {
             let mock = try MockFixture()
             defer { mock.stop() }
-            var connection: APNsConnection? = try APNsConnection(configuration: mock.connectionConfiguration())
+            var settings = mock.connectionConfiguration()
+            settings.label = "drop\(Int.random(in: 100_000...999_999))"
+            let threadName = "apns-\(settings.label)"
+            var connection: APNsConnection? = try APNsConnection(configuration: settings)
             let first = await connection!.send(try mock.request())
             #expect(first.status == 200)
-            connection = nil  // deinit stops the loop thread; nothing to assert beyond not hanging or crashing
-            try await Task.sleep(for: .milliseconds(50))
+            try await waitUntil { Self.threads(named: threadName) == 1 }
+            connection = nil  // no shutdown: deinit must still stop the loop thread and close the connection
+            try await waitUntil { Self.threads(named: threadName) == 0 }
+            try await waitUntil { mock.server.stats().connections.allSatisfy { !$0.open } }
+        }
+
+        /// Threads of this process whose name is `name` (Linux: /proc/self/task/*/comm).
+        static func threads(named name: String) -> Int {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            return tasks.filter { task in
+                (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) == name
+            }.count
         }
     }
 }
