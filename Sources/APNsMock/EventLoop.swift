@@ -6,13 +6,19 @@ import Glibc
 
 /// One poll(2) thread: accepts on its own SO_REUSEPORT listener and drives its connections and timers.
 /// poll rather than epoll: Glibc's Swift overlay does not export epoll, and a simulator holds few connections.
+///
+/// When accept fails for want of file descriptors (EMFILE, ENFILE) or memory, the listener is left out of the poll
+/// set for `acceptPauseNanoseconds`, as nghttpx does: a listener the kernel keeps reporting readable would otherwise
+/// spin the loop at full CPU while the connections already open wait.
 final class EventLoop: @unchecked Sendable {
+    static let acceptPauseNanoseconds: UInt64 = 250_000_000
     /// How often connections check their timeouts.
     static let tickNanoseconds: UInt64 = 100_000_000
 
     private let listener: Int32
     private let wakeupRead: Int32
     private let wakeupWrite: Int32
+    private var acceptPausedUntil: UInt64 = 0
     private var nextTick: UInt64 = 0
     private let shared: MockShared
     private var connections: [Int32: H2Connection] = [:]
@@ -53,7 +59,9 @@ final class EventLoop: @unchecked Sendable {
         while !stopping.load(ordering: .acquiring) {
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeupRead, events: Int16(POLLIN), revents: 0))
-            fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            if monotonicNanoseconds() >= acceptPausedUntil {
+                fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            }
             for (fd, connection) in connections {
                 // No POLLIN while a connection's answers back up: it reads again once the client takes them.
                 let events = (connection.wantsRead ? Int16(POLLIN) : 0) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
@@ -100,7 +108,15 @@ final class EventLoop: @unchecked Sendable {
     private func acceptAll() {
         while true {
             let fd = accept(listener, nil, nil)
-            if fd < 0 { return }
+            if fd < 0 {
+                switch errno {
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    acceptPausedUntil = monotonicNanoseconds() + Self.acceptPauseNanoseconds
+                default:
+                    break // EAGAIN: nothing more waiting; ECONNABORTED and the like: that one is gone
+                }
+                return
+            }
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             var one: Int32 = 1
@@ -130,6 +146,7 @@ final class EventLoop: @unchecked Sendable {
         var soonest = timers.map(\.deadline).min() ?? UInt64.max
         if !connections.isEmpty { soonest = min(soonest, nextTick) }
         let now = monotonicNanoseconds()
+        if acceptPausedUntil > now { soonest = min(soonest, acceptPausedUntil) }
         if soonest == UInt64.max { return 1000 }
         return soonest <= now ? 0 : Int32(min(1000, (soonest - now) / 1_000_000 + 1))
     }

@@ -53,9 +53,11 @@ func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2
         return 0
     }
     guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) else { return 0 }
+    let owner = connection(userData)
+    owner.requestActivity()
     guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
           let state = stream(session, streamID) else { return 0 }
-    connection(userData).requestComplete(streamID: streamID, state: state)
+    owner.requestComplete(streamID: streamID, state: state)
     return 0
 }
 

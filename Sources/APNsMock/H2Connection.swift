@@ -11,8 +11,9 @@ import Glibc
 ///
 /// What one client can make it hold is bounded: its streams (SETTINGS_MAX_CONCURRENT_STREAMS, enforced by nghttp2)
 /// and what each keeps (`RequestCheck`), the token verdicts (`ConnectionAuth`), and the answers waiting for the
-/// socket (`outputLimit`: past it the connection stops reading until the client takes them). It is sent
-/// GOAWAY(ENHANCE_YOUR_CALM) when it resets too many streams before they complete.
+/// socket (`outputLimit`: past it the connection stops reading until the client takes them). It is dropped when
+/// its TLS handshake takes longer than the handshake timeout, sent GOAWAY when it carries no request for the idle
+/// timeout, and sent GOAWAY(ENHANCE_YOUR_CALM) when it resets too many streams before they complete.
 final class H2Connection {
     /// Answers waiting for the socket, at most: past this the connection stops reading and stops asking nghttp2
     /// for more, until EPOLLOUT (POLLOUT) lets it write. 256 KiB is a few thousand answers, far more than a
@@ -53,8 +54,14 @@ final class H2Connection {
     private var authorizedOnce = false
     private var random = FastRandom()
     private let apnsIDScratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 36)
+    private let acceptedAt: UInt64
+    /// Request frames received and answers sent; `tick` turns a change into `lastActivity` (no clock read per frame).
+    private var activity = 0
+    private var activitySeen = 0
+    private var lastActivity: UInt64
     /// Set once the connection was told to go: dropped at this time if it has not gone by then.
     private var dropAt: UInt64?
+    private var delayedAnswers = 0
     private var statsInFlight = 0
     private var resetAllowance = H2Connection.earlyResetBurst
     private var resetAllowanceAt: UInt64
@@ -74,7 +81,9 @@ final class H2Connection {
         self.id = id
         auth = ConnectionAuth(verifier: shared.verifier, updateInterval: shared.tokenUpdateInterval)
         faulty = shared.scenario.scenario.connection.faultyConnections.map { id <= $0 } ?? true
-        resetAllowanceAt = monotonicNanoseconds()
+        acceptedAt = monotonicNanoseconds()
+        lastActivity = acceptedAt
+        resetAllowanceAt = acceptedAt
         SSL_set_fd(ssl, fd)
         SSL_set_accept_state(ssl)
     }
@@ -108,6 +117,7 @@ final class H2Connection {
         if result == 1 {
             handshakeDone = true
             handshakeWantsWrite = false
+            lastActivity = monotonicNanoseconds()
             startSession()
             return true
         }
@@ -286,13 +296,38 @@ final class H2Connection {
         shared.stats.connectionEvent(id, closed: true)
     }
 
-    // MARK: Guards
+    // MARK: Timeouts and guards
 
-    /// Called by the loop a few times a second: connections told to go that did not.
+    /// Called by the loop a few times a second: the handshake and idle timeouts, and connections told to go that
+    /// did not.
     func tick(now: UInt64) {
-        guard !closed, let dropAt, now >= dropAt else { return }
-        close()
+        guard !closed else { return }
+        if let dropAt, now >= dropAt {
+            close()
+            return
+        }
+        if !handshakeDone {
+            if now &- acceptedAt >= shared.handshakeTimeout { close() }
+            return
+        }
+        if activity != activitySeen {
+            activitySeen = activity
+            lastActivity = now
+        }
+        guard !draining, dropAt == nil, shared.idleTimeout > 0, delayedAnswers == 0,
+              now &- lastActivity >= shared.idleTimeout else { return }
+        // As APNs does with a connection that carries nothing: GOAWAY, then close once it is written (or soon).
+        let debug = Array(#"{"reason":"IdleTimeout"}"#.utf8)
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+                              NGHTTP2_NO_ERROR.rawValue, debug, debug.count)
+        shared.stats.connectionEvent(id, goaway: true)
+        closeWhenFlushed = true
+        dropAt = now + Self.goodbyeNanoseconds
+        service()
     }
+
+    /// A request frame (HEADERS or DATA) arrived: the connection is not idle.
+    func requestActivity() { activity &+= 1 }
 
     /// The client reset a stream the simulator still held. Past the allowance the connection is told to calm down
     /// and closed: opening streams and resetting them at once is the rapid-reset attack (CVE-2023-44487).
@@ -392,8 +427,11 @@ final class H2Connection {
         if let reason { state.responseBody = ErrorResponse(status: status, reason: reason, timestamp: timestamp).jsonBody }
         let apnsID = check.apnsID
         if delay > 0 {
+            delayedAnswers += 1
             loop.schedule(afterMilliseconds: delay) { [weak self] in
-                guard let self, !self.closed, nghttp2_session_find_stream(self.session, streamID) != nil else { return }
+                guard let self, !self.closed else { return }
+                self.delayedAnswers -= 1
+                guard nghttp2_session_find_stream(self.session, streamID) != nil else { return }
                 self.respond(streamID: streamID, state: state, status: status, apnsID: apnsID, contentType: reason != nil)
                 self.service()
             }
@@ -403,6 +441,7 @@ final class H2Connection {
     }
 
     private func respond(streamID: Int32, state: StreamState, status: Int, apnsID: [UInt8]?, contentType: Bool) {
+        activity &+= 1
         var headers = [nghttp2_nv](repeating: nghttp2_nv(), count: 3)
         var count = 0
         func add(_ name: ByteString, _ value: UnsafeBufferPointer<UInt8>) {

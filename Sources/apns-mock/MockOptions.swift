@@ -15,6 +15,8 @@ struct MockOptions {
     var threads = 1
     var tokenUpdateInterval: TimeInterval = 20 * 60
     var tracksTokens = true
+    var handshakeTimeout: TimeInterval = 10
+    var idleTimeout: TimeInterval = 300
 
     static let usage = """
     USAGE: apns-mock --key-file KEY.p8 --key-id KEYID --team-id TEAMID [options]
@@ -34,6 +36,9 @@ struct MockOptions {
       --threads N                 Event-loop threads (default 1).
       --token-update-interval S   Seconds a connection must keep a token before switching (default 1200).
       --no-token-stats            Do not count statuses per device token (for million-token benchmarks).
+      --handshake-timeout S       Seconds a connection has to complete its TLS handshake (default 10).
+      --idle-timeout S            Seconds without a request after which a connection is sent GOAWAY
+                                  {"reason":"IdleTimeout"} and closed (default 300; 0 = never).
       -h, --help                  Show this help.
 
     EXAMPLE:
@@ -80,6 +85,18 @@ struct MockOptions {
                     throw UsageError(message: "--token-update-interval expects seconds ≥ 0, got '\(text)'")
                 }
                 options.tokenUpdateInterval = seconds
+            case "--handshake-timeout":
+                let text = try value(argument)
+                guard let seconds = TimeInterval(text), seconds > 0, seconds <= 86_400 else {
+                    throw UsageError(message: "--handshake-timeout expects seconds > 0 (at most 86400), got '\(text)'")
+                }
+                options.handshakeTimeout = seconds
+            case "--idle-timeout":
+                let text = try value(argument)
+                guard let seconds = TimeInterval(text), seconds >= 0, seconds <= 31_536_000 else {
+                    throw UsageError(message: "--idle-timeout expects seconds ≥ 0 (0 = never), got '\(text)'")
+                }
+                options.idleTimeout = seconds
             case "--no-token-stats": options.tracksTokens = false
             default: throw UsageError(message: "unknown option '\(argument)'")
             }

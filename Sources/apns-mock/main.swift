@@ -37,7 +37,8 @@ do {
     server = try MockServer(configuration: MockConfiguration(
         host: options.host, port: options.port, identity: identity,
         verifier: JWTVerifier(key: key, credential: credential), scenario: scenario,
-        tokenUpdateInterval: options.tokenUpdateInterval, threads: options.threads, tracksTokens: options.tracksTokens))
+        tokenUpdateInterval: options.tokenUpdateInterval, threads: options.threads, tracksTokens: options.tracksTokens,
+        handshakeTimeout: options.handshakeTimeout, idleTimeout: options.idleTimeout))
 } catch {
     fail("\(error)")
 }

@@ -1,6 +1,9 @@
 import APNsMock
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `apns-mock` command line tool, run as a separate process.
 @Suite("apns-mock executable")
@@ -125,6 +128,18 @@ struct ApnsMockExecutableTests {
         #expect(stats.connections.filter { $0.requests > 0 }.count == 1)
     }
 
+    @Test("--help names the timeouts")
+    func help() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let result = try ProcessRunner.run(binary, ["--help"], in: directory)
+        #expect(result.status == 0)
+        for flag in ["--handshake-timeout S", "--idle-timeout S"] {
+            #expect(result.stdout.contains(flag), "\(flag)")
+        }
+    }
+
     @Test("a scenario file given with --scenario is applied")
     func scenarioFile() throws {
         let binary = try requireBinary()
@@ -152,6 +167,9 @@ struct ApnsMockExecutableTests {
         ["--listen", "nonsense", "--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
         ["--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
         ["--key-file", "k", "--key-id"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--handshake-timeout", "0"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "-1"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "soon"],
     ])
     func badUsage(arguments: [String]) throws {
         let binary = try requireBinary()

@@ -5,10 +5,73 @@ import Testing
 import Glibc
 #endif
 
-/// The simulator's limits, one at a time, in process: header sizes, resets, the stats endpoint.
+/// The simulator's limits, one at a time, in process: timeouts, header sizes, resets, the stats endpoint.
 @Suite("Mock: limits")
 struct MockLimitsTests {
     static let token = Fixture.token("1e")
+
+    // MARK: Timeouts
+
+    @Test("a connection that never starts TLS is dropped after the handshake timeout")
+    func handshakeTimeout() throws {
+        let mock = try MockHarness(handshakeTimeout: 0.5)
+        defer { mock.stop() }
+        let fd = try RawH2.tcp(port: mock.port)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let started = Date()
+        var byte: UInt8 = 0
+        let n = read(fd, &byte, 1)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(n == 0, "expected EOF, got \(n) (errno \(errno))")
+        #expect(seconds >= 0.4 && seconds < 5, "\(seconds) s")
+        // A client that does its handshake is not affected.
+        #expect(try mock.send(try mock.push(Self.token)).status == 200)
+    }
+
+    @Test("a connection that carries no request is sent GOAWAY IdleTimeout after the idle timeout, then closed")
+    func idleTimeout() throws {
+        let mock = try MockHarness(idleTimeout: 1)
+        defer { mock.stop() }
+        let connection = try RawH2(port: mock.port)
+        let started = Date()
+        let goaway = connection.frame(timeout: 10) { $0.type == H2Frame.goaway }
+        let seconds = Date().timeIntervalSince(started)
+        let frame = try #require(goaway, "no GOAWAY")
+        #expect(frame.errorCode == H2Frame.noError)
+        #expect(String(decoding: frame.payload.dropFirst(8), as: UTF8.self) == #"{"reason":"IdleTimeout"}"#)
+        #expect(seconds >= 0.9 && seconds < 5, "\(seconds) s")
+        #expect(connection.framesUntilClosed(timeout: 5) != nil, "the connection stayed open")
+        #expect(try mock.stats().connections.first?.goawaySent == true)
+    }
+
+    @Test("a request that never finishes does not keep a connection from idling out")
+    func idleWithHalfOpenStream() throws {
+        let mock = try MockHarness(idleTimeout: 1)
+        defer { mock.stop() }
+        let connection = try RawH2(port: mock.port)
+        let block = connection.encoder.block(RawH2.push(token: Self.token, authorization: mock.authorization))
+        try connection.send(H2Frame.headers(stream: 1, block: block, endStream: false))
+        #expect(connection.frame(timeout: 10) { $0.type == H2Frame.goaway } != nil)
+        #expect(connection.framesUntilClosed(timeout: 5) != nil, "the connection stayed open")
+    }
+
+    @Test("a connection sending a request every 0.3 s outlives a 1 s idle timeout")
+    func busyConnectionStays() throws {
+        let mock = try MockHarness(idleTimeout: 1)
+        defer { mock.stop() }
+        let connection = try RawH2(port: mock.port)
+        var stream: UInt32 = 1
+        for _ in 0..<8 {
+            try connection.send(connection.pushFrames(stream: stream, token: Self.token, authorization: mock.authorization))
+            let answer = connection.frame(timeout: 5) { $0.type == H2Frame.headers || $0.type == H2Frame.goaway }
+            #expect(answer?.isStatus200 == true)
+            stream += 2
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        #expect(!connection.closed)
+    }
 
     // MARK: Authorization
 
