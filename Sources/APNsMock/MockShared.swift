@@ -21,6 +21,7 @@ final class MockShared: Sendable {
         handshakeTimeout = UInt64(max(0.001, configuration.handshakeTimeout) * 1e9)
         idleTimeout = UInt64(max(0, configuration.idleTimeout) * 1e9)
         scenario = ScenarioBook(configuration.scenario)
-        stats = StatsBook(tracksTokens: configuration.tracksTokens)
+        stats = StatsBook(tracksTokens: configuration.tracksTokens || configuration.statsTokens,
+                          listsTokens: configuration.statsTokens)
     }
 }

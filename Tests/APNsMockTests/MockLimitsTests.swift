@@ -5,7 +5,8 @@ import Testing
 import Glibc
 #endif
 
-/// The simulator's limits, one at a time, in process: timeouts, header sizes, resets, the stats endpoint.
+/// The simulator's limits, one at a time, in process: timeouts, header sizes, resets, what the stats reveal,
+/// where it listens.
 @Suite("Mock: limits")
 struct MockLimitsTests {
     static let token = Fixture.token("1e")
@@ -138,6 +139,34 @@ struct MockLimitsTests {
 
     // MARK: Statistics
 
+    @Test("GET /_mock/stats lists no device token unless statsTokens is on; the totals stay")
+    func statsTokensOff() throws {
+        let mock = try MockHarness(statsTokens: false)
+        defer { mock.stop() }
+        let responses = try mock.send([try mock.push(Self.token), try mock.push(Self.token)])
+        #expect(responses.map(\.status) == [200, 200])
+        let response = try mock.send(CurlRequest(method: "GET", path: "/_mock/stats"))
+        let json = try #require(response.json)
+        #expect(json["tokens"] == nil)
+        #expect(!response.bodyText.contains(Self.token))
+        let stats = try mock.stats()
+        #expect(stats.tokens.isEmpty && stats.listedTokens == nil)
+        #expect(stats.totals.tokensAcceptedTwice == 1)
+        #expect(stats.totals.requests == 2)
+        #expect(mock.server.stats().tokens.isEmpty)
+        #expect(mock.server.stats().totals.tokensAcceptedTwice == 1)
+    }
+
+    @Test("with statsTokens the per-token counts are listed")
+    func statsTokensOn() throws {
+        let mock = try MockHarness(statsTokens: true)
+        defer { mock.stop() }
+        _ = try mock.send(try mock.push(Self.token))
+        let response = try mock.send(CurlRequest(method: "GET", path: "/_mock/stats"))
+        #expect((response.json?["tokens"] as? [String: Any])?[Self.token] != nil)
+        #expect(try mock.stats().count(token: Self.token, status: 200) == 1)
+    }
+
     @Test("a second GET /_mock/stats on a connection while one is being answered: 429")
     func oneStatsAtATime() throws {
         let mock = try MockHarness()
@@ -152,5 +181,26 @@ struct MockLimitsTests {
             statuses[frame.stream] = frame.isStatus200
         }
         #expect(statuses == [1: true, 3: false])
+    }
+
+    // MARK: Where it listens
+
+    /// The local IPv4 addresses (hex, as /proc/net/tcp writes them) with a socket listening on `port`.
+    private func listeningAddresses(port: Int) throws -> [String] {
+        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        return table.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 3, fields[3] == "0A" else { return nil }
+            let local = fields[1].split(separator: ":")
+            guard local.count == 2, Int(local[1], radix: 16) == port else { return nil }
+            return String(local[0])
+        }
+    }
+
+    @Test("the default configuration listens on loopback only")
+    func loopbackByDefault() throws {
+        let mock = try MockHarness()
+        defer { mock.stop() }
+        #expect(try listeningAddresses(port: mock.port) == ["0100007F"]) // 127.0.0.1
     }
 }
