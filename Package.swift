@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "ProviderAuth", "APNs"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "APNs"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).

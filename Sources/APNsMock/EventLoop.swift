@@ -6,13 +6,24 @@ import Glibc
 
 /// One poll(2) thread: accepts on its own SO_REUSEPORT listener and drives its connections and timers.
 /// poll rather than epoll: Glibc's Swift overlay does not export epoll, and a simulator holds few connections.
+///
+/// When accept fails for want of file descriptors (EMFILE, ENFILE) or memory, the listener is left out of the poll
+/// set for `acceptPauseNanoseconds`, as nghttpx does: a listener the kernel keeps reporting readable would otherwise
+/// spin the loop at full CPU while the connections already open wait.
 final class EventLoop: @unchecked Sendable {
+    static let acceptPauseNanoseconds: UInt64 = 250_000_000
+    /// How often connections check their timeouts.
+    static let tickNanoseconds: UInt64 = 100_000_000
+
     private let listener: Int32
     private let wakeupRead: Int32
     private let wakeupWrite: Int32
-    private var wantsWrite: Set<Int32> = []
+    private var acceptPausedUntil: UInt64 = 0
+    private var nextTick: UInt64 = 0
     private let shared: MockShared
     private var connections: [Int32: H2Connection] = [:]
+    /// Connections that stopped reading for other connections' sake with input left inside OpenSSL.
+    private var again: [H2Connection] = []
     private var timers: [(deadline: UInt64, action: () -> Void)] = []
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -47,14 +58,20 @@ final class EventLoop: @unchecked Sendable {
         var fds: [pollfd] = []
         while !stopping.load(ordering: .acquiring) {
             fds.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             fds.append(pollfd(fd: wakeupRead, events: Int16(POLLIN), revents: 0))
-            for fd in connections.keys {
-                let events = Int16(POLLIN) | (wantsWrite.contains(fd) ? Int16(POLLOUT) : 0)
+            if monotonicNanoseconds() >= acceptPausedUntil {
+                fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            }
+            for (fd, connection) in connections {
+                // No POLLIN while a connection's answers back up: it reads again once the client takes them.
+                let events = (connection.wantsRead ? Int16(POLLIN) : 0) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
                 fds.append(pollfd(fd: fd, events: events, revents: 0))
             }
-            let n = poll(&fds, nfds_t(fds.count), nextTimeout())
+            let n = poll(&fds, nfds_t(fds.count), again.isEmpty ? nextTimeout() : 0)
             if n < 0 && errno != EINTR { break }
+            let turn = again
+            again.removeAll()
+            for connection in turn where !connection.closed { connection.readable() }
             if n > 0 {
                 for entry in fds where entry.revents != 0 {
                     if entry.fd == listener {
@@ -74,8 +91,14 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             runTimers()
+            let now = monotonicNanoseconds()
+            if now >= nextTick {
+                nextTick = now + Self.tickNanoseconds
+                for connection in Array(connections.values) { connection.tick(now: now) }
+            }
         }
         for connection in Array(connections.values) { connection.close() }
+        again.removeAll()
         Glibc.close(listener)
         Glibc.close(wakeupRead)
         Glibc.close(wakeupWrite)
@@ -85,7 +108,15 @@ final class EventLoop: @unchecked Sendable {
     private func acceptAll() {
         while true {
             let fd = accept(listener, nil, nil)
-            if fd < 0 { return }
+            if fd < 0 {
+                switch errno {
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    acceptPausedUntil = monotonicNanoseconds() + Self.acceptPauseNanoseconds
+                default:
+                    break // EAGAIN: nothing more waiting; ECONNABORTED and the like: that one is gone
+                }
+                return
+            }
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             var one: Int32 = 1
@@ -98,14 +129,12 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    func updateInterest(fd: Int32, writable: Bool) {
-        if writable { wantsWrite.insert(fd) } else { wantsWrite.remove(fd) }
-    }
+    /// Services `connection` in the next turn even if poll reports nothing for it.
+    func again(_ connection: H2Connection) { again.append(connection) }
 
     func remove(connection: H2Connection) {
         Glibc.close(connection.fd)
         connections[connection.fd] = nil
-        wantsWrite.remove(connection.fd)
     }
 
     /// Runs `action` on this loop after `milliseconds`.
@@ -114,8 +143,11 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func nextTimeout() -> Int32 {
-        guard let soonest = timers.map(\.deadline).min() else { return 1000 }
+        var soonest = timers.map(\.deadline).min() ?? UInt64.max
+        if !connections.isEmpty { soonest = min(soonest, nextTick) }
         let now = monotonicNanoseconds()
+        if acceptPausedUntil > now { soonest = min(soonest, acceptPausedUntil) }
+        if soonest == UInt64.max { return 1000 }
         return soonest <= now ? 0 : Int32(min(1000, (soonest - now) / 1_000_000 + 1))
     }
 

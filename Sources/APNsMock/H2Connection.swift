@@ -8,7 +8,27 @@ import Glibc
 
 /// One client connection: TLS on a non-blocking socket, an nghttp2 server session, and APNs's answers.
 /// Lives on one event loop thread only.
+///
+/// What one client can make it hold is bounded: its streams (SETTINGS_MAX_CONCURRENT_STREAMS, enforced by nghttp2)
+/// and what each keeps (`RequestCheck`), the token verdicts (`ConnectionAuth`), and the answers waiting for the
+/// socket (`outputLimit`: past it the connection stops reading until the client takes them). It is dropped when
+/// its TLS handshake takes longer than the handshake timeout, sent GOAWAY when it carries no request for the idle
+/// timeout, and sent GOAWAY(ENHANCE_YOUR_CALM) when it resets too many streams before they complete.
 final class H2Connection {
+    /// Answers waiting for the socket, at most: past this the connection stops reading and stops asking nghttp2
+    /// for more, until EPOLLOUT (POLLOUT) lets it write. 256 KiB is a few thousand answers, far more than a
+    /// client that reads ever leaves behind.
+    static let outputLimit = 256 * 1024
+    /// Reading resumes once the waiting answers are below this.
+    static let outputResume = 64 * 1024
+    /// Bytes read, or answers made, by one connection in one turn of the loop before the others get theirs.
+    static let turnBytes = 64 * 1024
+    /// Streams a client may reset before they complete: a burst, then a rate per second (nghttp2's own defaults).
+    static let earlyResetBurst = 1000.0
+    static let earlyResetsPerSecond = 33.0
+    /// How long a connection that was told to go (GOAWAY) may take to take its last frames before it is dropped.
+    static let goodbyeNanoseconds: UInt64 = 2_000_000_000
+
     let id: Int
     let fd: Int32
     private let ssl: OpaquePointer
@@ -16,9 +36,13 @@ final class H2Connection {
     private let shared: MockShared
     private unowned let loop: EventLoop
     private var handshakeDone = false
+    private var handshakeWantsWrite = false
+    private var readWantsWrite = false
     private var output: [UInt8] = []
     private var outputOffset = 0
-    private var wantsWritable = false
+    private var outputBlocked = false
+    /// Reading is paused while the answers already made wait for the socket.
+    private var readPaused = false
     private(set) var closed = false
     private var closeWhenFlushed = false
     private var draining = false
@@ -30,12 +54,22 @@ final class H2Connection {
     private var authorizedOnce = false
     private var random = FastRandom()
     private let apnsIDScratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 36)
+    private let acceptedAt: UInt64
+    /// Request frames received and answers sent; `tick` turns a change into `lastActivity` (no clock read per frame).
+    private var activity = 0
+    private var activitySeen = 0
+    private var lastActivity: UInt64
+    /// Set once the connection was told to go: dropped at this time if it has not gone by then.
+    private var dropAt: UInt64?
+    private var delayedAnswers = 0
+    private var statsInFlight = 0
+    private var resetAllowance = H2Connection.earlyResetBurst
+    private var resetAllowanceAt: UInt64
     /// The state of each open request stream, by stream id. nghttp2 keeps only an unretained pointer to it (stream
     /// user data): nghttp2_session_del frees open streams without calling on_stream_close, so a connection that
-    /// goes away mid-request (abrupt close, GOAWAY, stop) must own what its streams point at.
+    /// goes away mid-request (abrupt close, GOAWAY, stop, a client that never finishes its requests) must own what
+    /// its streams point at.
     var streams: [Int32: StreamState] = [:]
-    /// The authorization header of the previous request, so the next identical one costs a memcmp.
-    var lastAuthorization: [UInt8]? { auth.lastAuthorization }
 
     init(fd: Int32, shared: MockShared, loop: EventLoop) throws {
         guard let ssl = SSL_new(shared.tls.context) else { throw MockError.tls("SSL_new failed") }
@@ -47,42 +81,35 @@ final class H2Connection {
         self.id = id
         auth = ConnectionAuth(verifier: shared.verifier, updateInterval: shared.tokenUpdateInterval)
         faulty = shared.scenario.scenario.connection.faultyConnections.map { id <= $0 } ?? true
+        acceptedAt = monotonicNanoseconds()
+        lastActivity = acceptedAt
+        resetAllowanceAt = acceptedAt
         SSL_set_fd(ssl, fd)
         SSL_set_accept_state(ssl)
     }
 
     deinit {
+        // No callbacks run here: the streams' state goes with `streams`.
         if let session { nghttp2_session_del(session) }
         SSL_free(ssl)
         apnsIDScratch.deallocate()
     }
+
+    /// What the event loop should wait for on this socket.
+    var wantsRead: Bool { !handshakeDone || draining || !readPaused }
+    var wantsWrite: Bool { handshakeDone ? (outputBlocked || readWantsWrite) && !draining : handshakeWantsWrite }
 
     // MARK: I/O
 
     func readable() {
         if draining { drain(); return }
         if !handshakeDone && !handshake() { return }
-        loop.readBuffer.withUnsafeMutableBytes { buffer in
-            while !closed {
-                // OpenSSL's error queue is per thread and shared by this loop's connections: an error left by one
-                // (a peer killed mid-stream) makes SSL_get_error call another's WANT_READ fatal, closing it.
-                ERR_clear_error()
-                let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
-                if n <= 0 {
-                    let error = SSL_get_error(ssl, n)
-                    if error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE { close() }
-                    break
-                }
-                let consumed = nghttp2_session_mem_recv(session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int(n))
-                if consumed < 0 { close(); break }
-            }
-        }
-        flush()
+        service()
     }
 
     func writable() {
         if !handshakeDone { _ = handshake(); return }
-        flush()
+        service()
     }
 
     private func handshake() -> Bool {
@@ -90,12 +117,14 @@ final class H2Connection {
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             handshakeDone = true
+            handshakeWantsWrite = false
+            lastActivity = monotonicNanoseconds()
             startSession()
             return true
         }
         let error = SSL_get_error(ssl, result)
         if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE {
-            setWritableInterest(error == SSL_ERROR_WANT_WRITE)
+            handshakeWantsWrite = error == SSL_ERROR_WANT_WRITE
         } else {
             ERR_clear_error()
             close()
@@ -104,16 +133,9 @@ final class H2Connection {
     }
 
     private func startSession() {
-        // libcurl 7.88 ends every finished stream with RST_STREAM(STREAM_CLOSED); nghttp2's rapid-reset guard
-        // (1000 resets, then 33/s) would answer with GOAWAY(INTERNAL_ERROR) after ~1000 requests. APNs does not.
-        var option: OpaquePointer?
-        nghttp2_option_new(&option)
-        nghttp2_option_set_stream_reset_rate_limit(option, 1 << 40, 1 << 30)
-        nghttp2_session_server_new2(&session, h2Callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
-        nghttp2_option_del(option)
+        nghttp2_session_server_new2(&session, h2Callbacks, Unmanaged.passUnretained(self).toOpaque(), h2Options)
         let streams = shared.scenario.scenario.connection.singleStreamUntilAuthorized == true ? 1 : shared.maxConcurrentStreams
         submitSettings(maxStreams: streams)
-        flush()
     }
 
     private func submitSettings(maxStreams: Int) {
@@ -124,26 +146,101 @@ final class H2Connection {
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
 
-    /// Moves nghttp2's pending frames into the socket, as far as it takes them.
-    func flush() {
-        guard !closed, !draining, let session else { return }
-        while nghttp2_session_want_write(session) != 0 {
-            var data: UnsafePointer<UInt8>?
-            let n = nghttp2_session_mem_send(session, &data)
-            if n < 0 { close(); return }
-            if n == 0 { break }
-            output.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
-            if output.count - outputOffset >= 1 << 16 && !writeOutput() { return }
-        }
-        guard writeOutput() else { return }
-        if output.count == outputOffset {
-            if closeWhenFlushed || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0) {
-                closeGracefully()
+    private var pendingOutput: Int { output.count - outputOffset }
+
+    /// Reads requests, answers them and writes the answers, as far as the socket allows either way: reading stops
+    /// while `outputLimit` bytes of answers wait, and resumes below `outputResume`.
+    func service() {
+        guard handshakeDone, session != nil else { return }
+        var readThisTurn = false
+        while !closed && !draining {
+            if !readPaused && !readThisTurn {
+                readRecords()
+                readThisTurn = true
             }
+            guard !closed, !draining else { return }
+            flushOutput()
+            guard !closed, !draining else { return }
+            if readPaused && pendingOutput < Self.outputResume {
+                readPaused = false
+                // Input that waited meanwhile may sit in OpenSSL's buffer, which poll cannot see: read it now, or
+                // (this connection had its turn) in the next one.
+                if readThisTurn { loop.again(self) } else { continue }
+            }
+            break
+        }
+        guard !closed, !draining, let session, pendingOutput == 0 else { return }
+        if closeWhenFlushed || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0) {
+            closeGracefully()
         }
     }
 
-    // Returns false when the connection closed.
+    /// TLS records into nghttp2, one at a time (each at most 16 KB), until the socket is empty, answers back up, or
+    /// this turn's share is used (`turnBytes` read or answered: other connections on the loop get theirs; poll
+    /// reports the rest at once).
+    private func readRecords() {
+        readWantsWrite = false
+        let outputAtStart = pendingOutput
+        var readThisTurn = 0
+        loop.readBuffer.withUnsafeMutableBytes { buffer in
+            while !closed && !draining && readThisTurn < Self.turnBytes && pendingOutput - outputAtStart < Self.turnBytes {
+                // OpenSSL's error queue is per thread and shared by this loop's connections: an error left by one
+                // (a peer killed mid-stream) would make SSL_get_error call another's WANT_READ fatal, closing it.
+                ERR_clear_error()
+                let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+                if n <= 0 {
+                    let error = SSL_get_error(ssl, n)
+                    if error == SSL_ERROR_WANT_WRITE {
+                        readWantsWrite = true
+                    } else if error != SSL_ERROR_WANT_READ {
+                        ERR_clear_error()
+                        close()
+                    }
+                    return
+                }
+                readThisTurn += Int(n)
+                let consumed = nghttp2_session_mem_recv(session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int(n))
+                if consumed < 0 { close(); return }
+                generate()
+                if pendingOutput >= 1 << 16 { _ = writeOutput() }
+                if closed { return }
+                if pendingOutput >= Self.outputLimit {
+                    readPaused = true
+                    return
+                }
+            }
+        }
+        // Out of turn with input already inside OpenSSL, where poll cannot see it: come back next turn.
+        if !closed && !draining && !readPaused && SSL_has_pending(ssl) == 1 { loop.again(self) }
+    }
+
+    /// Moves nghttp2's pending frames into the output buffer, up to `outputLimit`; the rest waits in nghttp2.
+    private func generate() {
+        guard !closed, let session else { return }
+        while pendingOutput < Self.outputLimit && nghttp2_session_want_write(session) != 0 {
+            var data: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &data)
+            if n < 0 { close(); return }
+            if n == 0 { return }
+            if outputOffset > 0 && outputOffset == output.count {
+                output.removeAll(keepingCapacity: true)
+                outputOffset = 0
+            }
+            output.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
+        }
+    }
+
+    /// Generates and writes until nghttp2 has nothing more or the socket takes no more.
+    private func flushOutput() {
+        while !closed {
+            generate()
+            guard pendingOutput > 0, !closed else { return }
+            guard writeOutput() else { return }
+        }
+    }
+
+    /// Writes the output buffer; returns true when all of it went out, false when the socket is full (the loop
+    /// then waits for it to be writable) or the connection closed.
     private func writeOutput() -> Bool {
         while outputOffset < output.count {
             ERR_clear_error()
@@ -153,9 +250,15 @@ final class H2Connection {
             if n <= 0 {
                 let error = SSL_get_error(ssl, n)
                 if error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ {
-                    setWritableInterest(true)
-                    return true
+                    outputBlocked = true
+                    // Keep the buffer from creeping: drop what went out once it is most of it.
+                    if outputOffset > output.count / 2 {
+                        output.removeFirst(outputOffset)
+                        outputOffset = 0
+                    }
+                    return false
                 }
+                ERR_clear_error()
                 close()
                 return false
             }
@@ -163,14 +266,8 @@ final class H2Connection {
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
-        setWritableInterest(false)
+        outputBlocked = false
         return true
-    }
-
-    private func setWritableInterest(_ wanted: Bool) {
-        guard wanted != wantsWritable else { return }
-        wantsWritable = wanted
-        loop.updateInterest(fd: fd, writable: wanted)
     }
 
     /// Ends the connection after the last answer: close_notify, FIN, then read and discard until the peer
@@ -181,8 +278,7 @@ final class H2Connection {
         draining = true
         _ = SSL_shutdown(ssl)
         Glibc.shutdown(fd, Int32(SHUT_WR))
-        setWritableInterest(false)
-        loop.schedule(afterMilliseconds: 2000) { [weak self] in self?.close() }
+        dropAt = monotonicNanoseconds() + Self.goodbyeNanoseconds
         drain()
     }
 
@@ -205,14 +301,79 @@ final class H2Connection {
         shared.stats.connectionEvent(id, closed: true)
     }
 
+    // MARK: Timeouts and guards
+
+    /// Called by the loop a few times a second: the handshake and idle timeouts, and connections told to go that
+    /// did not.
+    func tick(now: UInt64) {
+        guard !closed else { return }
+        if let dropAt, now >= dropAt {
+            close()
+            return
+        }
+        if !handshakeDone {
+            if now &- acceptedAt >= shared.handshakeTimeout { close() }
+            return
+        }
+        if activity != activitySeen {
+            activitySeen = activity
+            lastActivity = now
+        }
+        guard !draining, dropAt == nil, shared.idleTimeout > 0, delayedAnswers == 0,
+              now &- lastActivity >= shared.idleTimeout else { return }
+        // As APNs does with a connection that carries nothing: GOAWAY, then close once it is written (or soon).
+        let debug = Array(#"{"reason":"IdleTimeout"}"#.utf8)
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+                              NGHTTP2_NO_ERROR.rawValue, debug, debug.count)
+        shared.stats.connectionEvent(id, goaway: true)
+        closeWhenFlushed = true
+        dropAt = now + Self.goodbyeNanoseconds
+        service()
+    }
+
+    /// A request frame (HEADERS or DATA) arrived: the connection is not idle.
+    func requestActivity() { activity &+= 1 }
+
+    /// The client reset a stream the simulator still held. Past the allowance the connection is told to calm down
+    /// and closed: opening streams and resetting them at once is the rapid-reset attack (CVE-2023-44487).
+    func streamResetEarly() {
+        let now = monotonicNanoseconds()
+        resetAllowance = min(Self.earlyResetBurst, resetAllowance + Double(now &- resetAllowanceAt) / 1e9 * Self.earlyResetsPerSecond)
+        resetAllowanceAt = now
+        resetAllowance -= 1
+        guard resetAllowance < 0, dropAt == nil else { return }
+        nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        shared.stats.connectionEvent(id, goaway: true)
+        closeWhenFlushed = true
+        dropAt = now + Self.goodbyeNanoseconds
+    }
+
+    func streamClosed(_ streamID: Int32) {
+        if let state = streams.removeValue(forKey: streamID), state.isStatsRequest { statsInFlight -= 1 }
+    }
+
+    /// The connection's verdict on an authorization header, as it arrives.
+    func judgeAuthorization(_ header: UnsafeBufferPointer<UInt8>) -> PresentedAuthorization {
+        auth.judge(header) { Date().timeIntervalSince1970 }
+    }
+
     // MARK: Requests
 
     func requestComplete(streamID: Int32, state: StreamState) {
+        guard !closed else { return } // closed by an earlier request in the same read (closeAfter)
         if let goawayStream, streamID > goawayStream {
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
             return
         }
         if state.check.isStatsPath && state.check.sawMethod && !state.check.methodIsPost {
+            // The body is the whole statistics: one at a time per connection.
+            if statsInFlight > 0 {
+                state.responseBody = ErrorResponse(status: 429, reason: .tooManyRequests, timestamp: nil).jsonBody
+                respond(streamID: streamID, state: state, status: 429, apnsID: nil, contentType: true)
+                return
+            }
+            statsInFlight += 1
+            state.isStatsRequest = true
             state.responseBody = shared.stats.json()
             respond(streamID: streamID, state: state, status: 200, apnsID: nil, contentType: true)
             return
@@ -271,10 +432,13 @@ final class H2Connection {
         if let reason { state.responseBody = ErrorResponse(status: status, reason: reason, timestamp: timestamp).jsonBody }
         let apnsID = check.apnsID
         if delay > 0 {
+            delayedAnswers += 1
             loop.schedule(afterMilliseconds: delay) { [weak self] in
-                guard let self, !self.closed, nghttp2_session_find_stream(self.session, streamID) != nil else { return }
+                guard let self, !self.closed else { return }
+                self.delayedAnswers -= 1
+                guard nghttp2_session_find_stream(self.session, streamID) != nil else { return }
                 self.respond(streamID: streamID, state: state, status: status, apnsID: apnsID, contentType: reason != nil)
-                self.flush()
+                self.service()
             }
         } else {
             respond(streamID: streamID, state: state, status: status, apnsID: apnsID, contentType: reason != nil)
@@ -282,6 +446,7 @@ final class H2Connection {
     }
 
     private func respond(streamID: Int32, state: StreamState, status: Int, apnsID: [UInt8]?, contentType: Bool) {
+        activity &+= 1
         var headers = [nghttp2_nv](repeating: nghttp2_nv(), count: 3)
         var count = 0
         func add(_ name: ByteString, _ value: UnsafeBufferPointer<UInt8>) {

@@ -16,12 +16,22 @@ public struct MockConfiguration: Sendable {
     public var tokenUpdateInterval: TimeInterval
     /// Event-loop threads; connections are spread over them by the kernel (SO_REUSEPORT).
     public var threads: Int
-    /// Keep per-token status counts (costs memory for millions of tokens).
+    /// Keep per-token status counts (costs memory for millions of tokens); `tokensAcceptedTwice` needs them.
     public var tracksTokens: Bool
+    /// List the per-token counts in the statistics (`MockStats.tokens`, the `tokens` object of `/_mock/stats` and
+    /// `--stats-out`). Off by default: the stats endpoint needs no credentials, and device tokens are personal data.
+    /// Turns `tracksTokens` on.
+    public var statsTokens: Bool
+    /// Seconds a connection has to complete its TLS handshake before it is dropped.
+    public var handshakeTimeout: TimeInterval
+    /// Seconds a connection may carry no request (no HEADERS or DATA received, no answer sent) before it is sent
+    /// GOAWAY with `{"reason":"IdleTimeout"}` and closed; 0 = never.
+    public var idleTimeout: TimeInterval
 
     public init(host: String = "127.0.0.1", port: Int = 0, identity: TLSIdentity, verifier: JWTVerifier,
                 scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, threads: Int = 1,
-                tracksTokens: Bool = true) {
+                tracksTokens: Bool = true, statsTokens: Bool = false,
+                handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300) {
         self.host = host
         self.port = port
         self.identity = identity
@@ -30,5 +40,8 @@ public struct MockConfiguration: Sendable {
         self.tokenUpdateInterval = tokenUpdateInterval
         self.threads = threads
         self.tracksTokens = tracksTokens
+        self.statsTokens = statsTokens
+        self.handshakeTimeout = handshakeTimeout
+        self.idleTimeout = idleTimeout
     }
 }

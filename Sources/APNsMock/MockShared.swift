@@ -6,6 +6,10 @@ final class MockShared: Sendable {
     let verifier: JWTVerifier
     let tokenUpdateInterval: TimeInterval
     let maxConcurrentStreams: Int
+    /// Nanoseconds a connection has to complete its TLS handshake.
+    let handshakeTimeout: UInt64
+    /// Nanoseconds without a request after which a connection is sent GOAWAY; 0 = never.
+    let idleTimeout: UInt64
     let scenario: ScenarioBook
     let stats: StatsBook
 
@@ -14,7 +18,10 @@ final class MockShared: Sendable {
         verifier = configuration.verifier
         tokenUpdateInterval = configuration.tokenUpdateInterval
         maxConcurrentStreams = configuration.scenario.connection.maxConcurrentStreams ?? 1000
+        handshakeTimeout = UInt64(max(0.001, configuration.handshakeTimeout) * 1e9)
+        idleTimeout = UInt64(max(0, configuration.idleTimeout) * 1e9)
         scenario = ScenarioBook(configuration.scenario)
-        stats = StatsBook(tracksTokens: configuration.tracksTokens)
+        stats = StatsBook(tracksTokens: configuration.tracksTokens || configuration.statsTokens,
+                          listsTokens: configuration.statsTokens)
     }
 }

@@ -2,7 +2,15 @@ import APNs
 
 /// The APNs rules the simulator checks on one request, fed header by header as they arrive so that
 /// the hot path allocates nothing but the token string. The first problem found is kept.
+///
+/// What it keeps is bounded whatever the client sends: the authorization header as its verdict and digest, the
+/// tail of the topic, and examples cut to `exampleBytes`.
 struct RequestCheck {
+    /// Longest example kept for the validation-failure statistics.
+    static let exampleBytes = 80
+    /// Topic bytes kept: enough for the longest push-type suffix and a readable example.
+    static let topicBytes = 256
+
     var methodIsPost = false
     var sawMethod = false
     var pathProblem: Reason?
@@ -12,12 +20,13 @@ struct RequestCheck {
     var sawTopic = false
     var topicSuffixOK = true
     var pushType: PushType = .alert
-    var topicBytes: [UInt8] = []
+    /// The topic's last `topicBytes` bytes, and its full length.
+    var topicTail: [UInt8] = []
+    var topicLength = 0
     var priority = 10
     var apnsID: [UInt8]?
-    var authorization: [UInt8]?
-    /// The authorization the connection saw last; an identical header reuses its storage.
-    var knownAuthorization: [UInt8]?
+    /// The authorization header as judged when it arrived; nil when there was none.
+    var authorization: PresentedAuthorization?
     var bodyBytes = 0
     var isStatsPath = false
     private var seen: UInt16 = 0
@@ -25,10 +34,15 @@ struct RequestCheck {
     private static let pathPrefix = ByteString("/3/device/")
     private static let statsPath = ByteString("/_mock/stats")
 
-    /// Records one header field.
-    mutating func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    /// Records one header field; `judge` turns an authorization header into its verdict (the connection's cache).
+    mutating func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
+                         judge: (UnsafeBufferPointer<UInt8>) -> PresentedAuthorization) {
         guard let field = Field(name) else { return }
-        if seen & field.bit != 0 { fail(.duplicateHeaders, field.name) }
+        if seen & field.bit != 0 {
+            // The request fails as it is; a repeated value costs nothing more (no second verification).
+            fail(.duplicateHeaders, field.name)
+            return
+        }
         seen |= field.bit
         switch field {
         case .method:
@@ -37,20 +51,17 @@ struct RequestCheck {
         case .path:
             checkPath(value)
         case .authorization:
-            if let knownAuthorization, knownAuthorization.equals(value) {
-                authorization = knownAuthorization
-            } else {
-                authorization = Array(value)
-            }
+            authorization = judge(value)
         case .topic:
             sawTopic = true
-            topicBytes = Array(value)
+            topicTail = Array(value.suffix(Self.topicBytes))
+            topicLength = value.count
             if value.isEmpty { fail(.missingTopic, "empty apns-topic") }
         case .pushType:
             if let type = pushTypeNames.first(where: { $0.0.matches(value) })?.1 {
                 pushType = type
             } else {
-                fail(.invalidPushType, String(decoding: value, as: UTF8.self))
+                fail(.invalidPushType, example(value))
             }
         case .priority:
             if value.count == 2, value[0] == UInt8(ascii: "1"), value[1] == UInt8(ascii: "0") {
@@ -58,15 +69,15 @@ struct RequestCheck {
             } else if value.count == 1, value[0] == UInt8(ascii: "5") || value[0] == UInt8(ascii: "1") {
                 priority = Int(value[0] - UInt8(ascii: "0"))
             } else {
-                fail(.badPriority, String(decoding: value, as: UTF8.self))
+                fail(.badPriority, example(value))
             }
         case .expiration:
             if value.isEmpty || value.count > 19 || !value.allSatisfy({ (0x30...0x39).contains($0) }) {
-                fail(.badExpirationDate, String(decoding: value, as: UTF8.self))
+                fail(.badExpirationDate, example(value))
             }
         case .id:
             if isCanonicalUUID(value) { apnsID = Array(value) } else {
-                fail(.badMessageId, String(decoding: value.prefix(80), as: UTF8.self))
+                fail(.badMessageId, example(value))
             }
         case .collapseID:
             if value.count > CollapseID.maximumBytes { fail(.badCollapseId, "\(value.count) bytes") }
@@ -77,7 +88,7 @@ struct RequestCheck {
         if Self.statsPath.matches(value) { isStatsPath = true }
         guard Self.pathPrefix.isPrefix(of: value) else {
             pathProblem = .badPath
-            problemExample = String(decoding: value.prefix(80), as: UTF8.self)
+            problemExample = example(value)
             return
         }
         let tokenBytes = UnsafeBufferPointer(rebasing: value[Self.pathPrefix.count...])
@@ -87,13 +98,17 @@ struct RequestCheck {
         }
         guard tokenBytes.count % 2 == 0, tokenBytes.count <= DeviceToken.maximumHexLength, isHex(tokenBytes) else {
             pathProblem = .badDeviceToken
-            problemExample = String(decoding: tokenBytes.prefix(80), as: UTF8.self)
+            problemExample = example(tokenBytes)
             return
         }
         token = String(unsafeUninitializedCapacity: tokenBytes.count) { out in
             for i in 0..<tokenBytes.count { out[i] = tokenBytes[i] | (tokenBytes[i] >= 0x41 ? 0x20 : 0) }
             return tokenBytes.count
         }
+    }
+
+    private func example(_ value: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: value.prefix(Self.exampleBytes), as: UTF8.self)
     }
 
     private mutating func fail(_ reason: Reason, _ example: String) {
@@ -110,8 +125,9 @@ struct RequestCheck {
         }
         if let headerProblem { return (400, headerProblem) }
         if !sawTopic { return (400, .missingTopic) }
-        if let suffix = pushType.topicSuffix, !topicBytes.withUnsafeBufferPointer({ ByteString.suffix(suffix, of: $0) }) {
-            problemExample = "\(String(decoding: topicBytes, as: UTF8.self)) for push type \(pushType.rawValue)"
+        if let suffix = pushType.topicSuffix, !topicTail.withUnsafeBufferPointer({ ByteString.suffix(suffix, of: $0) }) {
+            let topic = String(decoding: topicTail.suffix(Self.exampleBytes), as: UTF8.self)
+            problemExample = "\(topicLength > Self.exampleBytes ? "…" : "")\(topic) for push type \(pushType.rawValue)"
             return (400, .badTopic)
         }
         if pushType == .background && priority != 5 {

@@ -2,17 +2,28 @@ import Foundation
 
 /// The simulator's shared ledger, written by every event loop and read by the stats endpoint.
 final class StatsBook: @unchecked Sendable {
+    /// Closed connections kept in the per-connection list (the oldest go first; totals count them all), so a
+    /// client that reconnects forever does not grow the ledger forever.
+    static let closedConnectionsKept = 10_000
+
     private let lock = NSLock()
     private var connections: [Int: MockStats.Connection] = [:]
+    private var closedOrder: [Int] = []
+    private var closedHead = 0
     private var nextConnectionID = 1
     private var statuses: [Int: Int] = [:]
     private var requests = 0
     private var derSignatures = 0
     private var tokens: [String: [Int: Int]] = [:]
+    private var acceptedTwice = 0
     private var failures: [String: MockStats.Failure] = [:]
     let tracksTokens: Bool
+    let listsTokens: Bool
 
-    init(tracksTokens: Bool) { self.tracksTokens = tracksTokens }
+    init(tracksTokens: Bool, listsTokens: Bool = false) {
+        self.tracksTokens = tracksTokens || listsTokens
+        self.listsTokens = listsTokens
+    }
 
     /// Registers a new connection and returns its id (1, 2, … in accept order).
     func openConnection() -> Int {
@@ -40,7 +51,12 @@ final class StatsBook: @unchecked Sendable {
             entry.statuses[String(status), default: 0] += 1
             connections[connection] = entry
         }
-        if tracksTokens, let token { tokens[token, default: [:]][status, default: 0] += 1 }
+        if tracksTokens, let token {
+            var counts = tokens.removeValue(forKey: token) ?? [:]
+            counts[status, default: 0] += 1
+            if status == 200 && counts[200] == 2 { acceptedTwice += 1 }
+            tokens[token] = counts
+        }
         if let failure {
             failures[failure.reason, default: MockStats.Failure(count: 0, example: failure.example)].count += 1
         }
@@ -49,26 +65,39 @@ final class StatsBook: @unchecked Sendable {
     func connectionEvent(_ id: Int, closed: Bool = false, goaway: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
-        if closed { connections[id]?.open = false }
         if goaway { connections[id]?.goawaySent = true }
+        if closed, connections[id]?.open == true {
+            connections[id]?.open = false
+            closedOrder.append(id)
+            if closedOrder.count - closedHead > Self.closedConnectionsKept {
+                connections[closedOrder[closedHead]] = nil
+                closedHead += 1
+                if closedHead > 4096 && closedHead * 2 > closedOrder.count {
+                    closedOrder.removeFirst(closedHead)
+                    closedHead = 0
+                }
+            }
+        }
     }
 
     func snapshot() -> MockStats {
         lock.lock()
         defer { lock.unlock() }
-        var tokenTable: [String: [String: Int]] = [:]
-        tokenTable.reserveCapacity(tokens.count)
-        var acceptedTwice = 0
-        for (token, counts) in tokens {
-            if (counts[200] ?? 0) > 1 { acceptedTwice += 1 }
-            tokenTable[token] = Dictionary(uniqueKeysWithValues: counts.map { (String($0.key), $0.value) })
+        var tokenTable: [String: [String: Int]]?
+        if listsTokens {
+            var table: [String: [String: Int]] = [:]
+            table.reserveCapacity(tokens.count)
+            for (token, counts) in tokens {
+                table[token] = Dictionary(uniqueKeysWithValues: counts.map { (String($0.key), $0.value) })
+            }
+            tokenTable = table
         }
         return MockStats(
-            totals: .init(requests: requests, connections: connections.count,
+            totals: .init(requests: requests, connections: nextConnectionID - 1,
                           statuses: Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
                           derSignatures: derSignatures, tokensAcceptedTwice: acceptedTwice),
             connections: connections.values.sorted { $0.id < $1.id },
-            tokens: tokenTable,
+            listedTokens: tokenTable,
             validationFailures: failures)
     }
 

@@ -15,6 +15,9 @@ struct MockOptions {
     var threads = 1
     var tokenUpdateInterval: TimeInterval = 20 * 60
     var tracksTokens = true
+    var statsTokens = false
+    var handshakeTimeout: TimeInterval = 10
+    var idleTimeout: TimeInterval = 300
 
     static let usage = """
     USAGE: apns-mock --key-file KEY.p8 --key-id KEYID --team-id TEAMID [options]
@@ -23,7 +26,8 @@ struct MockOptions {
     checks against your key, scripted per-token behaviours and connection faults, and statistics.
 
     OPTIONS:
-      --listen HOST:PORT          Address to serve on (default 127.0.0.1:2197; port 0 picks a free one).
+      --listen HOST:PORT          Address to serve on (default 127.0.0.1:2197, loopback only; port 0 picks a
+                                  free one). The simulator has no access control: keep it off shared networks.
       --ca-out PATH               Generate a throwaway CA and server certificate; write the CA PEM here.
       --cert FILE --key FILE      Serve this certificate chain and key instead of a throwaway one.
       --key-file KEY.p8           The team's signing key; provider tokens must verify against it.
@@ -31,9 +35,16 @@ struct MockOptions {
       --team-id TEAMID            The 10-character team id tokens must carry as "iss".
       --scenario FILE.json        Per-token behaviours and connection faults (see README).
       --stats-out FILE.json       Write the statistics here on exit (SIGINT/SIGTERM).
+      --stats-tokens              List the statuses per device token in the statistics (GET /_mock/stats and
+                                  --stats-out need no credentials, so device tokens are left out by default;
+                                  totals such as tokensAcceptedTwice are always there).
+      --no-token-stats            Do not count statuses per device token at all (for million-token
+                                  benchmarks; tokensAcceptedTwice is then 0).
       --threads N                 Event-loop threads (default 1).
       --token-update-interval S   Seconds a connection must keep a token before switching (default 1200).
-      --no-token-stats            Do not count statuses per device token (for million-token benchmarks).
+      --handshake-timeout S       Seconds a connection has to complete its TLS handshake (default 10).
+      --idle-timeout S            Seconds without a request after which a connection is sent GOAWAY
+                                  {"reason":"IdleTimeout"} and closed (default 300; 0 = never).
       -h, --help                  Show this help.
 
     EXAMPLE:
@@ -80,6 +91,19 @@ struct MockOptions {
                     throw UsageError(message: "--token-update-interval expects seconds ≥ 0, got '\(text)'")
                 }
                 options.tokenUpdateInterval = seconds
+            case "--handshake-timeout":
+                let text = try value(argument)
+                guard let seconds = TimeInterval(text), seconds > 0, seconds <= 86_400 else {
+                    throw UsageError(message: "--handshake-timeout expects seconds > 0 (at most 86400), got '\(text)'")
+                }
+                options.handshakeTimeout = seconds
+            case "--idle-timeout":
+                let text = try value(argument)
+                guard let seconds = TimeInterval(text), seconds >= 0, seconds <= 31_536_000 else {
+                    throw UsageError(message: "--idle-timeout expects seconds ≥ 0 (0 = never), got '\(text)'")
+                }
+                options.idleTimeout = seconds
+            case "--stats-tokens": options.statsTokens = true
             case "--no-token-stats": options.tracksTokens = false
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
@@ -87,6 +111,9 @@ struct MockOptions {
         guard options.keyFile != nil else { throw UsageError(message: "--key-file is required") }
         guard options.keyID != nil else { throw UsageError(message: "--key-id is required") }
         guard options.teamID != nil else { throw UsageError(message: "--team-id is required") }
+        if options.statsTokens && !options.tracksTokens {
+            throw UsageError(message: "--stats-tokens and --no-token-stats contradict each other")
+        }
         if (options.certFile == nil) != (options.certKeyFile == nil) {
             throw UsageError(message: "--cert and --key go together")
         }

@@ -37,12 +37,16 @@ do {
     server = try MockServer(configuration: MockConfiguration(
         host: options.host, port: options.port, identity: identity,
         verifier: JWTVerifier(key: key, credential: credential), scenario: scenario,
-        tokenUpdateInterval: options.tokenUpdateInterval, threads: options.threads, tracksTokens: options.tracksTokens))
+        tokenUpdateInterval: options.tokenUpdateInterval, threads: options.threads, tracksTokens: options.tracksTokens,
+        statsTokens: options.statsTokens, handshakeTimeout: options.handshakeTimeout, idleTimeout: options.idleTimeout))
 } catch {
     fail("\(error)")
 }
 
 let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+if !["127.0.0.1", "::1", "localhost"].contains(options.host) && !options.host.hasPrefix("127.") {
+    FileHandle.standardError.write(Data("apns-mock: warning: listening on \(host), not loopback: anyone who can reach it may use it, and GET /_mock/stats needs no credentials\n".utf8))
+}
 FileHandle.standardOutput.write(Data("apns-mock: listening on https://\(host):\(server.port)\(options.caOut.map { " (CA: \($0))" } ?? "")\n".utf8))
 
 func shutdown() -> Never {

@@ -1,6 +1,9 @@
 import APNsMock
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `apns-mock` command line tool, run as a separate process.
 @Suite("apns-mock executable")
@@ -101,7 +104,7 @@ struct ApnsMockExecutableTests {
         let statsPath = directory.path("stats.json")
         let mock = try Running(binary: binary, arguments: [
             "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
-            "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-out", statsPath,
+            "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-out", statsPath, "--stats-tokens",
         ], directory: directory)
         defer { mock.stop() }
         let port = try mock.waitForPort()
@@ -123,6 +126,87 @@ struct ApnsMockExecutableTests {
         #expect(stats.totals.statuses == ["200": 1])
         #expect(stats.count(token: token, status: 200) == 1)
         #expect(stats.connections.filter { $0.requests > 0 }.count == 1)
+    }
+
+    @Test("without --stats-tokens the stats written on exit list no device token, and the totals stay")
+    func statsWithoutTokens() throws {
+        let out = try TempDirectory("exe")
+        defer { out.remove() }
+        let mock = try MockProcess(["--stats-out", out.path("stats.json")])
+        defer { mock.stop() }
+        let token = Fixture.token("e3")
+        #expect(try mock.curl.send([CurlRequest.push(token: token, authorization: mock.authorization),
+                                    CurlRequest.push(token: token, authorization: mock.authorization)]).map(\.status) == [200, 200])
+        mock.running.process.terminate()
+        #expect(try mock.running.wait() == 0)
+        let data = try #require(FileManager.default.contents(atPath: out.path("stats.json")))
+        #expect(!String(decoding: data, as: UTF8.self).contains(token))
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(json["tokens"] == nil)
+        let stats = try JSONDecoder().decode(MockStats.self, from: data)
+        #expect(stats.totals.requests == 2)
+        #expect(stats.totals.tokensAcceptedTwice == 1)
+        #expect(stats.tokens.isEmpty)
+    }
+
+    @Test("--help names the limits and the stats flags")
+    func help() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let result = try ProcessRunner.run(binary, ["--help"], in: directory)
+        #expect(result.status == 0)
+        for flag in ["--handshake-timeout S", "--idle-timeout S", "--stats-tokens", "--no-token-stats", "127.0.0.1:2197"] {
+            #expect(result.stdout.contains(flag), "\(flag)")
+        }
+    }
+
+    @Test("without --listen it serves 127.0.0.1:2197, loopback only (when that port is free)")
+    func listensOnLoopbackByDefault() throws {
+        let binary = try requireBinary()
+        // Skip when something else holds the port on any address.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(2197).bigEndian)
+        address.sin_addr.s_addr = INADDR_ANY
+        let free = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+        close(probe)
+        guard free else { return }
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let mock = try Running(binary: binary, arguments: [
+            "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+        ], directory: directory)
+        defer { mock.stop() }
+        guard let port = try? mock.waitForPort() else {
+            // Another test's listener may have taken the port in between.
+            #expect(mock.stderr.contains("2197"), "\(mock.stderr)")
+            return
+        }
+        #expect(port == 2197)
+        #expect(mock.stderr.isEmpty, "no warning for loopback: \(mock.stderr)")
+        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let listening = table.split(separator: "\n").filter { $0.split(separator: " ").count > 3 && $0.split(separator: " ")[3] == "0A" }
+            .map { String($0.split(separator: " ")[1]) }.filter { $0.hasSuffix(":0895") }
+        #expect(listening == ["0100007F:0895"])
+    }
+
+    @Test("a non-loopback --listen address is served with a warning on stderr")
+    func warnsOffLoopback() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let mock = try Running(binary: binary, arguments: [
+            "--listen", "0.0.0.0:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+        ], directory: directory)
+        defer { mock.stop() }
+        let deadline = Date() + 15
+        while !mock.stdout.contains("listening"), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(mock.stdout.contains("listening on https://0.0.0.0:"))
+        #expect(mock.stderr.contains("warning") && mock.stderr.contains("not loopback"), "\(mock.stderr)")
     }
 
     @Test("a scenario file given with --scenario is applied")
@@ -152,6 +236,10 @@ struct ApnsMockExecutableTests {
         ["--listen", "nonsense", "--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
         ["--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
         ["--key-file", "k", "--key-id"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--handshake-timeout", "0"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "-1"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "soon"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-tokens", "--no-token-stats"],
     ])
     func badUsage(arguments: [String]) throws {
         let binary = try requireBinary()

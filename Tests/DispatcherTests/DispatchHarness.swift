@@ -40,8 +40,9 @@ final class DispatchHarness: @unchecked Sendable {
         let serverCredential = try ProviderCredential(keyId: "TESTKEY001", teamId: serverTeamID)
         let verifier = JWTVerifier(key: key, credential: serverCredential)
         makeServer = { port in
+            // Token stats listed: tests look up what one device got (count(token:status:)).
             try MockServer(configuration: MockConfiguration(port: port, identity: identity, verifier: verifier, scenario: scenario,
-                                                            tokenUpdateInterval: tokenUpdateInterval))
+                                                            tokenUpdateInterval: tokenUpdateInterval, statsTokens: true))
         }
         if startingServer {
             mock = try makeServer(0)

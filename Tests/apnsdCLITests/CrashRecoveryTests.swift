@@ -16,7 +16,8 @@ struct CrashRecoveryTests {
         let identity = try TLSIdentity.throwaway()
         let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
         let server = try MockServer(configuration: MockConfiguration(
-            identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"))))
+            identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
+            statsTokens: true)) // the test counts the devices that reached APNs
         let url = "https://127.0.0.1:\(server.port)"
         cli.environment.merge([
             "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",

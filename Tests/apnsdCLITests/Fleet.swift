@@ -26,7 +26,8 @@ struct Fleet {
         let identity = try TLSIdentity.throwaway()
         let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
         let server = try MockServer(configuration: MockConfiguration(
-            identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"))))
+            identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
+            statsTokens: true))  // the tests compare the log with what the mock saw, token by token
         let url = "https://127.0.0.1:\(server.port)"
         cli.environment.merge([
             "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",

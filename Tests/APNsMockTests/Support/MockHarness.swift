@@ -13,14 +13,17 @@ final class MockHarness {
     /// different JWT — and switching JWTs on a connection is what APNs limits. Reuse this one.
     let authorization: String
 
-    init(scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60) throws {
+    /// Per-token stats are listed (`statsTokens`) unless a test turns them off.
+    init(scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, statsTokens: Bool = true,
+         handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300) throws {
         directory = try TempDirectory("mock")
         let identity = try TLSIdentity.throwaway()
         guard let ca = identity.caCertificatePEM else { throw HarnessError("throwaway identity has no CA") }
         caPath = try directory.write("ca.pem", ca)
         server = try MockServer(configuration: MockConfiguration(
             port: 0, identity: identity, verifier: JWTVerifier(key: Fixture.key, credential: Fixture.credential),
-            scenario: scenario, tokenUpdateInterval: tokenUpdateInterval))
+            scenario: scenario, tokenUpdateInterval: tokenUpdateInterval, statsTokens: statsTokens,
+            handshakeTimeout: handshakeTimeout, idleTimeout: idleTimeout))
         authorization = try Fixture.authorization()
         curl = Curl(baseURL: "https://127.0.0.1:\(server.port)", caPath: caPath, directory: directory)
     }
