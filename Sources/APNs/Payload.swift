@@ -13,6 +13,9 @@ public struct Payload: Hashable, Sendable {
         self.bytes = bytes
     }
 
+    /// Bytes read back from where they were stored after validation: not checked again.
+    public init(trusted bytes: [UInt8]) { self.bytes = bytes }
+
     /// Validates the UTF-8 of `json`.
     public init(json: String, pushType: PushType = .alert) throws(APNsError) {
         try self.init(bytes: Array(json.utf8), pushType: pushType)

@@ -1,20 +1,15 @@
+import APNs
 import HTTP2Transport
 import Store
 
 extension APNsRequest {
-    /// The APNs request for a claimed delivery. Built straight from the job (its payload was validated when
-    /// it was enqueued) so the hot path does not parse JSON again. Single sends are expedited: they pass the
-    /// campaign requests already waiting on the connection.
+    /// The APNs request for a claimed delivery: the job's content (validated when it was enqueued, so the hot path
+    /// parses no JSON) with its headers, and the provider token. Single sends are expedited: they pass the
+    /// campaign requests already waiting on the connection. The campaign id groups requests for `withdraw`.
     init(job: DeliveryJob, authorization: String) {
-        var headers: [(name: String, value: String)] = [
-            ("authorization", authorization),
-            ("apns-topic", job.pushType.topic(forBundleID: job.topic)),
-            ("apns-push-type", job.pushType.rawValue),
-            ("apns-priority", String(job.priority.rawValue)),
-        ]
-        if let expiration = job.expiration { headers.append(("apns-expiration", String(expiration.secondsSince1970))) }
-        if let collapseID = job.collapseID { headers.append(("apns-collapse-id", collapseID.value)) }
-        self.init(path: "/3/device/" + job.token.hex, headers: headers, body: job.payload, isExpedited: job.kind == .single,
-                  group: job.campaignID.rawValue)
+        var headers = job.content.headers
+        headers.insert((HeaderName.authorization, authorization), at: 0)
+        self.init(path: "/3/device/" + job.token.hex, headers: headers, body: job.content.payload.bytes,
+                  isExpedited: job.kind == .single, group: job.campaignID.rawValue)
     }
 }

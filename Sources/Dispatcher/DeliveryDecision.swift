@@ -76,7 +76,7 @@ public struct DeliveryDecision: Hashable, Sendable {
     /// Whether `job` may not be sent at `now`: its apns-expiration has passed, or (without one) it is older
     /// than `policy.maxAge`.
     public static func isExpired(_ job: DeliveryJob, now: Date, policy: RetryPolicy) -> Bool {
-        guard let expiration = job.expiration else { return now > giveUpDate(job, policy: policy) }
+        guard let expiration = job.content.expiration else { return now > giveUpDate(job, policy: policy) }
         return expiration.forbidsAttempt(atUnixSeconds: Int64(now.timeIntervalSince1970))
     }
 
@@ -93,10 +93,10 @@ public struct DeliveryDecision: Hashable, Sendable {
     private static func retryOrFail(job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,
                                     status: Int?, reason: Reason, countsAsAttempt: Bool = true) -> DeliveryDecision {
         let at = now.addingTimeInterval(policy.delay(afterAttempts: max(attempts, 1), unit: unit).seconds)
-        let expired = job.expiration.map { $0.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up))) }
+        let expired = job.content.expiration.map { $0.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up))) }
             ?? (at > giveUpDate(job, policy: policy))
         // apns-expiration 0 means "try once": never retried.
-        let tryOnce = job.expiration?.secondsSince1970 == 0
+        let tryOnce = job.content.expiration?.secondsSince1970 == 0
         guard policy.allowsRetry(afterAttempts: attempts), !expired, !tryOnce else {
             return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .failed, httpStatus: status, reason: reason,
                                                            countsAsAttempt: countsAsAttempt))

@@ -4,7 +4,7 @@ extension APNsRequest {
     /// The request for `notification`, authorised by a provider token (JWT) when one is given.
     public init(notification: Notification, bearerToken: String?) {
         var headers = notification.headers
-        if let bearerToken { headers.insert(("authorization", "bearer \(bearerToken)"), at: 0) }
+        if let bearerToken { headers.insert((HeaderName.authorization, HeaderName.bearer(bearerToken)), at: 0) }
         self.init(path: notification.path, headers: headers, body: notification.payload.bytes)
     }
 }

@@ -18,8 +18,8 @@ extension Campaign {
         return JSONLine([
             "id": .int(Int(id.rawValue)), "kind": .string("\(kind)"), "status": .string("\(status)"),
             "audience": .string("\(audience.kind)"), "audienceSize": .int(audience.size), "environment": .string(audience.environment?.rawValue),
-            "topic": .string(topic), "pushType": .string(pushType.rawValue), "priority": .int(priority.rawValue),
-            "expiration": .int(expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(collapseID?.value),
+            "topic": .string(content.bundleID), "pushType": .string(content.pushType.rawValue), "priority": .int(content.priority.rawValue),
+            "expiration": .int(content.expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(content.collapseID?.value),
             "scheduledAt": .date(scheduledAt), "createdAt": .date(createdAt), "startedAt": .date(startedAt),
             "finishedAt": .date(finishedAt), "expanded": .bool(isExpanded),
             "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 
 /// A signed provider token (compact JWT) for the `authorization: bearer` header; prints redacted.
@@ -17,9 +18,7 @@ public struct ProviderToken: Sendable, Hashable, CustomStringConvertible, Custom
     }
 
     /// The value of the HTTP `authorization` header that carries this token.
-    public var authorizationHeader: String {
-        "bearer " + value
-    }
+    public var authorizationHeader: String { HeaderName.bearer(value) }
 
     public var description: String {
         "ProviderToken(kid: \(keyId.prefix(3))…, iat: \(Int(issuedAt.timeIntervalSince1970)))"

@@ -26,9 +26,13 @@ enum Decode {
         do { return try Expiration(secondsSince1970: seconds) } catch { throw StoreError.corruptValue("expiration \(seconds)") }
     }
 
-    static func collapseID(_ raw: String?) throws -> CollapseID? {
-        guard let raw else { return nil }
-        do { return try CollapseID(raw) } catch { throw StoreError.corruptValue("collapse id: \(error)") }
+    /// A campaign's content as stored: checked when it was enqueued, so not validated again (a rule tightened
+    /// since must not strand a campaign already accepted); only values that cannot be represented are corrupt.
+    static func content(bundleID: String, pushType: String, priority: Int, expiration: Int64?, collapseID: String?,
+                        payload: [UInt8]) throws -> NotificationContent {
+        NotificationContent(trusted: bundleID, pushType: try Self.pushType(pushType), priority: try Self.priority(priority),
+                            expiration: try Self.expiration(expiration), collapseID: collapseID.map(CollapseID.init(trusted:)),
+                            payload: Payload(trusted: payload))
     }
 
     static func deliveryStatus(_ raw: String) throws -> DeliveryStatus {

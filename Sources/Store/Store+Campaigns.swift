@@ -101,9 +101,9 @@ extension Store {
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
                 audience, audience_environment, scheduled_at, created_at, started_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-            """).bind(spec.kind.rawValue, status.rawValue, spec.topic, spec.pushType.rawValue,
-                      spec.effectivePriority.rawValue, spec.expiration?.secondsSince1970, spec.collapseID?.value,
-                      spec.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
+            """).bind(spec.kind.rawValue, status.rawValue, spec.content.bundleID, spec.content.pushType.rawValue,
+                      spec.content.priority.rawValue, spec.content.expiration?.secondsSince1970, spec.content.collapseID?.value,
+                      spec.content.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
                       (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil)
             .run()
         return CampaignID(db.lastInsertRowID)
@@ -156,9 +156,9 @@ extension Store {
             audience: AudienceSummary(kind: try Decode.audienceKind(row.string(3)),
                                       environment: try row.optionalString(4).map(Decode.environment),
                                       size: row.int(5)),
-            topic: row.string(6), pushType: try Decode.pushType(row.string(7)), priority: try Decode.priority(row.int(8)),
-            expiration: try Decode.expiration(row.optionalInt64(9)), collapseID: try Decode.collapseID(row.optionalString(10)),
-            payload: row.blob(11), scheduledAt: Milliseconds.date(row.int64(12)), createdAt: Milliseconds.date(row.int64(13)),
+            content: try Decode.content(bundleID: row.string(6), pushType: row.string(7), priority: row.int(8),
+                                        expiration: row.optionalInt64(9), collapseID: row.optionalString(10), payload: row.blob(11)),
+            scheduledAt: Milliseconds.date(row.int64(12)), createdAt: Milliseconds.date(row.int64(13)),
             startedAt: row.optionalInt64(14).map(Milliseconds.date), finishedAt: row.optionalInt64(15).map(Milliseconds.date),
             isExpanded: row.int64(16) != 0,
             counters: CampaignCounters(total: row.int(17), pending: row.int(18), accepted: row.int(19), rejected: row.int(20),

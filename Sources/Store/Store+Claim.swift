@@ -137,9 +137,7 @@ extension Store {
         return DeliveryJob(
             id: DeliveryID(row.id), campaignID: CampaignID(row.campaign), kind: parameters.kind,
             token: try Decode.token(row.token), environment: try Decode.environment(row.environment),
-            topic: parameters.topic, pushType: parameters.pushType, priority: parameters.priority,
-            expiration: parameters.expiration, collapseID: parameters.collapseID, payload: parameters.payload,
-            attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
+            content: parameters.content, attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
             leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(row.createdAt))
     }
 
@@ -152,10 +150,10 @@ extension Store {
         defer { statement.reset() }
         guard try statement.step() else { throw StoreError.unknownCampaign(CampaignID(campaign)) }
         let parameters = SendingParameters(
-            kind: try Decode.campaignKind(statement.string(0)), topic: statement.string(1),
-            pushType: try Decode.pushType(statement.string(2)), priority: try Decode.priority(statement.int(3)),
-            expiration: try Decode.expiration(statement.optionalInt64(4)),
-            collapseID: try Decode.collapseID(statement.optionalString(5)), payload: statement.blob(6))
+            kind: try Decode.campaignKind(statement.string(0)),
+            content: try Decode.content(bundleID: statement.string(1), pushType: statement.string(2), priority: statement.int(3),
+                                        expiration: statement.optionalInt64(4), collapseID: statement.optionalString(5),
+                                        payload: statement.blob(6)))
         if sendingParameters.count >= 4096 { sendingParameters.removeAll(keepingCapacity: true) }
         sendingParameters[campaign] = parameters
         return parameters

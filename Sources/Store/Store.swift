@@ -160,10 +160,5 @@ struct ClaimedDelivery {
 /// The sending parameters of a campaign, which never change after creation.
 struct SendingParameters {
     var kind: CampaignKind
-    var topic: String
-    var pushType: PushType
-    var priority: Priority
-    var expiration: Expiration?
-    var collapseID: CollapseID?
-    var payload: [UInt8]
+    var content: NotificationContent
 }

@@ -91,7 +91,7 @@ enum CampaignCommands {
         let c = campaign.counters
         Output.line("""
         campaign \(campaign.id) (\(campaign.kind)) — \(campaign.status)
-          topic        \(Printable.escaped(campaign.pushType.topic(forBundleID: campaign.topic)))  push type \(campaign.pushType)  priority \(campaign.priority)
+          topic        \(Printable.escaped(campaign.content.topic))  push type \(campaign.content.pushType)  priority \(campaign.content.priority)
           audience     \(campaign.audience.kind == .all ? "all devices" : "\(campaign.audience.kind) (\(campaign.audience.size))")\(campaign.audience.environment.map { " \($0)" } ?? "")\(campaign.isExpanded ? "" : " — not expanded yet")
           scheduled    \(Output.timestamp(campaign.scheduledAt))
           started      \(campaign.startedAt.map(Output.timestamp) ?? "-")

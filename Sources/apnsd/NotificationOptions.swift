@@ -7,24 +7,23 @@ import Store
 struct NotificationOptions {
     static let valued: Set<String> = ["payload", "topic", "push-type", "priority", "expiration", "collapse-id", "environment"]
 
-    var payload: Payload
-    var topic: String
-    var pushType: PushType
-    var priority: Priority?
-    var expiration: Expiration?
-    var collapseID: CollapseID?
+    /// What is sent, validated once.
+    var content: NotificationContent
     var environment: Environment?
 
     init(_ arguments: Arguments, configuration: Configuration) throws(CLIError) {
+        let topic = try DeviceCommands.topic(arguments, configuration)
         do {
-            pushType = try arguments.value("push-type").map(PushType.parse) ?? .alert
-            priority = try arguments.value("priority").map(Priority.parse)
+            let pushType = try arguments.value("push-type").map(PushType.parse) ?? .alert
+            let priority = try arguments.value("priority").map(Priority.parse)
             try priority?.validate(for: pushType)
-            expiration = try arguments.value("expiration").map(Expiration.parse)
-            collapseID = try arguments.value("collapse-id").map(CollapseID.init)
+            let expiration = try arguments.value("expiration").map(Expiration.parse)
+            let collapseID = try arguments.value("collapse-id").map { (text: String) throws(APNsError) in try CollapseID(text) }
             environment = try arguments.value("environment").map(Environment.parse)
             guard let source = try arguments.value("payload") else { throw CLIError.usage("--payload is required (JSON text, or @FILE)") }
-            payload = try Payload(bytes: try Self.read(source), pushType: pushType)
+            let payload = try Payload(bytes: try Self.read(source), pushType: pushType)
+            content = try NotificationContent(bundleID: topic, pushType: pushType, priority: priority, expiration: expiration,
+                                              collapseID: collapseID, payload: payload)
         } catch let error as APNsError {
             throw .usage("\(error)")
         } catch let error as CLIError {
@@ -32,7 +31,6 @@ struct NotificationOptions {
         } catch {
             throw .usage("\(error)")
         }
-        topic = try DeviceCommands.topic(arguments, configuration)
     }
 
     /// Payload files and stdin are read only this far: the largest payload (VoIP, 5120 bytes) and room for
@@ -56,7 +54,6 @@ struct NotificationOptions {
     }
 
     func spec(kind: CampaignKind, audience: Audience, scheduledAt: Date? = nil) -> CampaignSpec {
-        CampaignSpec(kind: kind, audience: audience, payload: payload, topic: topic, pushType: pushType,
-                     priority: priority, expiration: expiration, collapseID: collapseID, scheduledAt: scheduledAt)
+        CampaignSpec(kind: kind, audience: audience, content: content, scheduledAt: scheduledAt)
     }
 }

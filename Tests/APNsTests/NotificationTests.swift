@@ -58,7 +58,7 @@ struct NotificationTests {
     @Test("background pushes default to priority 5 and refuse 10")
     func background() throws {
         let notification = try APNs.Notification(token: token, topic: "com.example.app", pushType: .background, payload: payload)
-        #expect(notification.priority == .conservePower)
+        #expect(notification.content.priority == .conservePower)
         #expect(header(notification, "apns-priority") == ["5"])
         #expect(throws: APNsError.priorityNotAllowed(.immediate, .background)) {
             try APNs.Notification(token: token, topic: "com.example.app", pushType: .background, priority: .immediate, payload: payload)

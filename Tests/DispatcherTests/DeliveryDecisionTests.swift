@@ -12,9 +12,10 @@ struct DeliveryDecisionTests {
 
     static func job(attempts: Int = 0, expiration: Int64? = nil) -> DeliveryJob {
         DeliveryJob(id: DeliveryID(7), campaignID: CampaignID(1), kind: .bulk, token: try! DeviceToken(String(repeating: "ab", count: 32)),
-                    environment: .production, topic: "com.example", pushType: .alert, priority: .immediate,
-                    expiration: expiration.map { try! Expiration(secondsSince1970: $0) }, collapseID: nil,
-                    payload: Array(#"{"aps":{}}"#.utf8), attempts: attempts, deviceRegisteredAt: nil, leasedUntil: now)
+                    environment: .production,
+                    content: try! NotificationContent(bundleID: "com.example", expiration: expiration.map { try! Expiration(secondsSince1970: $0) },
+                                                      payload: Payload(json: #"{"aps":{}}"#)),
+                    attempts: attempts, deviceRegisteredAt: nil, leasedUntil: now)
     }
 
     static func response(_ status: Int, _ reason: String? = nil, timestamp: Int64? = nil) -> TransportResult {

@@ -114,7 +114,8 @@ final class DispatchHarness: @unchecked Sendable {
     }
 
     func campaign(_ audience: Audience = .all(), payload: String = #"{"aps":{"alert":"test"}}"#, expiration: Expiration? = nil) async throws -> CampaignID {
-        try await store.createCampaign(CampaignSpec(audience: audience, payload: Payload(json: payload), topic: Self.topic, expiration: expiration))
+        try await store.createCampaign(CampaignSpec(audience: audience, content: NotificationContent(bundleID: Self.topic, expiration: expiration,
+                                                                                                    payload: Payload(json: payload))))
     }
 
     /// Every log row of `campaign`.

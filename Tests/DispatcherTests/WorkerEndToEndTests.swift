@@ -230,8 +230,8 @@ struct WorkerEndToEndTests {
         try await harness.register(1000)
         let bulk = try await harness.campaign()
         let vip = DispatchHarness.token("0001", 1)
-        let single = try await harness.store.enqueueSingle(.single(to: vip, payload: try Payload(json: #"{"aps":{"alert":"now"}}"#),
-                                                                    topic: DispatchHarness.topic))
+        let single = try await harness.store.enqueueSingle(.single(to: vip, content: try NotificationContent(
+            bundleID: DispatchHarness.topic, payload: Payload(json: #"{"aps":{"alert":"now"}}"#))))
         _ = try await harness.worker().run(untilIdle: true)
         let singleRow = try #require(try await harness.log(single).first)
         let bulkRows = try await harness.log(bulk)

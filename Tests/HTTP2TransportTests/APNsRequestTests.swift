@@ -11,7 +11,7 @@ import HTTP2Transport
         let request = APNsRequest(notification: notification, bearerToken: "eyJ.secret.sig")
         #expect(request.path == "/3/device/" + String(repeating: "ab", count: 32))
         #expect(request.headers.map(\.name) == ["authorization", "apns-topic", "apns-push-type", "apns-priority",
-                                                "apns-expiration", "apns-id", "apns-collapse-id"])
+                                                "apns-expiration", "apns-collapse-id", "apns-id"])
         #expect(request.headers[0].value == "bearer eyJ.secret.sig")
         #expect(request.headers[1].value == "com.example.app.voip")
         #expect(request.body == Array(#"{"aps":{}}"#.utf8))

@@ -60,42 +60,32 @@ import Testing
         defer { folder.remove() }
         let store = try await Store.open(at: folder.databasePath)
         try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
-        let spec = CampaignSpec(kind: .bulk, audience: .tokens([token(1)], environment: .development),
-                                payload: try Payload(json: #"{"aps":{"content-available":1}}"#, pushType: .background),
-                                topic: topic, pushType: .background, expiration: try Expiration(secondsSince1970: 1_800_000_000),
-                                collapseID: try CollapseID("news"), scheduledAt: at(5))
+        let content = try NotificationContent(bundleID: topic, pushType: .background,
+                                              expiration: try Expiration(secondsSince1970: 1_800_000_000), collapseID: try CollapseID("news"),
+                                              payload: try Payload(json: #"{"aps":{"content-available":1}}"#, pushType: .background))
+        let spec = CampaignSpec(kind: .bulk, audience: .tokens([token(1)], environment: .development), content: content, scheduledAt: at(5))
         let id = try await store.createCampaign(spec, now: t0)
         let campaign = try await store.campaign(id)
         #expect(campaign.kind == .bulk)
         #expect(campaign.status == .scheduled)
-        #expect(campaign.pushType == .background)
-        #expect(campaign.priority == .conservePower)  // the push type's default
-        #expect(campaign.expiration?.secondsSince1970 == 1_800_000_000)
-        #expect(campaign.collapseID?.value == "news")
-        #expect(campaign.payload == spec.payload.bytes)
+        #expect(campaign.content == content)
+        #expect(campaign.content.priority == .conservePower)  // the push type's default
         #expect(campaign.scheduledAt == at(5))
         #expect(campaign.createdAt == t0)
         #expect(campaign.audience == AudienceSummary(kind: .tokens, environment: .development, size: 1))
 
         try await store.expandAll(now: at(5))
         let job = try #require(try await store.claim(now: at(5), limit: 1, leaseFor: .seconds(30)).first)
-        #expect(job.pushType == .background)
-        #expect(job.priority == .conservePower)
-        #expect(job.collapseID?.value == "news")
-        #expect(job.expiration?.secondsSince1970 == 1_800_000_000)
+        #expect(job.content == content)
     }
 
-    @Test func invalidSpecIsRefused() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
-        var spec = bulk(.all())
-        spec.pushType = .background
-        spec.priority = .immediate
-        await #expect(throws: StoreError.invalidCampaign(APNsError.priorityNotAllowed(.immediate, .background).description)) {
-            try await store.createCampaign(spec, now: t0)
+    @Test func invalidContentCannotBeMade() throws {
+        // The content is checked once, where it is made: a campaign can only hold a valid one.
+        #expect(throws: APNsError.priorityNotAllowed(.immediate, .background)) {
+            try NotificationContent(bundleID: topic, pushType: .background, priority: .immediate,
+                                    payload: try Payload(json: #"{"aps":{"content-available":1}}"#))
         }
-        #expect(try await store.campaigns().isEmpty)
+        #expect(throws: APNsError.self) { try NotificationContent(bundleID: "com example", payload: payload()) }
     }
 
     @Test func campaignsAreListedNewestFirstWithFilters() async throws {

@@ -47,11 +47,11 @@ func payload(_ text: String = "hello") -> Payload {
 }
 
 func bulk(_ audience: Audience, topic: String = topic, at scheduledAt: Date? = nil) -> CampaignSpec {
-    CampaignSpec(kind: .bulk, audience: audience, payload: payload(), topic: topic, scheduledAt: scheduledAt)
+    CampaignSpec(kind: .bulk, audience: audience, content: try! NotificationContent(bundleID: topic, payload: payload()), scheduledAt: scheduledAt)
 }
 
 func single(_ token: DeviceToken, environment: Environment? = nil) -> CampaignSpec {
-    CampaignSpec.single(to: token, environment: environment, payload: payload("single"), topic: topic)
+    CampaignSpec.single(to: token, environment: environment, content: try! NotificationContent(bundleID: topic, payload: payload("single")))
 }
 
 extension Store {

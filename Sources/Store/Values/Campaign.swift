@@ -7,12 +7,8 @@ public struct Campaign: Hashable, Sendable, Identifiable {
     public var kind: CampaignKind
     public var status: CampaignStatus
     public var audience: AudienceSummary
-    public var topic: String
-    public var pushType: PushType
-    public var priority: Priority
-    public var expiration: Expiration?
-    public var collapseID: CollapseID?
-    public var payload: [UInt8]
+    /// What it sends (as enqueued).
+    public var content: NotificationContent
     public var scheduledAt: Date
     public var createdAt: Date
     /// When the worker first expanded or claimed it.

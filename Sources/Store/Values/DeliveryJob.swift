@@ -8,14 +8,8 @@ public struct DeliveryJob: Hashable, Sendable {
     public var kind: CampaignKind
     public var token: DeviceToken
     public var environment: Environment
-    /// The bundle id (without the push type's suffix).
-    public var topic: String
-    public var pushType: PushType
-    public var priority: Priority
-    public var expiration: Expiration?
-    public var collapseID: CollapseID?
-    /// The payload bytes, shared (copy-on-write) between the jobs of one campaign.
-    public var payload: [UInt8]
+    /// What to send, shared (copy-on-write) between the jobs of one campaign.
+    public var content: NotificationContent
     /// Attempts recorded so far (0 on the first send).
     public var attempts: Int
     /// The device's last registration, when the token is registered; nil for an unregistered token.
@@ -27,20 +21,13 @@ public struct DeliveryJob: Hashable, Sendable {
 
     /// A job built by hand: for workers' decision tests and other engines behind `DeliveryStore`.
     public init(id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, token: DeviceToken, environment: Environment,
-                topic: String, pushType: PushType, priority: Priority, expiration: Expiration?, collapseID: CollapseID?,
-                payload: [UInt8], attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date,
-                createdAt: Date? = nil) {
+                content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date, createdAt: Date? = nil) {
         self.id = id
         self.campaignID = campaignID
         self.kind = kind
         self.token = token
         self.environment = environment
-        self.topic = topic
-        self.pushType = pushType
-        self.priority = priority
-        self.expiration = expiration
-        self.collapseID = collapseID
-        self.payload = payload
+        self.content = content
         self.attempts = attempts
         self.deviceRegisteredAt = deviceRegisteredAt
         self.leasedUntil = leasedUntil

@@ -1,0 +1,65 @@
+/// A notification without its device: what a campaign sends to every device of its audience. Validated once,
+/// when it is made (bundle id, priority allowed for the push type, payload within the push type's limit), and
+/// the one place APNs headers are built.
+public struct NotificationContent: Hashable, Sendable {
+    /// The app's bundle id; `topic` adds the push type's suffix (`.voip`, …).
+    public let bundleID: String
+    public let pushType: PushType
+    /// The priority sent (the push type's default when none was given).
+    public let priority: Priority
+    public let expiration: Expiration?
+    public let collapseID: CollapseID?
+    public let payload: Payload
+
+    /// Checks the rules that tie the parts together; `priority` nil means the push type's default.
+    public init(bundleID: String, pushType: PushType = .alert, priority: Priority? = nil, expiration: Expiration? = nil,
+                collapseID: CollapseID? = nil, payload: Payload) throws(APNsError) {
+        try Topic.validate(bundleID)
+        let priority = priority ?? pushType.defaultPriority
+        try priority.validate(for: pushType)
+        try payload.validate(for: pushType)
+        self.init(trusted: bundleID, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
+                  payload: payload)
+    }
+
+    /// Content read back from the queue, where it was validated when it was enqueued: not checked again, so a rule
+    /// tightened since never strands what was accepted before it.
+    public init(trusted bundleID: String, pushType: PushType, priority: Priority, expiration: Expiration?,
+                collapseID: CollapseID?, payload: Payload) {
+        self.bundleID = bundleID
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.payload = payload
+    }
+
+    /// The `apns-topic` header: the bundle id with the push type's suffix.
+    public var topic: String { pushType.topic(forBundleID: bundleID) }
+
+    /// The APNs headers of this content, in order; without `authorization` and `apns-id` (per request).
+    public var headers: [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [
+            (HeaderName.topic, topic),
+            (HeaderName.pushType, pushType.rawValue),
+            (HeaderName.priority, String(priority.rawValue)),
+        ]
+        if let expiration { headers.append((HeaderName.expiration, String(expiration.secondsSince1970))) }
+        if let collapseID { headers.append((HeaderName.collapseID, collapseID.value)) }
+        return headers
+    }
+}
+
+/// The request header names APNs reads, spelled once.
+public enum HeaderName {
+    public static let authorization = "authorization"
+    public static let topic = "apns-topic"
+    public static let pushType = "apns-push-type"
+    public static let priority = "apns-priority"
+    public static let expiration = "apns-expiration"
+    public static let collapseID = "apns-collapse-id"
+    public static let id = "apns-id"
+
+    /// The `authorization` value for a provider token (JWT).
+    public static func bearer(_ jwt: String) -> String { "bearer " + jwt }
+}
