@@ -1,6 +1,19 @@
 import APNsMock
 import Foundation
 import ProviderAuth
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// SIGINT and SIGTERM end the simulator (writing --stats-out first). They are blocked before any thread starts, so
+// every thread inherits the mask and one that arrives early stays pending until the main thread waits for it, after
+// the listening line: a stop sent as soon as that line appears is never lost (it was, while a dispatch source was
+// being armed) nor fatal.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("apns-mock: error: \(message)\n".utf8))
@@ -59,12 +72,6 @@ func shutdown() -> Never {
     exit(0)
 }
 
-signal(SIGINT, SIG_IGN)
-signal(SIGTERM, SIG_IGN)
-let signalSources = [SIGINT, SIGTERM].map { signo in
-    let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
-    source.setEventHandler { shutdown() }
-    source.resume()
-    return source
-}
-dispatchMain()
+var received: Int32 = 0
+while sigwait(&stopSignals, &received) != 0 {}
+shutdown()

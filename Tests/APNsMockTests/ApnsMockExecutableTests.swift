@@ -118,7 +118,7 @@ struct ApnsMockExecutableTests {
 
         #expect(!FileManager.default.fileExists(atPath: statsPath))
         mock.process.terminate() // SIGTERM
-        #expect(try mock.wait() == 0)
+        #expect(try mock.wait() == 0, "\(mock.stderr)")
         #expect(mock.process.terminationReason == .exit)
         let data = try #require(FileManager.default.contents(atPath: statsPath), "no stats file after SIGTERM")
         let stats = try JSONDecoder().decode(MockStats.self, from: data)
@@ -228,7 +228,51 @@ struct ApnsMockExecutableTests {
         #expect(response.status == 410)
         #expect(response.bodyText == #"{"reason":"Unregistered","timestamp":1700000000000}"#)
         mock.process.terminate()
-        #expect(try mock.wait() == 0)
+        #expect(try mock.wait() == 0, "\(mock.stderr)")
+    }
+
+    @Test("SIGTERM the moment the listening line appears stops it cleanly, stats written")
+    func stopRightAfterTheListeningLine() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        // The line announces a simulator that can be stopped. A stop sent at once was lost (apns-mock ignored it
+        // while its dispatch source was being armed) or killed it before --stats-out was written: 35 times in 40.
+        for attempt in 0..<10 {
+            let statsPath = directory.path("stats-\(attempt).json")
+            let stderrPath = directory.path("stderr-\(attempt)")
+            _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = ["--listen", "127.0.0.1:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001",
+                                 "--team-id", "TESTTEAM01", "--stats-out", statsPath]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            var line: [UInt8] = []
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }  // EOF: it exited
+                line += chunk
+            }
+            process.terminate()
+            let deadline = Date() + 15
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                Issue.record("attempt \(attempt): apns-mock ignored SIGTERM")
+                return
+            }
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            #expect(String(decoding: line, as: UTF8.self).contains("listening on https://127.0.0.1:"), "\(stderr)")
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0,
+                    "attempt \(attempt): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus) \(stderr)")
+            #expect(FileManager.default.fileExists(atPath: statsPath), "attempt \(attempt): no stats file")
+        }
     }
 
     @Test("bad usage exits 64 with a one-line error on stderr", arguments: [
