@@ -11,6 +11,7 @@ import Synchronization
 /// `apnsd worker [--until-idle] [--json]`: send what is due; SIGINT/SIGTERM stop it cleanly.
 enum WorkerCommand {
     static func run(_ words: [String]) async throws(CLIError) {
+        StopSignals.install()
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["until-idle", "json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
@@ -43,23 +44,14 @@ enum WorkerCommand {
                                            retry: configuration.retryPolicy)
         settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
         let worker = Worker(store: store, tokens: tokens, transport: transport, configuration: settings, logger: logger)
-        let stop = StopFlag()
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { signo in
-            signal(signo, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
-            source.setEventHandler { stop.raise() }
-            source.resume()
-            return source
-        }
-        defer { sources.forEach { $0.cancel() } }
         logger.info("worker.started", ("database", configuration.database), ("connections", String(configuration.connections)),
                     ("rate", String(configuration.rate)), ("until_idle", String(arguments.flag("until-idle"))))
         let summary: WorkerSummary
         do {
-            summary = try await worker.run(untilIdle: arguments.flag("until-idle"), shouldStop: { stop.isRaised },
-                                           shouldAbandon: { stop.count >= 2 })
+            summary = try await worker.run(untilIdle: arguments.flag("until-idle"), shouldStop: { StopSignals.count > 0 },
+                                           shouldAbandon: { StopSignals.count >= 2 })
         } catch {
             await transport.shutdown(deadline: .now + .seconds(5))
             throw .failure("\(error)")
@@ -81,11 +73,22 @@ enum WorkerCommand {
     }
 }
 
-/// Counts stop signals, read by the worker loop: the first stops it cleanly, a second abandons outcomes the
-/// database would not take.
-final class StopFlag: Sendable {
-    private let raised = Atomic<Int>(0)
-    func raise() { raised.add(1, ordering: .relaxed) }
-    var isRaised: Bool { count > 0 }
-    var count: Int { raised.load(ordering: .relaxed) }
+/// Counts SIGINT/SIGTERM, read by the worker loop: the first stops it cleanly, a second abandons outcomes the
+/// database would not take. The handler is installed first thing (`install`), so a signal sent while the worker
+/// starts is counted, not lost (ignored while a dispatch source was being set up, it used to be).
+enum StopSignals {
+    private static let received = Atomic<Int>(0)
+
+    static var count: Int { received.load(ordering: .relaxed) }
+
+    /// Installs the handler for SIGINT and SIGTERM (an atomic increment: async-signal-safe).
+    static func install() {
+        _ = count  // initialise the global before any handler can touch it
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in StopSignals.received.add(1, ordering: .relaxed) }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+    }
 }
