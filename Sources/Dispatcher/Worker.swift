@@ -161,7 +161,7 @@ public final class Worker: Sendable {
         }
         expireHeld(&state, now: now)
         if untilIdle && !state.stopping, let since = state.outages.values.compactMap(\.since).min(),
-           now.timeIntervalSince(since) > configuration.retry.cap.seconds {
+           now.timeIntervalSince(since) > (configuration.unreachableLimit ?? configuration.retry.cap).seconds {
             let reasons = state.unreachableBecause.map { "\($0.key): \($0.value)" }.sorted().joined(separator: "; ")
             state.gaveUp = .unreachable(seconds: Int(now.timeIntervalSince(since).rounded()), because: reasons)
             logger.error("worker.gave_up_unreachable", ("seconds", String(Int(now.timeIntervalSince(since)))), ("reason", reasons))

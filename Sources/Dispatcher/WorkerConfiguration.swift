@@ -25,11 +25,16 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var recordInterval: Duration
     /// How often an idle worker looks for new work.
     public var pollInterval: Duration
+    /// With `--until-idle`: how long APNs may stay unreachable before the run ends with the work left pending.
+    /// nil: `retry.cap`.
+    public var unreachableLimit: Duration?
 
     public init(credentialID: String = "default", claimBatch: Int = 1000, maxInFlight: Int = 2000,
                 lease: Duration = .seconds(30), heartbeat: Duration = .seconds(5), cancelPollInterval: Duration = .milliseconds(100),
                 retry: RetryPolicy = RetryPolicy(), expansionPageSize: Int = 5000,
-                recordBatch: Int = 1000, recordInterval: Duration = .milliseconds(100), pollInterval: Duration = .seconds(1)) {
+                recordBatch: Int = 1000, recordInterval: Duration = .milliseconds(100), pollInterval: Duration = .seconds(1),
+                unreachableLimit: Duration? = nil) {
+        self.unreachableLimit = unreachableLimit
         self.credentialID = credentialID
         self.claimBatch = claimBatch
         self.maxInFlight = maxInFlight

@@ -1,6 +1,5 @@
 import APNs
 import Foundation
-import Synchronization
 
 /// Every connection pool of the process, by (credential, environment), created on first use.
 public final class TransportRegistry: Sendable {
@@ -11,7 +10,7 @@ public final class TransportRegistry: Sendable {
         /// Groups withdrawn so far: pools created later refuse them too.
         var withdrawnGroups: Set<Int64> = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(configuration: TransportConfiguration) {
         self.configuration = configuration

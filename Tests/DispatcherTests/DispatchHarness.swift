@@ -53,7 +53,7 @@ final class DispatchHarness: @unchecked Sendable {
         store = try await Store.open(at: directory.appendingPathComponent("apnsd.sqlite").path)
         transportConfiguration = TransportConfiguration(
             baseURLs: [.production: "https://127.0.0.1:\(port)", .development: "https://127.0.0.1:\(port)"], caFile: caFile,
-            connectionsPerPool: connections, ratePerConnection: rate, connectTimeout: .seconds(2), requestTimeout: .seconds(10))
+            connectionsPerPool: connections, ratePerConnection: rate, connectTimeout: .seconds(10), requestTimeout: .seconds(10))
         transport = TransportRegistry(configuration: transportConfiguration)
         tokens = ProviderTokenCache(key: key, credential: credential, clock: tokenClock ?? { Date() })
     }
@@ -83,7 +83,10 @@ final class DispatchHarness: @unchecked Sendable {
     private func workerConfiguration(_ maxAttempts: Int, _ configure: (inout WorkerConfiguration) -> Void) -> WorkerConfiguration {
         var configuration = WorkerConfiguration(credentialID: credential.keyId, lease: .seconds(2), heartbeat: .milliseconds(200),
                                                 retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200), maxAttempts: maxAttempts),
-                                                pollInterval: .milliseconds(50))
+                                                pollInterval: .milliseconds(50),
+                                                // A handshake that times out on a loaded machine (sanitizers) is an outage:
+                                                // `--until-idle` must not give up on it at the tests' tiny retry cap.
+                                                unreachableLimit: .seconds(30))
         configuration.pace(ratePerConnection: transportConfiguration.ratePerConnection,
                            connections: transportConfiguration.connectionsPerPool)
         configure(&configuration)

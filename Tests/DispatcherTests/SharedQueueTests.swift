@@ -86,6 +86,7 @@ struct SharedQueueTests {
         let lines = Lines()
         let worker = harness.worker(maxAttempts: 3, logger: lines.logger) { configuration in
             configuration.retry.cap = .seconds(5)
+            configuration.unreachableLimit = nil  // retry.cap: 5 s, longer than the 2 s outage
         }
         let run = Task { try await worker.run(untilIdle: true) }
         try await Task.sleep(for: .seconds(2))
@@ -107,7 +108,7 @@ struct SharedQueueTests {
         let harness = try await DispatchHarness(connections: 1, startingServer: false)
         try await harness.register(50)
         let campaign = try await harness.campaign()
-        let worker = harness.worker { configuration in configuration.retry.cap = .milliseconds(600) }
+        let worker = harness.worker { configuration in configuration.unreachableLimit = .milliseconds(600) }
         await #expect(throws: DispatcherError.self) { try await worker.run(untilIdle: true) }
         do {
             _ = try await worker.run(untilIdle: true)
