@@ -33,6 +33,16 @@ let package = Package(
         .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock"],
                           path: "Benchmarks/apnsd-bench"),
 
+        // Fuzz targets (scripts/fuzz; FUZZING.md). Each is its own executable so that only it links libFuzzer's
+        // main when scripts/fuzz builds it with --sanitize=fuzzer -DFUZZING; in the normal build each is a small
+        // replay runner (FuzzPayload FILE|DIR...) and FuzzCorpusTests runs the seed corpus through the same code.
+        .target(name: "FuzzTargets", dependencies: ["APNs", "Intake", "ProviderAuth", "APNsMock"], path: "Tests/Fuzz/FuzzTargets"),
+        .executableTarget(name: "FuzzPayload", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzPayload"),
+        .executableTarget(name: "FuzzImportLine", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzImportLine"),
+        .executableTarget(name: "FuzzConfig", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzConfig"),
+        .executableTarget(name: "FuzzKey", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzKey"),
+        .executableTarget(name: "FuzzMockRequest", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzMockRequest"),
+
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
@@ -41,6 +51,7 @@ let package = Package(
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
         .testTarget(name: "apnsdCLITests", dependencies: ["APNsMock", "ProviderAuth", "Store", "APNs", "Intake"]),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
     ]
 )

@@ -246,21 +246,34 @@ public struct JSONValidator {
         index += count
     }
 
+    /// A number (RFC 8259 grammar) whose value is a finite double: `1e400` is valid JSON but overflows, and
+    /// Foundation's parser — and so a device reading the payload — refuses it (found by fuzzing, FUZZING.md).
     private mutating func number() throws(Failure) {
+        let start = index
         if peek() == UInt8(ascii: "-") { index += 1 }
         guard let first = peek(), isDigit(first) else { throw fail("invalid number") }
         index += 1
         if first != UInt8(ascii: "0") { while let byte = peek(), isDigit(byte) { index += 1 } }
+        let integerDigits = index - start
+        var hasExponent = false
         if peek() == UInt8(ascii: ".") {
             index += 1
             guard let byte = peek(), isDigit(byte) else { throw fail("invalid number") }
             while let byte = peek(), isDigit(byte) { index += 1 }
         }
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            hasExponent = true
             index += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
             guard let byte = peek(), isDigit(byte) else { throw fail("invalid number") }
             while let byte = peek(), isDigit(byte) { index += 1 }
+        }
+        // Without an exponent, fewer than 300 integer digits cannot reach Double.greatestFiniteMagnitude (~1.8e308).
+        if hasExponent || integerDigits >= 300 {
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else {
+                throw Failure(reason: "number out of range (beyond ±1.8e308)", offset: start)
+            }
         }
     }
 

@@ -123,6 +123,8 @@ struct RequestCheck {
         if let pathProblem {
             return pathProblem == .badPath ? (404, .badPath) : (400, pathProblem)
         }
+        // No :path at all (nghttp2 resets such a stream first; FuzzMockRequest found the rules alone let it pass).
+        if token == nil { return (404, .badPath) }
         if let headerProblem { return (400, headerProblem) }
         if !sawTopic { return (400, .missingTopic) }
         if let suffix = pushType.topicSuffix, !topicTail.withUnsafeBufferPointer({ ByteString.suffix(suffix, of: $0) }) {

@@ -78,6 +78,21 @@ enum PKCS8PEM {
             EVP_PKEY_free(key)
             return .failure(.notP256(curve: curve))
         }
+        return checkPair(key)
+    }
+
+    /// A damaged .p8 can hold a private scalar that no longer matches the public key stored beside it: OpenSSL
+    /// loads it, signs with the scalar, and every token is refused (found by fuzzing, FUZZING.md). Checks the
+    /// scalar's range, the point, and that the two belong together.
+    private static func checkPair(_ key: OpaquePointer) -> Result<OpaquePointer, ProviderAuthError> {
+        let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil)
+        let valid = context.map { EVP_PKEY_check($0) == 1 } ?? false
+        EVP_PKEY_CTX_free(context)
+        guard valid else {
+            let errors = OpenSSLErrorQueue.drain()
+            EVP_PKEY_free(key)
+            return .failure(.malformedKey(openSSLErrors: "its public key does not match its private key: \(errors)"))
+        }
         return .success(key)
     }
 }

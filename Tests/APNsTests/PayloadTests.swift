@@ -111,6 +111,26 @@ struct PayloadTests {
         #expect(throws: APNsError.self) { try Payload(json: #"{"aps":{},"\u0061ps":{}}"#) }
     }
 
+    /// Found by FuzzPayload's differential oracle (FUZZING.md): `{"":1E356}` is RFC 8259 JSON, but the number
+    /// overflows a double and Foundation refuses the whole payload — as would a device. Minimized crash input.
+    @Test("numbers beyond a double's range are refused, as Foundation refuses them", arguments: [
+        #"{"":1E356}"#, #"{"aps":{},"n":1e400}"#, #"{"aps":{},"n":-1e400}"#, #"{"aps":{},"n":[0.5E+99999999999999999999]}"#,
+        #"{"aps":{},"n":"# + String(repeating: "9", count: 400) + "}", #"{"aps":{},"n":1.7976931348623159e308}"#,
+    ])
+    func outOfRangeNumbers(json: String) {
+        #expect(throws: JSONValidator.Failure.self) { try JSONValidator.validate(Array(json.utf8)) }
+        #expect((try? JSONSerialization.jsonObject(with: Data(json.utf8))) == nil, "Foundation refuses it too")
+    }
+
+    @Test("numbers a double holds are accepted, as Foundation accepts them", arguments: [
+        #"{"aps":{},"n":1.7976931348623157e308}"#, #"{"aps":{},"n":-1.7976931348623157E+308}"#, #"{"aps":{},"n":1e-400}"#,
+        #"{"aps":{},"n":"# + String(repeating: "9", count: 300) + "}", #"{"aps":{},"n":0e99999}"#, #"{"aps":{},"n":-0.0e-0}"#,
+    ])
+    func inRangeNumbers(json: String) throws {
+        #expect(throws: Never.self) { try Payload(json: json) }
+        #expect(try JSONSerialization.jsonObject(with: Data(json.utf8)) is [String: Any])
+    }
+
     @Test func deepNestingIsRefusedWithoutRecursion() {
         let deep = #"{"aps":{},"x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
         #expect(throws: JSONValidator.Failure.self) { try JSONValidator.validate(Array(deep.utf8)) }

@@ -70,6 +70,36 @@ struct SigningKeyLoadingTests {
         }
     }
 
+    /// Found by FuzzKey (FUZZING.md): one base64 character changed in the private scalar of a P-256 .p8 whose
+    /// public key is stored beside it. OpenSSL loaded it; the key signed tokens its own public key (and so APNs)
+    /// refuses. Now refused on load. The fuzzer's input, first block (the second never mattered).
+    @Test("a key whose private scalar does not match its stored public key is refused as malformed")
+    func mismatchedPair() throws {
+        let damaged = """
+            -----BEGIN PRIVATE KEY-----
+            MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgDDIx3FC08iUbBRtM
+            84sgKRCqr1FMMOfuzYE2UBtMvaGhRANCAARtC/yOU2QQyMUSEDCwQqfiFfWAn1GX
+            gT77lbBySF/BQknMMrJ7VTejkXGPoHMMbaZrh5QO9bkb1kCOu7Yphp30
+            -----END PRIVATE KEY-----
+
+            """
+        do {
+            _ = try SigningKey(pem: damaged)
+            Issue.record("a key with a mismatched public key loaded")
+        } catch {
+            guard case .malformedKey(let errors) = error else {
+                Issue.record("expected malformedKey, got \(error)")
+                return
+            }
+            #expect(errors.contains("does not match"), "\(errors)")
+            #expect(!error.description.contains("DDIx3FC08iUb"))
+        }
+        #expect(OpenSSLErrorQueue.drain() == "no OpenSSL error queued")
+        // The same key undamaged, and one without a stored public key, still load.
+        _ = try SigningKey(contentsOfFile: Fixture.key("AuthKey_TESTKEY001.p8"))
+        _ = try SigningKey(pem: try SigningKey.generate().pkcs8PEM)
+    }
+
     @Test("a generated key round-trips through PKCS#8 PEM")
     func generatedKeyRoundTrips() throws {
         let key = try SigningKey.generate()
