@@ -1,10 +1,18 @@
 import Foundation
+internal import COpenSSL
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A local APNs: HTTP/2 over TLS, Apple's validation and answers, scripted faults, and statistics.
 public final class MockServer: Sendable {
+    /// For a process that exits while its event-loop threads may still be ending (apns-mock after SIGTERM):
+    /// OpenSSL's at-exit cleanup frees per-thread state that those threads free again as they end (a double free
+    /// AddressSanitizer caught). Call once, before anything else uses OpenSSL; the process's memory goes anyway.
+    public static func skipOpenSSLCleanupAtExit() {
+        _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil)
+    }
+
     /// The port actually listened on.
     public let port: Int
     private let shared: MockShared

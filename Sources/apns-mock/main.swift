@@ -14,6 +14,7 @@ sigemptyset(&stopSignals)
 sigaddset(&stopSignals, SIGINT)
 sigaddset(&stopSignals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+MockServer.skipOpenSSLCleanupAtExit()
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("apns-mock: error: \(message)\n".utf8))
