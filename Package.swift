@@ -43,15 +43,17 @@ let package = Package(
         .executableTarget(name: "FuzzKey", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzKey"),
         .executableTarget(name: "FuzzMockRequest", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzMockRequest"),
 
+        // What the test targets share (not a product; only tests depend on it).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "APNs"]),
-        .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
-        .testTarget(name: "apnsdCLITests", dependencies: ["APNsMock", "ProviderAuth", "Store", "APNs", "Intake"]),
+        .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "Store", "APNs", "Intake"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
-        .testTarget(name: "HTTP2TransportTests", dependencies: ["HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
+        .testTarget(name: "HTTP2TransportTests", dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
     ]
 )

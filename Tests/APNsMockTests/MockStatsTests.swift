@@ -2,6 +2,7 @@ import APNsMock
 import Foundation
 import ProviderAuth
 import Testing
+import TestSupport
 
 /// `GET /_mock/stats`, fetched with curl after traffic that curl sent.
 @Suite("Mock: statistics")

@@ -3,6 +3,7 @@ import APNsMock
 import Foundation
 import HTTP2Transport
 import Testing
+import TestSupport
 
 extension TransportIO {
     /// Failures before any HTTP exchange: refused connections, TLS verification, bad configuration and input.

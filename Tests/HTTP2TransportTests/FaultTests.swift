@@ -3,6 +3,7 @@ import APNsMock
 import Foundation
 import HTTP2Transport
 import Testing
+import TestSupport
 
 extension TransportIO {
     /// GOAWAY, abrupt closes and timeouts from the simulator: what reaches the caller, and what the transport absorbs.

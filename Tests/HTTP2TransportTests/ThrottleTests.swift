@@ -3,6 +3,7 @@ import APNsMock
 import Foundation
 @testable import HTTP2Transport
 import Testing
+import TestSupport
 
 extension TransportIO {
     /// The per-connection rate: the strict bound on the moments libcurl put requests on the wire, and the

@@ -2,6 +2,7 @@ import APNsMock
 import Foundation
 import ProviderAuth
 import Testing
+import TestSupport
 
 /// Nothing accepted into the queue is lost across kill -9 or SIGTERM: the real binary against apns-mock.
 @Suite(.serialized)

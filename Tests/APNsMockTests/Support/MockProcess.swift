@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
