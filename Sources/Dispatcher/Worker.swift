@@ -303,12 +303,18 @@ public final class Worker: Sendable {
     /// its requests that have not started on the wire; those on the wire finish and are recorded.
     func beginStopping(_ state: inout RunState, why: String) async {
         state.stopping = true
-        let dropped = state.queued + state.heldCount
-        state.dropQueued { _ in true }
-        let groups = Set(state.inFlightByCampaign.keys)
-        let withdrawn = groups.isEmpty ? 0 : await transport.withdraw(groups: groups, andLater: true)
+        let (dropped, withdrawn) = await dropUnsent(&state, andLater: true)
         logger.info("worker.stopping", ("why", why), ("in_flight", String(state.inFlight - withdrawn)),
                     ("withdrawn", String(withdrawn)), ("unsent_released", String(dropped)))
+    }
+
+    /// Drops every job held unsent and withdraws this worker's requests not yet on the wire (with `andLater`, its
+    /// campaigns' later sends too). Returns how many of each.
+    private func dropUnsent(_ state: inout RunState, andLater: Bool) async -> (dropped: Int, withdrawn: Int) {
+        let dropped = state.dropQueued { _ in true }
+        let groups = Set(state.inFlightByCampaign.keys)
+        let withdrawn = groups.isEmpty ? 0 : await transport.withdraw(groups: groups, andLater: andLater)
+        return (dropped, withdrawn)
     }
 
     private func heartbeat(_ state: inout RunState, now: Date) async throws {
@@ -326,10 +332,7 @@ public final class Worker: Sendable {
 
     /// Another worker took our leases over (our heartbeat was stale): what we hold unsent is no longer ours.
     private func lostLeases(_ state: inout RunState, now: Date) async throws {
-        let dropped = state.queued + state.heldCount
-        state.dropQueued { _ in true }
-        let groups = Set(state.inFlightByCampaign.keys)
-        let withdrawn = groups.isEmpty ? 0 : await transport.withdraw(groups: groups)
+        let (dropped, withdrawn) = await dropUnsent(&state, andLater: false)
         let old = state.id
         state.id = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
         logger.warning("worker.leases_lost", ("worker.id", old.description), ("new_worker.id", state.id.description),

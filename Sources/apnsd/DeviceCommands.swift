@@ -104,10 +104,16 @@ enum DeviceCommands {
     }
 
     static func topic(_ arguments: Arguments, _ configuration: Configuration) throws(CLIError) -> String {
+        let topic = try givenTopic(arguments, configuration)
+        do { try Topic.validate(topic) } catch { throw .usage("\(error)") }
+        return topic
+    }
+
+    /// `--topic`, else `apns.topic`, unchecked (a `NotificationContent` checks it where it is made).
+    static func givenTopic(_ arguments: Arguments, _ configuration: Configuration) throws(CLIError) -> String {
         guard let topic = try arguments.value("topic") ?? configuration.topic else {
             throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
         }
-        do { try Topic.validate(topic) } catch { throw .usage("\(error)") }
         return topic
     }
 

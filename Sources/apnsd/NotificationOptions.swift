@@ -12,7 +12,7 @@ struct NotificationOptions {
     var environment: Environment?
 
     init(_ arguments: Arguments, configuration: Configuration) throws(CLIError) {
-        let topic = try DeviceCommands.topic(arguments, configuration)
+        let topic = try DeviceCommands.givenTopic(arguments, configuration)
         do {
             let pushType = try arguments.value("push-type").map(PushType.parse) ?? .alert
             let priority = try arguments.value("priority").map(Priority.parse)

@@ -24,11 +24,4 @@ enum Output {
     static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
-
-    /// `text` with control characters escaped, for table output.
-    static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-        let quoted = quote(text)
-        return String(quoted.dropFirst().dropLast())
-    }
 }

@@ -1,3 +1,4 @@
+import APNs
 import Intake
 import Foundation
 import Store
@@ -19,7 +20,7 @@ enum WorkersCommand {
         Output.line("ID      HOST                  PID       STARTED                   LAST HEARTBEAT            LEASES    STATE")
         for worker in workers {
             let state = worker.isStale(now: now, lease: configuration.lease) ? "stale (leases will be taken over)" : "alive"
-            Output.line(Output.pad(worker.id.description, 8) + Output.pad(Output.printable(worker.host), 22)
+            Output.line(Output.pad(worker.id.description, 8) + Output.pad(Printable.escaped(worker.host), 22)
                         + Output.pad(String(worker.pid), 10) + Output.pad(Output.timestamp(worker.startedAt), 26)
                         + Output.pad(Output.timestamp(worker.heartbeatAt), 26) + Output.pad(String(worker.leases), 10) + state)
         }
