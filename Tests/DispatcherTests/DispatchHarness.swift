@@ -6,6 +6,7 @@ import HTTP2Transport
 import Logging
 import ProviderAuth
 import Store
+import TestSupport
 
 /// A real dispatch setup for one test: a SQLite file in a temp folder, apns-mock over TLS HTTP/2 with a
 /// throwaway CA, the fixture key, the libcurl transport and the worker. Nothing is mocked.
@@ -48,7 +49,7 @@ final class DispatchHarness: @unchecked Sendable {
             mock = try makeServer(0)
             port = mock!.port
         } else {
-            port = Self.freePort()
+            port = Ports.free()
         }
         store = try await Store.open(at: directory.appendingPathComponent("apnsd.sqlite").path)
         transportConfiguration = TransportConfiguration(
@@ -91,21 +92,6 @@ final class DispatchHarness: @unchecked Sendable {
                            connections: transportConfiguration.connectionsPerPool)
         configure(&configuration)
         return configuration
-    }
-
-    /// A loopback port nothing listens on (yet).
-    static func freePort() -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Registers `count` devices whose tokens start with `prefix`.

@@ -3,6 +3,7 @@ import APNsMock
 import Foundation
 import HTTP2Transport
 import Testing
+import TestSupport
 
 extension TransportIO {
     /// `withdraw` takes back what has not started on the wire, and only that.

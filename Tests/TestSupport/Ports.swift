@@ -3,16 +3,17 @@ import Foundation
 import Glibc
 #endif
 
-enum Ports {
+/// Loopback ports for tests: free ones, and whether something listens.
+public enum Ports {
     /// A loopback port nobody listens on right now (bound to 0, read back, closed).
-    static func free() -> Int {
+    public static func free() -> Int {
         let (fd, port) = boundLoopbackSocket()
         close(fd)
         return port
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
-    static func isListening(_ port: Int) -> Bool {
+    public static func isListening(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -27,7 +28,7 @@ enum Ports {
     }
 
     /// Waits until `port` accepts connections (or `timeout` passes).
-    static func waitUntilListening(_ port: Int, timeout: TimeInterval = 10) -> Bool {
+    public static func waitUntilListening(_ port: Int, timeout: TimeInterval = 10) -> Bool {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
             if isListening(port) { return true }
@@ -38,7 +39,7 @@ enum Ports {
 
     /// A loopback socket that listens and never accepts: the kernel completes TCP handshakes, nothing
     /// answers TLS. Returns (descriptor, port); close the descriptor when done.
-    static func silentListener() -> (descriptor: Int32, port: Int) {
+    public static func silentListener() -> (descriptor: Int32, port: Int) {
         let (fd, port) = boundLoopbackSocket()
         _ = listen(fd, 64)
         return (fd, port)
