@@ -50,12 +50,25 @@ struct CLI {
     /// folder: nobody may not be able to reach the build folder (a checkout under /root).
     @discardableResult
     func runAsOtherUser(_ arguments: String..., groups: [gid_t] = []) throws -> Result {
-        let binary = directory.appendingPathComponent("bin/apnsd")
-        if !FileManager.default.fileExists(atPath: binary.path) {
-            try FileManager.default.createDirectory(at: binary.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: Self.binaries.appendingPathComponent("apnsd"), to: binary)
-        }
-        return try execute(URL(fileURLWithPath: OtherUser.setpriv), OtherUser.arguments(groups: groups) + [binary.path] + arguments)
+        let binary = try Self.copyForOtherUsers.get()
+        return try execute(URL(fileURLWithPath: OtherUser.setpriv), OtherUser.arguments(groups: groups) + [binary] + arguments)
+    }
+
+    /// The apnsd binary copied once to a folder any user may enter (the build folder may not be: a clone in a
+    /// `mktemp -d` folder is 0700). Written through a close-on-exec descriptor: a process another test spawned
+    /// while the copy was open for writing would otherwise inherit the descriptor and keep the file busy
+    /// (ETXTBSY) for as long as it runs.
+    private static let copyForOtherUsers: Swift.Result<String, any Error> = Swift.Result {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-bin-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let path = folder.appendingPathComponent("apnsd").path
+        let bytes = try Data(contentsOf: binaries.appendingPathComponent("apnsd"))
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+        return path
     }
 
     private func execute(_ executable: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
