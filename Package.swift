@@ -20,13 +20,14 @@ let package = Package(
                        providers: [.apt(["libnghttp2-dev"])]),
 
         .target(name: "APNs"),
+        .target(name: "Threads"),
         .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL"]),
-        .target(name: "HTTP2Transport", dependencies: ["APNs", "CCurl"]),
-        .target(name: "Store", dependencies: ["APNs", "CSQLite"], exclude: ["SCHEMA.md"]),
+        .target(name: "HTTP2Transport", dependencies: ["APNs", "Threads", "CCurl"]),
+        .target(name: "Store", dependencies: ["APNs", "Threads", "CSQLite"], exclude: ["SCHEMA.md"]),
         .target(name: "Logging"),
         .target(name: "Intake", dependencies: ["APNs", "Store", "Logging"]),
         .target(name: "Dispatcher", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Logging"]),
-        .target(name: "APNsMock", dependencies: ["APNs", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
+        .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth"]),
         .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "Intake"]),
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +27,7 @@ final class EventLoop: @unchecked Sendable {
     private var again: [H2Connection] = []
     private var timers: [(deadline: UInt64, action: () -> Void)] = []
     private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private var thread: DedicatedThread?
     /// Scratch space for TLS reads, shared by this loop's connections.
     var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
 
@@ -41,9 +42,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "apns-mock-loop"
-        thread.start()
+        thread = DedicatedThread(name: "apns-mock-loop") { [self] in run() }
     }
 
     /// Asks the loop to close everything and waits until it has.
@@ -51,7 +50,7 @@ final class EventLoop: @unchecked Sendable {
         var one: UInt64 = 1
         stopping.store(true, ordering: .releasing)
         _ = write(wakeupWrite, &one, 8)
-        finished.wait()
+        thread?.join()
     }
 
     private func run() {
@@ -59,7 +58,7 @@ final class EventLoop: @unchecked Sendable {
         while !stopping.load(ordering: .acquiring) {
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeupRead, events: Int16(POLLIN), revents: 0))
-            if monotonicNanoseconds() >= acceptPausedUntil {
+            if MonotonicClock.nanoseconds() >= acceptPausedUntil {
                 fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             }
             for (fd, connection) in connections {
@@ -91,7 +90,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             runTimers()
-            let now = monotonicNanoseconds()
+            let now = MonotonicClock.nanoseconds()
             if now >= nextTick {
                 nextTick = now + Self.tickNanoseconds
                 for connection in Array(connections.values) { connection.tick(now: now) }
@@ -102,7 +101,6 @@ final class EventLoop: @unchecked Sendable {
         Glibc.close(listener)
         Glibc.close(wakeupRead)
         Glibc.close(wakeupWrite)
-        finished.signal()
     }
 
     private func acceptAll() {
@@ -111,7 +109,7 @@ final class EventLoop: @unchecked Sendable {
             if fd < 0 {
                 switch errno {
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    acceptPausedUntil = monotonicNanoseconds() + Self.acceptPauseNanoseconds
+                    acceptPausedUntil = MonotonicClock.nanoseconds() + Self.acceptPauseNanoseconds
                 default:
                     break // EAGAIN: nothing more waiting; ECONNABORTED and the like: that one is gone
                 }
@@ -139,13 +137,13 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs `action` on this loop after `milliseconds`.
     func schedule(afterMilliseconds milliseconds: Int, _ action: @escaping () -> Void) {
-        timers.append((monotonicNanoseconds() + UInt64(milliseconds) * 1_000_000, action))
+        timers.append((MonotonicClock.nanoseconds() + UInt64(milliseconds) * 1_000_000, action))
     }
 
     private func nextTimeout() -> Int32 {
         var soonest = timers.map(\.deadline).min() ?? UInt64.max
         if !connections.isEmpty { soonest = min(soonest, nextTick) }
-        let now = monotonicNanoseconds()
+        let now = MonotonicClock.nanoseconds()
         if acceptPausedUntil > now { soonest = min(soonest, acceptPausedUntil) }
         if soonest == UInt64.max { return 1000 }
         return soonest <= now ? 0 : Int32(min(1000, (soonest - now) / 1_000_000 + 1))
@@ -153,7 +151,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func runTimers() {
         guard !timers.isEmpty else { return }
-        let now = monotonicNanoseconds()
+        let now = MonotonicClock.nanoseconds()
         let due = timers.filter { $0.deadline <= now }
         guard !due.isEmpty else { return }
         timers.removeAll { $0.deadline <= now }

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Threads
 internal import CNGHTTP2
 internal import COpenSSL
 #if canImport(Glibc)
@@ -81,7 +82,7 @@ final class H2Connection {
         self.id = id
         auth = ConnectionAuth(verifier: shared.verifier, updateInterval: shared.tokenUpdateInterval)
         faulty = shared.scenario.scenario.connection.faultyConnections.map { id <= $0 } ?? true
-        acceptedAt = monotonicNanoseconds()
+        acceptedAt = MonotonicClock.nanoseconds()
         lastActivity = acceptedAt
         resetAllowanceAt = acceptedAt
         SSL_set_fd(ssl, fd)
@@ -118,7 +119,7 @@ final class H2Connection {
         if result == 1 {
             handshakeDone = true
             handshakeWantsWrite = false
-            lastActivity = monotonicNanoseconds()
+            lastActivity = MonotonicClock.nanoseconds()
             startSession()
             return true
         }
@@ -278,7 +279,7 @@ final class H2Connection {
         draining = true
         _ = SSL_shutdown(ssl)
         Glibc.shutdown(fd, Int32(SHUT_WR))
-        dropAt = monotonicNanoseconds() + Self.goodbyeNanoseconds
+        dropAt = MonotonicClock.nanoseconds() + Self.goodbyeNanoseconds
         drain()
     }
 
@@ -337,7 +338,7 @@ final class H2Connection {
     /// The client reset a stream the simulator still held. Past the allowance the connection is told to calm down
     /// and closed: opening streams and resetting them at once is the rapid-reset attack (CVE-2023-44487).
     func streamResetEarly() {
-        let now = monotonicNanoseconds()
+        let now = MonotonicClock.nanoseconds()
         resetAllowance = min(Self.earlyResetBurst, resetAllowance + Double(now &- resetAllowanceAt) / 1e9 * Self.earlyResetsPerSecond)
         resetAllowanceAt = now
         resetAllowance -= 1
@@ -379,7 +380,7 @@ final class H2Connection {
             return
         }
         requests += 1
-        window.record(now: monotonicNanoseconds())
+        window.record(now: MonotonicClock.nanoseconds())
         let faults = shared.scenario.scenario.connection
         if faulty, let closeAfter = faults.closeAfter, requests >= closeAfter {
             // An abrupt close: the peer sees the TCP connection drop with this request unanswered.
@@ -506,10 +507,4 @@ private enum ResponseHeaders {
     ]
 
     static func status(_ code: Int) -> ByteString { common[code] ?? common[500]! }
-}
-
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

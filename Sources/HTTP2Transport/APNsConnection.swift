@@ -1,3 +1,5 @@
+import Threads
+
 /// One multiplexed HTTP/2 connection over TLS to an APNs host, throttled to `ratePerSecond`.
 ///
 /// Backed by one libcurl multi handle and one event-loop thread. When the server goes away (GOAWAY,
@@ -63,7 +65,7 @@ public final class APNsConnection: Sendable {
         let left = ContinuousClock.now.duration(to: deadline)
         let nanoseconds = left <= .zero ? 0 : UInt64(left.components.seconds) * 1_000_000_000
             + UInt64(left.components.attoseconds / 1_000_000_000)
-        await loop.stop(deadline: Curl.monotonicNanoseconds() &+ nanoseconds)
+        await loop.stop(deadline: MonotonicClock.nanoseconds() &+ nanoseconds)
     }
 
     /// `shutdown(deadline: .now + timeout)`.

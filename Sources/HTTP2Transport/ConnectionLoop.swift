@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 internal import CCurl
 #if canImport(Glibc)
 import Glibc
@@ -86,7 +87,7 @@ final class ConnectionLoop: @unchecked Sendable {
         baseURL = Array(configuration.baseURL.utf8)
         admissionBatch = max(8, configuration.maxInFlight / 8)
         sockets = ConnectionSockets(corks: configuration.ratePerSecond == 0)
-        throttle = Throttle(ratePerSecond: configuration.ratePerSecond, now: Curl.monotonicNanoseconds())
+        throttle = Throttle(ratePerSecond: configuration.ratePerSecond, now: MonotonicClock.nanoseconds())
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             throw TransportError(kind: .other, curlCode: 0, message: "pipe() failed: errno \(errno)",
@@ -250,13 +251,7 @@ final class ConnectionLoop: @unchecked Sendable {
     // MARK: loop thread
 
     func start() {
-        let name = "apns-\(configuration.label)"
-        // Named from inside: on Linux a name set before start() never reaches the OS thread.
-        let thread = Thread { [self] in
-            Thread.current.name = name
-            run()
-        }
-        thread.start()
+        _ = DedicatedThread(name: "apns-\(configuration.label)") { [self] in run() }
     }
 
     private func run() {
@@ -280,7 +275,7 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             if !withdrawing.isEmpty { withdrawUnsent(withdrawing) }
 
-            let now = Curl.monotonicNanoseconds()
+            let now = MonotonicClock.nanoseconds()
             if let deadline {
                 if queuedCount == 0 && inFlight == 0 { break }
                 if now >= deadline {
@@ -298,7 +293,7 @@ final class ConnectionLoop: @unchecked Sendable {
             curl_multi_perform(multi, &running)
             admittedThisTurn = 0
             collectCompletions()
-            if admitting && queuedCount > 0 { admit(now: Curl.monotonicNanoseconds()) }
+            if admitting && queuedCount > 0 { admit(now: MonotonicClock.nanoseconds()) }
             resumeCompletions()
             sockets.uncork()
 
@@ -307,7 +302,7 @@ final class ConnectionLoop: @unchecked Sendable {
             var throttleWait: UInt64 = 0
             // (While libcurl still holds admitted requests back, the next step is its own: no throttle wake-up.)
             if admitting && queuedCount > 0 && inFlight < admissionLimit && (throttle.isUnlimited || unsent == 0) {
-                throttleWait = throttle.wait(now: Curl.monotonicNanoseconds())
+                throttleWait = throttle.wait(now: MonotonicClock.nanoseconds())
                 timeout = min(timeout, Int((throttleWait + 999_999) / 1_000_000))
             }
             // Unthrottled, libcurl holding attempts back for a stream slot while others are on the wire: it does
@@ -517,7 +512,7 @@ final class ConnectionLoop: @unchecked Sendable {
         transfer.connectionGeneration = sockets.generation
         if !throttle.isUnlimited || sendLog != nil {
             // Every start counts, also libcurl's own re-send of an attempt on a fresh connection.
-            let now = Curl.monotonicNanoseconds()
+            let now = MonotonicClock.nanoseconds()
             throttle.recordSend(at: now)
             sendLog?.append(now)
         }

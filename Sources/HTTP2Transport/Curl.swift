@@ -30,11 +30,4 @@ enum Curl {
         guard let info = curl_version_info(CURLVERSION_TENTH), let v = info.pointee.version else { return "?" }
         return String(cString: v)
     }
-
-    /// Monotonic nanoseconds (CLOCK_MONOTONIC), the loop's time base for throttling and deadlines.
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
 }

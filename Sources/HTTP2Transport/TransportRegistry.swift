@@ -1,4 +1,5 @@
 import APNs
+import Threads
 import Foundation
 
 /// Every connection pool of the process, by (credential, environment), created on first use.

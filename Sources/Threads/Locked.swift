@@ -3,14 +3,14 @@ import Foundation
 /// A value behind a lock. A pthread mutex (NSLock) rather than the standard library's `Mutex`: the
 /// ThreadSanitizer pass sees through pthread locks, while `Mutex` locks inside the uninstrumented runtime, so every
 /// value it hands between threads was reported as a race.
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with the value, under the lock.
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
