@@ -9,6 +9,7 @@
 // Output is `key value` lines (one per figure) so the shell script can pick what it needs.
 import APNs
 import APNsMock
+import ArgumentParsing
 import Foundation
 import HTTP2Transport
 import ProviderAuth
@@ -41,30 +42,26 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
     exit(code)
 }
 
-/// `--name value` pairs and positionals.
+/// A command's options and positionals, parsed by ArgumentParsing; a usage error ends the tool with exit 64.
 struct Options {
-    var values: [String: String] = [:]
-    var positionals: [String] = []
+    private let arguments: Arguments
 
-    init(_ words: ArraySlice<String>) {
-        var iterator = words.makeIterator()
-        while let word = iterator.next() {
-            if word.hasPrefix("--") {
-                guard let value = iterator.next() else { fail("\(word) needs a value", code: 64) }
-                values[String(word.dropFirst(2))] = value
-            } else {
-                positionals.append(word)
-            }
-        }
+    init(_ words: ArraySlice<String>, valued: Set<String>) {
+        do { arguments = try Arguments(Array(words), valued: valued, flagNames: []) } catch { fail(error.message, code: 64) }
+    }
+
+    var positionals: [String] { arguments.positionals }
+
+    func optional(_ name: String) -> String? {
+        do { return try arguments.value(name) } catch { fail(error.message, code: 64) }
     }
 
     func string(_ name: String) -> String {
-        guard let value = values[name] else { fail("--\(name) is required", code: 64) }
-        return value
+        do { return try arguments.required(name) } catch { fail(error.message, code: 64) }
     }
 
     func int(_ name: String, default fallback: Int? = nil) -> Int {
-        guard let text = values[name] else {
+        guard let text = optional(name) else {
             guard let fallback else { fail("--\(name) is required", code: 64) }
             return fallback
         }
@@ -133,11 +130,11 @@ func send(_ options: Options) async {
     let connections = options.int("connections", default: 1)
     let inflight = options.int("inflight", default: 100)
     let rate = options.int("rate", default: 0)
-    let requests = options.values["requests"].map { _ in options.int("requests") }
-    let seconds = options.values["seconds"].map { _ in options.int("seconds") }
+    let requests = options.optional("requests").map { _ in options.int("requests") }
+    let seconds = options.optional("seconds").map { _ in options.int("seconds") }
     guard (requests == nil) != (seconds == nil) else { fail("give exactly one of --requests and --seconds", code: 64) }
-    let device = options.values["device"] ?? String(repeating: "ab", count: 32)
-    let topic = options.values["topic"] ?? "com.example.app"
+    let device = options.optional("device") ?? String(repeating: "ab", count: 32)
+    let topic = options.optional("topic") ?? "com.example.app"
 
     // The same request the bare C loop sends: same path, headers and body.
     let request = APNsRequest(
@@ -275,11 +272,12 @@ guard arguments.count >= 2, !["-h", "--help", "help"].contains(arguments[1]) els
     print(usage)
     exit(arguments.count >= 2 ? 0 : 64)
 }
-let options = Options(arguments.dropFirst(2))
+let words = arguments.dropFirst(2)
 switch arguments[1] {
-case "mint-jwt": mintJWT(options)
-case "send": await send(options)
-case "mock-stats": mockStats(options)
-case "gen-tokens": genTokens(options)
+case "mint-jwt": mintJWT(Options(words, valued: ["key-file", "key-id", "team-id"]))
+case "send": await send(Options(words, valued: ["url", "ca-file", "jwt-file", "requests", "seconds", "inflight", "connections", "rate",
+                                               "device", "topic"]))
+case "mock-stats": mockStats(Options(words, valued: []))
+case "gen-tokens": genTokens(Options(words, valued: ["seed"]))
 default: fail("unknown command '\(arguments[1])' (see apnsd-bench --help)", code: 64)
 }

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 
 /// The command line of `apns-mock`.
@@ -53,69 +54,61 @@ struct MockOptions {
       curl --http2 --cacert /tmp/apns-ca.pem https://127.0.0.1:2197/_mock/stats
     """
 
-    struct UsageError: Error { let message: String }
+    static let valued: Set<String> = ["listen", "ca-out", "cert", "key", "key-file", "key-id", "team-id", "scenario", "stats-out",
+                                      "threads", "token-update-interval", "handshake-timeout", "idle-timeout"]
+    static let flagNames: Set<String> = ["help", "stats-tokens", "no-token-stats"]
 
-    static func parse(_ arguments: [String]) throws -> MockOptions? {
+    /// The options in `arguments`, or nil when they ask for help (`-h`, `--help`).
+    static func parse(_ arguments: [String]) throws(UsageError) -> MockOptions? {
+        let parsed = try Arguments(arguments, valued: valued, flagNames: flagNames, shortFlags: ["h": "help"])
+        if parsed.flag("help") { return nil }
+        if let stray = parsed.positionals.first { throw UsageError("unknown option '\(stray)'") }
         var options = MockOptions()
-        var iterator = arguments.makeIterator()
-        func value(_ flag: String) throws -> String {
-            guard let next = iterator.next(), !next.hasPrefix("--") else { throw UsageError(message: "\(flag) needs a value") }
-            return next
-        }
-        while let argument = iterator.next() {
-            switch argument {
-            case "-h", "--help": return nil
-            case "--listen":
-                let address = try value(argument)
-                guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-                      (0...65535).contains(port) else {
-                    throw UsageError(message: "--listen expects HOST:PORT, got '\(address)'")
-                }
-                options.host = String(address[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-                options.port = port
-            case "--ca-out": options.caOut = try value(argument)
-            case "--cert": options.certFile = try value(argument)
-            case "--key": options.certKeyFile = try value(argument)
-            case "--key-file": options.keyFile = try value(argument)
-            case "--key-id": options.keyID = try value(argument)
-            case "--team-id": options.teamID = try value(argument)
-            case "--scenario": options.scenarioFile = try value(argument)
-            case "--stats-out": options.statsOut = try value(argument)
-            case "--threads":
-                let text = try value(argument)
-                guard let threads = Int(text), (1...64).contains(threads) else { throw UsageError(message: "--threads expects 1…64, got '\(text)'") }
-                options.threads = threads
-            case "--token-update-interval":
-                let text = try value(argument)
-                guard let seconds = TimeInterval(text), seconds >= 0 else {
-                    throw UsageError(message: "--token-update-interval expects seconds ≥ 0, got '\(text)'")
-                }
-                options.tokenUpdateInterval = seconds
-            case "--handshake-timeout":
-                let text = try value(argument)
-                guard let seconds = TimeInterval(text), seconds > 0, seconds <= 86_400 else {
-                    throw UsageError(message: "--handshake-timeout expects seconds > 0 (at most 86400), got '\(text)'")
-                }
-                options.handshakeTimeout = seconds
-            case "--idle-timeout":
-                let text = try value(argument)
-                guard let seconds = TimeInterval(text), seconds >= 0, seconds <= 31_536_000 else {
-                    throw UsageError(message: "--idle-timeout expects seconds ≥ 0 (0 = never), got '\(text)'")
-                }
-                options.idleTimeout = seconds
-            case "--stats-tokens": options.statsTokens = true
-            case "--no-token-stats": options.tracksTokens = false
-            default: throw UsageError(message: "unknown option '\(argument)'")
+        if let address = try parsed.value("listen") {
+            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+                  (0...65535).contains(port) else {
+                throw UsageError("--listen expects HOST:PORT, got '\(address)'")
             }
+            options.host = String(address[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            options.port = port
         }
-        guard options.keyFile != nil else { throw UsageError(message: "--key-file is required") }
-        guard options.keyID != nil else { throw UsageError(message: "--key-id is required") }
-        guard options.teamID != nil else { throw UsageError(message: "--team-id is required") }
+        options.caOut = try parsed.value("ca-out")
+        options.certFile = try parsed.value("cert")
+        options.certKeyFile = try parsed.value("key")
+        options.scenarioFile = try parsed.value("scenario")
+        options.statsOut = try parsed.value("stats-out")
+        if let text = try parsed.value("threads") {
+            guard let threads = Int(text), (1...64).contains(threads) else { throw UsageError("--threads expects 1…64, got '\(text)'") }
+            options.threads = threads
+        }
+        if let text = try parsed.value("token-update-interval") {
+            guard let seconds = TimeInterval(text), seconds >= 0 else {
+                throw UsageError("--token-update-interval expects seconds ≥ 0, got '\(text)'")
+            }
+            options.tokenUpdateInterval = seconds
+        }
+        if let text = try parsed.value("handshake-timeout") {
+            guard let seconds = TimeInterval(text), seconds > 0, seconds <= 86_400 else {
+                throw UsageError("--handshake-timeout expects seconds > 0 (at most 86400), got '\(text)'")
+            }
+            options.handshakeTimeout = seconds
+        }
+        if let text = try parsed.value("idle-timeout") {
+            guard let seconds = TimeInterval(text), seconds >= 0, seconds <= 31_536_000 else {
+                throw UsageError("--idle-timeout expects seconds ≥ 0 (0 = never), got '\(text)'")
+            }
+            options.idleTimeout = seconds
+        }
+        options.statsTokens = parsed.flag("stats-tokens")
+        options.tracksTokens = !parsed.flag("no-token-stats")
+        options.keyFile = try parsed.required("key-file")
+        options.keyID = try parsed.required("key-id")
+        options.teamID = try parsed.required("team-id")
         if options.statsTokens && !options.tracksTokens {
-            throw UsageError(message: "--stats-tokens and --no-token-stats contradict each other")
+            throw UsageError("--stats-tokens and --no-token-stats contradict each other")
         }
         if (options.certFile == nil) != (options.certKeyFile == nil) {
-            throw UsageError(message: "--cert and --key go together")
+            throw UsageError("--cert and --key go together")
         }
         return options
     }

@@ -1,4 +1,5 @@
 import APNsMock
+import ArgumentParsing
 import Foundation
 import ProviderAuth
 #if canImport(Glibc)
@@ -28,7 +29,7 @@ do {
         exit(0)
     }
     options = parsed
-} catch let error as MockOptions.UsageError {
+} catch {
     fail("\(error.message) (see apns-mock --help)", code: 64)
 }
 
