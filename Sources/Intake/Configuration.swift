@@ -136,35 +136,6 @@ public struct Configuration: Sendable {
         return configuration
     }
 
-    /// Applies a config file's JSON: an object of settings, nested one level by their dotted keys
-    /// (`{"apns":{"rate":500}}` is `apns.rate`). Unknown keys and values of the wrong type are refused.
-    public mutating func apply(fileBytes: [UInt8]) throws(IntakeError) {
-        do { _ = try JSONValidator.validate(fileBytes) } catch { throw IntakeError("not a valid JSON object (\(error))") }
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: Data(fileBytes)) } catch { throw IntakeError("not valid JSON") }
-        guard let root = object as? [String: Any] else { throw IntakeError("must hold a JSON object") }
-        var flat: [String: Any] = [:]
-        for (key, value) in root {
-            if let nested = value as? [String: Any] {
-                for (inner, innerValue) in nested { flat["\(key).\(inner)"] = innerValue }
-            } else {
-                flat[key] = value
-            }
-        }
-        for (key, value) in flat.sorted(by: { $0.key < $1.key }) {
-            guard let setting = Self.settings.first(where: { $0.key == key }) else {
-                throw IntakeError("unknown setting '\(Printable.escaped(String(key.prefix(80))))' (known: \(Self.settings.map(\.key).joined(separator: ", ")))")
-            }
-            let text: String
-            switch value {
-            case let string as String: text = string
-            case let number as NSNumber where String(cString: number.objCType) != "c": text = number.stringValue  // "c": a JSON true/false
-            default: throw IntakeError("'\(key)' must be a string or a number")
-            }
-            try setting.apply(&self, text)
-        }
-    }
-
     /// How long after its last heartbeat a worker's leases may be taken over.
     public var lease: Duration { .milliseconds(Int64(workerLease * 1000)) }
 }

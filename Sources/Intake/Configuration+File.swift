@@ -1,0 +1,56 @@
+import APNs
+import Foundation
+
+extension Configuration {
+    /// The settings the config file gives as lists. None yet: several credentials will be one
+    /// (`"credentials": [{…}, …]`); the file loader already reads and checks them.
+    public static let listSettings: [ListSetting] = []
+
+    /// Values in the config file sit at most this many levels below its top object.
+    public static let maximumFileDepth = 8
+
+    /// Applies a config file's JSON: an object of settings by their dotted keys, written flat (`"apns.rate"`),
+    /// nested (`{"apns":{"rate":500}}`) or both, and lists for the list settings. Unknown keys, a setting given
+    /// twice and values of the wrong type are refused, naming the key's path.
+    public mutating func apply(fileBytes: [UInt8]) throws(IntakeError) {
+        try apply(fileBytes: fileBytes, settings: Self.settings, lists: Self.listSettings)
+    }
+
+    /// `apply(fileBytes:)` against the given declarations (tests declare list settings of their own).
+    mutating func apply(fileBytes: [UInt8], settings: [Setting], lists: [ListSetting]) throws(IntakeError) {
+        do { _ = try JSONValidator.validate(fileBytes) } catch { throw IntakeError("not a valid JSON object (\(error))") }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: Data(fileBytes)) } catch { throw IntakeError("not valid JSON") }
+        guard let root = object as? [String: Any] else { throw IntakeError("must hold a JSON object") }
+
+        let keys = settings.map(\.key) + lists.map(\.key)
+        var found: [String: ConfigurationValue] = [:]
+        // Objects are opened while their path leads to a declared key, so the walk is as deep as the deepest key.
+        func walk(_ object: [String: Any], _ prefix: String, _ depth: Int) throws(IntakeError) {
+            for (name, json) in object.sorted(by: { $0.key < $1.key }) {
+                let path = prefix.isEmpty ? name : "\(prefix).\(name)"
+                if keys.contains(path) {
+                    guard found[path] == nil else { throw IntakeError("'\(Self.printablePath(path))' is given twice") }
+                    found[path] = try ConfigurationValue(json: json, path: path, depth: depth)
+                } else if let inner = json as? [String: Any], keys.contains(where: { $0.hasPrefix(path + ".") }) {
+                    try walk(inner, path, depth + 1)
+                } else {
+                    throw IntakeError("unknown setting '\(Self.printablePath(path))' (known: \(keys.joined(separator: ", ")))")
+                }
+            }
+        }
+        try walk(root, "", 1)
+
+        for (path, value) in found.sorted(by: { $0.key < $1.key }) {
+            if let setting = settings.first(where: { $0.key == path }) {
+                guard let text = value.text else { throw IntakeError("'\(path)' must be a string or a number") }
+                try setting.apply(&self, text)
+            } else if let list = lists.first(where: { $0.key == path }) {
+                try list.apply(&self, value)
+            }
+        }
+    }
+
+    /// A key path from the file as an error shows it: escaped, and cut short.
+    static func printablePath(_ path: String) -> String { Printable.escaped(String(path.prefix(120))) }
+}
