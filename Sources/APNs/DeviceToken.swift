@@ -36,7 +36,7 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
     }
 
     /// Whether `bytes` is already a valid normalised token (lowercase even-length hex), without allocating.
-    static func isValidLowercaseHex(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    private static func isValidLowercaseHex(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !bytes.isEmpty, bytes.count % 2 == 0, bytes.count <= maximumHexLength else { return false }
         for byte in bytes {
             switch byte {

@@ -19,6 +19,16 @@ struct SharedQueueTests {
         func count(_ message: String) -> Int { lock.withLock { lines.filter { $0.contains("\"msg\":\"\(message)\"") }.count } }
     }
 
+    /// Polls `condition` every 20 ms until it holds (true) or `seconds` pass (false).
+    static func poll(seconds: Double = 60, _ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try condition()
+    }
+
     @Test func aBacklogThatOutlastsTheLeaseIsSentOnce() async throws {
         // 120 devices at 40/s take 3 s; the lease is 0.3 s. A live worker never loses its own claims.
         let harness = try await DispatchHarness(connections: 1, rate: 40)
@@ -51,10 +61,12 @@ struct SharedQueueTests {
         for _ in 1..<count { workers.append(try await harness.extraWorker(logger: lines.logger)) }
         let summaries = try await withThrowingTaskGroup(of: WorkerSummary.self) { group in
             for (index, worker) in workers.enumerated() {
-                group.addTask {
-                    try await Task.sleep(for: .milliseconds(700 * index))
-                    return try await worker.run(untilIdle: true)
+                // Worker k starts once APNs has seen 300·k requests: mid-queue, whatever the machine's speed.
+                if index > 0 {
+                    let seen = index * 300
+                    #expect(try await Self.poll { harness.server.stats().totals.requests >= seen }, "never reached \(seen) requests")
                 }
+                group.addTask { try await worker.run(untilIdle: true) }
             }
             var summaries: [WorkerSummary] = []
             for try await summary in group { summaries.append(summary) }
@@ -89,6 +101,8 @@ struct SharedQueueTests {
             configuration.unreachableLimit = nil  // retry.cap: 5 s, longer than the 2 s outage
         }
         let run = Task { try await worker.run(untilIdle: true) }
+        // The worker has found APNs down, then the outage lasts 2 s more: longer than the whole retry schedule.
+        #expect(try await Self.poll { lines.count("worker.apns_unreachable") == 1 }, "the worker never found APNs down")
         try await Task.sleep(for: .seconds(2))
         let during = try await harness.log(campaign)
         #expect(during.allSatisfy { $0.status == .pending && $0.attempts == 0 }, "nothing failed or spent an attempt while down")

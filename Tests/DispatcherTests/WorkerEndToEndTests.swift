@@ -225,19 +225,23 @@ struct WorkerEndToEndTests {
         await harness.shutdown()
     }
 
-    @Test func singleSendsGoAheadOfBulk() async throws {
+    /// That single sends are claimed (so sent) ahead of bulk work is decided by the Store's claim and proven there
+    /// (StoreTests' ClaimOrderTests); here, only that a single send behind a bulk backlog is delivered once, with the
+    /// backlog, by one run. How many bulk answers came back before it depends on the machine's load.
+    @Test func aSingleSendBehindABulkBacklogIsDeliveredInTheSameRun() async throws {
         let harness = try await DispatchHarness(connections: 1, rate: 500)
         try await harness.register(1000)
         let bulk = try await harness.campaign()
         let vip = DispatchHarness.token("0001", 1)
         let single = try await harness.store.enqueueSingle(.single(to: vip, content: try NotificationContent(
             bundleID: DispatchHarness.topic, payload: Payload(json: #"{"aps":{"alert":"now"}}"#))))
-        _ = try await harness.worker().run(untilIdle: true)
-        let singleRow = try #require(try await harness.log(single).first)
+        let summary = try await harness.worker().run(untilIdle: true)
+        let singleRows = try await harness.log(single)
         let bulkRows = try await harness.log(bulk)
-        #expect(singleRow.status == .accepted)
-        let acceptedBefore = bulkRows.filter { $0.updatedAt < singleRow.updatedAt }.count
-        #expect(acceptedBefore < 200, "the single send waited behind \(acceptedBefore) bulk deliveries")
+        #expect(singleRows.count == 1 && singleRows.allSatisfy { $0.status == .accepted && $0.attempts == 1 })
+        #expect(bulkRows.count == 1000 && bulkRows.allSatisfy { $0.status == .accepted && $0.attempts == 1 })
+        #expect(summary.accepted == 1001)
+        #expect(harness.server.stats().totals.tokensAcceptedTwice == 0)
         await harness.shutdown()
     }
 }
