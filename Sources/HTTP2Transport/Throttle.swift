@@ -1,22 +1,16 @@
 /// The per-connection rate limit: a token bucket paces requests at `pacedRate`, and a window of the actual
 /// send times holds every sliding second to `maximumPerSecond`. A rate of 0 means unthrottled.
 ///
-/// The pace is 2% under the configured rate (1470/s for 1500): the server counts its sliding second when it
-/// reads, and a request stream at the rate looks 1.5 requests larger for every millisecond the server's
-/// reads come late. Measured on 2 cores with everything on one machine: paced at 1485/s (client windows ≤
-/// 1488), apns-mock saw up to 1520 with four connections. 2% under leaves ~28 ms of such jitter before the
-/// server sees more than rate × 1.01; the pool still gets 98% of the rate, above the 97% it must reach.
+/// The pace is 2% under the configured rate: a server counts its sliding second when it reads, so requests
+/// its reads delay look bunched; 2% leaves ~28 ms of such jitter before it sees more than rate × 1.01.
 ///
-/// More than one bucket because one cannot do it all on a busy machine. A bucket small enough to bound the
-/// second by itself (3 tokens at 1500/s, for rate + 3 ≤ rate × 1.01) loses every token that comes due while
-/// the loop wakes more than ~2 ms late: 93% of the rate on a loaded 2-core machine. Here the pacing bucket
-/// holds `burst` tokens (25 ms) so a late loop catches up; a second bucket at twice the pace,
-/// holding `step` tokens, spreads the catching up over the next wake-ups instead of one burst (a server
-/// reads a burst one request after another: with 38 requests at once, apns-mock in a debug build counted
-/// 1531 in a second while the client sent at most 1488); and the window, which counts the moments libcurl
-/// really started each request (CURLOPT_PREREQFUNCTION), refuses whatever would put more than
-/// `maximumPerSecond` (never more than the rate) into any one-second window, however late or bunched the
-/// sends were.
+/// Three parts, because one bucket cannot do it all on a busy machine. A bucket small enough to bound the
+/// second by itself loses every token that comes due while the loop wakes late; so the pacing bucket holds
+/// `burst` tokens (25 ms) and a late loop catches up. A second bucket at twice the pace, holding `step`
+/// tokens, spreads the catching up over the next wake-ups (a server reading a burst one request after another
+/// would count it in one second). And the window, which counts the moments libcurl really started each request
+/// (CURLOPT_PREREQFUNCTION), refuses whatever would put more than `maximumPerSecond` (never more than the
+/// rate) into any one-second window, however late or bunched the sends were. BENCHMARKS.md has the numbers.
 public struct Throttle: Hashable, Sendable {
     /// The configured rate, requests per second; 0 = unlimited.
     public let ratePerSecond: Int

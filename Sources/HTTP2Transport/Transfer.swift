@@ -25,7 +25,7 @@ final class Transfer {
     var group: Int64?
     /// `ConnectionSockets.generation` when libcurl last started sending this attempt: the connection it went on.
     var connectionGeneration = 0
-    unowned let owner: ConnectionLoop
+    unowned let owner: any TransferEvents
     var status = 0
     var apnsID: String?
     var responseBody: [UInt8] = []
@@ -48,7 +48,7 @@ final class Transfer {
         ["Accept:", "Content-Type:"].map { (name: String) in strdup(name)! }
 
     /// A new easy handle with every option that does not change between requests.
-    init?(configuration: ConnectionConfiguration, owner: ConnectionLoop) {
+    init?(configuration: ConnectionConfiguration, owner: any TransferEvents) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
         self.owner = owner
@@ -87,16 +87,16 @@ final class Transfer {
         case .environment: break
         case .url(let url): url.withCString { set(CURLOPT_PROXY, $0) }
         }
-        ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_WRITEFUNCTION, transferWriteCallback) == CURLE_OK
-        ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_HEADERFUNCTION, transferHeaderCallback) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_WRITEFUNCTION, Self.writeCallback) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_write_cb(easy, CURLOPT_HEADERFUNCTION, Self.headerCallback) == CURLE_OK
         // The connection outlives the transfer that opened it: its socket callbacks report to the loop.
-        let loop = Unmanaged.passUnretained(owner).toOpaque()
+        let loop = Unmanaged.passUnretained(owner as AnyObject).toOpaque()
         set(CURLOPT_SOCKOPTDATA, loop)
         set(CURLOPT_CLOSESOCKETDATA, loop)
-        ok = ok && apnsd_easy_setopt_sockopt_cb(easy, CURLOPT_SOCKOPTFUNCTION, transferSocketOpened) == CURLE_OK
-        ok = ok && apnsd_easy_setopt_closesocket_cb(easy, CURLOPT_CLOSESOCKETFUNCTION, transferSocketClosing) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_sockopt_cb(easy, CURLOPT_SOCKOPTFUNCTION, Self.socketOpenedCallback) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_closesocket_cb(easy, CURLOPT_CLOSESOCKETFUNCTION, Self.socketClosingCallback) == CURLE_OK
         set(CURLOPT_PREREQDATA, me)
-        ok = ok && apnsd_easy_setopt_prereq_cb(easy, CURLOPT_PREREQFUNCTION, transferPrereqCallback) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_prereq_cb(easy, CURLOPT_PREREQFUNCTION, Self.prereqCallback) == CURLE_OK
         if !ok {
             release()
             return nil
@@ -245,58 +245,4 @@ final class Transfer {
     private static func invalid(_ message: String) -> TransportError {
         TransportError(kind: .invalidRequest, curlCode: 0, message: message, isConnectionFatal: false, isRetryable: false)
     }
-}
-
-/// CURLOPT_WRITEFUNCTION: collects the response body (bounded).
-private let transferWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-    data, size, count, user in
-    let length = size * count
-    guard let data, let user, length > 0 else { return length }
-    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-    let room = Transfer.maximumResponseBody - transfer.responseBody.count
-    if room > 0 {
-        transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: data, count: min(room, length)))
-    }
-    return length
-}
-
-/// CURLOPT_PREREQFUNCTION: the request is about to go on the wire (connection up, stream slot free).
-private let transferPrereqCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?,
-                                                    UnsafeMutablePointer<CChar>?, Int32, Int32) -> Int32 = {
-    user, _, _, _, _ in
-    if let user {
-        let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-        transfer.owner.transferStartsSending(transfer)
-    }
-    return Int32(CURL_PREREQFUNC_OK)
-}
-
-/// CURLOPT_HEADERFUNCTION: picks `apns-id` out of the response headers; everything else is ignored.
-private let transferHeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-    data, size, count, user in
-    let length = size * count
-    guard let data, let user, length > 8 else { return length }
-    let line = UnsafeRawBufferPointer(start: data, count: length)
-    let name: StaticString = "apns-id:"
-    for i in 0..<8 where line[i] | 0x20 != name.utf8Start[i] { return length }
-    var start = 8, end = length
-    while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
-    while end > start, line[end - 1] == 0x0A || line[end - 1] == 0x0D || line[end - 1] == 0x20 { end -= 1 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-    transfer.apnsID = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
-    return length
-}
-
-/// CURLOPT_SOCKOPTFUNCTION: libcurl opened the connection's socket (user data: the ConnectionLoop).
-private let transferSocketOpened: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t, curlsocktype) -> Int32 = {
-    user, descriptor, _ in
-    if let user { Unmanaged<ConnectionLoop>.fromOpaque(user).takeUnretainedValue().socketOpened(descriptor) }
-    return Int32(CURL_SOCKOPT_OK)
-}
-
-/// CURLOPT_CLOSESOCKETFUNCTION: libcurl is done with the socket; closing it is ours to do.
-private let transferSocketClosing: @convention(c) (UnsafeMutableRawPointer?, curl_socket_t) -> Int32 = {
-    user, descriptor in
-    if let user { Unmanaged<ConnectionLoop>.fromOpaque(user).takeUnretainedValue().socketClosing(descriptor) }
-    return close(descriptor)
 }
