@@ -1,8 +1,8 @@
 import APNsMock
 import Foundation
 import ProviderAuth
-import Testing
 import TestSupport
+import Testing
 
 /// `GET /_mock/stats`, fetched with curl after traffic that curl sent.
 @Suite("Mock: statistics")

@@ -1,6 +1,6 @@
 import APNs
-import Testing
 import HTTP2Transport
+import Testing
 
 @Suite struct APNsRequestTests {
     @Test func builtFromANotificationWithTheBearerTokenFirst() throws {

@@ -1,5 +1,5 @@
-import Testing
 @testable import HTTP2Transport
+import Testing
 
 /// The throttle (token bucket + send window), with simulated time: no sleeping.
 @Suite struct ThrottleModelTests {

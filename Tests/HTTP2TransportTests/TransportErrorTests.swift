@@ -1,5 +1,5 @@
-import Testing
 @testable import HTTP2Transport
+import Testing
 
 @Suite struct TransportErrorTests {
     // CURLcode numbers from curl.h (7.88).

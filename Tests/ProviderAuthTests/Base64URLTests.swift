@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ProviderAuth
+import Testing
 
 @Suite("Base64URL")
 struct Base64URLTests {

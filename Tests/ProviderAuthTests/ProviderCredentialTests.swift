@@ -1,5 +1,5 @@
-import Testing
 import ProviderAuth
+import Testing
 
 @Suite("ProviderCredential")
 struct ProviderCredentialTests {

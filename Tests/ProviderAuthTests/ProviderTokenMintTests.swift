@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ProviderAuth
+import Testing
 
 @Suite("Minting provider tokens")
 struct ProviderTokenMintTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import ProviderAuth
+import Testing
 
 @Suite("Loading .p8 keys")
 struct SigningKeyLoadingTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import ProviderAuth
+import Testing
 
 @Suite("ES256 signatures")
 struct SigningKeySignatureTests {

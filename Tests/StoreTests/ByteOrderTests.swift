@@ -1,5 +1,5 @@
-import Testing
 @testable import Store
+import Testing
 
 @Suite struct ByteOrderTests {
     @Test func sortsLikeSQLiteBinaryCollation() {

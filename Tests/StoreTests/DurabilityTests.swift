@@ -1,7 +1,8 @@
 import APNs
 import Foundation
-import Testing
+import QueueModel
 @testable import Store
+import Testing
 
 @Suite struct DurabilityTests {
     @Test func aSecondStoreOnTheSameFileSeesCommittedWrites() async throws {
@@ -20,7 +21,7 @@ import Testing
         let jobs = try await reader.claim(now: at(1), limit: 10, leaseFor: .seconds(30))
         #expect(jobs.count == 1)
         #expect(try await writer.claim(now: at(2), limit: 10, leaseFor: .seconds(30)).isEmpty)
-        try await reader.record([.accepted(jobs[0].id, apnsID: nil)], now: at(3))
+        try await reader.record([.accepted(jobs[0], apnsID: nil)], now: at(3))
         #expect(try await writer.campaign(id).status == .completed)
     }
 

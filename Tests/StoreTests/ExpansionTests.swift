@@ -1,7 +1,8 @@
 import APNs
 import Foundation
-import Testing
+import QueueModel
 @testable import Store
+import Testing
 
 @Suite struct ExpansionTests {
     /// 12,345 devices of the topic (every 7th inactive, every 3rd in development), plus 500 of another topic.

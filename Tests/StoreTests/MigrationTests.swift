@@ -1,7 +1,8 @@
 import APNs
 import Foundation
-import Testing
+import QueueModel
 @testable import Store
+import Testing
 
 @Suite struct MigrationTests {
     @Test func openingTwiceAppliesEachMigrationOnce() async throws {

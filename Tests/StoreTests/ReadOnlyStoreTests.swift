@@ -1,7 +1,8 @@
 import APNs
 import Foundation
-import Testing
+import QueueModel
 @testable import Store
+import Testing
 
 /// `Store.Options.readOnly`: reads what writers committed, never writes, never migrates.
 @Suite struct ReadOnlyStoreTests {
