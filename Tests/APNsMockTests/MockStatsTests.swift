@@ -1,8 +1,8 @@
 import APNsMock
 import Foundation
 import ProviderAuth
-import TestSupport
 import Testing
+import TestSupport
 
 /// `GET /_mock/stats`, fetched with curl after traffic that curl sent.
 @Suite("Mock: statistics")

@@ -1,6 +1,6 @@
 import APNs
-import HTTP2Transport
 import Testing
+import HTTP2Transport
 
 @Suite struct APNsRequestTests {
     @Test func builtFromANotificationWithTheBearerTokenFirst() throws {

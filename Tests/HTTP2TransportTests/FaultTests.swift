@@ -2,8 +2,8 @@ import APNs
 import APNsMock
 import Foundation
 import HTTP2Transport
-import TestSupport
 import Testing
+import TestSupport
 
 extension TransportIO {
     /// GOAWAY, abrupt closes and timeouts from the simulator: what reaches the caller, and what the transport absorbs.

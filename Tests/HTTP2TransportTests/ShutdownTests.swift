@@ -2,8 +2,8 @@ import APNs
 import APNsMock
 import Foundation
 import HTTP2Transport
-import TestSupport
 import Testing
+import TestSupport
 
 extension TransportIO {
     @Suite struct ShutdownTests {

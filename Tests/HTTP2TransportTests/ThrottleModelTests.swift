@@ -1,5 +1,5 @@
-@testable import HTTP2Transport
 import Testing
+@testable import HTTP2Transport
 
 /// The throttle (token bucket + send window), with simulated time: no sleeping.
 @Suite struct ThrottleModelTests {

@@ -2,8 +2,8 @@ import APNs
 import APNsMock
 import Foundation
 @testable import HTTP2Transport
-import TestSupport
 import Testing
+import TestSupport
 
 extension TransportIO {
     /// The per-connection rate: the strict bound on the moments libcurl put requests on the wire, and the

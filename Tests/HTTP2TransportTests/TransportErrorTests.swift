@@ -1,5 +1,5 @@
-@testable import HTTP2Transport
 import Testing
+@testable import HTTP2Transport
 
 @Suite struct TransportErrorTests {
     // CURLcode numbers from curl.h (7.88).

@@ -2,8 +2,8 @@ import APNs
 import APNsMock
 import Foundation
 import HTTP2Transport
-import TestSupport
 import Testing
+import TestSupport
 
 extension TransportIO {
     /// `withdraw` takes back what has not started on the wire, and only that.

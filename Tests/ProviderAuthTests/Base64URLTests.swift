@@ -1,6 +1,6 @@
 import Foundation
-import ProviderAuth
 import Testing
+import ProviderAuth
 
 @Suite("Base64URL")
 struct Base64URLTests {

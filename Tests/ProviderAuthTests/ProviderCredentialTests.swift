@@ -1,5 +1,5 @@
-import ProviderAuth
 import Testing
+import ProviderAuth
 
 @Suite("ProviderCredential")
 struct ProviderCredentialTests {

@@ -1,6 +1,6 @@
 import Foundation
-import ProviderAuth
 import Testing
+import ProviderAuth
 
 @Suite("ProviderTokenCache")
 struct ProviderTokenCacheTests {

@@ -1,6 +1,6 @@
 import Foundation
-@testable import ProviderAuth
 import Testing
+@testable import ProviderAuth
 
 @Suite("Loading .p8 keys")
 struct SigningKeyLoadingTests {

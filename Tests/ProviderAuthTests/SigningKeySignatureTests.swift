@@ -1,6 +1,6 @@
 import Foundation
-@testable import ProviderAuth
 import Testing
+@testable import ProviderAuth
 
 @Suite("ES256 signatures")
 struct SigningKeySignatureTests {

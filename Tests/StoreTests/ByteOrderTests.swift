@@ -1,5 +1,5 @@
-@testable import Store
 import Testing
+@testable import Store
 
 @Suite struct ByteOrderTests {
     @Test func sortsLikeSQLiteBinaryCollation() {

@@ -1,8 +1,8 @@
 import APNs
 import Foundation
 import QueueModel
-@testable import Store
 import Testing
+@testable import Store
 
 @Suite struct DeviceTests {
     @Test func reRegistrationRefreshesTimeAndReactivates() async throws {

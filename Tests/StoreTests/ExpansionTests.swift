@@ -1,8 +1,8 @@
 import APNs
 import Foundation
 import QueueModel
-@testable import Store
 import Testing
+@testable import Store
 
 @Suite struct ExpansionTests {
     /// 12,345 devices of the topic (every 7th inactive, every 3rd in development), plus 500 of another topic.

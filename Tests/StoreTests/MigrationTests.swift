@@ -1,8 +1,8 @@
 import APNs
 import Foundation
 import QueueModel
-@testable import Store
 import Testing
+@testable import Store
 
 @Suite struct MigrationTests {
     @Test func openingTwiceAppliesEachMigrationOnce() async throws {

@@ -1,8 +1,8 @@
 import APNs
 import Foundation
 import QueueModel
-@testable import Store
 import Testing
+@testable import Store
 
 /// `Store.Options.readOnly`: reads what writers committed, never writes, never migrates.
 @Suite struct ReadOnlyStoreTests {

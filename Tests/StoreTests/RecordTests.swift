@@ -1,8 +1,8 @@
 import APNs
 import Foundation
 import QueueModel
-@testable import Store
 import Testing
+@testable import Store
 
 @Suite struct RecordTests {
     /// A store with devices 0..<count registered at t0 and a bulk campaign to all of them, claimed at t0+1.

@@ -1,7 +1,7 @@
 import Foundation
 import QueueModel
-@testable import Store
 import Testing
+@testable import Store
 
 /// SQLite's result codes become errors an operator can act on, and the worker can tell faults that may pass
 /// (retry) from the rest (stop).

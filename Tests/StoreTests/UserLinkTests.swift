@@ -1,8 +1,8 @@
 import APNs
 import Foundation
 import QueueModel
-@testable import Store
 import Testing
+@testable import Store
 
 /// `device_users`: every device with a user has exactly the link of its current user, however it got there.
 @Suite struct UserLinkTests {

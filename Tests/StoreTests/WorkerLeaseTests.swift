@@ -1,8 +1,8 @@
 import APNs
 import Foundation
 import QueueModel
-@testable import Store
 import Testing
+@testable import Store
 
 /// The engine-neutral lease rules of SCHEMA.md ("Workers and leases"), on simulated time.
 @Suite struct WorkerLeaseTests {

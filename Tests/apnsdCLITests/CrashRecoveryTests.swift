@@ -1,8 +1,8 @@
 import APNsMock
 import Foundation
 import ProviderAuth
-import TestSupport
 import Testing
+import TestSupport
 
 /// Nothing accepted into the queue is lost across kill -9 or SIGTERM: the real binary against apns-mock.
 @Suite(.serialized)

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Testing
+import TestSupport
 
 /// What an attacker or a careless operator feeds apnsd is refused before anything is written: exit 64, one
 /// line on stderr, and the database file byte for byte as it was.

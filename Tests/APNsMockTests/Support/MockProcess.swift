@@ -1,7 +1,7 @@
 import APNsMock
 import Foundation
-import TestSupport
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
