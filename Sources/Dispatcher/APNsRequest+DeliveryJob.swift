@@ -1,6 +1,6 @@
 import APNs
 import HTTP2Transport
-import Store
+import QueueModel
 
 extension APNsRequest {
     /// The APNs request for a claimed delivery: the job's content (validated when it was enqueued, so the hot path

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import HTTP2Transport
-import Store
+import QueueModel
 
 /// What the worker does after one send: the row to record, and whether the whole worker must stop.
 /// A pure function of the job, the transport's answer, the time and a random number, so it is tested without I/O.
@@ -43,7 +43,7 @@ public struct DeliveryDecision: Hashable, Sendable {
             let counts = error.kind == .timeout && error.requestWasSent
             guard error.isRetryable else {
                 // The request itself cannot be sent (e.g. a header libcurl refuses): the same request never will.
-                return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .failed, reason: reason,
+                return DeliveryDecision(result: DeliveryResult(job, disposition: .failed, reason: reason,
                                                                countsAsAttempt: error.requestWasSent))
             }
             return retryOrFail(job: job, attempts: counts ? attempts : job.attempts, now: now, policy: policy, unit: unit,
@@ -53,11 +53,11 @@ public struct DeliveryDecision: Hashable, Sendable {
             let outcome = Outcome(response: response)
             switch outcome {
             case .accepted:
-                return DeliveryDecision(result: .accepted(job.id, apnsID: apnsID))
+                return DeliveryDecision(result: .accepted(job, apnsID: apnsID))
             case .unregistered(let reason, let since):
-                return DeliveryDecision(result: .unregistered(job.id, reason: reason, timestamp: since, apnsID: apnsID))
+                return DeliveryDecision(result: .unregistered(job, reason: reason, timestamp: since, apnsID: apnsID))
             case .badDeviceToken(let reason):
-                return DeliveryDecision(result: .badToken(job.id, httpStatus: status, reason: reason, apnsID: apnsID))
+                return DeliveryDecision(result: .badToken(job, httpStatus: status, reason: reason, apnsID: apnsID))
             case .retryLater(let reason):
                 return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit, status: status, reason: reason)
             case .refreshProviderToken:
@@ -65,7 +65,7 @@ public struct DeliveryDecision: Hashable, Sendable {
                 return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit,
                                    status: status, reason: .expiredProviderToken)
             case .reject(let reason):
-                return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .rejected, httpStatus: status,
+                return DeliveryDecision(result: DeliveryResult(job, disposition: .rejected, httpStatus: status,
                                                                reason: reason, apnsID: apnsID))
             case .configurationError(let reason):
                 return DeliveryDecision(result: nil, stop: .credentialsRefused(status: status, reason: reason))
@@ -87,7 +87,7 @@ public struct DeliveryDecision: Hashable, Sendable {
 
     /// The result for a job that expired before it could be sent.
     public static func expired(_ job: DeliveryJob) -> DeliveryResult {
-        DeliveryResult(deliveryID: job.id, disposition: .failed, reason: .expired, countsAsAttempt: false)
+        DeliveryResult(job, disposition: .failed, reason: .expired, countsAsAttempt: false)
     }
 
     private static func retryOrFail(job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,
@@ -98,10 +98,10 @@ public struct DeliveryDecision: Hashable, Sendable {
         // apns-expiration 0 means "try once": never retried.
         let tryOnce = job.content.expiration?.secondsSince1970 == 0
         guard policy.allowsRetry(afterAttempts: attempts), !expired, !tryOnce else {
-            return DeliveryDecision(result: DeliveryResult(deliveryID: job.id, disposition: .failed, httpStatus: status, reason: reason,
+            return DeliveryDecision(result: DeliveryResult(job, disposition: .failed, httpStatus: status, reason: reason,
                                                            countsAsAttempt: countsAsAttempt))
         }
-        var result = DeliveryResult.retry(job.id, at: at, httpStatus: status, reason: reason)
+        var result = DeliveryResult.retry(job, at: at, httpStatus: status, reason: reason)
         result.countsAsAttempt = countsAsAttempt
         return DeliveryDecision(result: result)
     }

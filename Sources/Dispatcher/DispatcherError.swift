@@ -1,4 +1,4 @@
-import Store
+import QueueModel
 
 /// Why the worker ended before its work was done.
 public enum DispatcherError: Error, Sendable, CustomStringConvertible {

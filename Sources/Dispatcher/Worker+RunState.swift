@@ -1,6 +1,6 @@
 import APNs
 import Foundation
-import Store
+import QueueModel
 
 extension Worker {
     /// Everything one run of the worker holds in memory; touched only by the run's loop.

@@ -3,7 +3,7 @@ import Foundation
 import HTTP2Transport
 import Logging
 import ProviderAuth
-import Store
+import QueueModel
 
 /// Sends what the queue holds: claims due deliveries, signs, sends over the pools, classifies the answers,
 /// and writes outcomes back in batches. Several workers may share one database: each registers, heartbeats,
@@ -290,7 +290,7 @@ public final class Worker: Sendable {
         }
         guard var result = decision.result else { return }
         if state.cancelled.contains(campaign), case .retry = result.disposition {
-            result = DeliveryResult(deliveryID: job.id, disposition: .cancelled, httpStatus: result.httpStatus,
+            result = DeliveryResult(job, disposition: .cancelled, httpStatus: result.httpStatus,
                                     reason: .campaignCancelled, apnsID: result.apnsID, countsAsAttempt: result.countsAsAttempt)
         }
         state.summary.count(result)

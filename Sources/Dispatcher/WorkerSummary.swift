@@ -1,4 +1,4 @@
-import Store
+import QueueModel
 
 /// What one worker run did, for the closing summary and metrics.
 public struct WorkerSummary: Sendable, Hashable {

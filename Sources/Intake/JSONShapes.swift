@@ -1,5 +1,5 @@
 import Foundation
-import Store
+import QueueModel
 
 /// The JSON shapes of apnsd's records, one place for the CLI's `--json` and the HTTP API.
 extension Device {

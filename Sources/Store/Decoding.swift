@@ -1,4 +1,5 @@
 import APNs
+import QueueModel
 
 /// Reading stored text back into the protocol's value types; a value that does not parse is `corruptValue`.
 enum Decode {

@@ -1,3 +1,5 @@
+import QueueModel
+
 /// Registrations laid out for multi-row statements: every text in one byte buffer, bound in place
 /// (`Statement.bindText(_:_:)`) instead of SQLite copying each string, and no `String` touched while binding.
 struct ImportRows {

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 
 extension Store {
     /// Creates a campaign and returns its id.

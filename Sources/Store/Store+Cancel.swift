@@ -1,4 +1,5 @@
 import Foundation
+import QueueModel
 
 /// Cancelling a campaign while workers send it, in two steps, so that nothing of it leaves after the cancel
 /// commits except requests already written to a socket:

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 
 extension Store {
     /// Claims up to `limit` due deliveries: single sends first, then bulk work, each by next attempt time (a
@@ -28,6 +29,8 @@ extension Store {
                 WHERE id = ?1
                 """)
             var jobs: [DeliveryJob] = []
+            // Each campaign's sending parameters are read once per claim, not once per row.
+            var parameters: [Int64: SendingParameters] = [:]
             var skippedPerCampaign: [Int64: Int] = [:]
             var claimedCampaigns = Set<Int64>()
             for priorityClass in [CampaignKind.single.priorityClass, CampaignKind.bulk.priorityClass] {
@@ -52,7 +55,8 @@ extension Store {
                         if leased.utf8.count > 1 { leased += "," }
                         leased += String(row.id)
                         claimedCampaigns.insert(row.campaign)
-                        jobs.append(try job(db, row, leasedUntil: leaseEnd))
+                        if parameters[row.campaign] == nil { parameters[row.campaign] = try Self.sendingParameters(db, row.campaign) }
+                        jobs.append(try Self.job(row, parameters[row.campaign]!, leasedUntil: leaseEnd))
                     }
                     if leased.utf8.count > 1 { try leaseRows.bind(leaseEnd, leased + "]", dueAgain, worker?.rawValue).run() }
                     if rows.count < wanted { break }
@@ -70,8 +74,6 @@ extension Store {
                 WHERE id = ?1 AND status = 'scheduled'
                 """)
             for campaign in claimedCampaigns { try start.bind(campaign, nowMS).run() }
-            if claimed.count > 500_000 { claimed.removeAll() }  // results that never came (a caller that gave up)
-            for job in jobs { claimed[job.id.rawValue] = ClaimedDelivery(campaign: job.campaignID.rawValue, token: job.token.hex) }
             return jobs
         }
     }
@@ -132,31 +134,32 @@ extension Store {
         var createdAt: Int64
     }
 
-    private func job(_ db: Connection, _ row: ClaimedRow, leasedUntil: Int64) throws -> DeliveryJob {
-        let parameters = try sendingParameters(db, row.campaign)
-        return DeliveryJob(
+    private static func job(_ row: ClaimedRow, _ parameters: SendingParameters, leasedUntil: Int64) throws -> DeliveryJob {
+        DeliveryJob(
             id: DeliveryID(row.id), campaignID: CampaignID(row.campaign), kind: parameters.kind,
             token: try Decode.token(row.token), environment: try Decode.environment(row.environment),
             content: parameters.content, attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
             leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(row.createdAt))
     }
 
-    /// A campaign's sending parameters, cached: they never change after creation.
-    private func sendingParameters(_ db: Connection, _ campaign: Int64) throws -> SendingParameters {
-        if let cached = sendingParameters[campaign] { return cached }
+    /// The sending parameters of a campaign, which never change after creation.
+    private struct SendingParameters {
+        var kind: CampaignKind
+        var content: NotificationContent
+    }
+
+    /// A campaign's sending parameters.
+    private static func sendingParameters(_ db: Connection, _ campaign: Int64) throws -> SendingParameters {
         let statement = try db.cached("""
             SELECT kind, topic, push_type, priority, expiration, collapse_id, payload FROM campaigns WHERE id = ?
             """).bind(campaign)
         defer { statement.reset() }
         guard try statement.step() else { throw StoreError.unknownCampaign(CampaignID(campaign)) }
-        let parameters = SendingParameters(
+        return SendingParameters(
             kind: try Decode.campaignKind(statement.string(0)),
             content: try Decode.content(bundleID: statement.string(1), pushType: statement.string(2), priority: statement.int(3),
                                         expiration: statement.optionalInt64(4), collapseID: statement.optionalString(5),
                                         payload: statement.blob(6)))
-        if sendingParameters.count >= 4096 { sendingParameters.removeAll(keepingCapacity: true) }
-        sendingParameters[campaign] = parameters
-        return parameters
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 
 extension Store {
     static let deviceColumns =
@@ -35,13 +36,6 @@ extension Store {
             var devices: [Device] = []
             while try statement.step() { devices.append(try Self.device(from: statement)) }
             return devices
-        }
-    }
-
-    /// Every device (optionally only active or inactive ones), fetched page by page as the sequence is iterated.
-    public nonisolated func allDevices(active: Bool? = nil, pageSize: Int = 1000) -> PagedSequence<Device> {
-        PagedSequence(pageSize: pageSize, cursor: { $0.id }) { after, limit in
-            try await self.devices(active: active, after: after, limit: limit)
         }
     }
 

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 
 extension Store {
     /// Expands due campaigns (`scheduledAt <= now`, sealed, not cancelled) into delivery rows, one page of at most

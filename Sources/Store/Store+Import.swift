@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 
 extension Store {
     /// Devices per multi-row statement: one statement's fixed cost (statement journal, VDBE start and halt)

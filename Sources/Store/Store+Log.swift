@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 
 extension Store {
     /// One page of the delivery log, in id order: rows with an id greater than `after` that match `filter`.
@@ -58,11 +59,4 @@ extension Store {
 
     /// The statuses in the partial index `deliveries_problems`.
     static let problemStatuses: Set<DeliveryStatus> = [.rejected, .unregistered, .failed, .cancelled]
-
-    /// The whole log matching `filter`, fetched page by page as the sequence is iterated.
-    public nonisolated func logEntries(_ filter: LogFilter = LogFilter(), pageSize: Int = 1000) -> PagedSequence<LogEntry> {
-        PagedSequence(pageSize: pageSize, cursor: { $0.id.rawValue }) { after, limit in
-            try await self.log(filter, after: after.map { DeliveryID($0) }, limit: limit)
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 
 extension Store {
     /// Writes a batch of outcomes in one transaction:
@@ -7,6 +8,10 @@ extension Store {
     /// - devices are deactivated for the campaign's topic: a 410 only when the device's last registration is
     ///   older than the 410 `timestamp`, BadDeviceToken and the like always;
     /// - campaign counters move, and a campaign with nothing pending and its audience expanded completes.
+    ///
+    /// Each result carries what this needs (campaign, token, topic), so nothing is remembered between `claim`
+    /// and `record`: a pending row is updated without being read first, and only a row that is no longer pending
+    /// (or held by another worker) is read, to decide.
     ///
     /// A result for an unknown or already-final delivery changes nothing (a duplicate after a lease expired),
     /// except that a final outcome replaces `cancelled`: the request was in flight when the campaign was
@@ -17,9 +22,9 @@ extension Store {
         guard !results.isEmpty else { return RecordReport() }
         let nowMS = now.storeMilliseconds
         return try write { db in
-            let lookup = try db.cached("SELECT status, campaign_id, token, leased_by FROM deliveries WHERE id = ?")
-            // Both updates name the status they expect (?8), so that a row claimed by this store is written
-            // without being read first: if it is no longer pending, nothing changes and the slow path decides.
+            let lookup = try db.cached("SELECT status, leased_by FROM deliveries WHERE id = ?")
+            // Both updates name the status they expect (?8), so that a pending row is written without being read
+            // first: if it is no longer pending, nothing changes and the slow path decides.
             let retry = try db.cached("""
                 UPDATE deliveries SET next_attempt_at = ?2, leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
@@ -32,7 +37,7 @@ extension Store {
                 """)
             let deactivate = try db.cached("""
                 UPDATE devices SET active = 0, deactivated_at = ?3, reason = ?4
-                WHERE token = ?1 AND topic = (SELECT topic FROM campaigns WHERE id = ?2) AND active = 1
+                WHERE token = ?1 AND topic = ?2 AND active = 1
                   AND (?5 IS NULL OR registered_at < ?5)
                 """)
             /// Writes `result` over a row whose status is `old`; false when the row was not in that status.
@@ -54,11 +59,9 @@ extension Store {
             var deltas: [Int64: CampaignCounters] = [:]
             for result in results {
                 let id = result.deliveryID.rawValue
-                var row = claimed.removeValue(forKey: id)
                 var old = DeliveryStatus.pending
-                let appliedAsClaimed = try row != nil && apply(result, over: .pending)
-                if !appliedAsClaimed {
-                    // Not claimed here, or no longer pending: read the row and decide.
+                if try !apply(result, over: .pending) {
+                    // No longer pending, unknown, or held by another worker: read the row and decide.
                     try lookup.bind(id)
                     guard try lookup.step() else {
                         lookup.reset()
@@ -66,8 +69,7 @@ extension Store {
                         continue
                     }
                     old = try Decode.deliveryStatus(lookup.string(0))
-                    row = ClaimedDelivery(campaign: lookup.int64(1), token: lookup.string(2))
-                    let holder = lookup.optionalInt64(3)
+                    let holder = lookup.optionalInt64(1)
                     lookup.reset()
                     if case .retry = result.disposition, let worker, let holder, holder != worker.rawValue {
                         report.ignored += 1
@@ -82,15 +84,15 @@ extension Store {
                         continue
                     }
                 }
-                guard let row else { continue }
+                let campaign = result.campaignID.rawValue
                 let new = result.disposition.status
                 if new != old {
-                    deltas[row.campaign, default: CampaignCounters()][old] -= 1
-                    deltas[row.campaign, default: CampaignCounters()][new] += 1
+                    deltas[campaign, default: CampaignCounters()][old] -= 1
+                    deltas[campaign, default: CampaignCounters()][new] += 1
                 }
                 report.applied += 1
                 if let deactivation = result.deactivation {
-                    try deactivate.bind(row.token, row.campaign, nowMS, deactivation.reason.rawValue,
+                    try deactivate.bind(result.token.hex, result.topic, nowMS, deactivation.reason.rawValue,
                                         deactivation.unregisteredAt).run()
                     report.devicesDeactivated += db.changes
                 }

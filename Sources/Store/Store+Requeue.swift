@@ -1,4 +1,5 @@
 import Foundation
+import QueueModel
 
 extension Store {
     /// Requeues the campaign's deliveries in `status` (`failed` or `rejected`): pending again, due at `now`,

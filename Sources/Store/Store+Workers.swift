@@ -1,4 +1,5 @@
 import Foundation
+import QueueModel
 
 /// Workers and their leases. The rules (SCHEMA.md, "Workers and leases") are engine-neutral: a worker
 /// registers and heartbeats; a lease names its owner and lasts while the owner's heartbeat is fresh; a worker

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 
 /// The queue, the device registry and the delivery log, in one SQLite file (WAL mode).
 ///
@@ -38,11 +39,6 @@ public actor Store {
     private let options: Options
     let executor: StoreExecutor
     private var connection: Connection?
-    /// The immutable sending parameters of recently claimed campaigns, by campaign id.
-    var sendingParameters: [Int64: SendingParameters] = [:]
-    /// The campaign and token (both immutable) of deliveries this store claimed and has not recorded yet, so
-    /// that `record` can update a row without reading it first. A cache: a miss just costs a lookup.
-    var claimed: [Int64: ClaimedDelivery] = [:]
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -114,8 +110,6 @@ public actor Store {
     /// with `StoreError.closed`. No `PRAGMA optimize`: without statistics the query plans stay the ones tested.
     public func close() {
         connection = nil
-        sendingParameters.removeAll()
-        claimed.removeAll()
     }
 
     /// The open connection.
@@ -149,16 +143,4 @@ public actor Store {
     func read<T>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
         try guarded { try body(try db()) }
     }
-}
-
-/// What `record` needs to know about a claimed delivery besides its id.
-struct ClaimedDelivery {
-    var campaign: Int64
-    var token: String
-}
-
-/// The sending parameters of a campaign, which never change after creation.
-struct SendingParameters {
-    var kind: CampaignKind
-    var content: NotificationContent
 }

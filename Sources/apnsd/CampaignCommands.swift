@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import Intake
-import Store
+import QueueModel
 
 /// `apnsd campaign create | list | show | cancel`.
 enum CampaignCommands {
@@ -20,7 +20,7 @@ enum CampaignCommands {
         guard chosen == 1 else { throw .usage("choose exactly one audience: --all, --user ID ..., or --tokens FILE") }
         let scheduledAt = try arguments.value("at").map(parseDate)
 
-        let store: Store
+        let store: any ProducerStore
         if let tokensFile {
             // Validate the whole file before writing anything, then stream it again in chunks.
             var count = 0
@@ -32,7 +32,7 @@ enum CampaignCommands {
             store = try await StoreAccess.open(configuration)
             do {
                 let spec = options.spec(kind: .bulk, audience: .tokens([], environment: options.environment), scheduledAt: scheduledAt)
-                let id = try await store.beginCampaign(spec)
+                let id = try await store.beginCampaign(spec, now: Date())
                 var chunk: [DeviceToken] = []
                 chunk.reserveCapacity(10_000)
                 for entry in try TokenFile(path: tokensFile) {
@@ -54,7 +54,7 @@ enum CampaignCommands {
         let audience: Audience = users.isEmpty ? .all(environment: options.environment) : .users(users, environment: options.environment)
         store = try await StoreAccess.open(configuration)
         do {
-            let id = try await store.createCampaign(options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt))
+            let id = try await store.createCampaign(options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt), now: Date())
             Output.line(id.description)
         } catch {
             throw .store(error)
@@ -75,7 +75,7 @@ enum CampaignCommands {
         do {
             var before: CampaignID?
             while true {
-                let page = try await store.campaigns(before: before)
+                let page = try await store.campaigns(kind: nil, status: nil, before: before, limit: 100)
                 for campaign in page { Output.line(json ? campaign.json.description : tableLine(campaign)) }
                 guard let last = page.last, page.count >= 100 else { break }
                 before = last.id
@@ -116,7 +116,7 @@ enum CampaignCommands {
         }
         let store = try await StoreAccess.open(configuration)
         do {
-            let count = try await store.requeue(id, status: status)
+            let count = try await store.requeue(id, status: status, now: Date())
             let campaign = try await store.campaign(id)
             if arguments.flag("json") {
                 Output.line(campaign.json.adding([("requeued", .int(count))]).description)
@@ -129,7 +129,7 @@ enum CampaignCommands {
     }
 
     private static func withCampaign(_ words: [String], readOnly: Bool,
-                                     _ body: (Store, CampaignID) async throws -> Campaign) async throws(CLIError) -> (Campaign, Bool) {
+                                     _ body: (any ProducerStore, CampaignID) async throws -> Campaign) async throws(CLIError) -> (Campaign, Bool) {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         let text = try arguments.positionals(exactly: ["campaign ID"])[0]

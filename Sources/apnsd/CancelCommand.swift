@@ -1,6 +1,6 @@
 import Intake
 import Foundation
-import Store
+import QueueModel
 
 /// `apnsd campaign cancel ID` (and `apnsd cancel ID`, which also takes a single send's id): stop a campaign
 /// so that nothing of it leaves after this returns, except requests already written to APNs.
@@ -13,19 +13,19 @@ enum CancelCommand {
         let store = try await StoreAccess.open(configuration)
         let report: CancelReport
         do {
-            let request = try await store.requestCancel(id)
+            let request = try await store.requestCancel(id, now: Date())
             var waiting: [WorkerID] = []
             if let request {
                 // Every live worker stops sending the campaign and says what it had on the wire (within its
                 // cancel poll, 100 ms); one that does not answer within worker.lease is stuck or gone.
                 let deadline = Date().addingTimeInterval(configuration.workerLease)
                 while true {
-                    waiting = try await store.workersYetToAcknowledge(request, staleAfter: configuration.lease)
+                    waiting = try await store.workersYetToAcknowledge(request, now: Date(), staleAfter: configuration.lease)
                     if waiting.isEmpty || Date() >= deadline { break }
                     try await Task.sleep(for: .milliseconds(20))
                 }
             }
-            report = try await store.finishCancel(id, request: request, unacknowledged: waiting.count)
+            report = try await store.finishCancel(id, request: request, unacknowledged: waiting.count, now: Date())
         } catch {
             throw .store(error)
         }

@@ -1,13 +1,15 @@
 import APNs
 import Foundation
 import Intake
-import Store
+import QueueModel
 
 /// `apnsd device add | import | list`.
 enum DeviceCommands {
     /// Lines handed to the store at once by `device import`. The store writes each batch in token order, so
     /// one batch touches each page of the token index once; a million lines take about 150 MB.
     static let importBatch = 1_000_000
+    /// Registrations per transaction while importing.
+    static let devicesPerTransaction = 100_000
 
     static func add(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Set(["topic", "environment", "user"]).union(Configuration.flagNames), flagNames: [])
@@ -18,7 +20,7 @@ enum DeviceCommands {
                                             topic: topic(arguments, configuration))
         let store = try await StoreAccess.open(configuration)
         do {
-            let device = try await store.register(registration)
+            let device = try await store.register(registration, now: Date())
             Output.line("registered \(device.token.hex) for \(device.topic) (\(device.environment))")
         } catch {
             throw .store(error)
@@ -60,13 +62,13 @@ enum DeviceCommands {
                     // Parse the next batch while the store's thread writes this one.
                     if let writing { imported += try await writing.value }
                     let full = batch
-                    writing = Task { try await store.importDevices(full) }
+                    writing = Task { try await store.importDevices(full, now: Date(), commitEvery: Self.devicesPerTransaction) }
                     batch = []
                     batch.reserveCapacity(Self.importBatch)
                 }
             }
             if let writing { imported += try await writing.value }
-            if !batch.isEmpty { imported += try await store.importDevices(batch) }
+            if !batch.isEmpty { imported += try await store.importDevices(batch, now: Date(), commitEvery: Self.devicesPerTransaction) }
         } catch {
             throw .store(error)
         }

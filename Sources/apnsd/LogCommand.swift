@@ -1,6 +1,6 @@
 import Intake
 import APNs
-import Store
+import QueueModel
 
 /// `apnsd log [--campaign ID] [--token TOKEN] [--status S] [--json]`: the delivery log, oldest first.
 enum LogCommand {

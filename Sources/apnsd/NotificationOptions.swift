@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import Intake
-import Store
+import QueueModel
 
 /// The options `send` and `campaign create` share: payload and APNs headers, validated before anything is written.
 struct NotificationOptions {

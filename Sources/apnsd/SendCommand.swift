@@ -1,6 +1,7 @@
 import APNs
+import Foundation
 import Intake
-import Store
+import QueueModel
 
 /// `apnsd send TOKEN --payload …` (or `--user ID`): enqueue one notification ahead of bulk work; print its id.
 enum SendCommand {
@@ -19,7 +20,7 @@ enum SendCommand {
         }
         let store = try await StoreAccess.open(configuration)
         do {
-            let id = try await store.enqueueSingle(options.spec(kind: .single, audience: audience))
+            let id = try await store.enqueueSingle(options.spec(kind: .single, audience: audience), now: Date())
             Output.line(id.description)
         } catch {
             throw .store(error)

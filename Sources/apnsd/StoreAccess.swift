@@ -1,24 +1,56 @@
 import Intake
+import QueueModel
 import Store
 
-/// Opening the database for a command, with errors that tell the operator what to do.
+/// Opening the database for a command, with errors that tell the operator what to do. The one place the
+/// commands' store is assembled: they see it through the store protocols only.
 enum StoreAccess {
-    /// Commands that only read pass `readOnly`, so that they work on a file this user may not write (the
-    /// worker's, read by an operator) and never change it, not even by migrating it.
+    /// The producer side, for every command but the worker. Commands that only read pass `readOnly`, so that
+    /// they work on a file this user may not write (the worker's, read by an operator) and never change it, not
+    /// even by migrating it.
     static func open(_ configuration: Configuration, create: Bool = false, readOnly: Bool = false,
-                     cacheSizeMiB: Int = 64) async throws(CLIError) -> Store {
+                     cacheSizeMiB: Int = 64) async throws(CLIError) -> any ProducerStore {
+        try await sqlite(configuration, create: create, readOnly: readOnly, cacheSizeMiB: cacheSizeMiB)
+    }
+
+    /// The worker side, for `apnsd worker`.
+    static func openForWorker(_ configuration: Configuration) async throws(CLIError) -> any DeliveryStore {
+        try await sqlite(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
+    }
+
+    private static func sqlite(_ configuration: Configuration, create: Bool, readOnly: Bool,
+                               cacheSizeMiB: Int) async throws(CLIError) -> Store {
         do {
             return try await Store.open(at: configuration.database,
                                         options: Store.Options(createIfMissing: create, readOnly: readOnly, cacheSizeMiB: cacheSizeMiB))
         } catch .databaseMissing {
             throw .failure("no database at \(configuration.database); run 'apnsd init' first (or set database / APNSD_DATABASE)")
         } catch {
-            throw .failure("\(error)")
+            throw .store(error)
         }
     }
 }
 
 extension CLIError {
-    /// Wraps a store (or other) error as a failure (exit 1); a CLIError passes through.
-    static func store(_ error: any Error) -> CLIError { (error as? CLIError) ?? .failure("\(error)") }
+    /// Wraps a store (or other) error as a failure (exit 1), with apnsd's hint for a store error; a CLIError
+    /// passes through.
+    static func store(_ error: any Error) -> CLIError {
+        if let error = error as? CLIError { return error }
+        if let error = error as? StoreError { return .failure("\(error)\(hint(error))") }
+        return .failure("\(error)")
+    }
+
+    /// What an operator of apnsd does about a store error, appended to its line ("" when its line says it all).
+    static func hint(_ error: StoreError) -> String {
+        switch error {
+        case .readOnly:
+            return ": run apnsd as the database's owner or group, or create it with 'apnsd init --group NAME'"
+        case .olderSchema:
+            return ": run 'apnsd init' as the database's owner"
+        case .databaseMissing:
+            return ", or run a command that creates it (e.g. apnsd device add)"
+        default:
+            return ""
+        }
+    }
 }

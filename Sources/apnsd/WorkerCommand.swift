@@ -5,7 +5,6 @@ import Foundation
 import HTTP2Transport
 import Logging
 import ProviderAuth
-import Store
 import Synchronization
 
 /// `apnsd worker [--until-idle] [--json]`: send what is due; SIGINT/SIGTERM stop it cleanly.
@@ -33,7 +32,7 @@ enum WorkerCommand {
         }
         let level: Logger.Level = ["debug": .debug, "warning": .warning, "error": .error][configuration.logLevel] ?? .info
         let logger = Logger(label: "apnsd.worker", minimumLevel: level)
-        let store = try await StoreAccess.open(configuration)
+        let store = try await StoreAccess.openForWorker(configuration)
         let transport = TransportRegistry(configuration: TransportConfiguration(
             baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
             caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
@@ -54,7 +53,7 @@ enum WorkerCommand {
                                            shouldAbandon: { StopSignals.count >= 2 })
         } catch {
             await transport.shutdown(deadline: .now + .seconds(5))
-            throw .failure("\(error)")
+            throw .failure("\(error)\(Self.hint(error))")
         }
         await transport.shutdown(deadline: .now + .seconds(5))
         logger.info("worker.finished", ("sent", String(summary.sent)), ("accepted", String(summary.accepted)))
@@ -69,6 +68,16 @@ enum WorkerCommand {
             Output.line(String(format: "sent %d requests in %.1f s: %d accepted, %d unregistered, %d rejected, %d failed, %d retried later, %d expired unsent",
                                summary.sent, summary.seconds, summary.accepted, summary.unregistered, summary.rejected,
                                summary.failed, summary.retried, summary.expired))
+        }
+    }
+}
+
+extension WorkerCommand {
+    /// apnsd's hint for the store error that ended the worker, appended to its line.
+    static func hint(_ error: DispatcherError) -> String {
+        switch error {
+        case .store(let error), .outcomesUnwritten(_, let error): return CLIError.hint(error)
+        case .stopped, .unreachable, .unexpected: return ""
         }
     }
 }

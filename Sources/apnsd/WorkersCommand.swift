@@ -1,7 +1,7 @@
 import APNs
 import Intake
 import Foundation
-import Store
+import QueueModel
 
 /// `apnsd workers [--json]`: the workers registered on this database and the leases each holds.
 enum WorkersCommand {

@@ -2,7 +2,7 @@ import APNs
 import Dispatcher
 import Foundation
 import HTTP2Transport
-import Store
+import QueueModel
 import Testing
 
 /// The worker's decision for each of Apple's answers, without I/O.

@@ -5,6 +5,7 @@ import Foundation
 import HTTP2Transport
 import Logging
 import ProviderAuth
+import QueueModel
 import Store
 import TestSupport
 

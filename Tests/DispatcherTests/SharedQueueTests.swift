@@ -3,6 +3,7 @@ import APNsMock
 import Dispatcher
 import Foundation
 import Logging
+import QueueModel
 import Store
 import Testing
 

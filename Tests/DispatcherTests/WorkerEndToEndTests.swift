@@ -3,6 +3,7 @@ import APNsMock
 import Dispatcher
 import Foundation
 import HTTP2Transport
+import QueueModel
 import Store
 import Testing
 

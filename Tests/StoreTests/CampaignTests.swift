@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 import Testing
 @testable import Store
 
@@ -21,8 +22,8 @@ import Testing
         #expect(try await store.allLog(LogFilter(campaign: id)).allSatisfy { $0.reason?.rawValue == "CampaignCancelled" })
 
         // The request that was in flight reached APNs: the log and counters say so.
-        try await store.record([.accepted(inFlight[0].id, apnsID: nil),
-                                .retry(inFlight[1].id, at: at(10))], now: at(3))
+        try await store.record([.accepted(inFlight[0], apnsID: nil),
+                                .retry(inFlight[1], at: at(10))], now: at(3))
         let after = try await store.campaign(id)
         #expect(after.counters == CampaignCounters(total: 10, accepted: 1, cancelled: 9))
         #expect(after.status == .cancelled)

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 import Testing
 @testable import Store
 

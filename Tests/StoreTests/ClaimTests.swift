@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 import Testing
 @testable import Store
 
@@ -58,7 +59,7 @@ import Testing
         try await store.createCampaign(bulk(.all()), now: t0)
         try await store.expandAll(now: t0)
         let inFlight = try await store.claim(now: at(1), limit: 4, leaseFor: .seconds(300))
-        try await store.record([.accepted(inFlight[0].id, apnsID: nil)], now: at(2))
+        try await store.record([.accepted(inFlight[0], apnsID: nil)], now: at(2))
         await store.close()  // the worker dies with three requests in flight
 
         store = try await Store.open(at: folder.databasePath)

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 import Testing
 @testable import Store
 
@@ -17,7 +18,7 @@ import Testing
         let campaign = try await store.enqueueSingle(single(token(1)), now: at(1))
         let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30))
         #expect(jobs.map(\.campaignID) == [campaign])
-        try await store.record([.badToken(jobs[0].id, reason: .badDeviceToken)], now: at(2))
+        try await store.record([.badToken(jobs[0], reason: .badDeviceToken)], now: at(2))
         let dead = try #require(try await store.device(token: token(1), topic: topic))
         #expect(!dead.isActive)
         #expect(dead.reason == .badDeviceToken)

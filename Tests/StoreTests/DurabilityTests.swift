@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 import Testing
 @testable import Store
 
@@ -20,7 +21,7 @@ import Testing
         let jobs = try await reader.claim(now: at(1), limit: 10, leaseFor: .seconds(30))
         #expect(jobs.count == 1)
         #expect(try await writer.claim(now: at(2), limit: 10, leaseFor: .seconds(30)).isEmpty)
-        try await reader.record([.accepted(jobs[0].id, apnsID: nil)], now: at(3))
+        try await reader.record([.accepted(jobs[0], apnsID: nil)], now: at(3))
         #expect(try await writer.campaign(id).status == .completed)
     }
 

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 import Testing
 @testable import Store
 
@@ -17,7 +18,7 @@ import Testing
         #expect(jobs.count == 25)
         let failures = jobs.filter { $0.campaignID == first && [token(3), token(4)].contains($0.token) }
         try await store.record(failures.map {
-            DeliveryResult(deliveryID: $0.id, disposition: .failed, httpStatus: 500, reason: .internalServerError)
+            DeliveryResult($0, disposition: .failed, httpStatus: 500, reason: .internalServerError)
         }, now: at(1))
 
         #expect(try await store.allLog().count == 25)

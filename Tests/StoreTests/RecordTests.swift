@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 import Testing
 @testable import Store
 
@@ -21,9 +22,9 @@ import Testing
         let (store, _, jobs) = try await claimedCampaign(folder, devices: 3)
         let registeredMS = Int64(t0.timeIntervalSince1970 * 1000)
         let report = try await store.record([
-            .unregistered(jobs[0].id, reason: .unregistered, timestamp: registeredMS - 1000),  // registered after: stays
-            .unregistered(jobs[1].id, reason: .unregistered, timestamp: registeredMS + 1000),  // registered before: goes
-            .unregistered(jobs[2].id, reason: .expiredToken, timestamp: nil),                  // no timestamp: goes
+            .unregistered(jobs[0], reason: .unregistered, timestamp: registeredMS - 1000),  // registered after: stays
+            .unregistered(jobs[1], reason: .unregistered, timestamp: registeredMS + 1000),  // registered before: goes
+            .unregistered(jobs[2], reason: .expiredToken, timestamp: nil),                  // no timestamp: goes
         ], now: at(2))
         #expect(report.applied == 3)
         #expect(report.devicesDeactivated == 2)
@@ -46,8 +47,8 @@ import Testing
         defer { folder.remove() }
         let (store, id, jobs) = try await claimedCampaign(folder, devices: 2)
         try await store.register(DeviceRegistration(token: jobs[0].token, topic: otherTopic), now: t0)
-        try await store.record([.badToken(jobs[0].id, reason: .badDeviceToken),
-                                .badToken(jobs[1].id, reason: .deviceTokenNotForTopic)], now: at(2))
+        try await store.record([.badToken(jobs[0], reason: .badDeviceToken),
+                                .badToken(jobs[1], reason: .deviceTokenNotForTopic)], now: at(2))
         #expect(try await store.device(token: jobs[0].token, topic: topic)?.isActive == false)
         #expect(try await store.device(token: jobs[0].token, topic: topic)?.reason == .badDeviceToken)
         #expect(try await store.device(token: jobs[1].token, topic: topic)?.reason == .deviceTokenNotForTopic)
@@ -63,7 +64,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (store, id, jobs) = try await claimedCampaign(folder, devices: 1)
-        try await store.record([.retry(jobs[0].id, at: at(60), httpStatus: 429, reason: .tooManyRequests)], now: at(2))
+        try await store.record([.retry(jobs[0], at: at(60), httpStatus: 429, reason: .tooManyRequests)], now: at(2))
         let entry = try #require(try await store.log(LogFilter(campaign: id)).first)
         #expect(entry.status == .pending)
         #expect(entry.attempts == 1)
@@ -82,11 +83,11 @@ import Testing
         defer { folder.remove() }
         let (store, id, jobs) = try await claimedCampaign(folder, devices: 6)
         let first = try await store.record([
-            .accepted(jobs[0].id, apnsID: "123e4567-e89b-12d3-a456-426614174000"),
-            .accepted(jobs[1].id, apnsID: nil),
-            DeliveryResult(deliveryID: jobs[2].id, disposition: .rejected, httpStatus: 400, reason: .badTopic),
-            .unregistered(jobs[3].id, reason: .unregistered, timestamp: nil),
-            DeliveryResult(deliveryID: jobs[4].id, disposition: .failed, httpStatus: 503, reason: .serviceUnavailable),
+            .accepted(jobs[0], apnsID: "123e4567-e89b-12d3-a456-426614174000"),
+            .accepted(jobs[1], apnsID: nil),
+            DeliveryResult(jobs[2], disposition: .rejected, httpStatus: 400, reason: .badTopic),
+            .unregistered(jobs[3], reason: .unregistered, timestamp: nil),
+            DeliveryResult(jobs[4], disposition: .failed, httpStatus: 503, reason: .serviceUnavailable),
         ], now: at(2))
         #expect(first.completedCampaigns.isEmpty)
         var campaign = try await store.campaign(id)
@@ -94,10 +95,10 @@ import Testing
         #expect(campaign.counters == CampaignCounters(total: 6, pending: 1, accepted: 2, rejected: 1, unregistered: 1, failed: 1))
 
         // A duplicate result (e.g. after a lease expired) changes nothing.
-        let duplicate = try await store.record([.accepted(jobs[2].id, apnsID: nil)], now: at(3))
+        let duplicate = try await store.record([.accepted(jobs[2], apnsID: nil)], now: at(3))
         #expect(duplicate.ignored == 1)
 
-        let last = try await store.record([.accepted(jobs[5].id, apnsID: nil)], now: at(4))
+        let last = try await store.record([.accepted(jobs[5], apnsID: nil)], now: at(4))
         #expect(last.completedCampaigns == [id])
         campaign = try await store.campaign(id)
         #expect(campaign.status == .completed)
@@ -115,7 +116,9 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = try await Store.open(at: folder.databasePath)
-        let report = try await store.record([.accepted(DeliveryID(999), apnsID: nil)], now: t0)
+        let stranger = DeliveryJob(id: DeliveryID(999), campaignID: CampaignID(1), kind: .bulk, token: token(1), environment: .production,
+                                   content: bulk(.all()).content, attempts: 0, deviceRegisteredAt: nil, leasedUntil: t0)
+        let report = try await store.record([.accepted(stranger, apnsID: nil)], now: t0)
         #expect(report.applied == 0)
         #expect(report.ignored == 1)
     }

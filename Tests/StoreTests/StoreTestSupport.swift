@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 @testable import Store
 
 /// A fresh temporary folder for one test's database files.

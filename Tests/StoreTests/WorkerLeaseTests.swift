@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import QueueModel
 import Testing
 @testable import Store
 
@@ -54,8 +55,8 @@ import Testing
         // The dead worker comes back: its heartbeat says it lost everything; its late retry changes nothing,
         // its late final answer is still the truth.
         #expect(try await !store.heartbeat(dead, now: at(32)))
-        let late = try await store.record([.retry(lost[0].id, at: at(90), httpStatus: 503, reason: .serviceUnavailable),
-                                           .accepted(lost[1].id, apnsID: nil)], by: dead, now: at(33))
+        let late = try await store.record([.retry(lost[0], at: at(90), httpStatus: 503, reason: .serviceUnavailable),
+                                           .accepted(lost[1], apnsID: nil)], by: dead, now: at(33))
         #expect(late.ignored == 1 && late.applied == 1)
         let rows = try await store.allLog(LogFilter(campaign: campaign))
         #expect(rows.first { $0.id == lost[0].id }?.status == .pending)
@@ -83,7 +84,7 @@ import Testing
         defer { folder.remove() }
         let a = try await store.registerWorker(host: "h", pid: 1, now: at(0))
         _ = try await store.registerWorker(host: "h", pid: 2, now: at(-100))  // stale: not waited for
-        _ = try await store.claim(now: at(1), limit: 5, leaseFor: .seconds(30), worker: a)
+        let jobs = try await store.claim(now: at(1), limit: 5, leaseFor: .seconds(30), worker: a)
         let request = try #require(try await store.requestCancel(campaign, now: at(2)))
         #expect(try await store.workersYetToAcknowledge(request, now: at(2), staleAfter: .seconds(30)) == [a])
         #expect(try await store.cancelRequests(after: 0) == [request])
@@ -95,8 +96,7 @@ import Testing
         #expect(report.campaign.status == .cancelled && report.campaign.counters.cancelled == 10)
         #expect(try await store.openCancelRequests().isEmpty)
         // An answer for a request that was on the wire replaces `cancelled`.
-        let rows = try await store.allLog(LogFilter(campaign: campaign))
-        try await store.record([.accepted(rows[0].id, apnsID: nil)], by: a, now: at(4))
+        try await store.record([.accepted(jobs[0], apnsID: nil)], by: a, now: at(4))
         let after = try await store.campaign(campaign)
         #expect(after.counters.accepted == 1 && after.counters.cancelled == 9)
         #expect(try await store.requestCancel(campaign, now: at(5)) == nil, "already cancelled")
@@ -117,7 +117,7 @@ import Testing
         let (store, folder, campaign) = try await prepared(devices: 3)
         defer { folder.remove() }
         let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30))
-        try await store.record(jobs.map { DeliveryResult(deliveryID: $0.id, disposition: .failed, reason: .serviceUnavailable) }, now: at(2))
+        try await store.record(jobs.map { DeliveryResult($0, disposition: .failed, reason: .serviceUnavailable) }, now: at(2))
         #expect(try await store.campaign(campaign).status == .completed)
         #expect(try await store.requeue(campaign, status: .failed, now: at(3)) == 3)
         let c = try await store.campaign(campaign)

@@ -1,18 +1,18 @@
 /// A failed SQLite call: the (extended) result code, SQLite's message, and the statement it ran.
 ///
 /// Bound values are never part of the error: they can be device tokens or payloads.
-public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
+struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The extended result code, e.g. 2067 (`SQLITE_CONSTRAINT_UNIQUE`); `primaryCode` strips the extension.
-    public var code: Int32
+    var code: Int32
     /// `sqlite3_errmsg` at the time of the failure (or `sqlite3_errstr` when no connection was open).
-    public var message: String
+    var message: String
     /// The SQL text of the failing statement, when there was one.
-    public var sql: String?
+    var sql: String?
     /// The operating system's `errno` behind an I/O failure (`sqlite3_system_errno`), 0 when none: "disk I/O error"
     /// alone does not tell an operator whether the disk, the filesystem or a permission is at fault.
-    public var systemErrno: Int32
+    var systemErrno: Int32
 
-    public init(code: Int32, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
+    init(code: Int32, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.code = code
         self.message = message
         self.sql = sql
@@ -20,12 +20,12 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The primary result code (`SQLITE_BUSY` = 5, `SQLITE_CONSTRAINT` = 19, …).
-    public var primaryCode: Int32 { code & 0xFF }
+    var primaryCode: Int32 { code & 0xFF }
 
     /// Whether the database was locked by another connection for longer than the busy timeout.
-    public var isBusy: Bool { primaryCode == 5 || primaryCode == 6 }  // SQLITE_BUSY, SQLITE_LOCKED
+    var isBusy: Bool { primaryCode == 5 || primaryCode == 6 }  // SQLITE_BUSY, SQLITE_LOCKED
 
-    public var description: String {
+    var description: String {
         var text = "SQLite error \(code): \(message)"
         if let sql { text += " — in `\(Self.oneLine(sql))`" }
         return text

@@ -18,4 +18,19 @@ public struct Campaign: Hashable, Sendable, Identifiable {
     /// Whether every delivery row of the audience exists (expansion done).
     public var isExpanded: Bool
     public var counters: CampaignCounters
+
+    public init(id: CampaignID, kind: CampaignKind, status: CampaignStatus, audience: AudienceSummary, content: NotificationContent,
+                scheduledAt: Date, createdAt: Date, startedAt: Date?, finishedAt: Date?, isExpanded: Bool, counters: CampaignCounters) {
+        self.id = id
+        self.kind = kind
+        self.status = status
+        self.audience = audience
+        self.content = content
+        self.scheduledAt = scheduledAt
+        self.createdAt = createdAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.isExpanded = isExpanded
+        self.counters = counters
+    }
 }

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 
-/// What happened to one claimed delivery; `Store.record` writes a batch of them in one transaction.
+/// What happened to one claimed delivery; `DeliveryStore.record` writes a batch of them in one transaction.
 public struct DeliveryResult: Hashable, Sendable {
     /// The new state of the delivery.
     public enum Disposition: Hashable, Sendable {
@@ -39,6 +39,12 @@ public struct DeliveryResult: Hashable, Sendable {
     }
 
     public var deliveryID: DeliveryID
+    /// The delivery's campaign, whose counters move.
+    public var campaignID: CampaignID
+    /// The delivery's device token, deactivated for `topic` by a `deactivation`.
+    public var token: DeviceToken
+    /// The campaign's bundle id: the registry's topic of the device.
+    public var topic: String
     public var disposition: Disposition
     public var httpStatus: Int?
     public var reason: Reason?
@@ -48,9 +54,14 @@ public struct DeliveryResult: Hashable, Sendable {
     /// Whether a request was actually sent (false e.g. when the worker drops an expired notification unsent).
     public var countsAsAttempt: Bool
 
-    public init(deliveryID: DeliveryID, disposition: Disposition, httpStatus: Int? = nil, reason: Reason? = nil,
+    /// The outcome of `job`: it carries what recording needs (delivery, campaign, token, topic), so a store
+    /// writes it without remembering what it handed out.
+    public init(_ job: DeliveryJob, disposition: Disposition, httpStatus: Int? = nil, reason: Reason? = nil,
                 apnsID: String? = nil, deactivation: Deactivation? = nil, countsAsAttempt: Bool = true) {
-        self.deliveryID = deliveryID
+        self.deliveryID = job.id
+        self.campaignID = job.campaignID
+        self.token = job.token
+        self.topic = job.content.bundleID
         self.disposition = disposition
         self.httpStatus = httpStatus
         self.reason = reason
@@ -60,26 +71,26 @@ public struct DeliveryResult: Hashable, Sendable {
     }
 
     /// 200 from APNs.
-    public static func accepted(_ id: DeliveryID, apnsID: String?) -> DeliveryResult {
-        DeliveryResult(deliveryID: id, disposition: .accepted, httpStatus: 200, apnsID: apnsID)
+    public static func accepted(_ job: DeliveryJob, apnsID: String?) -> DeliveryResult {
+        DeliveryResult(job, disposition: .accepted, httpStatus: 200, apnsID: apnsID)
     }
 
     /// Try again at `date` (429, 5xx, transport errors, ExpiredProviderToken …).
-    public static func retry(_ id: DeliveryID, at date: Date, httpStatus: Int? = nil, reason: Reason? = nil,
+    public static func retry(_ job: DeliveryJob, at date: Date, httpStatus: Int? = nil, reason: Reason? = nil,
                              apnsID: String? = nil) -> DeliveryResult {
-        DeliveryResult(deliveryID: id, disposition: .retry(at: date), httpStatus: httpStatus, reason: reason, apnsID: apnsID)
+        DeliveryResult(job, disposition: .retry(at: date), httpStatus: httpStatus, reason: reason, apnsID: apnsID)
     }
 
     /// 410 Unregistered / ExpiredToken: the delivery is `unregistered` and the device deactivated unless it
     /// registered again at or after `timestamp`.
-    public static func unregistered(_ id: DeliveryID, reason: Reason, timestamp: Int64?, apnsID: String? = nil) -> DeliveryResult {
-        DeliveryResult(deliveryID: id, disposition: .unregistered, httpStatus: 410, reason: reason, apnsID: apnsID,
+    public static func unregistered(_ job: DeliveryJob, reason: Reason, timestamp: Int64?, apnsID: String? = nil) -> DeliveryResult {
+        DeliveryResult(job, disposition: .unregistered, httpStatus: 410, reason: reason, apnsID: apnsID,
                        deactivation: Deactivation(reason: reason, unregisteredAt: timestamp))
     }
 
     /// 400 BadDeviceToken / DeviceTokenNotForTopic: the delivery is `rejected` and the device deactivated.
-    public static func badToken(_ id: DeliveryID, httpStatus: Int = 400, reason: Reason, apnsID: String? = nil) -> DeliveryResult {
-        DeliveryResult(deliveryID: id, disposition: .rejected, httpStatus: httpStatus, reason: reason, apnsID: apnsID,
+    public static func badToken(_ job: DeliveryJob, httpStatus: Int = 400, reason: Reason, apnsID: String? = nil) -> DeliveryResult {
+        DeliveryResult(job, disposition: .rejected, httpStatus: httpStatus, reason: reason, apnsID: apnsID,
                        deactivation: Deactivation(reason: reason))
     }
 }

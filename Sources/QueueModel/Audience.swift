@@ -11,7 +11,8 @@ public enum Audience: Hashable, Sendable {
     /// Every active device of the topic, optionally only those of one environment.
     case all(environment: Environment? = nil)
 
-    var kind: AudienceKind {
+    /// The kind of audience, as a store records it.
+    public var kind: AudienceKind {
         switch self {
         case .tokens: return .tokens
         case .users: return .users
@@ -19,7 +20,8 @@ public enum Audience: Hashable, Sendable {
         }
     }
 
-    var environment: Environment? {
+    /// For `.tokens`: the environment of unregistered tokens; otherwise a filter. nil: not given.
+    public var environment: Environment? {
         switch self {
         case .tokens(_, let environment), .users(_, let environment), .all(let environment): return environment
         }

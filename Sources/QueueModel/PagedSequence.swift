@@ -7,7 +7,8 @@ public struct PagedSequence<Element: Sendable>: AsyncSequence, Sendable {
     let cursor: @Sendable (Element) -> Int64
     let fetch: Fetch
 
-    init(pageSize: Int, cursor: @escaping @Sendable (Element) -> Int64, fetch: @escaping Fetch) {
+    /// Pages of `pageSize` (at least 1); `cursor` gives an element's increasing id, passed to `fetch` as `after`.
+    public init(pageSize: Int, cursor: @escaping @Sendable (Element) -> Int64, fetch: @escaping Fetch) {
         self.pageSize = Swift.max(1, pageSize)
         self.cursor = cursor
         self.fetch = fetch

@@ -1,6 +1,8 @@
 import Foundation
 
-/// Everything the store can fail with, each as one line a person can act on.
+/// Everything a store can fail with, each as one line a person can act on. Engine-neutral: an engine's own
+/// failure is kept as its code and text (`engineFailure`), and no message names a command of a program using
+/// the store (a command line adds its own hints where it prints the error).
 public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file does not exist and the store was opened without `createIfMissing`.
     case databaseMissing(path: String)
@@ -20,8 +22,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case newerSchema(path: String, unknownMigrations: [String])
     /// A store opened with `readOnly` found migrations this build needs but may not apply.
     case olderSchema(path: String, missingMigrations: [String])
-    /// Any other SQLite failure, with its code and statement.
-    case sqlite(SQLiteError, path: String)
+    /// Any other failure of the database engine: its (extended) result code and its text (for SQLite: code,
+    /// message and statement).
+    case engineFailure(path: String, code: Int, detail: String)
     /// The store was closed.
     case closed(path: String)
     /// No campaign has this id.
@@ -36,25 +39,23 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .databaseMissing(let path):
-            return "no database at \(path): check the path, or run a command that creates it (e.g. apnsd device add)"
+            return "no database at \(path): check the path"
         case .cannotOpen(let path, let reason):
             return "cannot open database \(path): \(reason)"
         case .databaseLocked(let path):
             return "database \(path) is locked by another process (busy timeout expired): retry, or look for a stuck writer"
         case .readOnly(let path):
-            return "database \(path) is read-only for this user (uid \(geteuid())): run apnsd as the database's owner or group, "
-                + "or create it with 'apnsd init --group NAME'"
+            return "database \(path) is read-only for this user (uid \(geteuid()))"
         case .diskFull(let path):
             return "database \(path): the disk is full: free space on that filesystem; nothing was written"
         case .ioError(let path, let detail):
             return "database \(path): I/O error (\(detail)): check the disk and the filesystem it is on (dmesg, df, mount)"
         case .olderSchema(let path, let missing):
-            return "database \(path) needs migrations this apnsd applies (\(missing.joined(separator: ", "))): "
-                + "run 'apnsd init' as the database's owner"
+            return "database \(path) needs migrations this apnsd applies (\(missing.joined(separator: ", ")))"
         case .newerSchema(let path, let unknown):
             return "database \(path) was migrated by a newer apnsd (unknown migrations: \(unknown.joined(separator: ", "))): use that version"
-        case .sqlite(let error, let path):
-            return "database \(path): \(error)"
+        case .engineFailure(let path, _, let detail):
+            return "database \(path): \(detail)"
         case .closed(let path):
             return "database \(path) is closed"
         case .unknownCampaign(let id):
@@ -74,36 +75,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .databaseLocked, .diskFull, .ioError, .readOnly: return true
-        case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .sqlite, .closed, .unknownCampaign, .notADraft,
+        case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
              .invalidCampaign, .corruptValue:
             return false
         }
-    }
-
-    /// Classifies a SQLite failure on the database at `path`.
-    init(_ error: SQLiteError, path: String) {
-        switch error.primaryCode {
-        case 5, 6: self = .databaseLocked(path: path)  // SQLITE_BUSY, SQLITE_LOCKED
-        case 8: self = .readOnly(path: path)  // SQLITE_READONLY and its extended codes (…_DIRECTORY, …_CANTINIT)
-        case 10: self = .ioError(path: path, detail: Self.ioDetail(error))  // SQLITE_IOERR_*
-        case 13: self = .diskFull(path: path)  // SQLITE_FULL
-        case 14 where error.systemErrno == EACCES: self = .permissionDenied(path: path)
-        case 14, 26: self = .cannotOpen(path: path, reason: error.message)  // SQLITE_CANTOPEN, SQLITE_NOTADB
-        default: self = .sqlite(error, path: path)
-        }
-    }
-
-    /// The file, its `-wal` or `-shm`, or a directory on the way may not be read by this user.
-    static func permissionDenied(path: String) -> StoreError {
-        .cannotOpen(path: path, reason: "permission denied for this user (uid \(geteuid())) on the file, its -wal or -shm, or its directory: "
-            + "run apnsd as the database's owner or a member of its group")
-    }
-
-    /// "disk I/O error, SQLite code 778, errno 5: Input/output error": the extended code says which operation
-    /// failed (778 = SQLITE_IOERR_WRITE), errno why.
-    private static func ioDetail(_ error: SQLiteError) -> String {
-        var detail = "\(error.message), SQLite code \(error.code)"
-        if error.systemErrno != 0 { detail += ", errno \(error.systemErrno): \(String(cString: strerror(error.systemErrno)))" }
-        return detail
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// A registered device, as `apnsd device list` shows it.
 public struct Device: Hashable, Sendable, Identifiable {
-    /// The registry's row id; also the cursor for paging through `Store.devices(active:after:limit:)`.
+    /// The registry's row id; also the cursor for paging through `ProducerStore.devices(active:after:limit:)`.
     public var id: Int64
     public var token: DeviceToken
     public var topic: String

@@ -4,8 +4,5 @@ public enum CampaignKind: String, Hashable, Sendable, CaseIterable, CustomString
     case single
     case bulk
 
-    /// The `deliveries.priority_class` value: lower is claimed first.
-    var priorityClass: Int { self == .single ? 0 : 1 }
-
     public var description: String { rawValue }
 }

@@ -1,4 +1,4 @@
-/// What `Store.rescueStaleWorkers` did.
+/// What `DeliveryStore.rescueStaleWorkers` did.
 public struct RescueReport: Hashable, Sendable {
     /// Workers whose heartbeat had stopped; their rows are gone.
     public var workers: [WorkerID] = []

@@ -23,7 +23,7 @@ public struct CampaignSpec: Hashable, Sendable {
     }
 
     /// Checks the rule the content cannot: a single send goes to tokens or users.
-    func validate() throws(StoreError) {
+    public func validate() throws(StoreError) {
         if kind == .single, case .all = audience {
             throw .invalidCampaign("a single send goes to tokens or users, not to all devices; create a bulk campaign")
         }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the worker (module Dispatcher) needs from the queue. `Store` implements it on SQLite; another engine
+/// What the worker (module Dispatcher) needs from the queue: the worker side of a store (`ProducerStore` is the
+/// producer side). `Store` (module Store) implements both on SQLite; another engine
 /// (PostgreSQL with `FOR UPDATE SKIP LOCKED`) can stand behind the same protocol, following the rules in
 /// SCHEMA.md ("Workers and leases").
 ///
@@ -37,5 +38,3 @@ public protocol DeliveryStore: Actor {
     func acknowledgeCancels(_ acknowledged: [(request: CancelRequest, inFlight: Int)], upTo seq: Int64,
                             by worker: WorkerID) async throws(StoreError)
 }
-
-extension Store: DeliveryStore {}

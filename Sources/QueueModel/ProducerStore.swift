@@ -1,0 +1,51 @@
+import APNs
+import Foundation
+
+/// What producers (the CLI's commands, later the HTTP API) need from the queue: the device registry, campaigns
+/// and single sends, cancels, requeues, the delivery log and the workers listing. The producer side of a store
+/// (`DeliveryStore` is the worker side); `Store` (module Store) implements both on SQLite.
+///
+/// Times given as `now:` are injected so tests control the clock; callers pass the current time.
+public protocol ProducerStore: Actor {
+    /// Registers (or re-registers: refreshes, reactivates) a device; returns it as stored.
+    func register(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> Device
+    /// Registers many devices, `commitEvery` per transaction; returns how many registrations were written.
+    func importDevices(_ registrations: [DeviceRegistration], now: Date, commitEvery: Int) async throws(StoreError) -> Int
+    /// The device registered with `token` for `topic`, if any.
+    func device(token: DeviceToken, topic: String) async throws(StoreError) -> Device?
+    /// One page of the registry in id order: devices with an id greater than `after`; `active` filters.
+    func devices(active: Bool?, after: Int64?, limit: Int) async throws(StoreError) -> [Device]
+    /// How many devices are registered (optionally only active or inactive ones).
+    func deviceCount(active: Bool?) async throws(StoreError) -> Int
+
+    /// Creates a campaign (a `.single` one is expanded at once and claimed before bulk work); returns its id.
+    func createCampaign(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
+    /// A single send: `spec` with kind `.single`, to tokens or users; returns the campaign id.
+    func enqueueSingle(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
+    /// Starts a bulk campaign to tokens that arrive in chunks: a `draft` until `sealCampaign`.
+    func beginCampaign(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
+    /// Appends a chunk of tokens to a draft campaign.
+    func appendTokens(_ tokens: [DeviceToken], to id: CampaignID) async throws(StoreError)
+    /// Ends a draft: the campaign is scheduled and sent from its `scheduledAt` on.
+    func sealCampaign(_ id: CampaignID) async throws(StoreError) -> Campaign
+    /// The campaign with this id; `StoreError.unknownCampaign` when there is none.
+    func campaign(_ id: CampaignID) async throws(StoreError) -> Campaign
+    /// Campaigns newest first, with an id below `before` (for paging), optionally of one kind or status.
+    func campaigns(kind: CampaignKind?, status: CampaignStatus?, before: CampaignID?, limit: Int) async throws(StoreError) -> [Campaign]
+    /// Makes the campaign's `failed` or `rejected` deliveries pending again (attempts reset); returns how many.
+    func requeue(_ id: CampaignID, status: DeliveryStatus, now: Date) async throws(StoreError) -> Int
+
+    /// Cancel, step 1: records a request every live worker acknowledges; nil when the campaign already finished.
+    func requestCancel(_ id: CampaignID, now: Date) async throws(StoreError) -> CancelRequest?
+    /// Live workers (heartbeat within `staleAfter` of `now`) that have not acknowledged `request` yet.
+    func workersYetToAcknowledge(_ request: CancelRequest, now: Date, staleAfter: Duration) async throws(StoreError) -> [WorkerID]
+    /// Cancel, step 2: the campaign's pending deliveries become `cancelled`, and so does the campaign.
+    func finishCancel(_ id: CampaignID, request: CancelRequest?, unacknowledged: Int, now: Date) async throws(StoreError) -> CancelReport
+
+    /// One page of the delivery log in id order: rows with an id greater than `after` that match `filter`.
+    func log(_ filter: LogFilter, after: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
+    /// The registered workers, oldest first, with the leases each holds.
+    func workers() async throws(StoreError) -> [WorkerRecord]
+    /// Closes the store; later calls fail with `StoreError.closed`.
+    func close() async
+}
