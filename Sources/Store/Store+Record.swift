@@ -13,7 +13,7 @@ extension Store {
     /// and `record`: a pending row is updated without being read first, and only a row that is no longer pending
     /// (or held by another worker) is read, to decide.
     ///
-    /// A result for an unknown or already-final delivery changes nothing (a duplicate after a lease expired),
+    /// A result for an unknown or already-final delivery, or naming another campaign than its row's, changes nothing (a duplicate after a lease expired),
     /// except that a final outcome replaces `cancelled`: the request was in flight when the campaign was
     /// cancelled, and the log must say what APNs did with it. A retry by `worker` of a delivery that another
     /// worker now holds (it was taken over) changes nothing either: the holder decides.
@@ -22,18 +22,19 @@ extension Store {
         guard !results.isEmpty else { return RecordReport() }
         let nowMS = now.storeMilliseconds
         return try write { db in
-            let lookup = try db.cached("SELECT status, leased_by FROM deliveries WHERE id = ?")
+            let lookup = try db.cached("SELECT status, leased_by FROM deliveries WHERE id = ? AND campaign_id = ?")
             // Both updates name the status they expect (?8), so that a pending row is written without being read
-            // first: if it is no longer pending, nothing changes and the slow path decides.
+            // first: if it is no longer pending, nothing changes and the slow path decides. Each also names the
+            // result's campaign, so a result that does not belong to its row moves no counters.
             let retry = try db.cached("""
                 UPDATE deliveries SET next_attempt_at = ?2, leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
-                WHERE id = ?1 AND status = ?8 AND (?9 IS NULL OR leased_by IS NULL OR leased_by = ?9)
+                WHERE id = ?1 AND status = ?8 AND (?9 IS NULL OR leased_by IS NULL OR leased_by = ?9) AND campaign_id = ?10
                 """)
             let finish = try db.cached("""
                 UPDATE deliveries SET status = ?2, leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
-                WHERE id = ?1 AND status = ?8
+                WHERE id = ?1 AND status = ?8 AND campaign_id = ?9
                 """)
             let deactivate = try db.cached("""
                 UPDATE devices SET active = 0, deactivated_at = ?3, reason = ?4
@@ -47,10 +48,10 @@ extension Store {
                 switch result.disposition {
                 case .retry(let date):
                     try retry.bind(result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
-                                   reason, result.apnsID, nowMS, old.rawValue, worker?.rawValue).run()
+                                   reason, result.apnsID, nowMS, old.rawValue, worker?.rawValue, result.campaignID.rawValue).run()
                 case let disposition:
                     try finish.bind(result.deliveryID.rawValue, disposition.status.rawValue, attempts, result.httpStatus,
-                                    reason, result.apnsID, nowMS, old.rawValue).run()
+                                    reason, result.apnsID, nowMS, old.rawValue, result.campaignID.rawValue).run()
                 }
                 return db.changes > 0
             }
@@ -62,7 +63,7 @@ extension Store {
                 var old = DeliveryStatus.pending
                 if try !apply(result, over: .pending) {
                     // No longer pending, unknown, or held by another worker: read the row and decide.
-                    try lookup.bind(id)
+                    try lookup.bind(id, result.campaignID.rawValue)
                     guard try lookup.step() else {
                         lookup.reset()
                         report.ignored += 1

@@ -122,4 +122,21 @@ import Testing
         #expect(report.applied == 0)
         #expect(report.ignored == 1)
     }
+
+    @Test func aResultNamingAnotherCampaignChangesNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (store, id, jobs) = try await claimedCampaign(folder, devices: 1)
+        let other = try await store.createCampaign(bulk(.all()), now: t0)
+        var misfiled = jobs[0]
+        misfiled.campaignID = other
+        let report = try await store.record([.accepted(misfiled, apnsID: nil)], now: at(2))
+        #expect(report.applied == 0)
+        #expect(report.ignored == 1)
+        #expect(try await store.campaign(id).counters.pending == 1)
+        #expect(try await store.campaign(other).counters.accepted == 0)
+        // The right result still lands.
+        #expect(try await store.record([.accepted(jobs[0], apnsID: nil)], now: at(3)).applied == 1)
+        #expect(try await store.campaign(id).counters.accepted == 1)
+    }
 }
