@@ -49,13 +49,14 @@ extension ConnectionLoop {
         while withUnsafeMutableBytes(of: &buffer, { read(wakePipe.read, $0.baseAddress, $0.count) }) > 0 {}
     }
 
-    /// Corks the connection's socket around a turn's libcurl calls (unthrottled, proven connections; Linux).
+    /// Corks the connection's socket around a turn's libcurl calls (proven connections; Linux).
     ///
     /// libcurl 7.88 writes every request as three TLS records in three `send` calls (HEADERS, DATA, and the
     /// RST_STREAM that ends each stream); with TCP_NODELAY each would go through the whole TCP transmit path
     /// and wake the server on its own. Corked, the calls only queue bytes; uncorking at the end of the turn
     /// pushes them out. Sockets stay uncorked between turns, so bytes the kernel could not send at once follow
-    /// as usual. A throttled request must leave when the bucket charged it, so throttled connections never cork.
+    /// as usual. A throttled batch leaves within the turn that admitted it, a fraction of a millisecond after
+    /// the send times the throttle counted.
     func setCork(_ on: Bool) {
         #if os(Linux)
         guard admission.isCorking else { return }

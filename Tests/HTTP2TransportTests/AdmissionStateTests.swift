@@ -134,14 +134,45 @@ import Testing
         #expect(nextTurn.count == min(batch, maxInFlight - first.count))
     }
 
-    @Test(arguments: [(false, 0, true), (true, 20, true), (true, 0, false)])
+    @Test(arguments: [(false, 0, true), (false, 20, true), (true, 0, false), (true, 20, false)])
     func withoutCorkingThereIsNoBatch(corks: Bool, rate: Int, proven: Bool) {
         var admission = Self.admission(maxInFlight: 100, rate: rate, corks: corks, proven: proven)
         Self.enqueue((0..<50).map { "b\($0)" }, into: &admission)
         #expect(!admission.isCorking)
         let admitted = Self.round(&admission)
-        #expect(admitted.count == (rate > 0 ? Throttle.slack(ratePerSecond: rate) : proven ? 50 : 1))
+        #expect(admitted.count == (!proven ? 1 : rate > 0 ? Throttle.slack(ratePerSecond: rate) : 50))
         #expect(!admission.cut)
+    }
+
+    @Test func aThrottledConnectionCorksAndStartsOneBatchPerInterval() {
+        var admission = Self.admission(maxInFlight: 100, rate: 1_500, corks: true)
+        Self.enqueue((0..<100).map { "b\($0)" }, into: &admission)
+        #expect(admission.isCorking)
+        let interval = AdmissionState<Item>.throttledBatchInterval
+        func sendAll(_ names: [String], at time: UInt64) {
+            for _ in names {
+                admission.startedSending()
+                admission.recordSend(at: time)
+                admission.left(wasUnsent: false)
+            }
+        }
+        let first = Self.round(&admission, now: 0)
+        sendAll(first, at: 0)
+        admission.libcurlRan()
+        // Tokens come due every ~0.7 ms, but wake-ups in between (answers arriving) start no batch.
+        var between: [String] = []
+        for time in stride(from: Self.millisecond, to: interval, by: Int(Self.millisecond)) {
+            between += Self.round(&admission, now: time)
+            admission.libcurlRan()
+        }
+        let second = Self.round(&admission, now: interval)
+        sendAll(second, at: interval)
+        let sameRoundAgain = Self.round(&admission, now: interval)
+        #expect(first.count == Throttle.slack(ratePerSecond: 1_500))
+        #expect(between.isEmpty)
+        // Everything that came due in 4 ms (1470/s: 5.9), in one batch.
+        #expect(second.count == 5)
+        #expect(sameRoundAgain.isEmpty, "the rest of the turn waits for the next batch")
     }
 
     @Test func throttledRequestsLibcurlHoldsBackStopFurtherAdmission() {
@@ -217,10 +248,20 @@ import Testing
             throttled.recordSend(at: 0)
             throttled.left(wasUnsent: false)
         }
+        // The next token is due sooner, but the next batch waits for the batch interval.
         let wait = throttled.sleep(now: 0, admitting: true)
-        let paced = UInt64(Throttle.pacedRate(ratePerSecond: 1500))
-        #expect(wait.throttleWait == (Self.second + paced - 1) / paced)  // the pacing bucket's next token
-        #expect(wait.milliseconds == 1)
+        #expect(wait.throttleWait == AdmissionState<Item>.throttledBatchInterval)
+        #expect(wait.milliseconds == 4)
+        // At 20/s a token takes longer than the interval: the timerfd is armed for it, to the nanosecond.
+        var slow = Self.admission(maxInFlight: 10, rate: 20)
+        Self.enqueue((0..<10).map { "b\($0)" }, into: &slow)
+        for _ in Self.round(&slow) {
+            slow.startedSending()
+            slow.recordSend(at: 0)
+            slow.left(wasUnsent: false)
+        }
+        let paced = UInt64(Throttle.pacedRate(ratePerSecond: 20))
+        #expect(slow.sleep(now: 0, admitting: true).throttleWait == (Self.second + paced - 1) / paced)
         // While a reconnect waits for the streams in flight, nothing is admitted: no throttle wake-up.
         #expect(throttled.sleep(now: 0, admitting: false) == .init(milliseconds: 1000, throttleWait: 0))
     }

@@ -16,7 +16,7 @@ import Testing
     /// Runs until everything arrived and was admitted; `arrivals` are (time, name, expedited).
     static func simulate(rate: Int, maxInFlight: Int = 1_000, latency: UInt64 = 5 * millisecond,
                          arrivals: [(at: UInt64, name: String, expedited: Bool)]) -> [Admitted] {
-        var admission = AdmissionState<String>(maxInFlight: maxInFlight, throttle: Throttle(ratePerSecond: rate, now: 0), corks: false)
+        var admission = AdmissionState<String>(maxInFlight: maxInFlight, throttle: Throttle(ratePerSecond: rate, now: 0), corks: true)
         admission.proof.opened(5)
         admission.proof.answered(generation: 1)
         var pending = arrivals.sorted { $0.at < $1.at }[...]
@@ -37,6 +37,7 @@ import Testing
                 admitted.append(Admitted(name: name, at: now))
                 answers.append(now + latency)
             }
+            admission.libcurlRan()
             // Sleep until the throttle's token, libcurl's next answer or the next arrival, whichever is first.
             let sleep = admission.sleep(now: now, admitting: true)
             var wake = now + (sleep.throttleWait > 0 ? sleep.throttleWait : UInt64(sleep.milliseconds) * millisecond)
@@ -73,5 +74,47 @@ import Testing
         // The throttle still holds for all of them: 31 at 20/s take 1.5 s.
         #expect(admitted.last!.at - admitted.first!.at >= 30 * tokenInterval)
         #expect(ThrottleModelTests.maxInAnySecond(admitted.map(\.at)) <= 20)
+    }
+
+    @Test(arguments: [1_500, 5_000])
+    func aBusyThrottledConnectionWakesPerBatchNotPerToken(rate: Int) {
+        let arrivals = (0..<(3 * rate)).map { (at: UInt64(0), name: "b\($0)", expedited: false) }
+        let admitted = Self.simulate(rate: rate, arrivals: arrivals)
+        let batches = Dictionary(grouping: admitted, by: \.at)
+        let elapsed = admitted.last!.at - admitted.first!.at
+        let interval = AdmissionState<String>.throttledBatchInterval
+        #expect(batches.count <= Int(elapsed / interval) + 2, "\(batches.count) batches in \(elapsed) ns")
+        #expect(batches.values.map(\.count).max()! <= Throttle.step(ratePerSecond: rate))
+        #expect(elapsed <= 32 * Self.second / 10, "batching loses no tokens: \(elapsed) ns")
+        #expect(ThrottleModelTests.maxInAnySecond(admitted.map(\.at)) <= Throttle(ratePerSecond: rate, now: 0).maximumPerSecond!)
+    }
+
+    /// A server counts a sliding second when it reads; a batch may reach it up to `delay` late (its reads,
+    /// the network, its scheduler), each batch by its own amount.
+    @Test(arguments: [UInt64(2), 10, 20])
+    func aServerCountingArrivalsSeesAtMostTheRatePlusOnePercent(delayMilliseconds: UInt64) {
+        let rate = 1_500
+        let arrivals = (0..<(5 * rate)).map { (at: UInt64(0), name: "b\($0)", expedited: false) }
+        let admitted = Self.simulate(rate: rate, arrivals: arrivals)
+        var generator = SplitMix(seed: delayMilliseconds)
+        var delays: [UInt64: UInt64] = [:]
+        let arrivalsAtServer = admitted.map { sent -> UInt64 in
+            if delays[sent.at] == nil { delays[sent.at] = generator.next() % (delayMilliseconds * Self.millisecond + 1) }
+            return sent.at + delays[sent.at]!
+        }.sorted()
+        #expect(ThrottleModelTests.maxInAnySecond(arrivalsAtServer) <= rate * 101 / 100)
+    }
+}
+
+/// A small seeded generator, so a failing case can be replayed.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
