@@ -128,9 +128,8 @@ final class Connection {
 }
 
 /// Waits for another connection's lock, up to the busy timeout (in milliseconds, carried as the context
-/// pointer's value). SQLite's own handler sleeps 1, 2, 5, 10 … 100 ms between tries, so workers sharing the file
-/// slept far longer than the lock was held (3 workers delivered 41% of what one did); this one tries again
-/// after 50 µs, doubling to 2 ms. Returns 0 (give up: SQLITE_BUSY) once the timeout is spent.
+/// pointer's value). SQLite's own handler sleeps 1, 2, 5, 10 … 100 ms between tries, far longer than workers
+/// sharing the file hold the lock (BENCHMARKS.md section 5); this one tries again after 50 µs, doubling to 2 ms. Returns 0 (give up: SQLITE_BUSY) once the timeout is spent.
 private let busyHandler: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32 = { context, tries in
     let timeout = Int(bitPattern: context) * 1000
     let n = Int(tries)
