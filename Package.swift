@@ -49,7 +49,7 @@ let package = Package(
         // What the test targets share (not a product; only tests depend on it).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
-        .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs"]),
+        .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs", "QueueModel"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
         .testTarget(name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
