@@ -27,6 +27,7 @@ let package = Package(
         .target(name: "Store", dependencies: ["APNs", "QueueModel", "Threads", "CSQLite"], exclude: ["SCHEMA.md"]),
         .target(name: "Logging"),
         .target(name: "ArgumentParsing"),
+        .target(name: "Metrics", dependencies: ["APNs", "QueueModel", "Threads"]),
         .target(name: "Intake", dependencies: ["APNs", "QueueModel", "Logging"]),
         .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
@@ -49,8 +50,9 @@ let package = Package(
         // What the test targets share (not a product; only tests depend on it).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
-        .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs"]),
+        .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs", "QueueModel"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "APNs", "QueueModel"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
         .testTarget(name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "QueueModel", "APNs"]),

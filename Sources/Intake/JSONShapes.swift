@@ -1,7 +1,8 @@
 import Foundation
 import QueueModel
 
-/// The JSON shapes of apnsd's records, one place for the CLI's `--json` and the HTTP API.
+/// The JSON shapes of apnsd's records, one place for the CLI's `--json` and the HTTP API. Ids (of campaigns,
+/// deliveries and workers, and a delivery's `campaign`) are JSON strings ("42"), everywhere.
 extension Device {
     public var json: JSONLine {
         JSONLine([
@@ -16,7 +17,7 @@ extension Campaign {
     public var json: JSONLine {
         let c = counters
         return JSONLine([
-            "id": .int(Int(id.rawValue)), "kind": .string("\(kind)"), "status": .string("\(status)"),
+            "id": .string(id.description), "kind": .string("\(kind)"), "status": .string("\(status)"),
             "audience": .string("\(audience.kind)"), "audienceSize": .int(audience.size), "environment": .string(audience.environment?.rawValue),
             "topic": .string(content.bundleID), "pushType": .string(content.pushType.rawValue), "priority": .int(content.priority.rawValue),
             "expiration": .int(content.expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(content.collapseID?.value),
@@ -31,7 +32,7 @@ extension Campaign {
 extension LogEntry {
     public var json: JSONLine {
         JSONLine([
-            "campaign": .int(Int(campaignID.rawValue)), "token": .string(token.hex), "status": .string(status.rawValue),
+            "id": .string(id.description), "campaign": .string(campaignID.description), "token": .string(token.hex), "status": .string(status.rawValue),
             "httpStatus": .int(httpStatus), "reason": .string(reason?.rawValue), "apnsId": .string(apnsID),
             "attempts": .int(attempts), "updatedAt": .date(updatedAt),
         ])
@@ -42,7 +43,7 @@ extension WorkerRecord {
     /// With whether its heartbeat is older than `lease` at `now`.
     public func json(now: Date, lease: Duration) -> JSONLine {
         JSONLine([
-            "id": .int(Int(id.rawValue)), "host": .string(host), "pid": .int(pid),
+            "id": .string(id.description), "host": .string(host), "pid": .int(pid),
             "startedAt": .date(startedAt), "heartbeatAt": .date(heartbeatAt),
             "leases": .int(leases), "stale": .bool(isStale(now: now, lease: lease)),
         ])

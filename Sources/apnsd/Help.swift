@@ -124,7 +124,8 @@ enum Help {
         USAGE: apnsd log [--campaign ID] [--token TOKEN] [--status S] [--json]
 
           status: pending, accepted, rejected, unregistered, failed, cancelled
-          JSON Lines with --json: campaign, token, status, httpStatus, reason, apnsId, attempts, updatedAt.
+          JSON Lines with --json: id, campaign, token, status, httpStatus, reason, apnsId, attempts, updatedAt
+          (ids are JSON strings).
         """,
     ]
 }

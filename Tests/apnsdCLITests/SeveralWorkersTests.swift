@@ -22,7 +22,7 @@ extension WorkerFleet {
             let shape = try fleet.workers()
             for worker in shape {
                 #expect(Set(worker.keys) == ["id", "host", "pid", "startedAt", "heartbeatAt", "leases", "stale"], "\(worker)")
-                #expect(worker["id"] is Int && !(worker["host"] as? String ?? "").isEmpty && worker["leases"] is Int)
+                #expect((worker["id"] as? String).flatMap { Int($0) } != nil && !(worker["host"] as? String ?? "").isEmpty && worker["leases"] is Int)
                 #expect(worker["stale"] as? Bool == false)
                 for key in ["startedAt", "heartbeatAt"] {
                     #expect(Self.date(worker[key]) != nil, "\(key) is an ISO 8601 time: \(worker[key] ?? "nil")")
@@ -36,10 +36,10 @@ extension WorkerFleet {
 
             // Right after the kill: what it held, then the listing (which proves the first read came before any
             // takeover, since a takeover removes the worker's row in the same transaction as its leases).
-            let victimID = try #require(shape.first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? Int)
+            let victimID = try #require(shape.first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
             let held = Set(try fleet.query("SELECT token FROM deliveries WHERE leased_by = \(victimID) AND status = 'pending'"))
             let afterKill = try fleet.workers()
-            let dead = try #require(afterKill.first { $0["id"] as? Int == victimID }, "the dead worker is still listed right after the kill")
+            let dead = try #require(afterKill.first { $0["id"] as? String == victimID }, "the dead worker is still listed right after the kill")
             let deadLeases = try #require(dead["leases"] as? Int)
             let deadHeartbeat = try #require(Self.date(dead["heartbeatAt"]))
             #expect(deadLeases > 0 && deadLeases == held.count, "leases \(deadLeases), rows leased by it \(held.count)")
@@ -49,7 +49,7 @@ extension WorkerFleet {
             var disappearedAt: Date?
             let gone = try Fleet.waitUntil(15, every: 0.05) {
                 let listed = try fleet.workers()
-                guard let entry = listed.first(where: { $0["id"] as? Int == victimID }) else {
+                guard let entry = listed.first(where: { $0["id"] as? String == victimID }) else {
                     disappearedAt = Date()
                     return true
                 }

@@ -1,0 +1,80 @@
+import APNs
+import QueueModel
+
+/// apnsd's metric families, declared once (issue #12, `GET /metrics`). Labels are bounded: statuses, reasons,
+/// environments, classes and states by their known values (anything else is `other`), routes (templates such as
+/// `/v1/campaigns/{id}`) and HTTP codes by the family's series cap. The gauges that read the database or the
+/// transport (`queuePending`, `queueOldestDueAge`, `connectionsOpen`, `devices`) are meant to be given a sampler
+/// (`MetricFamily.sample(with:)`) by whoever owns that source, so a scrape costs what the sampler costs.
+public final class APNsdMetrics: Sendable {
+    /// A delivery's reason label when it has none (accepted, pending).
+    public static let noReason = "none"
+    /// The APNs request status label when no HTTP answer came (transport failure).
+    public static let transportError = "error"
+    /// Where notifications are enqueued from.
+    public static let sources = ["cli", "http"]
+
+    public let registry = MetricsRegistry()
+    public let buildInfo: MetricFamily
+    public let notificationsEnqueued: MetricFamily
+    public let deliveries: MetricFamily
+    public let apnsRequests: MetricFamily
+    public let apnsRequestDuration: MetricFamily
+    public let queuePending: MetricFamily
+    public let queueOldestDueAge: MetricFamily
+    public let connectionsOpen: MetricFamily
+    public let providerTokensMinted: MetricFamily
+    public let devices: MetricFamily
+    public let httpRequests: MetricFamily
+    public let httpRequestDuration: MetricFamily
+
+    public init(version: String) {
+        let environments = [Environment.production.rawValue, Environment.development.rawValue]
+        let reasons = Reason.documented.map(\.reason.rawValue)
+            + [Reason.expired, .deviceInactive, .campaignCancelled].map(\.rawValue) + [Self.noReason]
+        let apnsStatuses = ["200"] + Set(Reason.documented.map { String($0.status) }).sorted() + [Self.transportError]
+
+        buildInfo = registry.gauge("apnsd_build_info", help: "Always 1; the version apnsd was built as.", labels: [MetricLabel("version")], maxSeries: 1)
+        notificationsEnqueued = registry.counter("apnsd_notifications_enqueued_total", help: "Notifications enqueued (deliveries created), by where they came from.",
+                                                 labels: [MetricLabel("source", allowed: Self.sources)])
+        deliveries = registry.counter("apnsd_deliveries_total", help: "Deliveries that reached a final status, by status and APNs reason.",
+                                      labels: [MetricLabel("status", allowed: DeliveryStatus.allCases.map(\.rawValue)), MetricLabel("reason", allowed: reasons)],
+                                      maxSeries: 500)
+        apnsRequests = registry.counter("apnsd_apns_requests_total", help: "Requests sent to APNs, by environment and HTTP status (error: no answer).",
+                                        labels: [MetricLabel("environment", allowed: environments), MetricLabel("status", allowed: apnsStatuses)])
+        apnsRequestDuration = registry.histogram("apnsd_apns_request_duration_seconds", help: "Time from sending a request to APNs to its answer.")
+        queuePending = registry.gauge("apnsd_queue_pending", help: "Pending deliveries, by class (single sends ahead of bulk campaigns).",
+                                      labels: [MetricLabel("class", allowed: CampaignKind.allCases.map(\.rawValue))])
+        queueOldestDueAge = registry.gauge("apnsd_queue_oldest_due_age_seconds", help: "How long the oldest due pending delivery has been due (0 when none is).")
+        connectionsOpen = registry.gauge("apnsd_connections_open", help: "HTTP/2 connections to APNs open, by environment.",
+                                         labels: [MetricLabel("environment", allowed: environments)])
+        providerTokensMinted = registry.counter("apnsd_provider_tokens_minted_total", help: "Provider authentication tokens (JWT) signed.")
+        devices = registry.gauge("apnsd_devices", help: "Registered devices, by state.", labels: [MetricLabel("state", allowed: ["active", "inactive"])])
+        httpRequests = registry.counter("apnsd_http_requests_total", help: "Requests to apnsd's HTTP API, by route template and status code.",
+                                        labels: [MetricLabel("route"), MetricLabel("code")], maxSeries: 300)
+        httpRequestDuration = registry.histogram("apnsd_http_request_duration_seconds", help: "Time apnsd's HTTP API took to answer, by route template.",
+                                                 labels: [MetricLabel("route")], maxSeries: 50)
+        buildInfo.set(version, to: 1)
+        for environment in environments { connectionsOpen.set(environment, to: 0) }
+    }
+
+    /// Counts a delivery that reached `status` (with APNs's `reason`, if any).
+    public func delivered(_ status: DeliveryStatus, reason: Reason?) {
+        deliveries.increment(status.rawValue, reason?.rawValue ?? Self.noReason)
+    }
+
+    /// Counts a request to APNs answered with `status` (nil: no answer) after `seconds`.
+    public func apnsRequest(_ environment: Environment, status: Int?, seconds: Double) {
+        apnsRequests.increment(environment.rawValue, status.map(String.init) ?? Self.transportError)
+        apnsRequestDuration.observe(seconds)
+    }
+
+    /// Counts a request to the HTTP API on `route` (its template) answered with `code` after `seconds`.
+    public func httpRequest(route: String, code: Int, seconds: Double) {
+        httpRequests.increment(route, String(code))
+        httpRequestDuration.observe(seconds, route)
+    }
+
+    /// The exposition text, for `GET /metrics`.
+    public func render() -> String { registry.render() }
+}

@@ -1,0 +1,57 @@
+import APNs
+import Foundation
+import Metrics
+import QueueModel
+import Testing
+
+/// The full apnsd registry, with values, passes `promtool check metrics` (Debian's prometheus package; scripts/setup
+/// installs it).
+@Suite struct PromtoolTests {
+    static let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test func promtoolAcceptsTheApnsdRegistry() throws {
+        let metrics = APNsdMetrics(version: "1.0.0-test")
+        metrics.notificationsEnqueued.increment("cli", by: 25)
+        metrics.notificationsEnqueued.increment("somewhere else")
+        metrics.delivered(.accepted, reason: nil)
+        metrics.delivered(.unregistered, reason: .unregistered)
+        metrics.delivered(.failed, reason: .transport("timeout"))
+        metrics.apnsRequest(.production, status: 200, seconds: 0.012)
+        metrics.apnsRequest(.development, status: nil, seconds: 10.5)
+        metrics.queuePending.sample { [(["single"], 3), (["bulk"], 1_000_000)] }
+        metrics.queueOldestDueAge.sample { [([], 12.25)] }
+        metrics.connectionsOpen.set("production", to: 4)
+        metrics.providerTokensMinted.increment()
+        metrics.devices.sample { [(["active"], 10), (["inactive"], 2)] }
+        metrics.httpRequest(route: "/v1/campaigns/{id}", code: 200, seconds: 0.002)
+        metrics.httpRequest(route: "/metrics", code: 200, seconds: 0.0001)
+        let text = metrics.render()
+        for name in ["apnsd_build_info", "apnsd_notifications_enqueued_total", "apnsd_deliveries_total", "apnsd_apns_requests_total",
+                     "apnsd_apns_request_duration_seconds", "apnsd_queue_pending", "apnsd_queue_oldest_due_age_seconds",
+                     "apnsd_connections_open", "apnsd_provider_tokens_minted_total", "apnsd_devices", "apnsd_http_requests_total",
+                     "apnsd_http_request_duration_seconds"] {
+            #expect(text.contains("# TYPE \(name) "), "\(name) is declared")
+        }
+        #expect(text.contains(#"apnsd_deliveries_total{status="failed",reason="other"} 1"#))
+        #expect(text.contains(#"apnsd_notifications_enqueued_total{source="other"} 1"#))
+
+        guard let promtool = Self.promtool else {
+            Issue.record("promtool not found (/usr/bin/promtool): run scripts/setup, which installs Debian's prometheus package")
+            return
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: promtool)
+        process.arguments = ["check", "metrics"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "promtool check metrics rejects the text:\n\(said)\n\(text)")
+        #expect(said.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool has lint complaints:\n\(said)")
+    }
+}
