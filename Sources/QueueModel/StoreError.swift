@@ -35,6 +35,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidCampaign(String)
     /// A stored value this build cannot read (e.g. an unknown push type written by hand).
     case corruptValue(String)
+    /// A live API key already has this name.
+    case duplicateAPIKey(name: String)
+    /// An API key name or scope set breaks a rule (message says which).
+    case invalidAPIKey(String)
 
     public var description: String {
         switch self {
@@ -66,6 +70,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "invalid campaign: \(why)"
         case .corruptValue(let what):
             return "unreadable value in the database: \(what)"
+        case .duplicateAPIKey(let name):
+            return "an API key named '\(name)' already exists"
+        case .invalidAPIKey(let why):
+            return why
         }
     }
 
@@ -76,7 +84,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .databaseLocked, .diskFull, .ioError, .readOnly: return true
         case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
-             .invalidCampaign, .corruptValue:
+             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey:
             return false
         }
     }

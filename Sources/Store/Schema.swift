@@ -11,6 +11,7 @@ enum Schema {
         .init(id: "0001-devices-campaigns-deliveries", sql: v1),
         .init(id: "0002-device-users", sql: v2),
         .init(id: "0003-workers-leases-cancels", sql: v3),
+        .init(id: "0004-api-keys", sql: v4),
     ])
 
     private static let v1 = """
@@ -146,5 +147,19 @@ enum Schema {
             in_flight INTEGER NOT NULL,
             PRIMARY KEY (seq, worker_id)
         ) WITHOUT ROWID;
+        """
+
+    /// API keys for the HTTP API: only the SHA-256 hash of each secret (lowercase hex) is stored, never the secret.
+    /// A revoked key's row is deleted, so its name can be used again. `scopes` is a comma-separated list in the
+    /// order send, read, admin. `last_used_at` is written at most once a minute per key.
+    private static let v4 = """
+        CREATE TABLE api_keys (
+            id           INTEGER PRIMARY KEY,
+            name         TEXT    NOT NULL UNIQUE,
+            secret_hash  TEXT    NOT NULL UNIQUE CHECK (length(secret_hash) = 64),
+            scopes       TEXT    NOT NULL CHECK (scopes <> ''),
+            created_at   INTEGER NOT NULL,
+            last_used_at INTEGER
+        );
         """
 }

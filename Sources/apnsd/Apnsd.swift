@@ -48,6 +48,13 @@ struct Apnsd {
             case "retry": try await CampaignCommands.retry(args)
             default: try await CampaignCommands.cancel(args)
             }
+        case "api-key":
+            let (sub, args) = try subcommand(rest, of: "api-key", ["create", "list", "revoke"])
+            switch sub {
+            case "create": try await APIKeyCommands.create(args)
+            case "list": try await APIKeyCommands.list(args)
+            default: try await APIKeyCommands.revoke(args)
+            }
         default:
             throw .usage("unknown command '\(command)' (see apnsd --help)")
         }

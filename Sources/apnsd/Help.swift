@@ -31,6 +31,8 @@ enum Help {
       worker                   Send what is due (--until-idle: exit when done). Several may share a database.
       workers                  The workers on this database, their heartbeats and leases.
       log                      The delivery log.
+      api-key create|list|revoke
+                               Keys for the HTTP API: a secret printed once, only its hash stored.
 
     Run 'apnsd <command> --help' for a command's options.
 
@@ -126,6 +128,26 @@ enum Help {
           status: pending, accepted, rejected, unregistered, failed, cancelled
           JSON Lines with --json: id, campaign, token, status, httpStatus, reason, apnsId, attempts, updatedAt
           (ids are JSON strings).
+        """,
+        "api-key": """
+        OVERVIEW: Keys for the HTTP API (every /v1 request sends 'Authorization: Bearer SECRET').
+
+        USAGE:
+          apnsd api-key create NAME [--scope send|read|admin]...
+              Prints the new secret alone on stdout, once: the database keeps only its SHA-256 hash.
+              NAME: 1-64 characters of A-Z a-z 0-9 . _ -. Without --scope: send and read.
+              Scopes: send (enqueue and cancel notifications, register and remove devices), read (every GET),
+              admin (campaigns: create, cancel, retry).
+          apnsd api-key list [--json]
+              Name, scopes, creation and last use (recorded at most once a minute); never a secret.
+              JSON Lines with --json: name, scopes (an array), createdAt, lastUsedAt.
+          apnsd api-key revoke NAME
+              The key stops working at once; its name may be used again.
+
+        EXAMPLES:
+          apnsd api-key create backend > backend.secret
+          apnsd api-key create ops --scope read --scope admin
+          apnsd api-key revoke backend
         """,
     ]
 }

@@ -18,6 +18,11 @@ enum StoreAccess {
         try await sqlite(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
     }
 
+    /// API-key management (`apnsd api-key`); `readOnly` for listing.
+    static func openForAPIKeys(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError) -> any APIKeyStore {
+        try await sqlite(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
+    }
+
     private static func sqlite(_ configuration: Configuration, create: Bool, readOnly: Bool,
                                cacheSizeMiB: Int) async throws(CLIError) -> Store {
         do {
