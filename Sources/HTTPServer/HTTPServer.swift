@@ -73,11 +73,32 @@ public final class HTTPServer: @unchecked Sendable {
         guard let listener = daemon.withLock({ $0.map { MHD_quiesce_daemon($0) } }) else { return }
         if listener >= 0 { close(listener) }
         state.withLock { $0.stopping = true }
-        let end = ContinuousClock.now + deadline
+        await waitForRequests(until: ContinuousClock.now + deadline)
+        // Past the deadline: answer the handlers still running 503 and give those answers a moment to leave.
+        daemon.withLock { if $0 != nil { answerSuspended() } }
+        await waitForRequests(until: ContinuousClock.now + .seconds(1))
+        shutDown()
+    }
+
+    private func waitForRequests(until end: ContinuousClock.Instant) async {
         while state.withLock({ $0.active }) > 0, ContinuousClock.now < end {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        shutDown()
+    }
+
+    /// Answers every suspended request 503 and resumes it; no connection is suspended after this. Called with the
+    /// daemon lock held and the daemon running.
+    private func answerSuspended() {
+        let pending = state.withLock { state -> [RequestState] in
+            state.stopping = true
+            state.closing = true
+            defer { state.suspended.removeAll() }
+            return Array(state.suspended.values)
+        }
+        for request in pending {
+            request.response.withLock { $0 = .unavailable }
+            if let connection = request.connection { MHD_resume_connection(connection) }
+        }
     }
 
     deinit { shutDown() }
@@ -86,16 +107,7 @@ public final class HTTPServer: @unchecked Sendable {
     private func shutDown() {
         daemon.withLock { daemon in
             guard let running = daemon else { return }
-            let pending = state.withLock { state -> [RequestState] in
-                state.stopping = true
-                state.closing = true
-                defer { state.suspended.removeAll() }
-                return Array(state.suspended.values)
-            }
-            for request in pending {
-                request.response.withLock { $0 = .unavailable }
-                if let connection = request.connection { MHD_resume_connection(connection) }
-            }
+            answerSuspended()
             MHD_stop_daemon(running)
             daemon = nil
         }
