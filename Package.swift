@@ -18,11 +18,14 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "APNs"),
         .target(name: "Threads"),
         .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL"]),
         .target(name: "HTTP2Transport", dependencies: ["APNs", "Threads", "CCurl"]),
+        .target(name: "HTTPServer", dependencies: ["Threads", "CMicroHTTPD"]),
         .target(name: "QueueModel", dependencies: ["APNs"]),
         .target(name: "Store", dependencies: ["APNs", "QueueModel", "Threads", "CSQLite"], exclude: ["SCHEMA.md"]),
         .target(name: "Logging"),
@@ -60,6 +63,7 @@ let package = Package(
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
         .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
     ]
 )

@@ -1,0 +1,52 @@
+import Foundation
+internal import CMicroHTTPD
+
+/// libmicrohttpd's callbacks, on its daemon thread. A request goes: first call (headers: decide the limit, refuse a
+/// declared oversize body) → calls with body bytes (kept up to the limit) → a call with none left (suspend the
+/// connection, run the handler as a task) → after resume, a call that queues the handler's response.
+extension HTTPServer {
+    static let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, context in
+        guard let cls, let connection, let context, let uploadSize else { return .NO }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        guard let existing = context.pointee else {
+            let method = method.map { String(cString: $0) } ?? ""
+            let path = url.map { String(cString: $0) } ?? "/"
+            let request = RequestState(method: method, path: path, limit: server.bodyLimit(method, path))
+            context.pointee = Unmanaged.passRetained(request).toOpaque()
+            server.state.withLock { $0.active += 1 }
+            if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+               let length = Int(String(cString: declared)), length > request.limit {
+                request.rejected = true
+                return server.queue(.tooLarge, on: connection, close: true)
+            }
+            return .YES
+        }
+        let request = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            let count = uploadSize.pointee
+            uploadSize.pointee = 0
+            if request.rejected { return .YES }
+            if request.body.count + count > request.limit {
+                request.rejected = true
+                request.body = []
+                return server.queue(.tooLarge, on: connection, close: true)
+            }
+            if let upload { request.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: count)) }
+            return .YES
+        }
+        if request.rejected { return .YES }
+        if let response = request.response.withLock({ $0 }) {
+            return server.queue(response, on: connection, close: false)
+        }
+        if request.handed { return .YES }
+        return server.hand(request, on: connection)
+    }
+
+    static let completedCallback: MHD_RequestCompletedCallback = { cls, _, context, _ in
+        guard let cls, let context, let existing = context.pointee else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        context.pointee = nil
+        Unmanaged<RequestState>.fromOpaque(existing).release()
+        server.state.withLock { $0.active -= 1 }
+    }
+}
