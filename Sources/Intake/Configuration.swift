@@ -23,6 +23,10 @@ public struct Configuration: Sendable {
     public var workerLease: Double = 30
     public var requestTimeout: Double = 30
     public var logLevel = "info"
+    /// `api.listen`: `host:port` or `[IPv6]:port`, its shape checked here (the host literal by the server).
+    public var apiListen = "127.0.0.1:8080"
+    public var apiTLSCert: String?
+    public var apiTLSKey: String?
 
     /// One setting, declared once: its dotted config key, its environment variable, its flag, its default and
     /// its help; the loader, `--help` and the README table (checked by a test) all come from this list.
@@ -78,6 +82,10 @@ public struct Configuration: Sendable {
         Setting("worker.lease", "APNSD_WORKER_LEASE", "lease", "S", default: "30",
                 "seconds without heartbeat after which another worker takes a worker's claims over (≥ 2 × heartbeat)") { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
         Setting("log.level", "APNSD_LOG_LEVEL", "log-level", "L", default: "info", "debug, info, warning, error") { c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"]) },
+        Setting("api.listen", "APNSD_API_LISTEN", "listen", "HOST:PORT", default: "127.0.0.1:8080",
+                "where `apnsd serve` listens (`[::1]:8080` for IPv6; port 0 picks a free port)") { c, v in c.apiListen = try listenAddress(v, "api.listen") },
+        Setting("api.tlsCert", "APNSD_API_TLS_CERT", "tls-cert", "PEM", default: "none", "certificate chain for HTTPS (with api.tlsKey)") { c, v in c.apiTLSCert = try nonEmpty(v, "api.tlsCert") },
+        Setting("api.tlsKey", "APNSD_API_TLS_KEY", "tls-key", "PEM", default: "none", "private key for HTTPS (with api.tlsCert)") { c, v in c.apiTLSKey = try nonEmpty(v, "api.tlsKey") },
     ]
 
     /// `APNSD_*` variables that are not settings but are read (the config file's path).
@@ -133,6 +141,9 @@ public struct Configuration: Sendable {
         if configuration.workerLease < 2 * configuration.workerHeartbeat {
             throw LoadError(description: "worker.lease (\(configuration.workerLease) s) must be at least twice worker.heartbeat (\(configuration.workerHeartbeat) s), or live workers lose their leases", isUsage: true)
         }
+        if (configuration.apiTLSCert == nil) != (configuration.apiTLSKey == nil) {
+            throw LoadError(description: "api.tlsCert and api.tlsKey go together: set both (HTTPS) or neither (HTTP)", isUsage: true)
+        }
         return configuration
     }
 
@@ -142,6 +153,25 @@ public struct Configuration: Sendable {
 
 private func nonEmpty(_ value: String, _ name: String) throws(IntakeError) -> String {
     guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw IntakeError("\(name) must not be empty") }
+    return value
+}
+
+/// `host:port` or `[host]:port` with a port from 0 to 65535. Only the shape: whether the host is an IP literal is
+/// the HTTP server's `ListenAddress` to say (Intake does not depend on the server and its C library).
+private func listenAddress(_ value: String, _ name: String) throws(IntakeError) -> String {
+    let shape = "\(name) must be host:port or [IPv6]:port with a port from 0 to 65535, got '\(Printable.escaped(value))'"
+    let host: Substring, port: Substring
+    if value.hasPrefix("[") {
+        guard let close = value.firstIndex(of: "]"), value[value.index(after: close)...].hasPrefix(":") else { throw IntakeError(shape) }
+        host = value[value.index(after: value.startIndex)..<close]
+        port = value[value.index(close, offsetBy: 2)...]
+    } else {
+        guard let colon = value.lastIndex(of: ":"), !value[..<colon].contains(":") else { throw IntakeError(shape) }
+        host = value[..<colon]
+        port = value[value.index(after: colon)...]
+    }
+    guard !host.isEmpty, !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
+          let number = Int(port), (0...65535).contains(number) else { throw IntakeError(shape) }
     return value
 }
 

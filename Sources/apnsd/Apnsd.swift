@@ -29,6 +29,7 @@ struct Apnsd {
         case "init": try await InitCommand.run(rest)
         case "send": try await SendCommand.run(rest)
         case "worker": try await WorkerCommand.run(rest)
+        case "serve": try await ServeCommand.run(rest)
         case "workers": try await WorkersCommand.run(rest)
         case "cancel": try await CancelCommand.run(rest)
         case "log": try await LogCommand.run(rest)

@@ -29,6 +29,7 @@ enum Help {
                                Bulk campaigns: all devices, some users, or a token file; now or later.
       cancel ID                Cancel a campaign or a single send (by the id 'send' printed).
       worker                   Send what is due (--until-idle: exit when done). Several may share a database.
+      serve                    The HTTP API and a worker in one process (--no-worker: the API only).
       workers                  The workers on this database, their heartbeats and leases.
       log                      The delivery log.
       api-key create|list|revoke
@@ -108,6 +109,25 @@ enum Help {
                          and retries; a second signal makes it exit anyway (those are sent again later).
           Exit 1 with --until-idle when APNs stayed unreachable longer than retry.cap: the work stays
           pending with its attempts unspent.
+        """,
+        "serve": """
+        OVERVIEW: The HTTP API and, unless --no-worker, a worker (the one 'apnsd worker' runs) in one process.
+
+        USAGE: apnsd serve [--no-worker] [--listen HOST:PORT] [--tls-cert PEM --tls-key PEM]
+
+          --no-worker    The API only; run 'apnsd worker' separately.
+          The first line on stdout is 'listening on http://HOST:PORT' (https with a certificate): with
+          port 0 it names the port the kernel picked.
+          GET /healthz   200 {"status": "ok"} while the process runs.
+          GET /readyz    200 when the database is writable and the worker (if any) runs; else 503
+                         {"status": "unready", "checks": {NAME: "ok" | REASON}}.
+          GET /metrics   Prometheus text format.
+          SIGINT/SIGTERM stop accepting, finish open requests (up to 10 s), drain the worker, exit 0.
+
+        EXAMPLES:
+          apnsd serve --listen 127.0.0.1:8080
+          apnsd serve --no-worker --listen '[::1]:0' --tls-cert server.pem --tls-key server.key
+          curl -s http://127.0.0.1:8080/readyz
         """,
         "workers": """
         OVERVIEW: The workers registered on this database: id, host, pid, start, last heartbeat, leases held.

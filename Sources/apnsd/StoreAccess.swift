@@ -18,6 +18,11 @@ enum StoreAccess {
         try await sqlite(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
     }
 
+    /// `apnsd serve`: one read-write store for the API and its worker.
+    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore {
+        try await sqlite(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
+    }
+
     /// API-key management (`apnsd api-key`); `readOnly` for listing.
     static func openForAPIKeys(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError) -> any APIKeyStore {
         try await sqlite(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)

@@ -14,35 +14,10 @@ enum WorkerCommand {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["until-idle", "json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
-        let credentials = try configuration.requireCredentials()
-        let key: SigningKey
-        let credential: ProviderCredential
-        do {
-            key = try SigningKey(contentsOfFile: credentials.keyFile)
-        } catch {
-            throw .failure("apns.keyFile \(credentials.keyFile): \(error)")
-        }
-        do {
-            credential = try ProviderCredential(keyId: credentials.keyID, teamId: credentials.teamID)
-        } catch {
-            throw .usage("\(error)")
-        }
-        if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw .failure("cannot read apns.caFile \(caFile)")
-        }
-        let level: Logger.Level = ["debug": .debug, "warning": .warning, "error": .error][configuration.logLevel] ?? .info
-        let logger = Logger(label: "apnsd.worker", minimumLevel: level)
+        let setup = try WorkerSetup(configuration)
+        let logger = setup.logger
         let store = try await StoreAccess.openForWorker(configuration)
-        let transport = TransportRegistry(configuration: TransportConfiguration(
-            baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
-            caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
-            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy))
-        let tokens = ProviderTokenCache(key: key, credential: credential)
-        var settings = WorkerConfiguration(credentialID: credential.keyId, lease: configuration.lease,
-                                           heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
-                                           retry: configuration.retryPolicy)
-        settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
-        let worker = Worker(store: store, tokens: tokens, transport: transport, configuration: settings, logger: logger)
+        let (worker, transport) = setup.makeWorker(store: store)
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
         logger.info("worker.started", ("database", configuration.database), ("connections", String(configuration.connections)),

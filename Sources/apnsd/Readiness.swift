@@ -1,0 +1,26 @@
+import Foundation
+import QueueModel
+
+/// `GET /readyz`'s checks: `database` (the file is writable and the store answers a query) and, when the
+/// worker runs in this process, `worker` (running, not ended by an error). Each is "ok" or a reason.
+struct Readiness: Sendable {
+    let store: any ProducerStore
+    let databasePath: String
+    let worker: WorkerState?
+
+    func checks() async -> [(String, String)] {
+        var checks = [("database", await database())]
+        if let worker { checks.append(("worker", worker.check)) }
+        return checks
+    }
+
+    private func database() async -> String {
+        guard access(databasePath, W_OK) == 0 else { return "not writable: \(String(cString: strerror(errno)))" }
+        do {
+            _ = try await store.workers()
+            return "ok"
+        } catch {
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Dispatcher
+import Foundation
+import HTTPServer
+import Intake
+import Logging
+import Metrics
+import QueueModel
+
+/// `apnsd serve [--no-worker]`: the HTTP API and (unless --no-worker) the worker in one process. The first line
+/// on stdout is `listening on http(s)://HOST:PORT`; SIGINT/SIGTERM stop accepting, finish open requests, drain the
+/// worker as `apnsd worker` does, close the store and exit 0.
+enum ServeCommand {
+    static func run(_ words: [String]) async throws(CLIError) {
+        StopSignals.install()
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["no-worker"])
+        let configuration = try Configuration.load(arguments: arguments)
+        _ = try arguments.positionals(exactly: [])
+        let listen: ListenAddress
+        do { listen = try ListenAddress(parsing: configuration.apiListen) } catch {
+            throw .usage("api.listen: \(error)")
+        }
+        let tls = try tlsPEM(configuration)
+        let setup = arguments.flag("no-worker") ? nil : try WorkerSetup(configuration)
+        let level: Logger.Level = ["debug": .debug, "warning": .warning, "error": .error][configuration.logLevel] ?? .info
+        let logger = Logger(label: "apnsd.serve", minimumLevel: level)
+        let store = try await StoreAccess.openForServe(configuration)
+        let workerState = setup == nil ? nil : WorkerState()
+        let router = APIRouter(readiness: Readiness(store: store, databasePath: configuration.database, worker: workerState),
+                               metrics: APNsdMetrics(version: BuildInfo.version))
+        let server: HTTPServer
+        do {
+            server = try HTTPServer.start(listen: listen, tls: tls) { request in await router.handle(request) }
+        } catch {
+            await store.close()
+            throw .failure("\(error)")
+        }
+        Output.line("listening on \(server.isTLS ? "https" : "http")://\(server.address)")
+        logger.info("serve.started", ("address", server.address.description), ("worker", String(setup != nil)))
+        // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
+        signal(SIGXFSZ, SIG_IGN)
+        let workerTask = setup.map { setup in
+            Task { await runWorker(setup, store: store, state: workerState!) }
+        }
+        while StopSignals.count == 0 {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        logger.info("serve.stopping")
+        await server.stop(deadline: .seconds(10))
+        await workerTask?.value
+        await store.close()
+        logger.info("serve.finished")
+    }
+
+    /// The same worker `apnsd worker` runs (never until idle); its end is recorded in `state`, not thrown: the API
+    /// keeps answering, and `/readyz` says why the worker stopped.
+    private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState) async {
+        let (worker, transport) = setup.makeWorker(store: store)
+        state.set(.running)
+        do {
+            _ = try await worker.run(untilIdle: false, shouldStop: { StopSignals.count > 0 }, shouldAbandon: { StopSignals.count >= 2 })
+            state.set(.stopped)
+        } catch {
+            let reason = "\(error)\(WorkerCommand.hint(error))"
+            setup.logger.error("serve.worker_failed", ("error", reason))
+            state.set(.failed(reason))
+        }
+        await transport.shutdown(deadline: .now + .seconds(5))
+    }
+
+    /// The certificate chain and key when both are set (Configuration checked they go together), read whole.
+    private static func tlsPEM(_ configuration: Configuration) throws(CLIError) -> (certificatePEM: String, keyPEM: String)? {
+        guard let certificate = configuration.apiTLSCert, let key = configuration.apiTLSKey else { return nil }
+        return (try pem(certificate, "api.tlsCert"), try pem(key, "api.tlsKey"))
+    }
+
+    private static func pem(_ path: String, _ name: String) throws(CLIError) -> String {
+        guard let bytes = try? BoundedRead.file(path, limit: 1 << 20), let text = String(bytes: bytes, encoding: .utf8) else {
+            throw .failure("cannot read \(name) \(path) (missing, unreadable, or over 1 MiB)")
+        }
+        guard text.contains("-----BEGIN ") else { throw .failure("\(name) \(path) is not a PEM file") }
+        return text
+    }
+}

@@ -1,0 +1,51 @@
+import Dispatcher
+import Foundation
+import HTTP2Transport
+import Intake
+import Logging
+import ProviderAuth
+import QueueModel
+
+/// What `apnsd worker` and `apnsd serve` need to run a worker, checked before anything is opened: the signing
+/// key, the credential, the CA file and the logger.
+struct WorkerSetup {
+    let configuration: Configuration
+    let key: SigningKey
+    let credential: ProviderCredential
+    let logger: Logger
+
+    init(_ configuration: Configuration) throws(CLIError) {
+        self.configuration = configuration
+        let credentials = try configuration.requireCredentials()
+        do {
+            key = try SigningKey(contentsOfFile: credentials.keyFile)
+        } catch {
+            throw .failure("apns.keyFile \(credentials.keyFile): \(error)")
+        }
+        do {
+            credential = try ProviderCredential(keyId: credentials.keyID, teamId: credentials.teamID)
+        } catch {
+            throw .usage("\(error)")
+        }
+        if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw .failure("cannot read apns.caFile \(caFile)")
+        }
+        let level: Logger.Level = ["debug": .debug, "warning": .warning, "error": .error][configuration.logLevel] ?? .info
+        logger = Logger(label: "apnsd.worker", minimumLevel: level)
+    }
+
+    /// The worker on `store`, and the transport it sends through (to shut down after it).
+    func makeWorker(store: any DeliveryStore) -> (worker: Worker, transport: TransportRegistry) {
+        let transport = TransportRegistry(configuration: TransportConfiguration(
+            baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
+            caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
+            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy))
+        let tokens = ProviderTokenCache(key: key, credential: credential)
+        var settings = WorkerConfiguration(credentialID: credential.keyId, lease: configuration.lease,
+                                           heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
+                                           retry: configuration.retryPolicy)
+        settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
+        let worker = Worker(store: store, tokens: tokens, transport: transport, configuration: settings, logger: logger)
+        return (worker, transport)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// `apnsd serve`: the listening line, the unauthenticated routes, JSON errors, a clean stop.
+@Suite struct ServeTests {
+    /// Starts `apnsd serve ARGS --listen 127.0.0.1:0` and waits for its first stdout line; the process and base URL.
+    static func start(_ cli: CLI, _ arguments: [String]) throws -> (BackgroundWorker, String) {
+        let serve = try BackgroundWorker(cli: cli, arguments: ["serve", "--listen", "127.0.0.1:0"] + arguments)
+        #expect(Fleet.waitUntil(20, every: 0.02) { serve.output.contains("\n") || !serve.process.isRunning }, "\(serve.log)")
+        let first = try #require(serve.output.split(separator: "\n").first.map(String.init), "no stdout; log: \(serve.log)")
+        let prefix = "listening on http://127.0.0.1:"
+        try #require(first.hasPrefix(prefix) && Int(first.dropFirst(prefix.count)).map { $0 > 0 } == true, "first line: \(first)")
+        return (serve, String(first.dropFirst("listening on ".count)))
+    }
+
+    static func json(_ body: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "not a JSON object: \(body)")
+    }
+
+    @Test func apiOnlyAnswersItsRoutesAndStopsCleanly() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(cli.run("init").status == 0)
+        let (serve, base) = try Self.start(cli, ["--no-worker"])
+        defer { serve.killIfRunning() }
+
+        let health = try #require(HTTPClient.request("GET", base + "/healthz"))
+        #expect(health.status == 200 && health.headers["content-type"] == "application/json")
+        #expect(try Self.json(health.body)["status"] as? String == "ok")
+
+        let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
+        #expect(ready.status == 200, "\(ready.body)")
+        let checks = try Self.json(ready.body)["checks"] as? [String: String]
+        #expect(checks == ["database": "ok"], "\(ready.body)")
+
+        let metrics = try #require(HTTPClient.request("GET", base + "/metrics"))
+        #expect(metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.body.contains("apnsd_build_info{version="))
+        let promtool = try HTTPClient.run("/usr/bin/promtool", ["check", "metrics"], stdin: metrics.body)
+        #expect(promtool.status == 0, "\(promtool.stdout)\(promtool.stderr)")
+
+        let missing = try #require(HTTPClient.request("GET", base + "/nope"))
+        #expect(missing.status == 404 && missing.headers["content-type"] == "application/json")
+        let missingError = try Self.json(missing.body)["error"] as? [String: String]
+        #expect(missingError?["code"] == "not_found" && missingError?["message"]?.isEmpty == false, "\(missing.body)")
+
+        let wrong = try #require(HTTPClient.request("POST", base + "/healthz"))
+        #expect(wrong.status == 405 && wrong.headers["allow"] == "GET", "\(wrong.headers)")
+        #expect((try Self.json(wrong.body)["error"] as? [String: String])?["code"] == "method_not_allowed")
+
+        // SIGTERM while requests come in: those answered are answered whole, and the process exits 0.
+        let answered = Locked([Int]())
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                if let response = HTTPClient.request("GET", base + "/readyz") { answered.withLock { $0.append(response.status) } }
+            }
+        }
+        let took = serve.terminate(within: 20)
+        group.wait()
+        #expect(took != nil, "no exit on SIGTERM; log: \(serve.log)")
+        #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0, "\(serve.log)")
+        #expect(answered.withLock { $0 }.allSatisfy { $0 == 200 })
+        #expect(serve.output.split(separator: "\n").count == 1, "only the listening line on stdout: \(serve.output)")
+    }
+
+    @Test func aBadListenAddressIsOneLine() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(cli.run("init").status == 0)
+        for bad in ["8080", "example.com:80", "127.0.0.1:99999", "[::1]8080"] {
+            let result = try cli.run("serve", "--no-worker", "--listen", bad)
+            #expect(result.status == 64, "\(bad): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("api.listen"), "\(bad): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        let env = try cli.run(["serve", "--no-worker"], environment: ["APNSD_API_LISTEN": "nowhere"])
+        #expect(env.status == 64 && env.stderr.contains("APNSD_API_LISTEN"), "\(env.stderr)")
+        let half = try cli.run("serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", "cert.pem")
+        #expect(half.status == 64 && half.stderr.contains("api.tlsKey"), "\(half.stderr)")
+        let unreadable = try cli.run("serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", "missing.pem", "--tls-key", "missing.key")
+        #expect(unreadable.status == 1 && unreadable.stderr.split(separator: "\n").count == 1 && unreadable.stderr.contains("api.tlsCert"),
+                "\(unreadable.stderr)")
+    }
+}
+
+extension WorkerFleet {
+    /// `apnsd serve` with its worker delivers a queued single send and stops on SIGTERM.
+    @Suite struct ServeWorkerTests {
+        @Test func serveDeliversASingleSendAndExitsOnSIGTERM() throws {
+            let fleet = try Fleet(devices: 1, rate: 100, campaign: false)
+            defer { fleet.stop() }
+            let sent = try fleet.cli.run("send", CLI.token(1), "--payload", Fleet.payload)
+            try #require(sent.status == 0, "\(sent.stderr)")
+            let (serve, base) = try ServeTests.start(fleet.cli, [])
+            defer { serve.killIfRunning() }
+            #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(serve.log.suffix(2000))")
+            let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
+            #expect(ready.status == 200, "\(ready.body)")
+            #expect(try ServeTests.json(ready.body)["checks"] as? [String: String] == ["database": "ok", "worker": "ok"], "\(ready.body)")
+            #expect(Fleet.waitUntil(10) { (try? fleet.log().first?["status"] as? String) == "accepted" }, "recorded")
+
+            #expect(serve.terminate(within: 20) != nil, "no exit on SIGTERM; log: \(serve.log.suffix(2000))")
+            #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0, "\(serve.log.suffix(2000))")
+            #expect(try fleet.workers().isEmpty, "the worker unregistered")
+            #expect(fleet.accepted == 1)
+        }
+    }
+}
