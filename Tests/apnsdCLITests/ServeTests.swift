@@ -1,5 +1,7 @@
 import Foundation
+import Threads
 import Testing
+import TestSupport
 
 /// `apnsd serve`: the listening line, the unauthenticated routes, JSON errors, a clean stop.
 @Suite struct ServeTests {
@@ -36,7 +38,7 @@ import Testing
         let metrics = try #require(HTTPClient.request("GET", base + "/metrics"))
         #expect(metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         #expect(metrics.body.contains("apnsd_build_info{version="))
-        let promtool = try HTTPClient.run("/usr/bin/promtool", ["check", "metrics"], stdin: metrics.body)
+        let promtool = try ToolRun.run("/usr/bin/promtool", ["check", "metrics"], stdin: metrics.body)
         #expect(promtool.status == 0, "\(promtool.stdout)\(promtool.stderr)")
 
         let missing = try #require(HTTPClient.request("GET", base + "/nope"))
