@@ -32,10 +32,11 @@ let package = Package(
         .target(name: "ArgumentParsing"),
         .target(name: "Metrics", dependencies: ["APNs", "QueueModel", "Threads"]),
         .target(name: "Intake", dependencies: ["APNs", "QueueModel", "Logging"]),
+        .target(name: "API", dependencies: ["APNs", "HTTPServer", "Intake", "Logging", "Metrics", "ProviderAuth", "QueueModel", "Threads"]),
         .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
-        .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer", "Metrics", "QueueModel", "Store", "Dispatcher", "Logging", "Intake", "ArgumentParsing"]),
+        .executableTarget(name: "apnsd", dependencies: ["API", "APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer", "Metrics", "QueueModel", "Store", "Dispatcher", "Logging", "Intake", "ArgumentParsing"]),
 
         .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing"],
                           path: "Benchmarks/apnsd-bench"),

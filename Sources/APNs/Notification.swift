@@ -26,7 +26,10 @@ public struct Notification: Hashable, Sendable {
     /// The APNs headers for this notification, without `authorization`.
     public var headers: [(name: String, value: String)] {
         var headers = content.headers
-        if let id { headers.append((HeaderName.id, id.uuidString)) }
+        if let id {
+            headers.removeAll { $0.name == HeaderName.id }
+            headers.append((HeaderName.id, id.uuidString))
+        }
         return headers
     }
 

@@ -9,35 +9,38 @@ public struct NotificationContent: Hashable, Sendable {
     public let priority: Priority
     public let expiration: Expiration?
     public let collapseID: CollapseID?
+    /// The `apns-id` the producer chose (sent with every delivery of this content); nil: APNs assigns one.
+    public let apnsID: NotificationID?
     public let payload: Payload
 
     /// Checks the rules that tie the parts together; `priority` nil means the push type's default.
     public init(bundleID: String, pushType: PushType = .alert, priority: Priority? = nil, expiration: Expiration? = nil,
-                collapseID: CollapseID? = nil, payload: Payload) throws(APNsError) {
+                collapseID: CollapseID? = nil, apnsID: NotificationID? = nil, payload: Payload) throws(APNsError) {
         try Topic.validate(bundleID)
         let priority = priority ?? pushType.defaultPriority
         try priority.validate(for: pushType)
         try payload.validate(for: pushType)
         self.init(trusted: bundleID, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
-                  payload: payload)
+                  apnsID: apnsID, payload: payload)
     }
 
     /// Content read back from the queue, where it was validated when it was enqueued: not checked again, so a rule
     /// tightened since never strands what was accepted before it.
     public init(trusted bundleID: String, pushType: PushType, priority: Priority, expiration: Expiration?,
-                collapseID: CollapseID?, payload: Payload) {
+                collapseID: CollapseID?, apnsID: NotificationID? = nil, payload: Payload) {
         self.bundleID = bundleID
         self.pushType = pushType
         self.priority = priority
         self.expiration = expiration
         self.collapseID = collapseID
+        self.apnsID = apnsID
         self.payload = payload
     }
 
     /// The `apns-topic` header: the bundle id with the push type's suffix.
     public var topic: String { pushType.topic(forBundleID: bundleID) }
 
-    /// The APNs headers of this content, in order; without `authorization` and `apns-id` (per request).
+    /// The APNs headers of this content, in order; without `authorization` (per request).
     public var headers: [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [
             (HeaderName.topic, topic),
@@ -46,6 +49,7 @@ public struct NotificationContent: Hashable, Sendable {
         ]
         if let expiration { headers.append((HeaderName.expiration, String(expiration.secondsSince1970))) }
         if let collapseID { headers.append((HeaderName.collapseID, collapseID.value)) }
+        if let apnsID { headers.append((HeaderName.id, apnsID.uuidString)) }
         return headers
     }
 }

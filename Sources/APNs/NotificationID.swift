@@ -32,6 +32,9 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
 
     private init(unchecked: String) { uuidString = unchecked }
 
+    /// An id read back from the queue, where it was validated when it was enqueued.
+    public init(trusted uuidString: String) { self.uuidString = uuidString }
+
     /// Whether `bytes` spell a UUID in 8-4-4-4-12 form (either case).
     public static func isCanonical<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
         guard bytes.count == 36 else { return false }

@@ -21,24 +21,7 @@ public enum APIKeySecret {
     }
 
     /// SHA-256 of the secret's UTF-8 text, as 64 lowercase hex digits (`EVP_Digest`).
-    public static func hash(_ secret: String) -> String {
-        let input = Array(secret.utf8)
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = input.withUnsafeBytes { raw in
-            EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha256(), nil)
-        }
-        // SHA-256 needs no provider beyond the default one and no allocation that can fail in practice.
-        precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed: \(OpenSSLErrorQueue.drain())")
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest.prefix(32) {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0xF)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    public static func hash(_ secret: String) -> String { SHA256.hex(Array(secret.utf8)) }
 
     /// Whether `text` has the shape of a secret (the prefix and 43 base64url characters): a quick refusal of
     /// something else presented as a bearer token, before any hashing or lookup.

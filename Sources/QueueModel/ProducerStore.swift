@@ -22,6 +22,14 @@ public protocol ProducerStore: Actor {
     func createCampaign(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
     /// A single send: `spec` with kind `.single`, to tokens or users; returns the campaign id.
     func enqueueSingle(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
+    /// Enqueues several producers' requests in one transaction, each all or nothing on its own; a request whose
+    /// idempotency key was used with the same request replays its result, with another request fails with
+    /// `StoreError.idempotencyConflict`.
+    func enqueue(_ requests: [EnqueueRequest], now: Date) async throws(StoreError) -> [Result<Enqueued, StoreError>]
+    /// What the key's first request created, if remembered with the same request hash (else the conflict error).
+    func idempotentResult(_ key: IdempotencyKey, now: Date) async throws(StoreError) -> Enqueued?
+    /// Seals a draft and remembers `key` for it in one transaction; a key remembered meanwhile wins (the draft is dropped).
+    func sealCampaign(_ id: CampaignID, remembering key: IdempotencyKey, now: Date) async throws(StoreError) -> Enqueued
     /// Starts a bulk campaign to tokens that arrive in chunks: a `draft` until `sealCampaign`.
     func beginCampaign(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
     /// Appends a chunk of tokens to a draft campaign.
@@ -44,6 +52,8 @@ public protocol ProducerStore: Actor {
 
     /// One page of the delivery log in id order: rows with an id greater than `after` that match `filter`.
     func log(_ filter: LogFilter, after: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
+    /// One page of the delivery log newest first: rows with an id below `before` that match `filter`.
+    func recentLog(_ filter: LogFilter, before: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
     /// The registered workers, oldest first, with the leases each holds.
     func workers() async throws(StoreError) -> [WorkerRecord]
     /// Closes the store; later calls fail with `StoreError.closed`.

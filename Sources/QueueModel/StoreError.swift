@@ -39,6 +39,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case duplicateAPIKey(name: String)
     /// An API key name or scope set breaks a rule (message says which).
     case invalidAPIKey(String)
+    /// The idempotency key was used within its lifetime with a different request.
+    case idempotencyConflict(key: String)
 
     public var description: String {
         switch self {
@@ -72,6 +74,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "unreadable value in the database: \(what)"
         case .duplicateAPIKey(let name):
             return "an API key named '\(name)' already exists"
+        case .idempotencyConflict(let key):
+            return "idempotency key '\(key)' was already used with a different request (keys are remembered for 24 hours)"
         case .invalidAPIKey(let why):
             return why
         }
@@ -84,7 +88,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .databaseLocked, .diskFull, .ioError, .readOnly: return true
         case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
-             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey:
+             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict:
             return false
         }
     }

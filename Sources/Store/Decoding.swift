@@ -30,10 +30,10 @@ enum Decode {
     /// A campaign's content as stored: checked when it was enqueued, so not validated again (a rule tightened
     /// since must not strand a campaign already accepted); only values that cannot be represented are corrupt.
     static func content(bundleID: String, pushType: String, priority: Int, expiration: Int64?, collapseID: String?,
-                        payload: [UInt8]) throws -> NotificationContent {
+                        apnsID: String?, payload: [UInt8]) throws -> NotificationContent {
         NotificationContent(trusted: bundleID, pushType: try Self.pushType(pushType), priority: try Self.priority(priority),
                             expiration: try Self.expiration(expiration), collapseID: collapseID.map(CollapseID.init(trusted:)),
-                            payload: Payload(trusted: payload))
+                            apnsID: apnsID.map(NotificationID.init(trusted:)), payload: Payload(trusted: payload))
     }
 
     static func deliveryStatus(_ raw: String) throws -> DeliveryStatus {

@@ -12,6 +12,7 @@ enum Schema {
         .init(id: "0002-device-users", sql: v2),
         .init(id: "0003-workers-leases-cancels", sql: v3),
         .init(id: "0004-api-keys", sql: v4),
+        .init(id: "0005-api-enqueue", sql: v5),
     ])
 
     private static let v1 = """
@@ -161,5 +162,23 @@ enum Schema {
             created_at   INTEGER NOT NULL,
             last_used_at INTEGER
         );
+        """
+
+    /// The HTTP API's enqueues: a producer-chosen `apns-id` per notification (`campaigns.apns_id`), and idempotency
+    /// keys. A key is scoped (`api:NAME` for an API key, `cli` for the command line), remembers the SHA-256 of the
+    /// request it came with and what that request created (`campaign_ids`, comma-separated, and the deliveries of
+    /// each), and is forgotten after 24 hours (`idempotency_by_age` finds the expired ones).
+    private static let v5 = """
+        ALTER TABLE campaigns ADD COLUMN apns_id TEXT;
+        CREATE TABLE idempotency_keys (
+            scope        TEXT    NOT NULL,
+            key          TEXT    NOT NULL,
+            request_hash TEXT    NOT NULL,
+            campaign_ids TEXT    NOT NULL,
+            deliveries   TEXT    NOT NULL,
+            created_at   INTEGER NOT NULL,
+            PRIMARY KEY (scope, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
         """
 }

@@ -13,15 +13,18 @@ extension Store {
     /// For a tokens file too big for memory, use `beginCampaign`, `appendTokens` and `sealCampaign` instead.
     @discardableResult
     public func createCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
+        try write { db in try insertCampaign(db, spec, now: now) }
+    }
+
+    /// Inserts a campaign with its audience (and a single send's deliveries) inside the caller's transaction.
+    func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date) throws -> CampaignID {
         try spec.validate()
-        return try write { db in
-            let id = try insertCampaign(db, spec, status: initialStatus(spec, now: now), now: now)
-            try stageAudience(db, id, spec.audience)
-            if spec.kind == .single {
-                try expandCompletely(db, id, now: now.storeMilliseconds)
-            }
-            return id
+        let id = try insertCampaign(db, spec, status: initialStatus(spec, now: now), now: now)
+        try stageAudience(db, id, spec.audience)
+        if spec.kind == .single {
+            try expandCompletely(db, id, now: now.storeMilliseconds)
         }
+        return id
     }
 
     /// A single send (`apnsd send`): `spec` with kind `.single`, to tokens or users. Returns the campaign id.
@@ -100,12 +103,13 @@ extension Store {
         let nowMS = now.storeMilliseconds
         try db.cached("""
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
-                audience, audience_environment, scheduled_at, created_at, started_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                audience, audience_environment, scheduled_at, created_at, started_at, apns_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """).bind(spec.kind.rawValue, status.rawValue, spec.content.bundleID, spec.content.pushType.rawValue,
                       spec.content.priority.rawValue, spec.content.expiration?.secondsSince1970, spec.content.collapseID?.value,
                       spec.content.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
-                      (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil)
+                      (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil,
+                      spec.content.apnsID?.uuidString)
             .run()
         return CampaignID(db.lastInsertRowID)
     }
@@ -140,7 +144,7 @@ extension Store {
     static let campaignColumns = """
         id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
         collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
-        total, pending, accepted, rejected, unregistered, failed, cancelled
+        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id
         """
 
     static func fetchCampaign(_ db: Connection, _ id: CampaignID) throws -> Campaign {
@@ -158,7 +162,8 @@ extension Store {
                                       environment: try row.optionalString(4).map(Decode.environment),
                                       size: row.int(5)),
             content: try Decode.content(bundleID: row.string(6), pushType: row.string(7), priority: row.int(8),
-                                        expiration: row.optionalInt64(9), collapseID: row.optionalString(10), payload: row.blob(11)),
+                                        expiration: row.optionalInt64(9), collapseID: row.optionalString(10),
+                                        apnsID: row.optionalString(24), payload: row.blob(11)),
             scheduledAt: Milliseconds.date(row.int64(12)), createdAt: Milliseconds.date(row.int64(13)),
             startedAt: row.optionalInt64(14).map(Milliseconds.date), finishedAt: row.optionalInt64(15).map(Milliseconds.date),
             isExpanded: row.int64(16) != 0,

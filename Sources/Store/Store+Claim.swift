@@ -151,7 +151,7 @@ extension Store {
     /// A campaign's sending parameters.
     private static func sendingParameters(_ db: Connection, _ campaign: Int64) throws -> SendingParameters {
         let statement = try db.cached("""
-            SELECT kind, topic, push_type, priority, expiration, collapse_id, payload FROM campaigns WHERE id = ?
+            SELECT kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id FROM campaigns WHERE id = ?
             """).bind(campaign)
         defer { statement.reset() }
         guard try statement.step() else { throw StoreError.unknownCampaign(CampaignID(campaign)) }
@@ -159,7 +159,7 @@ extension Store {
             kind: try Decode.campaignKind(statement.string(0)),
             content: try Decode.content(bundleID: statement.string(1), pushType: statement.string(2), priority: statement.int(3),
                                         expiration: statement.optionalInt64(4), collapseID: statement.optionalString(5),
-                                        payload: statement.blob(6)))
+                                        apnsID: statement.optionalString(7), payload: statement.blob(6)))
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

@@ -13,19 +13,7 @@ enum CancelCommand {
         let store = try await StoreAccess.open(configuration)
         let report: CancelReport
         do {
-            let request = try await store.requestCancel(id, now: Date())
-            var waiting: [WorkerID] = []
-            if let request {
-                // Every live worker stops sending the campaign and says what it had on the wire (within its
-                // cancel poll, 100 ms); one that does not answer within worker.lease is stuck or gone.
-                let deadline = Date().addingTimeInterval(configuration.workerLease)
-                while true {
-                    waiting = try await store.workersYetToAcknowledge(request, now: Date(), staleAfter: configuration.lease)
-                    if waiting.isEmpty || Date() >= deadline { break }
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-            }
-            report = try await store.finishCancel(id, request: request, unacknowledged: waiting.count, now: Date())
+            report = try await store.cancel(id, staleAfter: configuration.lease, waitUpTo: configuration.workerLease)
         } catch {
             throw .store(error)
         }

@@ -3,31 +3,25 @@ import Foundation
 import Intake
 import QueueModel
 
-/// The options `send` and `campaign create` share: payload and APNs headers, validated before anything is written.
+/// The options `send` and `campaign create` share: payload and APNs headers, validated (by Intake's
+/// `NotificationInput`, as the HTTP API's are) before anything is written.
 struct NotificationOptions {
-    static let valued: Set<String> = ["payload", "topic", "push-type", "priority", "expiration", "collapse-id", "environment"]
+    static let valued: Set<String> = Set(NotificationInput.Field.allCases.map { String($0.flag.dropFirst(2)) })
 
     /// What is sent, validated once.
     var content: NotificationContent
     var environment: Environment?
 
     init(_ arguments: Arguments, configuration: Configuration) throws(CLIError) {
-        let topic = try DeviceCommands.givenTopic(arguments, configuration)
+        guard let source = try arguments.value("payload") else { throw CLIError.usage("--payload is required (JSON text, or @FILE)") }
+        let input = NotificationInput(
+            topic: try arguments.value("topic"), pushType: try arguments.value("push-type"), priority: try arguments.value("priority"),
+            expiration: try arguments.value("expiration"), collapseID: try arguments.value("collapse-id"),
+            apnsID: try arguments.value("apns-id"), environment: try arguments.value("environment"), payload: try Self.read(source))
         do {
-            let pushType = try arguments.value("push-type").map(PushType.parse) ?? .alert
-            let priority = try arguments.value("priority").map(Priority.parse)
-            try priority?.validate(for: pushType)
-            let expiration = try arguments.value("expiration").map(Expiration.parse)
-            let collapseID = try arguments.value("collapse-id").map { (text: String) throws(APNsError) in try CollapseID(text) }
-            environment = try arguments.value("environment").map(Environment.parse)
-            guard let source = try arguments.value("payload") else { throw CLIError.usage("--payload is required (JSON text, or @FILE)") }
-            let payload = try Payload(bytes: try Self.read(source), pushType: pushType)
-            content = try NotificationContent(bundleID: topic, pushType: pushType, priority: priority, expiration: expiration,
-                                              collapseID: collapseID, payload: payload)
-        } catch let error as APNsError {
-            throw .usage("\(error)")
-        } catch let error as CLIError {
-            throw error
+            (content, environment) = try input.validate(defaultTopic: configuration.topic)
+        } catch where error.field == .topic && input.topic == nil && configuration.topic == nil {
+            throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
         } catch {
             throw .usage("\(error)")
         }

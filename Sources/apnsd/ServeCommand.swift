@@ -1,3 +1,4 @@
+import API
 import Dispatcher
 import Foundation
 import HTTPServer
@@ -25,11 +26,15 @@ enum ServeCommand {
         let logger = Logger(label: "apnsd.serve", minimumLevel: level)
         let store = try await StoreAccess.openForServe(configuration)
         let workerState = setup == nil ? nil : WorkerState()
-        let router = APIRouter(readiness: Readiness(store: store, databasePath: configuration.database, worker: workerState),
-                               metrics: APNsdMetrics(version: BuildInfo.version))
+        let readiness = Readiness(store: store, databasePath: configuration.database, worker: workerState)
+        let api = API(store: store, metrics: APNsdMetrics(version: BuildInfo.version),
+                      settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease),
+                      readiness: { await readiness.checks() })
         let server: HTTPServer
         do {
-            server = try HTTPServer.start(listen: listen, tls: tls) { request in await router.handle(request) }
+            server = try HTTPServer.start(listen: listen, tls: tls, bodyLimit: { api.bodyLimit(method: $0, path: $1) }) { request in
+                await api.handle(request)
+            }
         } catch {
             await store.close()
             throw .failure("\(error)")

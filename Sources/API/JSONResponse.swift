@@ -1,6 +1,7 @@
 import HTTPServer
+import Logging
 
-/// The API's JSON answers: `Content-Type: application/json`, errors as `{"error": {"code": …, "message": …}}`.
+/// The API's JSON answers: `Content-Type: application/json`.
 enum JSONResponse {
     static let contentType = "application/json"
 
@@ -11,13 +12,13 @@ enum JSONResponse {
         return HTTPResponse(status: status, headers: headers, body: Array((json + "\n").utf8))
     }
 
-    /// An error answer: `code` is snake_case, `message` one sentence for a person.
-    static func error(_ status: Int, code: String, message: String, headers: [(String, String)] = []) -> HTTPResponse {
-        make(status, #"{"error": {"code": \#(Output.quote(code)), "message": \#(Output.quote(message))}}"#, headers: headers)
-    }
-
     /// A JSON object of string values, keys in the order given.
     static func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\(Output.quote($0.0)): \(Output.quote($0.1))" }.joined(separator: ", ") + "}"
+        "{" + fields.map { "\(JSONText.quote($0.0)):\(JSONText.quote($0.1))" }.joined(separator: ",") + "}"
+    }
+
+    /// A JSON array of already-serialized values.
+    static func array(_ items: some Sequence<String>) -> String {
+        "[" + items.joined(separator: ",") + "]"
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import HTTPServer
+import Intake
+import Logging
+import QueueModel
+
+extension API {
+    /// `POST /v1/campaigns`: a bulk campaign, now or `at` a time.
+    func postCampaign(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
+        let spec = try NotificationFields.campaign(&body, defaultTopic: settings.defaultTopic)
+        let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: try idempotency(request)))
+        return accepted(done, json: #"{"id":"\#(done.ids[0])"}"#, status: 201)
+    }
+
+    /// `GET /v1/campaigns?status=&kind=&limit=&after=`: newest first; bulk campaigns unless `kind=single`.
+    func listCampaigns(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        try Self.allowOnly(["status", "kind", "limit", "after"], request)
+        let kind = try Self.enumQuery(request, "kind", CampaignKind.self) ?? .bulk
+        let status = try Self.enumQuery(request, "status", CampaignStatus.self)
+        let limit = try Self.limit(request, default: 100, maximum: 1000)
+        let after = try Self.cursor(request).map { CampaignID($0) }
+        do {
+            let page = try await store.campaigns(kind: kind, status: status, before: after, limit: limit)
+            return JSONResponse.make(200, Self.page("campaigns", page.map(\.json.description),
+                                                   next: page.count == limit ? page.last?.id.description : nil))
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// `GET /v1/campaigns/{id}`: the campaign, its counts by delivery status, its rate now and an ETA.
+    func getCampaign(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        let id = try campaignID(request)
+        let campaign: Campaign
+        do { campaign = try await store.campaign(id) } catch { throw .store(error) }
+        let (rate, eta) = await rates.rate(of: campaign, now: Date())
+        let json = campaign.json.adding([
+            ("counts", .raw(Self.counts(campaign))), ("ratePerSecond", .raw(String(format: "%.1f", rate))),
+            ("eta", .date(eta.map { Date().addingTimeInterval($0) })),
+        ])
+        return JSONResponse.make(200, json.description)
+    }
+
+    /// `POST /v1/campaigns/{id}/retry`: the failed deliveries pending again; 409 when the campaign cannot be retried.
+    func retry(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        let id = try campaignID(request)
+        do {
+            let count = try await store.requeue(id, status: .failed, now: Date())
+            return JSONResponse.make(200, #"{"requeued":\#(count)}"#)
+        } catch .invalidCampaign(let why) {
+            throw APIError(409, "conflict", why)
+        } catch .notADraft(let id, let status) {
+            throw APIError(409, "conflict", "campaign \(id) is a \(status) and cannot be retried")
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// `{"<name>": [items], "next": cursor-or-null}`.
+    static func page(_ name: String, _ items: [String], next: String?) -> String {
+        "{\(JSONText.quote(name)):\(JSONResponse.array(items)),\"next\":\(next.map(JSONText.quote) ?? "null")}"
+    }
+}

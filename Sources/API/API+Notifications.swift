@@ -1,0 +1,112 @@
+import Foundation
+import HTTPServer
+import Intake
+import ProviderAuth
+import QueueModel
+
+extension API {
+    /// `POST /v1/notifications`: one notification (to a token, tokens, a user or users) ahead of bulk work.
+    func postNotification(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
+        let spec = try NotificationFields.notification(&body, defaultTopic: settings.defaultTopic)
+        let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: try idempotency(request)))
+        return accepted(done, json: #"{"id":"\#(done.ids[0])","deliveries":\#(done.deliveries[0])}"#)
+    }
+
+    /// `POST /v1/notifications/batch`: up to 10,000 notifications, all or none.
+    func postBatch(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
+        guard let items = try body.array("notifications") else { throw .invalid("notifications is required", field: "notifications") }
+        try body.finish()
+        guard !items.isEmpty else { throw .invalid("notifications must not be empty", field: "notifications") }
+        guard items.count <= NotificationFields.maximumRecipients else {
+            throw .invalid("\(items.count) notifications; at most \(NotificationFields.maximumRecipients) per batch", field: "notifications")
+        }
+        var specs: [CampaignSpec] = []
+        specs.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            do {
+                var itemBody = try JSONBody(item, bytes: body.bytes)
+                specs.append(try NotificationFields.notification(&itemBody, defaultTopic: settings.defaultTopic))
+            } catch {
+                var error = error
+                error.index = index
+                error.message = "notifications[\(index)]: \(error.message)"
+                throw error
+            }
+        }
+        let done = try await enqueue(EnqueueRequest(specs: specs, idempotency: try idempotency(request)))
+        return accepted(done, json: #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"#)
+    }
+
+    /// `GET /v1/notifications/{id}`: status, counts and the first 1,000 deliveries.
+    func getNotification(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        let id = try campaignID(request)
+        do {
+            let campaign = try await store.campaign(id)
+            let deliveries = try await store.log(LogFilter(campaign: id), after: nil, limit: 1000)
+            let json = JSONLine([
+                "id": .string(id.description), "kind": .string("\(campaign.kind)"), "createdAt": .date(campaign.createdAt),
+                "status": .string("\(campaign.status)"), "counts": .raw(Self.counts(campaign)),
+                "deliveries": .raw(JSONResponse.array(deliveries.map(\.json.description))),
+            ])
+            return JSONResponse.make(200, json.description)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// `DELETE /v1/notifications/{id}` and `POST /v1/campaigns/{id}/cancel`: 409 when it already finished.
+    func cancel(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        let id = try campaignID(request)
+        let report: CancelReport
+        do {
+            report = try await store.cancel(id, staleAfter: settings.lease, waitUpTo: settings.lease.seconds)
+        } catch {
+            throw .store(error)
+        }
+        if report.wasFinished {
+            throw APIError(409, "already_finished", "\(id) is already \(report.campaign.status): nothing to cancel")
+        }
+        return JSONResponse.make(200, #"{"cancelled":\#(report.cancelled),"inFlight":\#(report.inFlight)}"#)
+    }
+
+    /// Counts by delivery status, as a JSON object.
+    static func counts(_ campaign: Campaign) -> String {
+        let c = campaign.counters
+        return JSONLine([
+            "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
+            "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
+        ]).description
+    }
+
+    /// The `{id}` path parameter.
+    func campaignID(_ request: APIRequest) throws(APIError) -> CampaignID {
+        let text = request.parameters["id"] ?? ""
+        guard let id = CampaignID(text) else { throw .invalid("'\(text)' is not an id (a positive whole number)", field: "id") }
+        return id
+    }
+
+    /// The request's `Idempotency-Key`, scoped to its API key, with the hash of its body.
+    func idempotency(_ request: APIRequest) throws(APIError) -> IdempotencyKey? {
+        guard let key = request.http.headers["Idempotency-Key"] else { return nil }
+        if let problem = IdempotencyKey.validate(key) { throw .invalid(problem, field: "Idempotency-Key") }
+        return IdempotencyKey(scope: "api:" + (request.key?.name ?? ""), key: key, requestHash: SHA256.hex(request.http.body))
+    }
+
+    /// Writes through the grouping queue; counts what was created.
+    func enqueue(_ request: EnqueueRequest) async throws(APIError) -> Enqueued {
+        switch await enqueueQueue.submit(request) {
+        case .success(let done):
+            if !done.isReplay { metrics.notificationsEnqueued.increment("http", by: Double(done.deliveries.reduce(0, +))) }
+            return done
+        case .failure(let error):
+            throw .store(error)
+        }
+    }
+
+    /// 202 for new work; 200 with `Idempotent-Replayed: true` for a replay.
+    func accepted(_ done: Enqueued, json: String, status: Int = 202) -> HTTPResponse {
+        done.isReplay ? JSONResponse.make(200, json, headers: [("Idempotent-Replayed", "true")]) : JSONResponse.make(status, json)
+    }
+}

@@ -1,0 +1,25 @@
+extension API {
+    /// Every route: method, template, the scope its key needs (nil: no key), and the handler.
+    static let routes: [Route] = [
+        Route("GET", "/healthz", scope: nil) { api, _ in api.health() },
+        Route("GET", "/readyz", scope: nil) { api, _ in await api.ready() },
+        Route("GET", "/metrics", scope: nil) { api, _ in api.metricsText() },
+
+        Route("POST", "/v1/notifications", scope: .send) { api, request throws(APIError) in try await api.postNotification(request) },
+        Route("POST", "/v1/notifications/batch", scope: .send, bodyLimit: Route.largeBodyLimit) { api, request throws(APIError) in
+            try await api.postBatch(request)
+        },
+        Route("GET", "/v1/notifications/{id}", scope: .read) { api, request throws(APIError) in try await api.getNotification(request) },
+        Route("DELETE", "/v1/notifications/{id}", scope: .send) { api, request throws(APIError) in try await api.cancel(request) },
+
+        Route("POST", "/v1/campaigns", scope: .admin, bodyLimit: Route.largeBodyLimit) { api, request throws(APIError) in
+            try await api.postCampaign(request)
+        },
+        Route("GET", "/v1/campaigns", scope: .read) { api, request throws(APIError) in try await api.listCampaigns(request) },
+        Route("GET", "/v1/campaigns/{id}", scope: .read) { api, request throws(APIError) in try await api.getCampaign(request) },
+        Route("POST", "/v1/campaigns/{id}/cancel", scope: .admin) { api, request throws(APIError) in try await api.cancel(request) },
+        Route("POST", "/v1/campaigns/{id}/retry", scope: .admin) { api, request throws(APIError) in try await api.retry(request) },
+
+        Route("GET", "/v1/deliveries", scope: .read) { api, request throws(APIError) in try await api.listDeliveries(request) },
+    ]
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPServer
+import Metrics
+import QueueModel
+
+/// What the API needs to know of the configuration.
+public struct APISettings: Sendable {
+    /// `apns.topic`: the topic of notifications and campaigns that name none.
+    public var defaultTopic: String?
+    /// `worker.lease`: a worker whose heartbeat is older is not waited for by a cancel.
+    public var lease: Duration
+
+    public init(defaultTopic: String?, lease: Duration) {
+        self.defaultTopic = defaultTopic
+        self.lease = lease
+    }
+}
+
+/// apnsd's HTTP API (`apnsd serve`): routes each request, checks its API key and scope, answers JSON, and counts
+/// it in the metrics. The validation and JSON shapes are Intake's, as the CLI's are.
+public final class API: Sendable {
+    let store: any ProducerStore & APIKeyStore
+    let metrics: APNsdMetrics
+    let settings: APISettings
+    let readiness: @Sendable () async -> [(String, String)]
+    let authenticator: Authenticator
+    let enqueueQueue: EnqueueQueue
+    let rates = CampaignRates()
+    private static let router = Router(routes)
+
+    /// `readiness` answers `/readyz`'s checks ("ok" or a reason each); `workAdded` runs after each commit that
+    /// created work (to wake an in-process worker).
+    public init(store: any ProducerStore & APIKeyStore, metrics: APNsdMetrics, settings: APISettings,
+                readiness: @escaping @Sendable () async -> [(String, String)], workAdded: @escaping @Sendable () -> Void = {}) {
+        self.store = store
+        self.metrics = metrics
+        self.settings = settings
+        self.readiness = readiness
+        authenticator = Authenticator(store: store)
+        enqueueQueue = EnqueueQueue(store: store, committed: workAdded)
+    }
+
+    /// The body limit of a request, decided before its body is read (the server answers 413 beyond it).
+    public func bodyLimit(method: String, path: String) -> Int {
+        if case .found(let route, _) = Self.router.match(method: method, path: path) { return route.bodyLimit }
+        return Route.defaultBodyLimit
+    }
+
+    /// Every route's method and template (the OpenAPI document's test checks each is documented).
+    public var routeTemplates: [(method: String, template: String)] { Self.router.all.map { ($0.method, $0.template) } }
+
+    /// Answers one request.
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let start = ContinuousClock.now
+        let (template, response) = await answer(request)
+        let elapsed = ContinuousClock.now - start
+        metrics.httpRequest(route: template, code: response.status,
+                            seconds: elapsed.seconds)
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest) async -> (String, HTTPResponse) {
+        switch Self.router.match(method: request.method, path: request.path) {
+        case .notFound:
+            return ("unmatched", APIError.notFound("no route for \(request.path)").response)
+        case .methodNotAllowed(let template, let allowed):
+            let list = allowed.joined(separator: ", ")
+            return (template, APIError(405, "method_not_allowed", "\(template) allows \(list), not \(request.method)",
+                                       headers: [("Allow", list)]).response)
+        case .found(let route, let parameters):
+            do throws(APIError) {
+                var matched = APIRequest(http: request, parameters: parameters, key: nil)
+                if let scope = route.scope {
+                    let key = try await authenticator.authenticate(request.headers["Authorization"])
+                    guard key.allows(scope) else {
+                        throw APIError(403, "forbidden", "API key '\(key.name)' lacks the \(scope) scope this route needs")
+                    }
+                    matched.key = key
+                }
+                return (route.template, try await route.handler(self, matched))
+            } catch {
+                return (route.template, error.response)
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions included.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

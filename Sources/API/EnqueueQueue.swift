@@ -1,0 +1,55 @@
+import Foundation
+import QueueModel
+
+/// Groups the enqueues of concurrent API requests into shared transactions: while one group is being written,
+/// the requests that arrive wait and go together in the next. Under load one commit serves many requests; a
+/// lone request is written at once, with no added delay.
+actor EnqueueQueue {
+    /// The most requests, and specs, written in one transaction.
+    static let maximumRequests = 512
+    static let maximumSpecs = 20_000
+
+    private let store: any ProducerStore
+    private let committed: @Sendable () -> Void
+    private var waiting: [(request: EnqueueRequest, continuation: CheckedContinuation<Result<Enqueued, StoreError>, Never>)] = []
+    private var writing = false
+
+    /// `committed` runs after each transaction that created work (to wake the worker).
+    init(store: any ProducerStore, committed: @escaping @Sendable () -> Void) {
+        self.store = store
+        self.committed = committed
+    }
+
+    /// Writes `request` with whatever else is waiting; its own result.
+    func submit(_ request: EnqueueRequest) async -> Result<Enqueued, StoreError> {
+        await withCheckedContinuation { continuation in
+            waiting.append((request, continuation))
+            if !writing {
+                writing = true
+                Task { await self.drain() }
+            }
+        }
+    }
+
+    private func drain() async {
+        while !waiting.isEmpty {
+            var count = 0
+            var specs = 0
+            while count < waiting.count, count < Self.maximumRequests, count == 0 || specs + waiting[count].request.specs.count <= Self.maximumSpecs {
+                specs += waiting[count].request.specs.count
+                count += 1
+            }
+            let group = Array(waiting.prefix(count))
+            waiting.removeFirst(count)
+            let results: [Result<Enqueued, StoreError>]
+            do {
+                results = try await store.enqueue(group.map(\.request), now: Date())
+            } catch {
+                results = Array(repeating: .failure(error), count: group.count)
+            }
+            if results.contains(where: { if case .success(let done) = $0 { !done.isReplay } else { false } }) { committed() }
+            for (item, result) in zip(group, results) { item.continuation.resume(returning: result) }
+        }
+        writing = false
+    }
+}

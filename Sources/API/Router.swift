@@ -1,0 +1,83 @@
+import HTTPServer
+import QueueModel
+
+/// One route: a method and a path template (`/v1/campaigns/{id}`), the scope its API key needs (nil: no key),
+/// its body limit, and its handler.
+struct Route: Sendable {
+    typealias Handler = @Sendable (API, APIRequest) async throws(APIError) -> HTTPResponse
+
+    var method: String
+    var template: String
+    var scope: APIKeyScope?
+    var bodyLimit: Int
+    var handler: Handler
+
+    /// Bodies up to 1 MiB; the batch and campaign routes take up to 64 MiB.
+    static let defaultBodyLimit = 1 << 20
+    static let largeBodyLimit = 64 << 20
+
+    init(_ method: String, _ template: String, scope: APIKeyScope?, bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler) {
+        self.method = method
+        self.template = template
+        self.scope = scope
+        self.bodyLimit = bodyLimit
+        self.handler = handler
+    }
+
+    /// The template's segments.
+    var segments: [Substring] { template.split(separator: "/", omittingEmptySubsequences: false) }
+}
+
+/// A request matched to its route: the path parameters and, on `/v1`, the API key it came with.
+struct APIRequest: Sendable {
+    var http: HTTPRequest
+    var parameters: [String: String]
+    var key: APIKeyRecord?
+
+    func query(_ name: String) -> String? { http.queryValue(name) }
+}
+
+/// Finds the route for a method and path: the template, the route, and the path parameters.
+struct Router: Sendable {
+    private let routes: [Route]
+
+    init(_ routes: [Route]) { self.routes = routes }
+
+    /// Every route, in declaration order (for the OpenAPI document's tests).
+    var all: [Route] { routes }
+
+    enum Match {
+        case found(Route, [String: String])
+        /// The path is known but not for this method: the methods it allows.
+        case methodNotAllowed(template: String, allowed: [String])
+        case notFound
+    }
+
+    func match(method: String, path: String) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var allowed: [String] = []
+        var template: String?
+        for route in routes {
+            guard let parameters = Self.parameters(route.segments, parts) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") { return .found(route, parameters) }
+            allowed.append(route.method)
+            template = template ?? route.template
+        }
+        if let template { return .methodNotAllowed(template: template, allowed: allowed) }
+        return .notFound
+    }
+
+    private static func parameters(_ template: [Substring], _ parts: [Substring]) -> [String: String]? {
+        guard template.count == parts.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (pattern, part) in zip(template, parts) {
+            if pattern.first == "{" && pattern.last == "}" {
+                guard !part.isEmpty else { return nil }
+                parameters[String(pattern.dropFirst().dropLast())] = String(part)
+            } else if pattern != part {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
