@@ -1,12 +1,13 @@
 import APNs
 import Foundation
 import Intake
+import ProviderAuth
 import QueueModel
 
 /// `apnsd campaign create | list | show | cancel`.
 enum CampaignCommands {
     static func create(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: NotificationOptions.valued.union(["user", "tokens", "at"]).union(Configuration.flagNames),
+        let arguments = try Arguments(words, valued: NotificationOptions.valued.union(["user", "tokens", "at", "idempotency-key"]).union(Configuration.flagNames),
                                       flagNames: ["all"])
         let configuration = try Configuration.load(arguments: arguments)
         let options = try NotificationOptions(arguments, configuration: configuration)
@@ -24,14 +25,20 @@ enum CampaignCommands {
         if let tokensFile {
             // Validate the whole file before writing anything, then stream it again in chunks.
             var count = 0
+            var hashed: [UInt8] = []
             for entry in try TokenFile(path: tokensFile) {
-                _ = try entry.get()
+                hashed += try entry.get().hex.utf8
                 count += 1
             }
             guard count > 0 else { throw .usage("\(tokensFile) holds no tokens") }
+            let spec = options.spec(kind: .bulk, audience: .tokens([], environment: options.environment), scheduledAt: scheduledAt)
+            let key = try NotificationOptions.idempotency(arguments, spec: spec, extra: SHA256.hex(hashed))
             store = try await StoreAccess.open(configuration)
             do {
-                let spec = options.spec(kind: .bulk, audience: .tokens([], environment: options.environment), scheduledAt: scheduledAt)
+                if let key, let earlier = try await store.idempotentResult(key, now: Date()) {
+                    Output.line(earlier.ids[0].description)
+                    return
+                }
                 let id = try await store.beginCampaign(spec, now: Date())
                 var chunk: [DeviceToken] = []
                 chunk.reserveCapacity(10_000)
@@ -44,18 +51,24 @@ enum CampaignCommands {
                     }
                 }
                 if !chunk.isEmpty { try await store.appendTokens(chunk, to: id) }
-                _ = try await store.sealCampaign(id)
-                Output.line(id.description)
+                if let key {
+                    Output.line(try await store.sealCampaign(id, remembering: key, now: Date()).ids[0].description)
+                } else {
+                    _ = try await store.sealCampaign(id)
+                    Output.line(id.description)
+                }
             } catch {
                 throw .store(error)
             }
             return
         }
         let audience: Audience = users.isEmpty ? .all(environment: options.environment) : .users(users, environment: options.environment)
+        let spec = options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt)
+        let key = try NotificationOptions.idempotency(arguments, spec: spec)
         store = try await StoreAccess.open(configuration)
         do {
-            let id = try await store.createCampaign(options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt), now: Date())
-            Output.line(id.description)
+            let result = try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get()
+            Output.line(result.ids[0].description)
         } catch {
             throw .store(error)
         }

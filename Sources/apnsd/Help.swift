@@ -73,7 +73,10 @@ enum Help {
         OVERVIEW: Validate and enqueue one notification; print its id. Goes ahead of campaigns.
 
         USAGE: apnsd send TOKEN|--user ID --payload JSON|@FILE [--topic T] [--push-type P] [--priority 10|5|1]
-                          [--expiration EPOCH] [--collapse-id ID] [--environment E]
+                          [--expiration EPOCH] [--collapse-id ID] [--apns-id UUID] [--environment E]
+                          [--idempotency-key K]
+          --idempotency-key K  a rerun with the same key and the same notification prints the first id and
+                               enqueues nothing (keys are remembered 24 h); another notification is refused
 
         EXAMPLE:
           apnsd send 3f2a…c9 --topic com.example.app --payload '{"aps":{"alert":"Your order shipped"}}'
@@ -84,8 +87,9 @@ enum Help {
         USAGE:
           apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE) [--topic T]
                                 [--environment E] [--push-type P] [--priority N] [--expiration EPOCH]
-                                [--collapse-id ID] [--at ISO8601]
-              Prints the campaign id alone on stdout.
+                                [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
+              Prints the campaign id alone on stdout. With --idempotency-key, a rerun (a cron job's retry)
+              prints the first run's id and creates nothing.
           apnsd campaign list [--json]
           apnsd campaign show ID [--json]
           apnsd campaign cancel ID [--json]

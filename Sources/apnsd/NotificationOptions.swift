@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Intake
+import ProviderAuth
 import QueueModel
 
 /// The options `send` and `campaign create` share: payload and APNs headers, validated (by Intake's
@@ -49,5 +50,24 @@ struct NotificationOptions {
 
     func spec(kind: CampaignKind, audience: Audience, scheduledAt: Date? = nil) -> CampaignSpec {
         CampaignSpec(kind: kind, audience: audience, content: content, scheduledAt: scheduledAt)
+    }
+
+    /// `--idempotency-key K`: scoped to the command line, with the hash of what this run would enqueue (`spec`,
+    /// and `extra`, e.g. a tokens file's own hash), so a rerun of the same command replays and a different one is refused.
+    static func idempotency(_ arguments: Arguments, spec: CampaignSpec, extra: String = "") throws(CLIError) -> IdempotencyKey? {
+        guard let key = try arguments.value("idempotency-key") else { return nil }
+        if let problem = IdempotencyKey.validate(key) { throw .usage("--idempotency-key: \(problem)") }
+        let c = spec.content
+        let audience: String
+        switch spec.audience {
+        case .tokens(let tokens, let environment): audience = "tokens \(environment?.rawValue ?? "-") " + tokens.map(\.hex).joined(separator: ",")
+        case .users(let users, let environment): audience = "users \(environment?.rawValue ?? "-") " + users.joined(separator: "\u{0}")
+        case .all(let environment): audience = "all \(environment?.rawValue ?? "-")"
+        }
+        let fields = ["\(spec.kind)", audience, c.bundleID, c.pushType.rawValue, "\(c.priority.rawValue)",
+                      c.expiration.map { "\($0.secondsSince1970)" } ?? "-", c.collapseID?.value ?? "-", c.apnsID?.uuidString ?? "-",
+                      spec.scheduledAt.map { "\($0.timeIntervalSince1970)" } ?? "now", extra]
+        let request = Array(fields.joined(separator: "\n").utf8) + [0] + c.payload.bytes
+        return IdempotencyKey(scope: "cli", key: key, requestHash: SHA256.hex(request))
     }
 }
