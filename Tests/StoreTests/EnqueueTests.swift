@@ -1,0 +1,102 @@
+import APNs
+import Foundation
+import QueueModel
+import Testing
+@testable import Store
+
+/// Grouped enqueues (the HTTP API's transactions), idempotency keys, the newest-first log and apns-id.
+@Suite struct EnqueueTests {
+    private func key(_ key: String, _ hash: String, scope: String = "api:a") -> IdempotencyKey {
+        IdempotencyKey(scope: scope, key: key, requestHash: hash)
+    }
+
+    @Test func eachRequestOfAGroupStandsAlone() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let allDevices = CampaignSpec(kind: .single, audience: .all(), content: single(token(0)).content)
+        let results = try await store.enqueue([
+            EnqueueRequest(specs: [single(token(1))]),
+            EnqueueRequest(specs: [single(token(2)), allDevices]),
+            EnqueueRequest(specs: [single(token(3)), single(token(4))]),
+        ], now: t0)
+        #expect(try results[0].get().deliveries == [1])
+        guard case .failure(.invalidCampaign) = results[1] else { Issue.record("\(results[1])"); return }
+        #expect(try results[2].get().ids.count == 2)
+        // The failed request left nothing behind, not even its valid first spec.
+        #expect(Set(try await store.allLog().map(\.token)) == [token(1), token(3), token(4)])
+    }
+
+    @Test func aKeyReplaysWithTheSameRequestAndRefusesAnother() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let first = try await store.enqueue([EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1"))], now: t0)[0].get()
+        #expect(!first.isReplay)
+        // The same key twice in one group: the second replays the first.
+        let group = try await store.enqueue([
+            EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1")),
+            EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2")),
+            EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2", scope: "api:b")),
+        ], now: at(10))
+        let replay = try group[0].get()
+        #expect(replay.isReplay && replay.ids == first.ids && replay.deliveries == [1])
+        guard case .failure(.idempotencyConflict(key: "k")) = group[1] else { Issue.record("\(group[1])"); return }
+        #expect(try !group[2].get().isReplay, "another scope is another key")
+        #expect(try await store.allLog().count == 2)
+        // After 24 hours the key is forgotten.
+        let later = try await store.enqueue([EnqueueRequest(specs: [single(token(5))], idempotency: key("k", "h9"))],
+                                            now: at(24 * 3600 + 1))[0].get()
+        #expect(!later.isReplay)
+        #expect(try await store.idempotentResult(key("k", "h9"), now: at(24 * 3600 + 2))?.ids == later.ids)
+    }
+
+    @Test func sealingUnderAKeyDropsADuplicateDraft() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let spec = bulk(.tokens([]))
+        let a = try await store.beginCampaign(spec, now: t0)
+        let b = try await store.beginCampaign(spec, now: t0)
+        try await store.appendTokens([token(1)], to: a)
+        try await store.appendTokens([token(1)], to: b)
+        let sealedA = try await store.sealCampaign(a, remembering: key("cron", "h", scope: "cli"), now: t0)
+        let sealedB = try await store.sealCampaign(b, remembering: key("cron", "h", scope: "cli"), now: t0)
+        #expect(sealedA.ids == [a] && sealedB.ids == [a] && sealedB.isReplay)
+        #expect(try await store.campaigns(kind: .bulk, status: nil, before: nil, limit: 10).map(\.id) == [a])
+    }
+
+    @Test func recentLogPagesNewestFirstWithFilters() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.register(DeviceRegistration(token: token(1), topic: topic, environment: .production, user: "alice"), now: t0)
+        for n in 0..<5 { try await store.enqueueSingle(single(token(n)), now: at(Double(n))) }
+        var seen: [DeliveryID] = []
+        var before: DeliveryID?
+        while true {
+            let page = try await store.recentLog(LogFilter(), before: before, limit: 2)
+            seen += page.map(\.id)
+            guard page.count == 2, let last = page.last else { break }
+            before = last.id
+        }
+        #expect(seen == seen.sorted(by: >) && seen.count == 5)
+        #expect(try await store.recentLog(LogFilter(user: "alice"), before: nil, limit: 10).map(\.token) == [token(1)])
+        #expect(try await store.recentLog(LogFilter(since: at(3)), before: nil, limit: 10).map(\.token) == [token(4), token(3)])
+        #expect(try await store.recentLog(LogFilter(until: at(1)), before: nil, limit: 10).map(\.token) == [token(0)])
+        #expect(try await store.recentLog(LogFilter(reason: .unregistered), before: nil, limit: 10).isEmpty)
+    }
+
+    @Test func aChosenApnsIDIsSentWithEveryDelivery() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let id = try NotificationID("123e4567-e89b-12d3-a456-426614174000")
+        let content = try NotificationContent(bundleID: topic, apnsID: id, payload: payload())
+        let campaign = try await store.enqueueSingle(CampaignSpec(kind: .single, audience: .tokens([token(1)]), content: content), now: t0)
+        let jobs = try await store.claim(now: t0, limit: 10, leaseFor: .seconds(30))
+        #expect(jobs.map(\.content.apnsID) == [id])
+        #expect(jobs[0].content.headers.contains { $0.name == "apns-id" && $0.value == id.uuidString })
+        #expect(try await store.campaign(campaign).content.apnsID == id)
+    }
+}
