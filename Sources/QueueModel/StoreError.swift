@@ -39,6 +39,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case duplicateAPIKey(name: String)
     /// An API key name or scope set breaks a rule (message says which).
     case invalidAPIKey(String)
+    /// A device was named by token alone, and the token is registered for several topics: name the topic.
+    case ambiguousDevice(token: String, topics: [String])
 
     public var description: String {
         switch self {
@@ -74,6 +76,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "an API key named '\(name)' already exists"
         case .invalidAPIKey(let why):
             return why
+        case .ambiguousDevice(let token, let topics):
+            return "token \(token) is registered for several topics (\(topics.joined(separator: ", "))): name the topic"
         }
     }
 
@@ -84,7 +88,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .databaseLocked, .diskFull, .ioError, .readOnly: return true
         case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
-             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey:
+             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .ambiguousDevice:
             return false
         }
     }
