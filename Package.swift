@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "Metrics", dependencies: ["APNs", "QueueModel", "Threads"]),
         .target(name: "Intake", dependencies: ["APNs", "QueueModel", "Logging"]),
         .target(name: "API", dependencies: ["APNs", "HTTPServer", "Intake", "Logging", "Metrics", "ProviderAuth", "QueueModel", "Threads"]),
+        .target(name: "Events", dependencies: ["APNs", "QueueModel", "Threads", "Logging", "ProviderAuth", "HTTP2Transport", "Intake"]),
         .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
@@ -59,7 +60,8 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "APNs", "QueueModel"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
         .testTarget(name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "QueueModel", "APNs"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "QueueModel", "APNs", "Threads"]),
+        .testTarget(name: "EventsTests", dependencies: ["TestSupport", "Events", "Store", "QueueModel", "HTTPServer", "HTTP2Transport", "ProviderAuth", "APNs", "Intake", "Threads", "Logging"]),
         .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
         .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake"]),

@@ -53,6 +53,10 @@ public struct Reason: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let deviceInactive = Reason(rawValue: "DeviceInactive")
     /// The campaign was cancelled before the delivery was sent.
     public static let campaignCancelled = Reason(rawValue: "CampaignCancelled")
+    /// The device was deactivated because its app registered a new token in its place.
+    public static let replaced = Reason(rawValue: "Replaced")
+    /// The device was removed through the API (deactivated, kept in the registry).
+    public static let removed = Reason(rawValue: "Removed")
 
     /// No HTTP answer: the transport failed this way (`Transport:connect`, `Transport:timeout`, …).
     public static func transport(_ kind: String) -> Reason { Reason(rawValue: "Transport:" + kind) }

@@ -27,6 +27,10 @@ public struct Configuration: Sendable {
     public var apiListen = "127.0.0.1:8080"
     public var apiTLSCert: String?
     public var apiTLSKey: String?
+    /// `webhook.url`: where events are POSTed; nil = no webhook.
+    public var webhookURL: String?
+    /// `webhook.secret`: the HMAC-SHA256 key of the `X-Apnsd-Signature` header. Never logged.
+    public var webhookSecret: String?
 
     /// One setting, declared once: its dotted config key, its environment variable, its flag, its default and
     /// its help; the loader, `--help` and the README table (checked by a test) all come from this list.
@@ -86,6 +90,10 @@ public struct Configuration: Sendable {
                 "where `apnsd serve` listens (`[::1]:8080` for IPv6; port 0 picks a free port)") { c, v in c.apiListen = try listenAddress(v, "api.listen") },
         Setting("api.tlsCert", "APNSD_API_TLS_CERT", "tls-cert", "PEM", default: "none", "certificate chain for HTTPS (with api.tlsKey)") { c, v in c.apiTLSCert = try nonEmpty(v, "api.tlsCert") },
         Setting("api.tlsKey", "APNSD_API_TLS_KEY", "tls-key", "PEM", default: "none", "private key for HTTPS (with api.tlsCert)") { c, v in c.apiTLSKey = try nonEmpty(v, "api.tlsKey") },
+        Setting("webhook.url", "APNSD_WEBHOOK_URL", "webhook-url", "URL", default: "none",
+                "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret)") { c, v in c.webhookURL = try ServiceURL.validateWebhook(v, setting: "webhook.url") },
+        Setting("webhook.secret", "APNSD_WEBHOOK_SECRET", "webhook-secret", "S", default: "none",
+                "key of the webhook's HMAC-SHA256 signature (`X-Apnsd-Signature`), at least 16 characters") { c, v in c.webhookSecret = try secret(v, "webhook.secret") },
     ]
 
     /// `APNSD_*` variables that are not settings but are read (the config file's path).
@@ -144,6 +152,9 @@ public struct Configuration: Sendable {
         if (configuration.apiTLSCert == nil) != (configuration.apiTLSKey == nil) {
             throw LoadError(description: "api.tlsCert and api.tlsKey go together: set both (HTTPS) or neither (HTTP)", isUsage: true)
         }
+        if (configuration.webhookURL == nil) != (configuration.webhookSecret == nil) {
+            throw LoadError(description: "webhook.url and webhook.secret go together: set both (signed webhooks) or neither", isUsage: true)
+        }
         return configuration
     }
 
@@ -172,6 +183,14 @@ private func listenAddress(_ value: String, _ name: String) throws(IntakeError) 
     }
     guard !host.isEmpty, !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
           let number = Int(port), (0...65535).contains(number) else { throw IntakeError(shape) }
+    return value
+}
+
+/// A webhook secret: printable, at least 16 characters (a shorter one is guessable from signed bodies offline).
+private func secret(_ value: String, _ name: String) throws(IntakeError) -> String {
+    guard value.count >= 16, Printable.isPrintable(value) else {
+        throw IntakeError("\(name) must be at least 16 printable characters")
+    }
     return value
 }
 

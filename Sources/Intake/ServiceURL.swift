@@ -16,6 +16,13 @@ public enum ServiceURL {
         return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
+    /// A webhook URL: `http://` or `https://`, host, optional port, path and query; no user, password or fragment.
+    public static func validateWebhook(_ text: String, setting: String) throws(IntakeError) -> String {
+        let parts = try components(text, setting: setting, schemes: ["http", "https"], what: "an http:// or https:// URL such as https://backend.example/apnsd-events")
+        guard parts.user == nil, parts.password == nil else { throw IntakeError("\(setting) must not carry a user or password") }
+        return text
+    }
+
     /// A proxy URL: `http://` or `https://`, optionally with `user:password@` (never logged), host and port.
     public static func validateProxy(_ text: String, setting: String) throws(IntakeError) -> String {
         let parts = try components(text, setting: setting, schemes: ["http", "https"], what: "an http:// or https:// proxy URL such as http://proxy.example:3128")

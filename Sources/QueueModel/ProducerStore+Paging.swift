@@ -1,5 +1,10 @@
 /// Listings as async sequences, built on the paged requirements, for every producer-side store.
 extension ProducerStore {
+    /// One page of the registry of every user (`devices(active:user:after:limit:)` without a user filter).
+    public func devices(active: Bool?, after: Int64?, limit: Int) async throws(StoreError) -> [Device] {
+        try await devices(active: active, user: nil, after: after, limit: limit)
+    }
+
     /// Every device (optionally only active or inactive ones), fetched page by page as the sequence is iterated.
     public nonisolated func allDevices(active: Bool? = nil, pageSize: Int = 1000) -> PagedSequence<Device> {
         PagedSequence(pageSize: pageSize, cursor: { $0.id }) { after, limit in

@@ -9,12 +9,20 @@ import Foundation
 public protocol ProducerStore: Actor {
     /// Registers (or re-registers: refreshes, reactivates) a device; returns it as stored.
     func register(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> Device
+    /// Registers as `register`, and says whether the device is new and which device `replaces` deactivated.
+    func registerDevice(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> RegistrationResult
+    /// Deactivates the device of `token` for `topic` (for its only topic when nil; `StoreError.ambiguousDevice`
+    /// when it has several) with `reason`. Returns the device as stored after, nil when unknown; a device
+    /// already inactive is returned unchanged.
+    func deactivateDevice(token: DeviceToken, topic: String?, reason: Reason, now: Date) async throws(StoreError) -> Device?
+    /// Deactivates every active device of `user` with `reason`; returns how many.
+    func deactivateDevices(user: String, reason: Reason, now: Date) async throws(StoreError) -> Int
     /// Registers many devices, `commitEvery` per transaction; returns how many registrations were written.
     func importDevices(_ registrations: [DeviceRegistration], now: Date, commitEvery: Int) async throws(StoreError) -> Int
     /// The device registered with `token` for `topic`, if any.
     func device(token: DeviceToken, topic: String) async throws(StoreError) -> Device?
-    /// One page of the registry in id order: devices with an id greater than `after`; `active` filters.
-    func devices(active: Bool?, after: Int64?, limit: Int) async throws(StoreError) -> [Device]
+    /// One page of the registry in id order: devices with an id greater than `after`; `active` and `user` filter.
+    func devices(active: Bool?, user: String?, after: Int64?, limit: Int) async throws(StoreError) -> [Device]
     /// How many devices are registered (optionally only active or inactive ones).
     func deviceCount(active: Bool?) async throws(StoreError) -> Int
 

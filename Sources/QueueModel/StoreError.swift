@@ -41,6 +41,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidAPIKey(String)
     /// The idempotency key was used within its lifetime with a different request.
     case idempotencyConflict(key: String)
+    /// A device was named by token alone, and the token is registered for several topics: name the topic.
+    case ambiguousDevice(token: String, topics: [String])
 
     public var description: String {
         switch self {
@@ -78,6 +80,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "idempotency key '\(key)' was already used with a different request (keys are remembered for 24 hours)"
         case .invalidAPIKey(let why):
             return why
+        case .ambiguousDevice(let token, let topics):
+            return "token \(token) is registered for several topics (\(topics.joined(separator: ", "))): name the topic"
         }
     }
 
@@ -88,7 +92,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .databaseLocked, .diskFull, .ioError, .readOnly: return true
         case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
-             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict:
+             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict, .ambiguousDevice:
             return false
         }
     }

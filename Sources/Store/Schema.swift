@@ -13,6 +13,7 @@ enum Schema {
         .init(id: "0003-workers-leases-cancels", sql: v3),
         .init(id: "0004-api-keys", sql: v4),
         .init(id: "0005-api-enqueue", sql: v5),
+        .init(id: "0006-events", sql: v6),
     ])
 
     private static let v1 = """
@@ -180,5 +181,29 @@ enum Schema {
             PRIMARY KEY (scope, key)
         ) WITHOUT ROWID;
         CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
+        """
+
+    /// The event feed and the webhook: one row per deactivation and per failed delivery, written in the
+    /// transaction of the change. AUTOINCREMENT so that an id is never reused once pruned (a cursor past the
+    /// last event stays valid); a single writer at a time makes ids increase in commit order. `webhook_cursor`
+    /// holds one row: the last event the webhook acknowledged.
+    private static let v6 = """
+        CREATE TABLE events (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            type        TEXT    NOT NULL CHECK (type = 'device.deactivated' OR type = 'delivery.failed'),
+            token       TEXT    NOT NULL,
+            topic       TEXT    NOT NULL,
+            environment TEXT    NOT NULL,
+            user_id     TEXT,
+            reason      TEXT,
+            campaign_id INTEGER,
+            delivery_id INTEGER,
+            at          INTEGER NOT NULL
+        );
+        CREATE TABLE webhook_cursor (
+            id         INTEGER PRIMARY KEY CHECK (id = 1),
+            event_id   INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
         """
 }

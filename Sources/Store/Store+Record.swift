@@ -7,7 +7,8 @@ extension Store {
     /// - each delivery gets its final status, or stays pending until `retry(at:)` (attempts + 1, lease cleared);
     /// - devices are deactivated for the campaign's topic: a 410 only when the device's last registration is
     ///   older than the 410 `timestamp`, BadDeviceToken and the like always;
-    /// - campaign counters move, and a campaign with nothing pending and its audience expanded completes.
+    /// - campaign counters move, and a campaign with nothing pending and its audience expanded completes;
+    /// - each deactivation and each delivery that ends `failed` writes its event, all of a batch in two statements.
     ///
     /// Each result carries what this needs (campaign, token, topic), so nothing is remembered between `claim`
     /// and `record`: a pending row is updated without being read first, and only a row that is no longer pending
@@ -21,6 +22,8 @@ extension Store {
     public func record(_ results: [DeliveryResult], by worker: WorkerID? = nil, now: Date = Date()) throws(StoreError) -> RecordReport {
         guard !results.isEmpty else { return RecordReport() }
         let nowMS = now.storeMilliseconds
+        var wroteEvents = false
+        defer { if wroteEvents { eventsWritten() } }
         return try write { db in
             let lookup = try db.cached("SELECT status, leased_by FROM deliveries WHERE id = ? AND campaign_id = ?")
             // Both updates name the status they expect (?8), so that a pending row is written without being read
@@ -58,6 +61,7 @@ extension Store {
 
             var report = RecordReport()
             var deltas: [Int64: CampaignCounters] = [:]
+            var deactivatedBy: [Int64] = [], failed: [Int64] = []
             for result in results {
                 let id = result.deliveryID.rawValue
                 var old = DeliveryStatus.pending
@@ -92,12 +96,23 @@ extension Store {
                     deltas[campaign, default: CampaignCounters()][new] += 1
                 }
                 report.applied += 1
+                if new == .failed { failed.append(id) }
                 if let deactivation = result.deactivation {
                     try deactivate.bind(result.token.hex, result.topic, nowMS, deactivation.reason.rawValue,
                                         deactivation.unregisteredAt).run()
-                    report.devicesDeactivated += db.changes
+                    if db.changes > 0 {
+                        report.devicesDeactivated += db.changes
+                        deactivatedBy.append(id)
+                    }
                 }
             }
+            if !deactivatedBy.isEmpty {
+                try db.cached(Self.deactivationEventsSQL).bind(Self.jsonArray(deactivatedBy), nowMS).run()
+            }
+            if !failed.isEmpty {
+                try db.cached(Self.failureEventsSQL).bind(Self.jsonArray(failed), nowMS).run()
+            }
+            wroteEvents = !deactivatedBy.isEmpty || !failed.isEmpty
             let counters = try db.cached("""
                 UPDATE campaigns SET pending = pending + ?2, accepted = accepted + ?3, rejected = rejected + ?4,
                     unregistered = unregistered + ?5, failed = failed + ?6, cancelled = cancelled + ?7

@@ -39,6 +39,8 @@ public actor Store {
     private let options: Options
     let executor: StoreExecutor
     private var connection: Connection?
+    /// Called after each commit that wrote events (`addEventObserver`).
+    var eventObservers: [@Sendable () -> Void] = []
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
