@@ -21,5 +21,14 @@ extension API {
         Route("POST", "/v1/campaigns/{id}/retry", scope: .admin) { api, request throws(APIError) in try await api.retry(request) },
 
         Route("GET", "/v1/deliveries", scope: .read) { api, request throws(APIError) in try await api.listDeliveries(request) },
+        Route("GET", "/v1/events", scope: .read) { api, request throws(APIError) in try await api.listEvents(request) },
+
+        Route("GET", "/v1/devices", scope: .read) { api, request throws(APIError) in try await api.listDevices(request) },
+        Route("PUT", "/v1/devices/{token}", scope: .send) { api, request throws(APIError) in try await api.putDevice(request) },
+        Route("GET", "/v1/devices/{token}", scope: .read) { api, request throws(APIError) in try await api.getDevice(request) },
+        Route("DELETE", "/v1/devices/{token}", scope: .send) { api, request throws(APIError) in try await api.deleteDevice(request) },
+        Route("DELETE", "/v1/users/{user}/devices", scope: .send) { api, request throws(APIError) in
+            try await api.deleteUserDevices(request)
+        },
     ]
 }

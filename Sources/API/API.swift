@@ -1,3 +1,4 @@
+import Events
 import Foundation
 import HTTPServer
 import Metrics
@@ -20,6 +21,7 @@ public struct APISettings: Sendable {
 /// it in the metrics. The validation and JSON shapes are Intake's, as the CLI's are.
 public final class API: Sendable {
     let store: any ProducerStore & APIKeyStore
+    let events: EventFeed
     let metrics: APNsdMetrics
     let settings: APISettings
     let readiness: @Sendable () async -> [(String, String)]
@@ -30,9 +32,10 @@ public final class API: Sendable {
 
     /// `readiness` answers `/readyz`'s checks ("ok" or a reason each); `workAdded` runs after each commit that
     /// created work (to wake an in-process worker).
-    public init(store: any ProducerStore & APIKeyStore, metrics: APNsdMetrics, settings: APISettings,
+    public init(store: any ProducerStore & APIKeyStore, events: EventFeed, metrics: APNsdMetrics, settings: APISettings,
                 readiness: @escaping @Sendable () async -> [(String, String)], workAdded: @escaping @Sendable () -> Void = {}) {
         self.store = store
+        self.events = events
         self.metrics = metrics
         self.settings = settings
         self.readiness = readiness

@@ -11,6 +11,8 @@ public protocol ProducerStore: Actor {
     func register(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> Device
     /// Registers as `register`, and says whether the device is new and which device `replaces` deactivated.
     func registerDevice(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> RegistrationResult
+    /// Every registration of `token` (one per topic), by topic.
+    func devices(token: DeviceToken) async throws(StoreError) -> [Device]
     /// Deactivates the device of `token` for `topic` (for its only topic when nil; `StoreError.ambiguousDevice`
     /// when it has several) with `reason`. Returns the device as stored after, nil when unknown; a device
     /// already inactive is returned unchanged.

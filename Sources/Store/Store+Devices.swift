@@ -96,6 +96,17 @@ extension Store {
         try read { db in try Self.fetchDevice(db, token: token, topic: topic) }
     }
 
+    /// Every registration of `token` (one per topic), by topic.
+    public func devices(token: DeviceToken) throws(StoreError) -> [Device] {
+        try read { db in
+            let statement = try db.cached("SELECT \(Self.deviceColumns) FROM devices WHERE token = ? ORDER BY topic").bind(token.hex)
+            defer { statement.reset() }
+            var devices: [Device] = []
+            while try statement.step() { devices.append(try Self.device(from: statement)) }
+            return devices
+        }
+    }
+
     /// One page of the registry, in id order: devices with an id greater than `after`; `active` and `user` filter
     /// (a user's devices are read through `device_users`, so a user with few devices costs a few rows however
     /// big the registry). Page with the last device's `id` until a page comes back shorter than `limit`.

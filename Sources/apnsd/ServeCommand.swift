@@ -1,5 +1,6 @@
 import API
 import Dispatcher
+import Events
 import Foundation
 import HTTPServer
 import Intake
@@ -27,7 +28,8 @@ enum ServeCommand {
         let store = try await StoreAccess.openForServe(configuration)
         let workerState = setup == nil ? nil : WorkerState()
         let readiness = Readiness(store: store, databasePath: configuration.database, worker: workerState)
-        let api = API(store: store, metrics: APNsdMetrics(version: BuildInfo.version),
+        let feed = await EventFeed.attached(to: store)
+        let api = API(store: store, events: feed, metrics: APNsdMetrics(version: BuildInfo.version),
                       settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease),
                       readiness: { await readiness.checks() })
         let server: HTTPServer
@@ -43,6 +45,12 @@ enum ServeCommand {
         logger.info("serve.started", ("address", server.address.description), ("worker", String(setup != nil)))
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
+        var webhook: WebhookSender?
+        if let url = configuration.webhookURL, let secret = configuration.webhookSecret {
+            let sender = WebhookSender(store: store, url: url, secret: secret, logger: Logger(label: "apnsd.webhook", minimumLevel: level))
+            await sender.start()
+            webhook = sender
+        }
         let workerTask = setup.map { setup in
             Task { await runWorker(setup, store: store, state: workerState!) }
         }
@@ -52,6 +60,7 @@ enum ServeCommand {
         logger.info("serve.stopping")
         await server.stop(deadline: .seconds(10))
         await workerTask?.value
+        await webhook?.stop()
         await store.close()
         logger.info("serve.finished")
     }

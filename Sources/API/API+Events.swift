@@ -1,0 +1,34 @@
+import Events
+import HTTPServer
+import Intake
+import QueueModel
+
+extension API {
+    /// The longest `wait` of `GET /v1/events`, in seconds.
+    static let maximumEventWait = 30
+
+    /// `GET /v1/events?after=CURSOR&wait=SECONDS&limit=`: deactivations and failed deliveries after the cursor;
+    /// when there are none, waits up to `wait` seconds for some (the connection is suspended, no thread held).
+    func listEvents(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        try Self.allowOnly(["after", "wait", "limit"], request)
+        var after: EventID?
+        if let text = request.query("after") {
+            guard let cursor = EventID(cursor: text) else { throw .invalid("after must be a cursor from an earlier page's next", field: "after") }
+            after = cursor
+        }
+        var wait = 0
+        if let text = request.query("wait") {
+            guard let seconds = Int(text), (0...Self.maximumEventWait).contains(seconds) else {
+                throw .invalid("wait must be a whole number of seconds from 0 to \(Self.maximumEventWait)", field: "wait")
+            }
+            wait = seconds
+        }
+        let limit = try Self.limit(request, default: 100, maximum: 1000)
+        do {
+            let page = try await events.events(after: after, limit: limit, wait: .seconds(wait))
+            return JSONResponse.make(200, page.json)
+        } catch {
+            throw .store(error)
+        }
+    }
+}
