@@ -66,6 +66,7 @@ let package = Package(
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
         .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "APITests", dependencies: ["API", "Events", "HTTPServer", "Metrics", "ProviderAuth", "QueueModel", "Store"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
     ]
