@@ -43,6 +43,9 @@ public final class API: Sendable {
         enqueueQueue = EnqueueQueue(store: store, committed: workAdded)
     }
 
+    /// Ends waiting long polls (`GET /v1/events`) so a stopping server answers them at once.
+    public func beginShutdown() { events.close() }
+
     /// The body limit of a request, decided before its body is read (the server answers 413 beyond it).
     public func bodyLimit(method: String, path: String) -> Int {
         if case .found(let route, _) = Self.router.match(method: method, path: path) { return route.bodyLimit }

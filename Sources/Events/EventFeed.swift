@@ -1,4 +1,5 @@
 import QueueModel
+import Threads
 
 /// The event feed behind `GET /v1/events`: a page of events at once when there are some, else a long poll that
 /// waits without blocking a thread until events appear or the wait ends. Woken at once by `notify()` (this
@@ -7,6 +8,7 @@ public final class EventFeed: Sendable {
     private let store: any EventStore
     private let pollInterval: Duration
     private let signal = WakeSignal()
+    private let closed = Locked(false)
 
     /// A feed on `store`; call `notify()` when events are written (`attached(to:)` does it for you).
     public init(store: any EventStore, pollInterval: Duration = .milliseconds(100)) {
@@ -24,6 +26,13 @@ public final class EventFeed: Sendable {
     /// Wakes every waiting `events` call to look again.
     public func notify() { signal.signal() }
 
+    /// Ends every long poll now and makes later ones return at once (a server stopping answers its waiting
+    /// clients instead of holding them to its deadline).
+    public func close() {
+        closed.withLock { $0 = true }
+        signal.signal()
+    }
+
     /// Up to `limit` events after `after` (from the first when nil); when there are none, waits up to `wait` for
     /// some. Returns early, possibly empty, when the task is cancelled. `next` is the cursor to ask with next.
     public func events(after: EventID?, limit: Int, wait: Duration) async throws(StoreError) -> EventPage {
@@ -33,7 +42,7 @@ public final class EventFeed: Sendable {
             let seen = signal.generation
             let events = try await store.events(after: after, limit: limit)
             let now = clock.now
-            if !events.isEmpty || now >= deadline || Task.isCancelled {
+            if !events.isEmpty || now >= deadline || Task.isCancelled || closed.withLock({ $0 }) {
                 return EventPage(events: events, next: events.last?.id ?? after ?? .start)
             }
             await signal.wait(since: seen, timeout: min(pollInterval, deadline - now))

@@ -58,6 +58,7 @@ enum ServeCommand {
             try? await Task.sleep(for: .milliseconds(50))
         }
         logger.info("serve.stopping")
+        api.beginShutdown()
         await server.stop(deadline: .seconds(10))
         await workerTask?.value
         await webhook?.stop()

@@ -55,6 +55,17 @@ import Testing
         await h.close()
     }
 
+    @Test func aStoppingServerAnswersItsLongPolls() async throws {
+        let h = try await APIHarness()
+        let key = try await h.key("app")
+        async let polled = h.call("GET", "/v1/events?wait=30", key: key)
+        try await Task.sleep(for: .milliseconds(100))
+        h.api.beginShutdown()
+        let reply = await polled
+        #expect(reply.status == 200 && (reply.json["events"] as? [Any])?.isEmpty == true, "\(reply.text)")
+        await h.close()
+    }
+
     @Test func listingPagesByUserAndState() async throws {
         let h = try await APIHarness()
         let key = try await h.key("app")
