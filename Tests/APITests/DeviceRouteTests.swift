@@ -58,11 +58,23 @@ import Testing
     @Test func aStoppingServerAnswersItsLongPolls() async throws {
         let h = try await APIHarness()
         let key = try await h.key("app")
-        async let polled = h.call("GET", "/v1/events?wait=30", key: key)
-        try await Task.sleep(for: .milliseconds(100))
-        h.api.beginShutdown()
-        let reply = await polled
-        #expect(reply.status == 200 && (reply.json["events"] as? [Any])?.isEmpty == true, "\(reply.text)")
+        // The poll asks to wait 30 s; a stop must answer it well before (the bound is generous, not a timing).
+        let answeredFirst = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                let reply = await h.call("GET", "/v1/events?wait=30", key: key)
+                return reply.status == 200 && (reply.json["events"] as? [Any])?.isEmpty == true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(200))
+                h.api.beginShutdown()
+                try? await Task.sleep(for: .seconds(20))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(answeredFirst)
         await h.close()
     }
 
