@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "QueueModel", "APNs"]),
         .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
-        .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake"]),
+        .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake", "API", "Metrics"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
         .testTarget(name: "HTTP2TransportTests", dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
