@@ -43,6 +43,15 @@ public final class API: Sendable {
         enqueueQueue = EnqueueQueue(store: store, committed: workAdded)
     }
 
+    /// The HTTP server's own answers (a body over its limit, a request during a stop) in the API's error format.
+    public static var serverOptions: HTTPServer.Options {
+        var options = HTTPServer.Options()
+        options.tooLarge = APIError(413, "body_too_large", "the body is over this route's limit: 1 MiB, 64 MiB on the batch and campaign routes").response
+        options.unavailable = APIError(503, "shutting_down", "apnsd is stopping; retry on another instance or shortly",
+                                       headers: [("Retry-After", "1")]).response
+        return options
+    }
+
     /// Ends waiting long polls (`GET /v1/events`) so a stopping server answers them at once.
     public func beginShutdown() { events.close() }
 
@@ -53,7 +62,7 @@ public final class API: Sendable {
     }
 
     /// Every route's method and template (the OpenAPI document's test checks each is documented).
-    public var routeTemplates: [(method: String, template: String)] { Self.router.all.map { ($0.method, $0.template) } }
+    public static var routeTemplates: [(method: String, template: String)] { router.all.map { ($0.method, $0.template) } }
 
     /// Answers one request.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {

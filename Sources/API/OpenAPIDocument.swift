@@ -379,11 +379,11 @@ enum OpenAPIDocument {
           "Forbidden": {"description": "The API key lacks this route's scope.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "NotFound": {"description": "No such thing.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Conflict": {"description": "Its state does not allow this.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "TooLarge": {"description": "The body is over 1 MiB (64 MiB on the batch and campaign routes).", "content": {"text/plain": {"schema": {"type": "string"}}}},
+          "TooLarge": {"description": "The body is over 1 MiB (64 MiB on the batch and campaign routes).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "The body is not Content-Type: application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "IdempotencyKeyReused": {"description": "The Idempotency-Key was used with another body.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Unavailable": {"description": "The database cannot be used right now (Retry-After), or the server is shutting down: retry.",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}, "text/plain": {"schema": {"type": "string"}}}}
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         },
         "schemas": {
           "ID": {"type": "string", "pattern": "^[1-9][0-9]{0,17}$", "description": "A notification's or campaign's id (one id space)."},

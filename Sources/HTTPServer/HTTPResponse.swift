@@ -13,7 +13,4 @@ public struct HTTPResponse: Sendable, Equatable {
     public init(status: Int, contentType: String = "text/plain; charset=utf-8", text: String) {
         self.init(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))
     }
-
-    static let tooLarge = HTTPResponse(status: 413, text: "request body too large\n")
-    static let unavailable = HTTPResponse(status: 503, text: "server shutting down\n")
 }

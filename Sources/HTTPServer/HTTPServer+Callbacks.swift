@@ -17,7 +17,7 @@ extension HTTPServer {
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                let length = Int(String(cString: declared)), length > request.limit {
                 request.rejected = true
-                return server.queue(.tooLarge, on: connection, close: true)
+                return server.queue(server.options.tooLarge, on: connection, close: true)
             }
             return .YES
         }
@@ -29,7 +29,7 @@ extension HTTPServer {
             if request.body.count + count > request.limit {
                 request.rejected = true
                 request.body = []
-                return server.queue(.tooLarge, on: connection, close: true)
+                return server.queue(server.options.tooLarge, on: connection, close: true)
             }
             if let upload { request.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: count)) }
             return .YES

@@ -17,7 +17,7 @@ extension HTTPServer {
             state.suspended[ObjectIdentifier(request)] = request
             return true
         }
-        guard suspended else { return queue(.unavailable, on: connection, close: true) }
+        guard suspended else { return queue(options.unavailable, on: connection, close: true) }
         let handler = handler
         Task {
             let response = await handler(incoming)

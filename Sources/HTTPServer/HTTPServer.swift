@@ -22,6 +22,10 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionTimeout = 30
         /// Daemon threads (each with its own epoll set): they read bodies and write responses; handlers run on tasks.
         public var threads = 1
+        /// The answer to a body over its route's limit (given before the handler runs).
+        public var tooLarge = HTTPResponse(status: 413, text: "request body too large\n")
+        /// The answer to a request the stopping server will not run, or whose handler outlived the stop deadline.
+        public var unavailable = HTTPResponse(status: 503, text: "server shutting down\n")
         public init() {}
     }
 
@@ -34,6 +38,7 @@ public final class HTTPServer: @unchecked Sendable {
     var boundPort = 0
     let handler: HTTPHandler
     let bodyLimit: @Sendable (String, String) -> Int
+    let options: Options
     /// The daemon; nil once stopped. Held while resuming a connection, so the daemon cannot stop under it.
     let daemon = Locked<OpaquePointer?>(nil)
     let state = Locked(ServerState())
@@ -50,8 +55,10 @@ public final class HTTPServer: @unchecked Sendable {
         var closing = false
     }
 
-    private init(address: ListenAddress, handler: @escaping HTTPHandler, bodyLimit: @escaping @Sendable (String, String) -> Int) {
+    private init(address: ListenAddress, handler: @escaping HTTPHandler, bodyLimit: @escaping @Sendable (String, String) -> Int,
+                 options: Options) {
         self.requested = address
+        self.options = options
         self.handler = handler
         self.bodyLimit = bodyLimit
     }
@@ -62,7 +69,7 @@ public final class HTTPServer: @unchecked Sendable {
                              options: Options = Options(),
                              bodyLimit: @escaping @Sendable (_ method: String, _ path: String) -> Int = { _, _ in defaultBodyLimit },
                              handler: @escaping HTTPHandler) throws -> HTTPServer {
-        let server = HTTPServer(address: listen, handler: handler, bodyLimit: bodyLimit)
+        let server = HTTPServer(address: listen, handler: handler, bodyLimit: bodyLimit, options: options)
         try server.launch(listen: listen, tls: tls, options: options)
         return server
     }
@@ -96,7 +103,7 @@ public final class HTTPServer: @unchecked Sendable {
             return Array(state.suspended.values)
         }
         for request in pending {
-            request.response.withLock { $0 = .unavailable }
+            request.response.withLock { $0 = options.unavailable }
             if let connection = request.connection { MHD_resume_connection(connection) }
         }
     }

@@ -34,7 +34,7 @@ enum ServeCommand {
                       readiness: { await readiness.checks() })
         let server: HTTPServer
         do {
-            server = try HTTPServer.start(listen: listen, tls: tls, bodyLimit: { api.bodyLimit(method: $0, path: $1) }) { request in
+            server = try HTTPServer.start(listen: listen, tls: tls, options: API.serverOptions, bodyLimit: { api.bodyLimit(method: $0, path: $1) }) { request in
                 await api.handle(request)
             }
         } catch {
