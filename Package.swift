@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
         .testTarget(name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "QueueModel", "APNs"]),
-        .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging", "Metrics", "Threads"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
         .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),

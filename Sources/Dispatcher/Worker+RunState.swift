@@ -40,6 +40,9 @@ extension Worker {
         var idleConfirmed = false
         var nextHeartbeat = Date.distantPast
         var nextCancelPoll = Date.distantPast
+        /// The work signal and the store's change count as read before the last claim.
+        var wakeSeen: UInt64 = 0
+        var changesSeen: Int64?
 
         var queued: Int { queue.count - queueHead }
         var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }

@@ -25,11 +25,18 @@ enum ServeCommand {
         let logger = Logger(label: "apnsd.serve", minimumLevel: level)
         let store = try await StoreAccess.openForServe(configuration)
         let workerState = setup == nil ? nil : WorkerState()
+        // Metrics (#12): the worker, transport and token cache report to `feed`; the store's gauges are read just
+        // before each /metrics render. `workSignal`: producers of this process call notify() after an enqueue.
+        let feed = MetricsFeed(metrics: APNsdMetrics(version: BuildInfo.version), store: store)
+        let workSignal = WorkSignal()
         let router = APIRouter(readiness: Readiness(store: store, databasePath: configuration.database, worker: workerState),
-                               metrics: APNsdMetrics(version: BuildInfo.version))
+                               metrics: feed.metrics)
         let server: HTTPServer
         do {
-            server = try HTTPServer.start(listen: listen, tls: tls) { request in await router.handle(request) }
+            server = try HTTPServer.start(listen: listen, tls: tls) { request in
+                if request.path == "/metrics" { await feed.refreshGauges() }
+                return await router.handle(request)
+            }
         } catch {
             await store.close()
             throw .failure("\(error)")
@@ -39,7 +46,7 @@ enum ServeCommand {
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
         let workerTask = setup.map { setup in
-            Task { await runWorker(setup, store: store, state: workerState!) }
+            Task { await runWorker(setup, store: store, state: workerState!, feed: feed, wake: workSignal) }
         }
         while StopSignals.count == 0 {
             try? await Task.sleep(for: .milliseconds(50))
@@ -53,8 +60,10 @@ enum ServeCommand {
 
     /// The same worker `apnsd worker` runs (never until idle); its end is recorded in `state`, not thrown: the API
     /// keeps answering, and `/readyz` says why the worker stopped.
-    private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState) async {
-        let (worker, transport) = setup.makeWorker(store: store)
+    private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState,
+                                  feed: MetricsFeed, wake: WorkSignal) async {
+        let (worker, transport) = setup.makeWorker(store: store, feed: feed, wake: wake)
+        state.attach(contact: { worker.apnsContact })
         state.set(.running)
         do {
             _ = try await worker.run(untilIdle: false, shouldStop: { StopSignals.count > 0 }, shouldAbandon: { StopSignals.count >= 2 })

@@ -19,7 +19,7 @@ enum StoreAccess {
     }
 
     /// `apnsd serve`: one read-write store for the API and its worker.
-    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore {
+    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore & GaugeStore {
         try await sqlite(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
     }
 
