@@ -32,12 +32,12 @@ let package = Package(
         .target(name: "ArgumentParsing"),
         .target(name: "Metrics", dependencies: ["APNs", "QueueModel", "Threads"]),
         .target(name: "Intake", dependencies: ["APNs", "QueueModel", "Logging"]),
-        .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging"]),
+        .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging", "Threads"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
         .executableTarget(name: "apnsd", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer", "Metrics", "QueueModel", "Store", "Dispatcher", "Logging", "Intake", "ArgumentParsing"]),
 
-        .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing"],
+        .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing", "Metrics", "QueueModel"],
                           path: "Benchmarks/apnsd-bench"),
 
         // Fuzz targets (scripts/fuzz; FUZZING.md). Each is its own executable so that only it links libFuzzer's

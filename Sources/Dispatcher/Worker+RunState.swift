@@ -43,6 +43,7 @@ extension Worker {
         /// The work signal and the store's change count as read before the last claim.
         var wakeSeen: UInt64 = 0
         var changesSeen: Int64?
+        var nextChangeCheck = Date.distantPast
 
         var queued: Int { queue.count - queueHead }
         var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }

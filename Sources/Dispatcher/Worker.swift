@@ -4,7 +4,7 @@ import HTTP2Transport
 import Logging
 import ProviderAuth
 import QueueModel
-import Synchronization
+import Threads
 
 /// Sends what the queue holds: claims due deliveries, signs, sends over the pools, classifies the answers,
 /// and writes outcomes back in batches. Several workers may share one database: each registers, heartbeats,
@@ -22,7 +22,7 @@ public final class Worker: Sendable {
     let random: @Sendable () -> Double
     let observer: (any WorkerObserver)?
     let wake: WorkSignal?
-    private let contact = Mutex(APNsContact())
+    private let contact = Locked(APNsContact())
     /// How often the loop wakes up when nothing else happens (stop signal, heartbeats, cancels, pauses). The
     /// wake-ups are real time; every decision reads the injected `clock`.
     static let tick: Duration = .milliseconds(50)
@@ -184,14 +184,16 @@ public final class Worker: Sendable {
     }
 
     /// Waiting for the next claim: claims at once when a producer of this process signalled new work, or another
-    /// connection committed since the last claim (SQLite's data_version: one read of the WAL index per tick).
+    /// connection committed since the last claim (SQLite's data_version: one read of the WAL index per tick at
+    /// most, not per answer, so a busy worker does not queue behind it on the store).
     private func checkForNewWork(_ state: inout RunState, now: Date) async throws {
         if let wake, wake.current != state.wakeSeen {
             state.nextClaimAt = now
             return
         }
-        guard let seen = state.changesSeen,
-              let changes = try await guarded(&state, { [store] in try await store.changeCount() }) else { return }
+        guard now >= state.nextChangeCheck, let seen = state.changesSeen else { return }
+        state.nextChangeCheck = now.addingTimeInterval(Self.tick.seconds)
+        guard let changes = try await guarded(&state, { [store] in try await store.changeCount() }) else { return }
         if changes != seen { state.nextClaimAt = now }
     }
 

@@ -64,6 +64,31 @@ import Testing
         await store.close()
     }
 
+    @Test func theMigrationCountsWhatAnOlderFileHolds() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let older = try await Store.open(at: folder.databasePath)
+        // The file as 0004 left it: no counters, no triggers; then rows written without them.
+        try await older.execute("""
+            DROP TABLE gauge_counts;
+            DROP TRIGGER gauge_campaign_inserted; DROP TRIGGER gauge_campaign_pending; DROP TRIGGER gauge_campaign_deleted;
+            DROP TRIGGER gauge_device_inserted; DROP TRIGGER gauge_device_state; DROP TRIGGER gauge_device_deleted;
+            DELETE FROM schema_migrations WHERE id = '0007-gauges';
+            """)
+        try await older.registerDevices(0..<30)
+        try await older.execute("UPDATE devices SET active = 0 WHERE id <= 4")
+        _ = try await older.createCampaign(bulk(.all()), now: at(1))
+        try await older.expandAll(now: at(1))
+        _ = try await older.enqueueSingle(single(token(99)), now: at(2))
+        await older.close()
+
+        let store = try await Store.open(at: folder.databasePath)
+        let gauges = try await store.gauges(now: at(3))
+        #expect(gauges == QueueGauges(pendingSingle: 1, pendingBulk: 26, oldestDueAge: 2, activeDevices: 26, inactiveDevices: 4))
+        #expect(gauges == (try await counted(store, now: at(3))))
+        await store.close()
+    }
+
     @Test func theOldestDueDeliveryIsReadFromTheDueIndex() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
