@@ -40,7 +40,7 @@ extension Worker {
         var idleConfirmed = false
         var nextHeartbeat = Date.distantPast
         var nextCancelPoll = Date.distantPast
-        /// The work signal and the store's change count as read before the last claim.
+        /// The store's commit signal and change count as read before the last claim.
         var wakeSeen: UInt64 = 0
         var changesSeen: Int64?
         var nextChangeCheck = Date.distantPast

@@ -21,7 +21,6 @@ public final class Worker: Sendable {
     let clock: @Sendable () -> Date
     let random: @Sendable () -> Double
     let observer: (any WorkerObserver)?
-    let wake: WorkSignal?
     private let contact = Locked(APNsContact())
     /// How often the loop wakes up when nothing else happens (stop signal, heartbeats, cancels, pauses). The
     /// wake-ups are real time; every decision reads the injected `clock`.
@@ -31,7 +30,7 @@ public final class Worker: Sendable {
                 configuration: WorkerConfiguration, logger: Logger,
                 clock: @escaping @Sendable () -> Date = Date.init,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-                observer: (any WorkerObserver)? = nil, wake: WorkSignal? = nil) {
+                observer: (any WorkerObserver)? = nil) {
         self.store = store
         self.tokens = tokens
         self.transport = transport
@@ -40,7 +39,6 @@ public final class Worker: Sendable {
         self.clock = clock
         self.random = random
         self.observer = observer
-        self.wake = wake
     }
 
     /// When APNs last answered this worker and since when its requests go unanswered, for `/readyz`.
@@ -183,11 +181,11 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Waiting for the next claim: claims at once when a producer of this process signalled new work, or another
+    /// Waiting for the next claim: claims at once when its store committed something in this process, or another
     /// connection committed since the last claim (SQLite's data_version: one read of the WAL index per tick at
     /// most, not per answer, so a busy worker does not queue behind it on the store).
     private func checkForNewWork(_ state: inout RunState, now: Date) async throws {
-        if let wake, wake.current != state.wakeSeen {
+        if store.commits.current != state.wakeSeen {
             state.nextClaimAt = now
             return
         }
@@ -204,7 +202,7 @@ public final class Worker: Sendable {
         else { return }
         let want = configuration.claimBatch - state.queued - state.heldCount
         // Read before the claim: whatever commits after it moves them, and wakes the next idle turn.
-        if let wake { state.wakeSeen = wake.current }
+        state.wakeSeen = store.commits.current
         guard let changes = try await guarded(&state, { [store] in try await store.changeCount() }) else { return }
         state.changesSeen = changes
         let (id, lease) = (state.id, configuration.lease)

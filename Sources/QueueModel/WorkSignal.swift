@@ -1,15 +1,15 @@
 import Synchronization
 
-/// New work was committed in this process: a producer calls `notify()` after an enqueue, and a worker sharing the
-/// signal claims at its next turn instead of at its poll interval. Another process's commits are seen through
-/// `DeliveryStore.changeCount()` instead: this is the in-process path, where that count does not move (one
-/// connection serves both sides).
+/// Something was committed in this process: a store fires its `commits` signal after each write transaction that
+/// changed rows, and a worker on that store claims at its next turn instead of at its poll interval. Another
+/// process's commits are seen through `DeliveryStore.changeCount()` instead: this is the in-process path, where
+/// that count does not move (one connection serves both the producers and the worker).
 public final class WorkSignal: Sendable {
     private let generation = Atomic<UInt64>(0)
 
     public init() {}
 
-    /// Work was committed (call after the transaction, so the worker's claim sees it).
+    /// Rows were committed (called after the transaction, so the worker's claim sees them).
     public func notify() {
         generation.add(1, ordering: .releasing)
     }

@@ -26,9 +26,8 @@ enum ServeCommand {
         let store = try await StoreAccess.openForServe(configuration)
         let workerState = setup == nil ? nil : WorkerState()
         // Metrics (#12): the worker, transport and token cache report to `feed`; the store's gauges are read just
-        // before each /metrics render. `workSignal`: producers of this process call notify() after an enqueue.
+        // before each /metrics render.
         let feed = MetricsFeed(metrics: APNsdMetrics(version: BuildInfo.version), store: store)
-        let workSignal = WorkSignal()
         let router = APIRouter(readiness: Readiness(store: store, databasePath: configuration.database, worker: workerState),
                                metrics: feed.metrics)
         let server: HTTPServer
@@ -46,7 +45,7 @@ enum ServeCommand {
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
         let workerTask = setup.map { setup in
-            Task { await runWorker(setup, store: store, state: workerState!, feed: feed, wake: workSignal) }
+            Task { await runWorker(setup, store: store, state: workerState!, feed: feed) }
         }
         while StopSignals.count == 0 {
             try? await Task.sleep(for: .milliseconds(50))
@@ -61,8 +60,8 @@ enum ServeCommand {
     /// The same worker `apnsd worker` runs (never until idle); its end is recorded in `state`, not thrown: the API
     /// keeps answering, and `/readyz` says why the worker stopped.
     private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState,
-                                  feed: MetricsFeed, wake: WorkSignal) async {
-        let (worker, transport) = setup.makeWorker(store: store, feed: feed, wake: wake)
+                                  feed: MetricsFeed) async {
+        let (worker, transport) = setup.makeWorker(store: store, feed: feed)
         state.attach(contact: { worker.apnsContact })
         state.set(.running)
         do {

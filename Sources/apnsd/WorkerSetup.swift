@@ -35,8 +35,8 @@ struct WorkerSetup {
     }
 
     /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told
-    /// of its answers, outcomes, connections and token mints, and `wake` (serve) wakes it when the API enqueues.
-    func makeWorker(store: any DeliveryStore, feed: MetricsFeed? = nil, wake: WorkSignal? = nil) -> (worker: Worker, transport: TransportRegistry) {
+    /// of its answers, outcomes, connections and token mints.
+    func makeWorker(store: any DeliveryStore, feed: MetricsFeed? = nil) -> (worker: Worker, transport: TransportRegistry) {
         let transport = TransportRegistry(configuration: TransportConfiguration(
             baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
             caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
@@ -48,7 +48,7 @@ struct WorkerSetup {
                                            retry: configuration.retryPolicy)
         settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
         let worker = Worker(store: store, tokens: tokens, transport: transport, configuration: settings, logger: logger,
-                            observer: feed, wake: wake)
+                            observer: feed)
         return (worker, transport)
     }
 }

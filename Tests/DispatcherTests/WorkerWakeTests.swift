@@ -6,8 +6,8 @@ import Store
 import Testing
 import Threads
 
-/// New work reaches an idle worker long before its poll interval (60 s here): in-process through a `WorkSignal`,
-/// from another connection to the file (another process) through the store's change count.
+/// New work reaches an idle worker long before its poll interval (60 s here): in-process through its store's
+/// `commits` signal, from another connection to the file (another process) through the store's change count.
 @Suite(.serialized)
 struct WorkerWakeTests {
     /// Polls `condition` every 20 ms for up to `seconds`.
@@ -27,14 +27,13 @@ struct WorkerWakeTests {
 
     /// Runs a worker polling every 60 s, sends one notification so it has claimed and gone idle, then enqueues a
     /// second one with `enqueue` and says whether it was accepted within 5 s.
-    static func secondSendArrives(wake: WorkSignal?, enqueue: (DispatchHarness, DeviceToken) async throws -> CampaignID) async throws -> Bool {
+    static func secondSendArrives(enqueue: (DispatchHarness, DeviceToken) async throws -> CampaignID) async throws -> Bool {
         let harness = try await DispatchHarness()
         let tokens = try await harness.register(2)
         let stop = Locked(false)
-        let worker = harness.worker(wake: wake) { $0.pollInterval = .seconds(60) }
+        let worker = harness.worker { $0.pollInterval = .seconds(60) }
         let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
         let first = try await harness.store.enqueueSingle(try single(tokens[0]))
-        wake?.notify()
         let firstArrived = try await eventually(20) { try await harness.store.campaign(first).counters.accepted == 1 }
         try #require(firstArrived)
         // Long enough for the claim after recording to have found nothing: the worker now waits for its poll.
@@ -48,17 +47,14 @@ struct WorkerWakeTests {
     }
 
     @Test func anInProcessEnqueueWakesTheWorkerAtOnce() async throws {
-        let signal = WorkSignal()
-        let arrived = try await Self.secondSendArrives(wake: signal) { harness, token in
-            let id = try await harness.store.enqueueSingle(try Self.single(token))
-            signal.notify()
-            return id
+        let arrived = try await Self.secondSendArrives { harness, token in
+            try await harness.store.enqueueSingle(try Self.single(token))
         }
         #expect(arrived, "the second send waited for the 60 s poll")
     }
 
     @Test func anotherProcessesEnqueueIsSeenPromptly() async throws {
-        let arrived = try await Self.secondSendArrives(wake: nil) { harness, token in
+        let arrived = try await Self.secondSendArrives { harness, token in
             let producer = try await Store.open(at: harness.store.path)
             let id = try await producer.enqueueSingle(try Self.single(token))
             await producer.close()
