@@ -41,7 +41,7 @@ extension Worker {
         var nextHeartbeat = Date.distantPast
         var nextCancelPoll = Date.distantPast
         /// The store's commit signal and change count as read before the last claim.
-        var wakeSeen: UInt64 = 0
+        var commitsSeen: UInt64 = 0
         var changesSeen: Int64?
         var nextChangeCheck = Date.distantPast
 

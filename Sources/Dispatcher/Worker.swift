@@ -185,7 +185,7 @@ public final class Worker: Sendable {
     /// connection committed since the last claim (SQLite's data_version: one read of the WAL index per tick at
     /// most, not per answer, so a busy worker does not queue behind it on the store).
     private func checkForNewWork(_ state: inout RunState, now: Date) async throws {
-        if store.commits.current != state.wakeSeen {
+        if store.commits.current != state.commitsSeen {
             state.nextClaimAt = now
             return
         }
@@ -202,7 +202,7 @@ public final class Worker: Sendable {
         else { return }
         let want = configuration.claimBatch - state.queued - state.heldCount
         // Read before the claim: whatever commits after it moves them, and wakes the next idle turn.
-        state.wakeSeen = store.commits.current
+        state.commitsSeen = store.commits.current
         guard let changes = try await guarded(&state, { [store] in try await store.changeCount() }) else { return }
         state.changesSeen = changes
         let (id, lease) = (state.id, configuration.lease)
