@@ -34,12 +34,12 @@ let package = Package(
         .target(name: "Intake", dependencies: ["APNs", "QueueModel", "Logging"]),
         .target(name: "API", dependencies: ["APNs", "Events", "HTTPServer", "Intake", "Logging", "Metrics", "ProviderAuth", "QueueModel", "Threads"]),
         .target(name: "Events", dependencies: ["APNs", "QueueModel", "Threads", "Logging", "ProviderAuth", "HTTP2Transport", "Intake"]),
-        .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging"]),
+        .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging", "Threads"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
         .executableTarget(name: "apnsd", dependencies: ["API", "Events", "APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer", "Metrics", "QueueModel", "Store", "Dispatcher", "Logging", "Intake", "ArgumentParsing"]),
 
-        .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing"],
+        .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing", "Metrics", "QueueModel"],
                           path: "Benchmarks/apnsd-bench"),
 
         // Fuzz targets (scripts/fuzz; FUZZING.md). Each is its own executable so that only it links libFuzzer's
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "QueueModel", "APNs", "Threads"]),
         .testTarget(name: "EventsTests", dependencies: ["TestSupport", "Events", "Store", "QueueModel", "HTTPServer", "HTTP2Transport", "ProviderAuth", "APNs", "Intake", "Threads", "Logging"]),
-        .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging", "Metrics", "Threads"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
         .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake", "API"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),

@@ -5,6 +5,7 @@
 //                          [--inflight N] [--connections C] [--rate R] [--device HEX] [--topic T]
 //   apnsd-bench mock-stats FILE.json
 //   apnsd-bench gen-tokens COUNT [--seed S]
+//   apnsd-bench metrics    --database FILE [--devices N] [--repeat R]
 //
 // Output is `key value` lines (one per figure) so the shell script can pick what it needs.
 import APNs
@@ -35,6 +36,11 @@ COMMANDS:
 
   gen-tokens COUNT [--seed S]
       Writes COUNT distinct pseudo-random 64-hex device tokens as "token,user" lines to stdout.
+
+  metrics --database FILE [--devices N] [--repeat R]
+      Fills a new database FILE with N devices (default 1000000) and a bulk campaign expanded to one delivery
+      each (some leased, answered, retried), then times the store's gauge query and a whole /metrics render
+      R times each (default 1000). Prints the fill times, the gauges, and median/p99/max in microseconds.
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -279,5 +285,9 @@ case "send": await send(Options(words, valued: ["url", "ca-file", "jwt-file", "r
                                                "device", "topic"]))
 case "mock-stats": mockStats(Options(words, valued: []))
 case "gen-tokens": genTokens(Options(words, valued: ["seed"]))
+case "metrics":
+    let options = Options(words, valued: ["database", "devices", "repeat"])
+    await MetricsBenchmark.run(database: options.string("database"), devices: options.int("devices", default: 1_000_000),
+                               repeats: max(1, options.int("repeat", default: 1000)))
 default: fail("unknown command '\(arguments[1])' (see apnsd-bench --help)", code: 64)
 }

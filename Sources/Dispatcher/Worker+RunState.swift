@@ -40,6 +40,10 @@ extension Worker {
         var idleConfirmed = false
         var nextHeartbeat = Date.distantPast
         var nextCancelPoll = Date.distantPast
+        /// The store's commit signal and change count as read before the last claim.
+        var commitsSeen: UInt64 = 0
+        var changesSeen: Int64?
+        var nextChangeCheck = Date.distantPast
 
         var queued: Int { queue.count - queueHead }
         var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }

@@ -4,6 +4,7 @@ import HTTP2Transport
 import Logging
 import ProviderAuth
 import QueueModel
+import Threads
 
 /// Sends what the queue holds: claims due deliveries, signs, sends over the pools, classifies the answers,
 /// and writes outcomes back in batches. Several workers may share one database: each registers, heartbeats,
@@ -19,6 +20,8 @@ public final class Worker: Sendable {
     let logger: Logger
     let clock: @Sendable () -> Date
     let random: @Sendable () -> Double
+    let observer: (any WorkerObserver)?
+    private let contact = Locked(APNsContact())
     /// How often the loop wakes up when nothing else happens (stop signal, heartbeats, cancels, pauses). The
     /// wake-ups are real time; every decision reads the injected `clock`.
     static let tick: Duration = .milliseconds(50)
@@ -26,7 +29,8 @@ public final class Worker: Sendable {
     public init(store: any DeliveryStore, tokens: ProviderTokenCache, transport: TransportRegistry,
                 configuration: WorkerConfiguration, logger: Logger,
                 clock: @escaping @Sendable () -> Date = Date.init,
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+                observer: (any WorkerObserver)? = nil) {
         self.store = store
         self.tokens = tokens
         self.transport = transport
@@ -34,7 +38,11 @@ public final class Worker: Sendable {
         self.logger = logger
         self.clock = clock
         self.random = random
+        self.observer = observer
     }
+
+    /// When APNs last answered this worker and since when its requests go unanswered, for `/readyz`.
+    public var apnsContact: APNsContact { contact.withLock { $0 } }
 
     /// Runs until `shouldStop` says so, or — with `untilIdle` — until nothing is due within the retry cap
     /// (pending retries are waited for; campaigns scheduled later are left for a later run).
@@ -87,6 +95,7 @@ public final class Worker: Sendable {
         guard state.fault == nil else { return }  // abandoned: a later worker takes the leases over
         if !state.results.isEmpty {
             _ = try await store.record(state.results, by: state.id, now: clock())
+            reportRecorded(state.results)
             state.results.removeAll()
         }
         let released = try await store.unregisterWorker(state.id, now: clock())
@@ -115,6 +124,9 @@ public final class Worker: Sendable {
                     break
                 }
                 try await duties(&state, now: now, untilIdle: untilIdle)
+                if state.fault == nil && !state.stopping && now < state.nextClaimAt && state.queued + state.heldCount == 0 {
+                    try await checkForNewWork(&state, now: now)
+                }
                 if state.fault == nil && !state.stopping && now >= state.nextClaimAt
                     && state.queued + state.heldCount < max(1, configuration.claimBatch / 2) {
                     try await refill(&state, now: now)
@@ -169,12 +181,30 @@ public final class Worker: Sendable {
         }
     }
 
+    /// Waiting for the next claim: claims at once when its store committed something in this process, or another
+    /// connection committed since the last claim (SQLite's data_version: one read of the WAL index per tick at
+    /// most, not per answer, so a busy worker does not queue behind it on the store).
+    private func checkForNewWork(_ state: inout RunState, now: Date) async throws {
+        if store.commits.current != state.commitsSeen {
+            state.nextClaimAt = now
+            return
+        }
+        guard now >= state.nextChangeCheck, let seen = state.changesSeen else { return }
+        state.nextChangeCheck = now.addingTimeInterval(Self.tick.seconds)
+        guard let changes = try await guarded(&state, { [store] in try await store.changeCount() }) else { return }
+        if changes != seen { state.nextClaimAt = now }
+    }
+
     private func refill(_ state: inout RunState, now: Date) async throws {
         // One page per refill keeps expansion in step with sending: a huge campaign never stalls the first sends.
         let page = configuration.expansionPageSize
         guard try await guarded(&state, { [store] in try await store.expandDueCampaigns(now: now, pageSize: page, maxPages: 1) }) != nil
         else { return }
         let want = configuration.claimBatch - state.queued - state.heldCount
+        // Read before the claim: whatever commits after it moves them, and wakes the next idle turn.
+        state.commitsSeen = store.commits.current
+        guard let changes = try await guarded(&state, { [store] in try await store.changeCount() }) else { return }
+        state.changesSeen = changes
         let (id, lease) = (state.id, configuration.lease)
         guard let jobs = try await guarded(&state, { [store] in try await store.claim(now: now, limit: want, leaseFor: lease, worker: id) })
         else { return }
@@ -397,6 +427,7 @@ public final class Worker: Sendable {
         guard !state.results.isEmpty, state.fault == nil else { return }
         let (results, id, now) = (state.results, state.id, clock())
         guard try await guarded(&state, { [store] in try await store.record(results, by: id, now: now) }) != nil else { return }
+        reportRecorded(results)
         state.results.removeAll(keepingCapacity: true)
         state.idleConfirmed = false
         state.nextClaimAt = min(state.nextClaimAt, now.addingTimeInterval(Self.tick.seconds))
@@ -425,6 +456,7 @@ public final class Worker: Sendable {
         do {
             if !state.results.isEmpty {
                 _ = try await store.record(state.results, by: state.id, now: now)
+                reportRecorded(state.results)
                 state.results.removeAll(keepingCapacity: true)
             }
             let alive = try await store.heartbeat(state.id, now: now)
@@ -446,7 +478,25 @@ public final class Worker: Sendable {
         }
     }
 
+    private func reportRecorded(_ results: [DeliveryResult]) {
+        guard let observer else { return }
+        let final = results.filter { if case .retry = $0.disposition { false } else { true } }
+        if !final.isEmpty { observer.recorded(final: final) }
+    }
+
     // MARK: - Sending
+
+    /// Sends one request on the transport, telling the observer and the APNs contact how it went.
+    private func transmit(_ request: APNsRequest, on key: PoolKey) async -> TransportResult {
+        let start = clock()
+        let answer = await transport.send(request, on: key)
+        // Taken back or cut by our own stop: says nothing about APNs.
+        if case .failure(let error) = answer, error.kind == .withdrawn || error.kind == .shutdown { return answer }
+        let end = clock()
+        contact.withLock { if answer.status != nil { $0.answered(at: end) } else { $0.unanswered(at: end) } }
+        observer?.apnsAnswered(key.environment, status: answer.status, seconds: max(0, end.timeIntervalSince(start)))
+        return answer
+    }
 
     struct Sent: Sendable {
         var job: DeliveryJob
@@ -468,7 +518,7 @@ public final class Worker: Sendable {
         } catch {
             return Sent(job: job, answer: nil, requests: 0, tokenRefreshes: 0, tokenFailure: error)
         }
-        var answer = await transport.send(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
+        var answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
         var refreshes = 0
         if answer.status == 403, answer.errorResponse?.reason == .expiredProviderToken {
             do {
@@ -477,7 +527,7 @@ public final class Worker: Sendable {
                 return Sent(job: job, answer: answer, requests: 1, tokenRefreshes: 0, tokenFailure: error)
             }
             refreshes = 1
-            answer = await transport.send(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
+            answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
         }
         var requests = 1 + refreshes
         if case .failure(let error) = answer, !error.requestWasSent { requests -= 1 }

@@ -232,6 +232,7 @@ final class ConnectionLoop: @unchecked Sendable {
     func publish(into mailbox: inout ConnectionMailbox) {
         stats.inFlight = admission.inFlight
         stats.queued = admission.queued
+        stats.isOpen = admission.proof.socket >= 0
         mailbox.publish(stats, finished: finishedSincePublish, failureStreak: failureStreak)
         finishedSincePublish = 0
     }

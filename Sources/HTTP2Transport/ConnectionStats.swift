@@ -18,6 +18,8 @@ public struct ConnectionStats: Sendable, Hashable {
     public var connectionErrors = 0
     /// Times the multi handle was recreated by `reconnect()`.
     public var reconnects = 0
+    /// A TCP/TLS connection is open now (libcurl's newest socket, until it closes it).
+    public var isOpen = false
     /// The last transport error seen on this connection.
     public var lastError: TransportError?
 

@@ -69,6 +69,15 @@ public final class APNsdMetrics: Sendable {
         apnsRequestDuration.observe(seconds)
     }
 
+    /// Sets the store's gauges: pending deliveries by class, the oldest due one's age, devices by state.
+    public func update(_ gauges: QueueGauges) {
+        queuePending.set(CampaignKind.single.rawValue, to: Double(gauges.pendingSingle))
+        queuePending.set(CampaignKind.bulk.rawValue, to: Double(gauges.pendingBulk))
+        queueOldestDueAge.set(to: gauges.oldestDueAge)
+        devices.set("active", to: Double(gauges.activeDevices))
+        devices.set("inactive", to: Double(gauges.inactiveDevices))
+    }
+
     /// Counts a request to the HTTP API on `route` (its template) answered with `code` after `seconds`.
     public func httpRequest(route: String, code: Int, seconds: Double) {
         httpRequests.increment(route, String(code))

@@ -7,18 +7,21 @@ public actor ProviderTokenCache {
     private let clock: @Sendable () -> Date
     private let refreshAfter: TimeInterval
     private var current: ProviderToken?
+    private let minted: @Sendable () -> Void
 
     /// How many tokens this cache has signed, for tests and metrics.
     public private(set) var mintCount = 0
 
     /// `refreshAfter` must be at least `minimumAge` (APNs answers 429 TooManyProviderTokenUpdates to faster
-    /// rotation) and under an hour (APNs answers 403 ExpiredProviderToken to older tokens).
+    /// rotation) and under an hour (APNs answers 403 ExpiredProviderToken to older tokens). `minted` is called
+    /// after each token signed (metrics); it must return at once.
     public init(
         key: SigningKey,
         credential: ProviderCredential,
         clock: @escaping @Sendable () -> Date = Date.init,
         refreshAfter: TimeInterval = 50 * 60,
-        minimumAge: TimeInterval = 20 * 60
+        minimumAge: TimeInterval = 20 * 60,
+        minted: @escaping @Sendable () -> Void = {}
     ) {
         precondition(refreshAfter >= minimumAge, "ProviderTokenCache: refreshAfter (\(refreshAfter) s) must not be below minimumAge (\(minimumAge) s)")
         precondition(refreshAfter < 60 * 60, "ProviderTokenCache: refreshAfter (\(refreshAfter) s) must stay under 3600 s, or APNs rejects the token as expired")
@@ -26,6 +29,7 @@ public actor ProviderTokenCache {
         self.credential = credential
         self.clock = clock
         self.refreshAfter = refreshAfter
+        self.minted = minted
     }
 
     /// The current token, minting a new one when there is none yet or it is `refreshAfter` old.
@@ -50,6 +54,7 @@ public actor ProviderTokenCache {
         let token = try ProviderToken.mint(key: key, credential: credential, issuedAt: clock())
         current = token
         mintCount += 1
+        minted()
         return token
     }
 }

@@ -30,6 +30,12 @@ public protocol DeliveryStore: Actor {
     func nextDueDate() async throws(StoreError) -> Date?
     /// When the leases of another worker that went quiet may be taken over; nil when there is none.
     func nextRescueDate(now: Date, staleAfter: Duration, silentFor: Duration, except: WorkerID?) async throws(StoreError) -> Date?
+    /// A number that changes whenever another connection to the queue (another process) commits; an idle worker
+    /// reads it every tick and claims only when it moved. Not moved by this store's own writes.
+    func changeCount() async throws(StoreError) -> Int64
+    /// Fired after each of this store's own commits that changed rows (in this process: a producer's enqueue on
+    /// the store a worker shares wakes that worker at once).
+    nonisolated var commits: WorkSignal { get }
     /// Cancel requests after `seq`.
     func cancelRequests(after seq: Int64) async throws(StoreError) -> [CancelRequest]
     /// Cancel requests not finished yet.

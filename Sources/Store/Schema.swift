@@ -14,6 +14,7 @@ enum Schema {
         .init(id: "0004-api-keys", sql: v4),
         .init(id: "0005-api-enqueue", sql: v5),
         .init(id: "0006-events", sql: v6),
+        .init(id: "0007-gauges", sql: v7),
     ])
 
     private static let v1 = """
@@ -205,5 +206,39 @@ enum Schema {
             event_id   INTEGER NOT NULL,
             updated_at INTEGER NOT NULL
         );
+        """
+
+    /// Counters for `/metrics` that a scrape reads in O(1) instead of counting rows: pending deliveries by class
+    /// (moved by the campaigns' own `pending` counters, which every write path already keeps, so a trigger fires
+    /// once per campaign per batch, not per delivery) and devices by state (moved per device row).
+    private static let v7 = """
+        CREATE TABLE gauge_counts (
+            name  TEXT    PRIMARY KEY,
+            value INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO gauge_counts (name, value)
+            SELECT 'pending.single', COALESCE(SUM(pending), 0) FROM campaigns WHERE kind = 'single'
+            UNION ALL SELECT 'pending.bulk', COALESCE(SUM(pending), 0) FROM campaigns WHERE kind = 'bulk'
+            UNION ALL SELECT 'devices.active', COUNT(*) FROM devices WHERE active = 1
+            UNION ALL SELECT 'devices.inactive', COUNT(*) FROM devices WHERE active = 0;
+        CREATE TRIGGER gauge_campaign_inserted AFTER INSERT ON campaigns WHEN new.pending <> 0 BEGIN
+            UPDATE gauge_counts SET value = value + new.pending WHERE name = 'pending.' || new.kind;
+        END;
+        CREATE TRIGGER gauge_campaign_pending AFTER UPDATE OF pending ON campaigns WHEN new.pending <> old.pending BEGIN
+            UPDATE gauge_counts SET value = value + new.pending - old.pending WHERE name = 'pending.' || new.kind;
+        END;
+        CREATE TRIGGER gauge_campaign_deleted AFTER DELETE ON campaigns WHEN old.pending <> 0 BEGIN
+            UPDATE gauge_counts SET value = value - old.pending WHERE name = 'pending.' || old.kind;
+        END;
+        CREATE TRIGGER gauge_device_inserted AFTER INSERT ON devices BEGIN
+            UPDATE gauge_counts SET value = value + 1 WHERE name = IIF(new.active = 1, 'devices.active', 'devices.inactive');
+        END;
+        CREATE TRIGGER gauge_device_state AFTER UPDATE OF active ON devices WHEN new.active <> old.active BEGIN
+            UPDATE gauge_counts SET value = value + IIF(new.active = 1, 1, -1) WHERE name = 'devices.active';
+            UPDATE gauge_counts SET value = value + IIF(new.active = 1, -1, 1) WHERE name = 'devices.inactive';
+        END;
+        CREATE TRIGGER gauge_device_deleted AFTER DELETE ON devices BEGIN
+            UPDATE gauge_counts SET value = value - 1 WHERE name = IIF(old.active = 1, 'devices.active', 'devices.inactive');
+        END;
         """
 }

@@ -36,6 +36,8 @@ public actor Store {
 
     /// The database file.
     public nonisolated let path: String
+    /// Fired after each write transaction of this store that changed rows.
+    public nonisolated let commits = WorkSignal()
     private let options: Options
     let executor: StoreExecutor
     private var connection: Connection?
@@ -133,11 +135,15 @@ public actor Store {
         }
     }
 
-    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE … COMMIT`).
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE … COMMIT`); fires `commits` when it changed rows.
     func write<T>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
         try guarded {
             let db = try db()
-            return try db.write { try body(db) }
+            let before = db.totalChanges
+            let result = try db.write { try body(db) }
+            // After COMMIT: a worker woken by it claims from the committed state.
+            if db.totalChanges != before { commits.notify() }
+            return result
         }
     }
 

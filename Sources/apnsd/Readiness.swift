@@ -2,15 +2,20 @@ import Foundation
 import QueueModel
 
 /// `GET /readyz`'s checks: `database` (the file is writable and the store answers a query) and, when the
-/// worker runs in this process, `worker` (running, not ended by an error). Each is "ok" or a reason.
+/// worker runs in this process, `worker` (running, not ended by an error) and `apns` (APNs answered within the
+/// last minute, or nothing went unanswered: `APNsContact.readiness` on `clock`). Each is "ok" or a reason.
 struct Readiness: Sendable {
     let store: any ProducerStore
     let databasePath: String
     let worker: WorkerState?
+    var clock: @Sendable () -> Date = Date.init
 
     func checks() async -> [(String, String)] {
         var checks = [("database", await database())]
-        if let worker { checks.append(("worker", worker.check)) }
+        if let worker {
+            checks.append(("worker", worker.check))
+            checks.append(("apns", worker.apnsContact.readiness(now: clock())))
+        }
         return checks
     }
 

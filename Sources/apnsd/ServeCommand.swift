@@ -28,14 +28,18 @@ enum ServeCommand {
         let store = try await StoreAccess.openForServe(configuration)
         let workerState = setup == nil ? nil : WorkerState()
         let readiness = Readiness(store: store, databasePath: configuration.database, worker: workerState)
-        let feed = await EventFeed.attached(to: store)
-        let api = API(store: store, events: feed, metrics: APNsdMetrics(version: BuildInfo.version),
+        // Metrics (#12): the worker, transport and token cache report to `metricsFeed`; the store's gauges are read
+        // just before each /metrics render.
+        let metricsFeed = MetricsFeed(metrics: APNsdMetrics(version: BuildInfo.version), store: store)
+        let events = await EventFeed.attached(to: store)
+        let api = API(store: store, events: events, metrics: metricsFeed.metrics,
                       settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease),
                       readiness: { await readiness.checks() })
         let server: HTTPServer
         do {
             server = try HTTPServer.start(listen: listen, tls: tls, options: API.serverOptions, bodyLimit: { api.bodyLimit(method: $0, path: $1) }) { request in
-                await api.handle(request)
+                if request.path == "/metrics" { await metricsFeed.refreshGauges() }
+                return await api.handle(request)
             }
         } catch {
             await store.close()
@@ -52,7 +56,7 @@ enum ServeCommand {
             webhook = sender
         }
         let workerTask = setup.map { setup in
-            Task { await runWorker(setup, store: store, state: workerState!) }
+            Task { await runWorker(setup, store: store, state: workerState!, feed: metricsFeed) }
         }
         while StopSignals.count == 0 {
             try? await Task.sleep(for: .milliseconds(50))
@@ -68,8 +72,10 @@ enum ServeCommand {
 
     /// The same worker `apnsd worker` runs (never until idle); its end is recorded in `state`, not thrown: the API
     /// keeps answering, and `/readyz` says why the worker stopped.
-    private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState) async {
-        let (worker, transport) = setup.makeWorker(store: store)
+    private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState,
+                                  feed: MetricsFeed) async {
+        let (worker, transport) = setup.makeWorker(store: store, feed: feed)
+        state.attach(contact: { worker.apnsContact })
         state.set(.running)
         do {
             _ = try await worker.run(untilIdle: false, shouldStop: { StopSignals.count > 0 }, shouldAbandon: { StopSignals.count >= 2 })

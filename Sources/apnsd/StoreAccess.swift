@@ -19,7 +19,7 @@ enum StoreAccess {
     }
 
     /// `apnsd serve`: one read-write store for the API and its worker.
-    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore & APIKeyStore & EventStore {
+    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore {
         try await sqlite(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
     }
 

@@ -34,18 +34,21 @@ struct WorkerSetup {
         logger = Logger(label: "apnsd.worker", minimumLevel: level)
     }
 
-    /// The worker on `store`, and the transport it sends through (to shut down after it).
-    func makeWorker(store: any DeliveryStore) -> (worker: Worker, transport: TransportRegistry) {
+    /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told
+    /// of its answers, outcomes, connections and token mints.
+    func makeWorker(store: any DeliveryStore, feed: MetricsFeed? = nil) -> (worker: Worker, transport: TransportRegistry) {
         let transport = TransportRegistry(configuration: TransportConfiguration(
             baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
             caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy))
-        let tokens = ProviderTokenCache(key: key, credential: credential)
+        feed?.watch(transport)
+        let tokens = ProviderTokenCache(key: key, credential: credential, minted: { feed?.tokenMinted() })
         var settings = WorkerConfiguration(credentialID: credential.keyId, lease: configuration.lease,
                                            heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
                                            retry: configuration.retryPolicy)
         settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
-        let worker = Worker(store: store, tokens: tokens, transport: transport, configuration: settings, logger: logger)
+        let worker = Worker(store: store, tokens: tokens, transport: transport, configuration: settings, logger: logger,
+                            observer: feed)
         return (worker, transport)
     }
 }

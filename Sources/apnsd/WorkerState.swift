@@ -1,3 +1,4 @@
+import Dispatcher
 import Synchronization
 
 /// Where the worker `apnsd serve` runs stands, for `GET /readyz`.
@@ -12,10 +13,17 @@ final class WorkerState: Sendable {
     }
 
     private let status = Mutex(Status.starting)
+    private let contact = Mutex<(@Sendable () -> APNsContact)?>(nil)
 
     var current: Status { status.withLock { $0 } }
 
     func set(_ new: Status) { status.withLock { $0 = new } }
+
+    /// Where the running worker's `APNsContact` is read from.
+    func attach(contact source: @escaping @Sendable () -> APNsContact) { contact.withLock { $0 = source } }
+
+    /// The worker's contact with APNs (empty before it starts: nothing tried, nothing unanswered).
+    var apnsContact: APNsContact { contact.withLock { $0 }?() ?? APNsContact() }
 
     /// "ok" while it runs, else why not.
     var check: String {

@@ -66,10 +66,11 @@ final class DispatchHarness: @unchecked Sendable {
     }
 
     /// A worker with a fast retry policy, so backoffs take milliseconds.
-    func worker(maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none),
+    func worker(maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none), tokens: ProviderTokenCache? = nil,
+                observer: (any WorkerObserver)? = nil,
                 configure: (inout WorkerConfiguration) -> Void = { _ in }) -> Worker {
-        Worker(store: store, tokens: tokens, transport: transport, configuration: workerConfiguration(maxAttempts, configure),
-               logger: logger)
+        Worker(store: store, tokens: tokens ?? self.tokens, transport: transport, configuration: workerConfiguration(maxAttempts, configure),
+               logger: logger, observer: observer)
     }
 
     /// Another worker process, as far as the queue can tell: its own connection to the file, its own pools.

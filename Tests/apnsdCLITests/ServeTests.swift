@@ -99,13 +99,43 @@ extension WorkerFleet {
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(serve.log.suffix(2000))")
             let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
             #expect(ready.status == 200, "\(ready.body)")
-            #expect(try ServeTests.json(ready.body)["checks"] as? [String: String] == ["database": "ok", "worker": "ok"], "\(ready.body)")
+            #expect(try ServeTests.json(ready.body)["checks"] as? [String: String] == ["database": "ok", "worker": "ok", "apns": "ok"],
+                    "\(ready.body)")
             #expect(Fleet.waitUntil(10) { (try? fleet.log().first?["status"] as? String) == "accepted" }, "recorded")
+
+            // Another process's send while serve runs: seen through the store's change count, and counted.
+            let again = try fleet.cli.run("send", CLI.token(1), "--payload", Fleet.payload)
+            try #require(again.status == 0, "\(again.stderr)")
+            #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(serve.log.suffix(2000))")
+            let scraped = Locked([String: Double]())
+            #expect(Fleet.waitUntil(10) {
+                let values = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
+                scraped.withLock { $0 = values }
+                return values[#"apnsd_deliveries_total{status="accepted",reason="none"}"#] == 2
+            }, "\(scraped.withLock { $0 })")
+            let metrics = scraped.withLock { $0 }
+            #expect(metrics[#"apnsd_apns_requests_total{environment="production",status="200"}"#] == 2)
+            #expect(metrics["apnsd_apns_request_duration_seconds_count"] == 2)
+            #expect(metrics["apnsd_provider_tokens_minted_total"] == 1)
+            #expect((metrics[#"apnsd_connections_open{environment="production"}"#] ?? 0) >= 1)
+            #expect(metrics[#"apnsd_queue_pending{class="single"}"#] == 0 && metrics[#"apnsd_queue_pending{class="bulk"}"#] == 0)
+            #expect(metrics["apnsd_queue_oldest_due_age_seconds"] == 0)
+            #expect(metrics[#"apnsd_devices{state="active"}"#] == 1 && metrics[#"apnsd_devices{state="inactive"}"#] == 0)
 
             #expect(serve.terminate(within: 20) != nil, "no exit on SIGTERM; log: \(serve.log.suffix(2000))")
             #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0, "\(serve.log.suffix(2000))")
             #expect(try fleet.workers().isEmpty, "the worker unregistered")
-            #expect(fleet.accepted == 1)
+            #expect(fleet.accepted == 2)
+        }
+
+        /// Each sample line of a Prometheus text exposition: series (name and labels) to value.
+        static func samples(_ text: String) -> [String: Double] {
+            var values: [String: Double] = [:]
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+                values[String(line[..<space])] = value
+            }
+            return values
         }
     }
 }

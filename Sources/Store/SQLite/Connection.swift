@@ -120,6 +120,9 @@ final class Connection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// Rows changed by this connection since it opened.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     /// Wraps a failing result code with this connection's message.
     func error(_ code: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle),

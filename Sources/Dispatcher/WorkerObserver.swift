@@ -1,0 +1,12 @@
+import APNs
+import QueueModel
+
+/// What a worker reports as it goes, for whoever watches it (apnsd feeds its metrics from these). Called on the
+/// worker's loop: implementations must return at once (count, store a value), never wait.
+public protocol WorkerObserver: Sendable {
+    /// APNs answered a request with HTTP `status` (nil: no answer, a transport failure) `seconds` after it was
+    /// handed to the transport, on a connection to `environment`.
+    func apnsAnswered(_ environment: Environment, status: Int?, seconds: Double)
+    /// These outcomes were written to the store; each is final (not a retry).
+    func recorded(final results: [DeliveryResult])
+}
