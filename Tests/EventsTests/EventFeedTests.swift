@@ -9,12 +9,10 @@ import Testing
         let temporary = try await TemporaryStore()
         let feed = EventFeed(store: temporary.store)
         for n in 0..<3 { try await temporary.store.writeEvent(n) }
-        let start = ContinuousClock.now
-        let first = try await feed.events(after: nil, limit: 2, wait: .seconds(20))
+        let first = try #require(try await returned { try await feed.events(after: nil, limit: 2, wait: .seconds(3600)) })
         #expect(first.events.map(\.token) == [token(0), token(1)] && first.next == first.events[1].id)
-        let second = try await feed.events(after: first.next, limit: 2, wait: .seconds(20))
+        let second = try #require(try await returned { try await feed.events(after: first.next, limit: 2, wait: .seconds(3600)) })
         #expect(second.events.map(\.token) == [token(2)] && second.next == second.events[0].id)
-        #expect(ContinuousClock.now - start < .seconds(5))
         await temporary.remove()
     }
 
@@ -32,16 +30,14 @@ import Testing
     @Test func aWriteInThisProcessWakesAWaiterAtOnce() async throws {
         let temporary = try await TemporaryStore()
         // Polling so rare that only the store's notification can explain a quick answer.
-        let feed = await EventFeed.attached(to: temporary.store, pollInterval: .seconds(60))
+        let feed = await EventFeed.attached(to: temporary.store, pollInterval: .seconds(3600))
         let store = temporary.store
         let writer = Task {
             try await Task.sleep(for: .milliseconds(200))
             try await store.writeEvent(1)
         }
-        let start = ContinuousClock.now
-        let page = try await feed.events(after: nil, limit: 10, wait: .seconds(30))
+        let page = try #require(try await returned { try await feed.events(after: nil, limit: 10, wait: .seconds(3600)) })
         #expect(page.events.map(\.token) == [token(1)])
-        #expect(ContinuousClock.now - start < .seconds(10))
         try await writer.value
         await temporary.remove()
     }
@@ -55,10 +51,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(200))
             try await other.writeEvent(2)
         }
-        let start = ContinuousClock.now
-        let page = try await feed.events(after: nil, limit: 10, wait: .seconds(30))
+        let page = try #require(try await returned { try await feed.events(after: nil, limit: 10, wait: .seconds(3600)) })
         #expect(page.events.map(\.token) == [token(2)])
-        #expect(ContinuousClock.now - start < .seconds(10))
         try await writer.value
         await other.close()
         await temporary.remove()
@@ -66,14 +60,12 @@ import Testing
 
     @Test func cancellingAWaiterEndsItPromptly() async throws {
         let temporary = try await TemporaryStore()
-        let feed = EventFeed(store: temporary.store, pollInterval: .seconds(60))
-        let start = ContinuousClock.now
-        let waiter = Task { try await feed.events(after: nil, limit: 10, wait: .seconds(30)) }
+        let feed = EventFeed(store: temporary.store, pollInterval: .seconds(3600))
+        let waiter = Task { try await feed.events(after: nil, limit: 10, wait: .seconds(3600)) }
         try await Task.sleep(for: .milliseconds(100))
         waiter.cancel()
-        let page = try await waiter.value
+        let page = try #require(try await returned { try await waiter.value })
         #expect(page.events.isEmpty)
-        #expect(ContinuousClock.now - start < .seconds(10))
         await temporary.remove()
     }
 }

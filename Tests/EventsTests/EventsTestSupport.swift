@@ -47,3 +47,18 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -
     }
     return try await condition()
 }
+
+/// `body`'s result, or nil when it has not returned within `bound`. The calls tested this way are asked to wait an
+/// hour: returning within the (generous, load-proof) bound shows they did not wait, without timing them.
+func returned<T: Sendable>(within bound: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try? await Task.sleep(for: bound)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
