@@ -58,6 +58,9 @@ import TestSupport
         let created = try api.call("POST", "/v1/campaigns", key: api.admin, json: campaign)
         #expect(created.status == 201, "\(created.body)")
         let id = try #require(try APIHarness.object(created)["id"] as? String)
+        // A campaign is not a notification: a send key cannot cancel one through DELETE /v1/notifications/{id}.
+        let bypass = try api.call("DELETE", "/v1/notifications/\(id)", key: api.backend)
+        #expect(bypass.status == 404, "\(bypass.status) \(bypass.body)")
         #expect(try api.call("POST", "/v1/campaigns/\(id)/cancel", key: api.admin).status == 200)
         #expect(try api.call("GET", "/v1/campaigns/\(id)", key: api.reader).status == 200)
         #expect(try api.call("GET", "/healthz", key: nil).status == 200, "health needs no key")

@@ -53,23 +53,13 @@ import TestSupport
         let body = APIHarness.notification(CLI.token(1))
         stalled.send(Array("POST /v1/notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(api.backend)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(20))".utf8))
 
-        // 1 GiB of zeros announced and streamed to a route whose limit is 64 MiB, on a thread of its own.
-        let streaming = try RawConnection(port: port)
-        defer { streaming.close() }
-        let gigabyte = 1 << 30
+        // 1 GiB of spaces to a route whose limit is 64 MiB, each on a thread of its own: once announced by
+        // Content-Length (refused from the headers), once chunked (the server learns the size only by reading).
         let (pid, adminKey) = (api.serve.pid, api.admin)
-        let sentBytes = Locked(0)
-        let streamer = Thread {
-            _ = streaming.send(Array("POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(adminKey)\r\nContent-Type: application/json\r\nContent-Length: \(gigabyte)\r\n\r\n".utf8))
-            let zeros = [UInt8](repeating: 0x20, count: 1 << 16)
-            var total = 0
-            while total < gigabyte, streaming.send(zeros) {
-                total += zeros.count
-                sentBytes.withLock { $0 = total }
-            }
-            sentBytes.withLock { $0 = -1 - total }
-        }
-        streamer.start()
+        let announced = try Upload(port: port, key: adminKey, chunked: false)
+        let chunked = try Upload(port: port, key: adminKey, chunked: true)
+        defer { announced.connection.close(); chunked.connection.close() }
+        #expect(Fleet.waitUntil(30, every: 0.01) { chunked.sent != 0 }, "the chunked upload did not start")
         let peak = Locked(baseline)
         let sampling = Locked(true)
         let sampler = Thread {
@@ -90,12 +80,15 @@ import TestSupport
             statuses.append(response?.status ?? 0)
         }
         #expect(statuses == (0..<20).map { $0 % 2 == 0 ? 202 : 200 }, "\(statuses); log: \(api.serve.log.suffix(1500))")
-        #expect(Fleet.waitUntil(120, every: 0.1) { sentBytes.withLock { $0 } < 0 }, "the upload neither finished nor was cut off")
+        for upload in [announced, chunked] {
+            #expect(Fleet.waitUntil(120, every: 0.1) { upload.sent < 0 }, "the upload neither finished nor was cut off")
+            let answer = upload.connection.receive(timeout: 30)
+            #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 413"), "the 1 GiB body got: \(answer.prefix(200))")
+            #expect(-1 - upload.sent < Upload.gigabyte, "the server read the whole gigabyte")
+        }
         sampling.withLock { $0 = false }
-        let answer = streaming.receive(timeout: 30)
-        #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 413"), "the 1 GiB body got: \(answer.prefix(200))")
         let peakKiB = peak.withLock { $0 }
-        #expect(peakKiB - baseline < 300 * 1024, "resident memory grew from \(baseline) KiB to \(peakKiB) KiB")
+        #expect(peakKiB < 300 * 1024, "resident memory grew from \(baseline) KiB to \(peakKiB) KiB")
         #expect(try api.call("GET", "/healthz", key: nil).status == 200)
         let nothing = try api.written()
         #expect(nothing.first?.hasPrefix("10|10|") == true, "only the ten ordinary notifications were written: \(nothing)")
@@ -147,6 +140,35 @@ import TestSupport
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    }
+}
+
+/// A 1 GiB request body streamed on a thread of its own; `sent` counts the bytes written, and is `-1 - total`
+/// once the upload ended (finished, or cut off by the server).
+final class Upload: Sendable {
+    static let gigabyte = 1 << 30
+    let connection: RawConnection
+    private let progress = Locked(0)
+
+    var sent: Int { progress.withLock { $0 } }
+
+    init(port: Int, key: String, chunked: Bool) throws {
+        connection = try RawConnection(port: port)
+        let connection = connection
+        let progress = progress
+        Thread {
+            let framing = chunked ? "Transfer-Encoding: chunked" : "Content-Length: \(Self.gigabyte)"
+            _ = connection.send(Array("POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\n\(framing)\r\n\r\n".utf8))
+            let spaces = [UInt8](repeating: 0x20, count: 1 << 16)
+            let block = chunked ? Array("10000\r\n".utf8) + spaces + Array("\r\n".utf8) : spaces
+            var total = 0
+            while total < Self.gigabyte, connection.send(block) {
+                total += spaces.count
+                progress.withLock { $0 = total }
+            }
+            if chunked && total >= Self.gigabyte { connection.send(Array("0\r\n\r\n".utf8)) }
+            progress.withLock { $0 = -1 - total }
+        }.start()
     }
 }
 
