@@ -36,6 +36,12 @@ import TestSupport
         let elsewhereAgain = try api.call("POST", "/v1/notifications", key: api.sender, json: body, headers: ["Idempotency-Key: order-17"])
         #expect(try elsewhereAgain.status == 200 && (try APIHarness.object(elsewhereAgain))["id"] as? String == elsewhereID)
 
+        let longest = String(repeating: "k", count: 255)
+        #expect(try api.call("POST", "/v1/notifications", key: api.backend, json: body, headers: ["Idempotency-Key: \(longest)"]).status == 202)
+        #expect(try api.call("POST", "/v1/notifications", key: api.backend, json: body, headers: ["Idempotency-Key: \(longest)"]).status == 200)
+        let spaced = try api.call("POST", "/v1/notifications", key: api.backend, json: body, headers: ["Idempotency-Key: two words"])
+        #expect(try spaced.status == 400 && APIHarness.error(spaced)["field"] as? String == "Idempotency-Key")
+
         // Batches and campaigns replay the same way (a campaign's replay is 200, not 201).
         let batchBody = #"{"notifications":[\#(APIHarness.notification(CLI.token(3))),\#(APIHarness.notification(CLI.token(4)))]}"#
         let batch = try api.call("POST", "/v1/notifications/batch", key: api.backend, json: batchBody, headers: ["Idempotency-Key: batch-1"])
@@ -51,8 +57,8 @@ import TestSupport
         #expect(campaigns?.count == 1, "the replayed campaign was created once")
 
         let log = try cli.run("log", "--json")
-        #expect(log.lines.count == 4, "token 1 twice (two API keys), tokens 3 and 4; campaign 5 is not expanded without a worker: \(log.stdout)")
-        #expect(log.lines.filter { $0.contains(CLI.token(1)) }.count == 2)
+        #expect(log.lines.count == 5, "token 1 three times (two API keys, the 255-character key), tokens 3 and 4; campaign 5 is not expanded without a worker: \(log.stdout)")
+        #expect(log.lines.filter { $0.contains(CLI.token(1)) }.count == 3)
     }
 
     @Test func concurrentDuplicatesEnqueueOnce() throws {

@@ -67,7 +67,7 @@ import TestSupport
         #expect(try api.call("GET", "/v1/campaigns/\(id)/retry", key: api.admin).headers["allow"] == "POST")
 
         // Every invalid request below is refused with its status and field, and writes nothing.
-        let before = try api.written()
+        let beforeInvalid = try api.written()
         let tooManyTokens = (0...10_000).map { "\"\(CLI.token($0))\"" }.joined(separator: ",")
         let invalid: [(String, String?)] = [
             (APIHarness.notification(CLI.token(1), extra: #","colour":"red""#), "colour"),
@@ -81,6 +81,13 @@ import TestSupport
             (#"{"tokens":[\#(tooManyTokens)],"payload":{"aps":{}}}"#, "tokens"),
             (#"{"token":"\#(CLI.token(1))","payload":{"aps":{}},"apnsId":"not-a-uuid"}"#, "apnsId"),
             (#"{"user":"alice","payload":{"aps":{}},"environment":"production"}"#, "environment"),
+            (#"{"token":"\#(CLI.token(1))","payload":{"aps":{}},"priority":7}"#, "priority"),
+            (#"{"token":"\#(CLI.token(1))","payload":{"aps":{}},"pushType":"shout"}"#, "pushType"),
+            (#"{"token":"\#(CLI.token(1))","payload":{"aps":{}},"collapseId":"\#(String(repeating: "c", count: 65))"}"#, "collapseId"),
+            (#"{"token":"\#(CLI.token(1))","payload":{"aps":{}},"expiration":1.5}"#, "expiration"),
+            (#"{"token":"\#(CLI.token(1))","payload":{"aps":{}},"environment":"staging"}"#, "environment"),
+            (#"{"token":"\#(CLI.token(1))","payload":{"aps":{}},"topic":""}"#, "topic"),
+            (#"{"users":[],"payload":{"aps":{}}}"#, "users"),
             (#"{"payload":{"aps":{}}}"#, "token"),
             (#"{"token":"\#(CLI.token(1))"}"#, "payload"),
             (#"[1,2]"#, nil),
@@ -120,13 +127,24 @@ import TestSupport
         let large = try cli.write("large.json", padded)
         let huge = try api.call("POST", "/v1/notifications", key: api.backend, bodyFile: large)
         #expect(huge.status == 413, "\(huge.status) \(huge.body.prefix(200))")
+        #expect(try api.written() == beforeInvalid, "an invalid request wrote something")
+
+        // Exactly 1 MiB is within the limit.
+        let exact = APIHarness.notification(CLI.token(10))
+        let atLimit = try api.call("POST", "/v1/notifications", key: api.backend,
+                                   bodyFile: try cli.write("exact.json", exact + String(repeating: " ", count: (1 << 20) - exact.utf8.count)))
+        #expect(atLimit.status == 202, "\(atLimit.status) \(atLimit.body.prefix(200))")
+        let charset = try api.call("POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(CLI.token(11)),
+                                   headers: ["Content-Type: application/json; charset=utf-8"])
+        #expect(charset.status == 202, "\(charset.body)")
+        let before = try api.written()
         let badKey = try api.call("POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(CLI.token(1)),
                                   headers: ["Idempotency-Key: " + String(repeating: "k", count: 256)])
         #expect(try badKey.status == 400 && (try APIHarness.error(badKey))["field"] as? String == "Idempotency-Key", "\(badKey.body)")
 
         #expect(try api.written() == before, "an invalid request wrote something")
         let log = try cli.run("log", "--json")
-        #expect(log.status == 0 && log.lines.count == 7, "1 + 2 + 1 deliveries, then 3 from the batch (alice has one device): \(log.lines.count)")
+        #expect(log.status == 0 && log.lines.count == 9, "1 + 2 + 1 deliveries, 3 from the batch (alice has one device), 2 more: \(log.lines.count)")
     }
 
     @Test func campaignsAndTheirErrors() throws {
