@@ -80,6 +80,10 @@ import TestSupport
             statuses.append(response?.status ?? 0)
         }
         #expect(statuses == (0..<20).map { $0 % 2 == 0 ? 202 : 200 }, "\(statuses); log: \(api.serve.log.suffix(1500))")
+        // The stalled request was kept waiting, not dropped: its remaining bytes complete it.
+        stalled.send(Array(body.dropFirst(20).utf8))
+        let completed = stalled.receive(timeout: 30, until: #""deliveries":1}"#)
+        #expect(completed.hasPrefix("HTTP/1.1 202"), "the stalled request, completed: \(completed.prefix(200))")
         for upload in [announced, chunked] {
             #expect(Fleet.waitUntil(120, every: 0.1) { upload.sent < 0 }, "the upload neither finished nor was cut off")
             let answer = upload.connection.receive(timeout: 30)
@@ -91,7 +95,7 @@ import TestSupport
         #expect(peakKiB < 300 * 1024, "resident memory grew from \(baseline) KiB to \(peakKiB) KiB")
         #expect(try api.call("GET", "/healthz", key: nil).status == 200)
         let nothing = try api.written()
-        #expect(nothing.first?.hasPrefix("10|10|") == true, "only the ten ordinary notifications were written: \(nothing)")
+        #expect(nothing.first?.hasPrefix("11|11|") == true, "only the ten ordinary and the stalled notification were written: \(nothing)")
     }
 
     @Test func sigtermUnderLoadLosesNoAcknowledgedEnqueue() throws {
@@ -204,8 +208,9 @@ final class RawConnection: @unchecked Sendable {
         return true
     }
 
-    /// What the server sent until it closed or `timeout` seconds passed without data.
-    func receive(timeout seconds: Int) -> String {
+    /// What the server sent until it closed, `timeout` seconds passed without data, or the text received contains
+    /// `until` (for a response on a connection kept alive).
+    func receive(timeout seconds: Int, until end: String? = nil) -> String {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received: [UInt8] = []
@@ -214,6 +219,7 @@ final class RawConnection: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count <= 0 { break }
             received += buffer[..<count]
+            if let end, String(decoding: received, as: UTF8.self).contains(end) { break }
         }
         return String(decoding: received, as: UTF8.self)
     }
