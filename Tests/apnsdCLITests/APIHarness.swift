@@ -2,6 +2,11 @@ import Foundation
 import Testing
 import TestSupport
 
+/// The suites that drive `apnsd serve` through its API, one test at a time: each test blocks its thread while it
+/// waits for curl and the server, and on a 2-core machine two such tests at once would hold every thread of the
+/// cooperative pool that the in-process async suites (HTTPServerTests) need.
+@Suite(.serialized) enum APIServe {}
+
 /// A running `apnsd serve` for the API tests, with API keys of each kind and helpers to call it with them.
 final class APIHarness {
     let cli: CLI
