@@ -56,7 +56,17 @@ extension API {
         }
     }
 
-    /// `DELETE /v1/notifications/{id}` and `POST /v1/campaigns/{id}/cancel`: 409 when it already finished.
+    /// `DELETE /v1/notifications/{id}`: only a notification (a campaign of kind single); a bulk campaign is 404
+    /// here, since cancelling one needs the admin scope of `POST /v1/campaigns/{id}/cancel`.
+    func cancelNotification(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        let id = try campaignID(request)
+        let campaign: Campaign
+        do { campaign = try await store.campaign(id) } catch { throw .store(error) }
+        guard campaign.kind == .single else { throw .notFound("no notification \(id) (it is a bulk campaign)") }
+        return try await cancel(request)
+    }
+
+    /// `POST /v1/campaigns/{id}/cancel`, and a notification's cancel once checked: 409 when it already finished.
     func cancel(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         let id = try campaignID(request)
         let report: CancelReport

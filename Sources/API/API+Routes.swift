@@ -11,7 +11,9 @@ extension API {
             try await api.postBatch(request)
         },
         Route("GET", "/v1/notifications/{id}", scope: .read) { api, request throws(APIError) in try await api.getNotification(request) },
-        Route("DELETE", "/v1/notifications/{id}", scope: .send) { api, request throws(APIError) in try await api.cancel(request) },
+        Route("DELETE", "/v1/notifications/{id}", scope: .send) { api, request throws(APIError) in
+            try await api.cancelNotification(request)
+        },
 
         Route("POST", "/v1/campaigns", scope: .admin, bodyLimit: Route.largeBodyLimit) { api, request throws(APIError) in
             try await api.postCampaign(request)
