@@ -11,8 +11,9 @@ public final class APNsdMetrics: Sendable {
     public static let noReason = "none"
     /// The APNs request status label when no HTTP answer came (transport failure).
     public static let transportError = "error"
-    /// Where notifications are enqueued from.
-    public static let sources = ["cli", "http"]
+    /// The API routes notifications and campaigns are enqueued through (the CLI runs in its own process, so a
+    /// serve's metrics cannot see its enqueues: `apnsd_queue_pending` does).
+    public static let sources = ["notifications", "batch", "campaigns"]
 
     public let registry = MetricsRegistry()
     public let buildInfo: MetricFamily
@@ -35,7 +36,7 @@ public final class APNsdMetrics: Sendable {
         let apnsStatuses = ["200"] + Set(Reason.documented.map { String($0.status) }).sorted() + [Self.transportError]
 
         buildInfo = registry.gauge("apnsd_build_info", help: "Always 1; the version apnsd was built as.", labels: [MetricLabel("version")], maxSeries: 1)
-        notificationsEnqueued = registry.counter("apnsd_notifications_enqueued_total", help: "Notifications enqueued (deliveries created), by where they came from.",
+        notificationsEnqueued = registry.counter("apnsd_notifications_enqueued_total", help: "Notifications and campaigns enqueued through the HTTP API (replays not counted), by route.",
                                                  labels: [MetricLabel("source", allowed: Self.sources)])
         deliveries = registry.counter("apnsd_deliveries_total", help: "Deliveries that reached a final status, by status and APNs reason.",
                                       labels: [MetricLabel("status", allowed: DeliveryStatus.allCases.map(\.rawValue)), MetricLabel("reason", allowed: reasons)],

@@ -168,6 +168,8 @@ import Testing
         }
         #expect(Set(same.compactMap { $0.json["id"] as? String }).count == 1)
         #expect(same.filter { $0.status == 202 }.count == 1 && same.filter { $0.headers["Idempotent-Replayed"] == "true" }.count == 19)
+        let metrics = await h.call("GET", "/metrics", key: nil)
+        #expect(metrics.text.contains(#"apnsd_notifications_enqueued_total{source="notifications"} 201"#), "replays are not counted")
         await h.close()
     }
 }

@@ -11,7 +11,7 @@ import Testing
 
     @Test func promtoolAcceptsTheApnsdRegistry() throws {
         let metrics = APNsdMetrics(version: "1.0.0-test")
-        metrics.notificationsEnqueued.increment("cli", by: 25)
+        metrics.notificationsEnqueued.increment("batch", by: 25)
         metrics.notificationsEnqueued.increment("somewhere else")
         metrics.delivered(.accepted, reason: nil)
         metrics.delivered(.unregistered, reason: .unregistered)
