@@ -38,7 +38,8 @@ extension APIServe {
             process.standardError = handle
             try process.run()
             defer {
-                process.terminate()
+                // SIGKILL: the test process's threads may block SIGTERM, and a child inherits that mask.
+                kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
             }
             let query = "http://127.0.0.1:\(port)/api/v1/query?query=apnsd_notifications_enqueued_total%7Bsource%3D%22notifications%22%7D"
