@@ -381,6 +381,7 @@ final class H2Connection {
         }
         requests += 1
         window.record(now: MonotonicClock.nanoseconds())
+        if let arrivals = shared.arrivals { arrivals.record(apnsID: state.check.apnsID) }
         let faults = shared.scenario.scenario.connection
         if faulty, let closeAfter = faults.closeAfter, requests >= closeAfter {
             // An abrupt close: the peer sees the TCP connection drop with this request unanswered.

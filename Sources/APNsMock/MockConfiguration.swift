@@ -27,11 +27,14 @@ public struct MockConfiguration: Sendable {
     /// Seconds a connection may carry no request (no HEADERS or DATA received, no answer sent) before it is sent
     /// GOAWAY with `{"reason":"IdleTimeout"}` and closed; 0 = never.
     public var idleTimeout: TimeInterval
+    /// Write one line per push request here as it arrives: `<wall-clock ns since 1970> <apns-id or ->` (for latency
+    /// benchmarks). Nil (the default): nothing is recorded.
+    public var arrivalsFile: String?
 
     public init(host: String = "127.0.0.1", port: Int = 0, identity: TLSIdentity, verifier: JWTVerifier,
                 scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, threads: Int = 1,
                 tracksTokens: Bool = true, statsTokens: Bool = false,
-                handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300) {
+                handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil) {
         self.host = host
         self.port = port
         self.identity = identity
@@ -43,5 +46,6 @@ public struct MockConfiguration: Sendable {
         self.statsTokens = statsTokens
         self.handshakeTimeout = handshakeTimeout
         self.idleTimeout = idleTimeout
+        self.arrivalsFile = arrivalsFile
     }
 }

@@ -4,6 +4,7 @@ public enum MockError: Error, Equatable, CustomStringConvertible {
     case badAddress(String)
     case socket(String)
     case tls(String)
+    case file(String)
 
     public var description: String {
         switch self {
@@ -11,6 +12,7 @@ public enum MockError: Error, Equatable, CustomStringConvertible {
         case .badAddress(let address): return "bad listen address '\(address)' (expected HOST:PORT, e.g. 127.0.0.1:2197)"
         case .socket(let why): return "socket error: \(why)"
         case .tls(let why): return "TLS setup failed: \(why)"
+        case .file(let why): return why
         }
     }
 }

@@ -43,6 +43,7 @@ public final class MockServer: Sendable {
     /// Closes every connection and stops the loops.
     public func stop() {
         for loop in loops { loop.stop() }
+        shared.arrivals?.close()
     }
 
     private static func listen(host: String, port: Int) throws -> Int32 {

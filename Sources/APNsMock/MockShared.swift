@@ -12,6 +12,8 @@ final class MockShared: Sendable {
     let idleTimeout: UInt64
     let scenario: ScenarioBook
     let stats: StatsBook
+    /// Where push requests' arrivals are written (`MockConfiguration.arrivalsFile`); nil when not asked for.
+    let arrivals: ArrivalLog?
 
     init(configuration: MockConfiguration) throws {
         tls = try TLSServerContext(identity: configuration.identity)
@@ -23,5 +25,6 @@ final class MockShared: Sendable {
         scenario = ScenarioBook(configuration.scenario)
         stats = StatsBook(tracksTokens: configuration.tracksTokens || configuration.statsTokens,
                           listsTokens: configuration.statsTokens)
+        arrivals = try configuration.arrivalsFile.map(ArrivalLog.init(path:))
     }
 }

@@ -13,6 +13,7 @@ struct MockOptions {
     var teamID: String?
     var scenarioFile: String?
     var statsOut: String?
+    var arrivalsOut: String?
     var threads = 1
     var tokenUpdateInterval: TimeInterval = 20 * 60
     var tracksTokens = true
@@ -36,6 +37,9 @@ struct MockOptions {
       --team-id TEAMID            The 10-character team id tokens must carry as "iss".
       --scenario FILE.json        Per-token behaviours and connection faults (see README).
       --stats-out FILE.json       Write the statistics here on exit (SIGINT/SIGTERM).
+      --arrivals-out FILE         Write one line per push request as it arrives: wall-clock nanoseconds since
+                                  1970 and its apns-id ("-" without one), e.g. "1764577987123456789 <uuid>"
+                                  (for latency benchmarks; written in batches, all of it by exit).
       --stats-tokens              List the statuses per device token in the statistics (GET /_mock/stats and
                                   --stats-out need no credentials, so device tokens are left out by default;
                                   totals such as tokensAcceptedTwice are always there).
@@ -54,7 +58,7 @@ struct MockOptions {
       curl --http2 --cacert /tmp/apns-ca.pem https://127.0.0.1:2197/_mock/stats
     """
 
-    static let valued: Set<String> = ["listen", "ca-out", "cert", "key", "key-file", "key-id", "team-id", "scenario", "stats-out",
+    static let valued: Set<String> = ["listen", "ca-out", "cert", "key", "key-file", "key-id", "team-id", "scenario", "stats-out", "arrivals-out",
                                       "threads", "token-update-interval", "handshake-timeout", "idle-timeout"]
     static let flagNames: Set<String> = ["help", "stats-tokens", "no-token-stats"]
 
@@ -77,6 +81,7 @@ struct MockOptions {
         options.certKeyFile = try parsed.value("key")
         options.scenarioFile = try parsed.value("scenario")
         options.statsOut = try parsed.value("stats-out")
+        options.arrivalsOut = try parsed.value("arrivals-out")
         if let text = try parsed.value("threads") {
             guard let threads = Int(text), (1...64).contains(threads) else { throw UsageError("--threads expects 1…64, got '\(text)'") }
             options.threads = threads

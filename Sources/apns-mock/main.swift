@@ -53,7 +53,8 @@ do {
         host: options.host, port: options.port, identity: identity,
         verifier: JWTVerifier(key: key, credential: credential), scenario: scenario,
         tokenUpdateInterval: options.tokenUpdateInterval, threads: options.threads, tracksTokens: options.tracksTokens,
-        statsTokens: options.statsTokens, handshakeTimeout: options.handshakeTimeout, idleTimeout: options.idleTimeout))
+        statsTokens: options.statsTokens, handshakeTimeout: options.handshakeTimeout, idleTimeout: options.idleTimeout,
+        arrivalsFile: options.arrivalsOut))
 } catch {
     fail("\(error)")
 }

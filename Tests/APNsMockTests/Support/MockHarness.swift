@@ -15,7 +15,7 @@ final class MockHarness {
 
     /// Per-token stats are listed (`statsTokens`) unless a test turns them off.
     init(scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, statsTokens: Bool = true,
-         handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300) throws {
+         handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil) throws {
         directory = try TempDirectory("mock")
         let identity = try TLSIdentity.throwaway()
         guard let ca = identity.caCertificatePEM else { throw HarnessError("throwaway identity has no CA") }
@@ -23,7 +23,7 @@ final class MockHarness {
         server = try MockServer(configuration: MockConfiguration(
             port: 0, identity: identity, verifier: JWTVerifier(key: Fixture.key, credential: Fixture.credential),
             scenario: scenario, tokenUpdateInterval: tokenUpdateInterval, statsTokens: statsTokens,
-            handshakeTimeout: handshakeTimeout, idleTimeout: idleTimeout))
+            handshakeTimeout: handshakeTimeout, idleTimeout: idleTimeout, arrivalsFile: arrivalsFile))
         authorization = try Fixture.authorization()
         curl = Curl(baseURL: "https://127.0.0.1:\(server.port)", caPath: caPath, directory: directory)
     }
