@@ -19,6 +19,10 @@ extension Store {
     /// Inserts a campaign with its audience (and a single send's deliveries) inside the caller's transaction.
     func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date) throws -> CampaignID {
         try spec.validate()
+        if spec.kind == .single, case .tokens(let tokens, let environment) = spec.audience, tokens.count == 1,
+           (spec.scheduledAt ?? now) <= now {
+            return try insertSingleSend(db, spec, to: tokens[0], environment: environment, now: now.storeMilliseconds)
+        }
         let id = try insertCampaign(db, spec, status: initialStatus(spec, now: now), now: now)
         try stageAudience(db, id, spec.audience)
         if spec.kind == .single {
@@ -94,6 +98,44 @@ extension Store {
     }
 
     // MARK: - Internals
+
+    /// A single send to one token due now, the API's common case, written as its two rows at once: the campaign
+    /// already expanded and its delivery, with what expansion would have given them (the registered device's
+    /// environment; `cancelled`, `DeviceInactive` for an inactive one; `environment`, default production, for an
+    /// unregistered token). Five statements fewer than staging and expanding, and nothing that grows with a batch.
+    private func insertSingleSend(_ db: Connection, _ spec: CampaignSpec, to token: DeviceToken, environment: Environment?,
+                                  now: Int64) throws -> CampaignID {
+        let lookup = try db.cached("SELECT id, environment, active FROM devices WHERE token = ? AND topic = ?")
+            .bind(token.hex, spec.content.bundleID)
+        var device: Int64?
+        var deliveryEnvironment = environment?.rawValue ?? Environment.production.rawValue
+        var inactive = false
+        if try lookup.step() {
+            device = lookup.int64(0)
+            deliveryEnvironment = lookup.string(1)
+            inactive = lookup.int64(2) == 0
+        }
+        lookup.reset()
+        let content = spec.content
+        try db.cached("""
+            INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload, apns_id,
+                audience, audience_environment, audience_size, expanded, expansion_cursor, scheduled_at, created_at,
+                started_at, finished_at, total, pending, cancelled)
+            VALUES ('single', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'tokens', ?9, 1, 1, 1, ?10, ?10, ?10, ?11, 1, ?12, ?13)
+            """).bind(inactive ? CampaignStatus.completed.rawValue : CampaignStatus.running.rawValue, content.bundleID,
+                      content.pushType.rawValue, content.priority.rawValue, content.expiration?.secondsSince1970,
+                      content.collapseID?.value, content.payload.bytes, content.apnsID?.uuidString, environment?.rawValue,
+                      now, inactive ? now : nil, inactive ? 0 : 1, inactive ? 1 : 0).run()
+        let id = CampaignID(db.lastInsertRowID)
+        try db.cached("""
+            INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
+                next_attempt_at, created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8)
+            """).bind(id.rawValue, device, token.hex, deliveryEnvironment, CampaignKind.single.priorityClass,
+                      inactive ? DeliveryStatus.cancelled.rawValue : DeliveryStatus.pending.rawValue,
+                      inactive ? Reason.deviceInactive.rawValue : nil, now).run()
+        return id
+    }
 
     private func initialStatus(_ spec: CampaignSpec, now: Date) -> CampaignStatus {
         spec.kind == .single && (spec.scheduledAt ?? now) <= now ? .running : .scheduled

@@ -9,12 +9,20 @@ extension Store {
     /// same request replays what that request created and enqueues nothing. A failure of the database itself
     /// throws and nothing is written.
     public func enqueue(_ requests: [EnqueueRequest], now: Date = Date()) throws(StoreError) -> [Result<Enqueued, StoreError>] {
-        try write { db in
-            let nowMS = now.storeMilliseconds
-            if requests.contains(where: { $0.idempotency != nil }) {
-                try db.cached("DELETE FROM idempotency_keys WHERE created_at < ?")
-                    .bind(nowMS - Self.milliseconds(IdempotencyKey.lifetime)).run()
+        // One request needs no savepoint: the transaction is its own all-or-nothing. (A savepoint around a
+        // 10,000-notification batch made SQLite walk its growing statement journal at every statement.)
+        if requests.count == 1 {
+            do {
+                return [.success(try write { db in
+                    try forgetExpiredKeys(db, requests, now: now)
+                    return try enqueueOne(db, requests[0], now: now)
+                })]
+            } catch where error.isRequestFault {
+                return [.failure(error)]
             }
+        }
+        return try write { db in
+            try forgetExpiredKeys(db, requests, now: now)
             var results: [Result<Enqueued, StoreError>] = []
             results.reserveCapacity(requests.count)
             for request in requests {
@@ -23,7 +31,7 @@ extension Store {
                     let result = try enqueueOne(db, request, now: now)
                     try db.execute("RELEASE enqueue")
                     results.append(.success(result))
-                } catch let error as StoreError where !error.isTransient {
+                } catch let error as StoreError where error.isRequestFault {
                     try db.execute("ROLLBACK TO enqueue")
                     try db.execute("RELEASE enqueue")
                     results.append(.failure(error))
@@ -31,6 +39,13 @@ extension Store {
             }
             return results
         }
+    }
+
+    /// Deletes keys past their lifetime when any request carries one (an index range, cheap when there are none).
+    private func forgetExpiredKeys(_ db: Connection, _ requests: [EnqueueRequest], now: Date) throws {
+        guard requests.contains(where: { $0.idempotency != nil }) else { return }
+        try db.cached("DELETE FROM idempotency_keys WHERE created_at < ?")
+            .bind(now.storeMilliseconds - Self.milliseconds(IdempotencyKey.lifetime)).run()
     }
 
     /// What the key's first request created, if the key is remembered with `key.requestHash`;
@@ -93,5 +108,15 @@ extension Store {
             VALUES (?, ?, ?, ?, ?, ?)
             """).bind(key.scope, key.key, key.requestHash, result.ids.map { String($0.rawValue) }.joined(separator: ","),
                       result.deliveries.map(String.init).joined(separator: ","), now).run()
+    }
+}
+
+extension StoreError {
+    /// A fault of one enqueue request (refused alone), not of the database (which fails the whole group).
+    var isRequestFault: Bool {
+        switch self {
+        case .invalidCampaign, .idempotencyConflict, .unknownCampaign: true
+        default: false
+        }
     }
 }
