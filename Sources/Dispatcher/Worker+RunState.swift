@@ -44,6 +44,10 @@ extension Worker {
         var commitsSeen: UInt64 = 0
         var changesSeen: Int64?
         var nextChangeCheck = Date.distantPast
+        /// The same, as read before the last claim of single sends made while busy with bulk work.
+        var singlesCommitsSeen: UInt64 = 0
+        var singlesChangesSeen: Int64?
+        var nextSinglesCheck = Date.distantPast
 
         var queued: Int { queue.count - queueHead }
         var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }
@@ -52,6 +56,18 @@ extension Worker {
             guard queueHead < queue.count else { return nil }
             defer { queueHead += 1 }
             return queue[queueHead]
+        }
+
+        /// Queues claimed jobs: single sends ahead of the bulk work already queued, bulk work behind it.
+        mutating func enqueueClaimed(_ jobs: [DeliveryJob]) {
+            let singles = jobs.filter { $0.kind == .single }
+            requeueFront(singles)
+            if singles.count == jobs.count { return }
+            if queueHead > 0 {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            queue.append(contentsOf: singles.isEmpty ? jobs : jobs.filter { $0.kind != .single })
         }
 
         /// Puts `jobs` back at the head of the queue (held work once its pool is reachable again).

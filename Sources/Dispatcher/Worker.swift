@@ -130,6 +130,8 @@ public final class Worker: Sendable {
                 if state.fault == nil && !state.stopping && now >= state.nextClaimAt
                     && state.queued + state.heldCount < max(1, configuration.claimBatch / 2) {
                     try await refill(&state, now: now)
+                } else if state.fault == nil && !state.stopping && state.queued > 0 {
+                    try await claimSinglesWhileBusy(&state, now: now)
                 }
                 if state.fault == nil { submit(&state, group: &group, now: clock()) }
                 if !state.results.isEmpty && (state.results.count >= configuration.recordBatch || state.inFlight == 0
@@ -195,6 +197,26 @@ public final class Worker: Sendable {
         if changes != seen { state.nextClaimAt = now }
     }
 
+    /// While bulk work waits in the queue (no refill due), a single send committed since the last look is claimed
+    /// at once and goes ahead of it: in this process on the store's commit signal, from another process on its
+    /// change count (read at most once a tick).
+    private func claimSinglesWhileBusy(_ state: inout RunState, now: Date) async throws {
+        var moved = store.commits.current != state.singlesCommitsSeen
+        if !moved && now >= state.nextSinglesCheck {
+            state.nextSinglesCheck = now.addingTimeInterval(Self.tick.seconds)
+            guard let changes = try await guarded(&state, { [store] in try await store.changeCount() }) else { return }
+            moved = changes != state.singlesChangesSeen
+            state.singlesChangesSeen = changes
+        }
+        guard moved else { return }
+        state.singlesCommitsSeen = store.commits.current
+        let (id, lease, limit) = (state.id, configuration.lease, max(1, configuration.claimBatch / 2))
+        guard let jobs = try await guarded(&state, { [store] in
+            try await store.claimSingles(now: now, limit: limit, leaseFor: lease, worker: id)
+        }) else { return }
+        state.requeueFront(jobs)
+    }
+
     private func refill(_ state: inout RunState, now: Date) async throws {
         // One page per refill keeps expansion in step with sending: a huge campaign never stalls the first sends.
         let page = configuration.expansionPageSize
@@ -208,11 +230,7 @@ public final class Worker: Sendable {
         let (id, lease) = (state.id, configuration.lease)
         guard let jobs = try await guarded(&state, { [store] in try await store.claim(now: now, limit: want, leaseFor: lease, worker: id) })
         else { return }
-        if state.queueHead > 0 {
-            state.queue.removeFirst(state.queueHead)
-            state.queueHead = 0
-        }
-        state.queue.append(contentsOf: jobs)
+        state.enqueueClaimed(jobs)
         if jobs.count < want {
             // Everything due is claimed: look again when the next thing comes due (or the leases of a worker
             // that went quiet can be taken over), or at the poll interval.

@@ -24,6 +24,9 @@ public protocol DeliveryStore: Actor {
     func expandDueCampaigns(now: Date, pageSize: Int, maxPages: Int) async throws(StoreError) -> ExpansionReport
     /// Claims and leases up to `limit` due deliveries for `worker`, single sends first.
     func claim(now: Date, limit: Int, leaseFor: Duration, worker: WorkerID?) async throws(StoreError) -> [DeliveryJob]
+    /// Claims up to `limit` due single sends only, and only when there are some (a read first, no write
+    /// otherwise): for a busy worker, so a notification does not wait behind the bulk work it already holds.
+    func claimSingles(now: Date, limit: Int, leaseFor: Duration, worker: WorkerID?) async throws(StoreError) -> [DeliveryJob]
     /// Writes a batch of outcomes in one transaction.
     func record(_ results: [DeliveryResult], by worker: WorkerID?, now: Date) async throws(StoreError) -> RecordReport
     /// When the next delivery or campaign becomes due; nil when there is nothing queued.

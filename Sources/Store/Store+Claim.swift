@@ -13,6 +13,23 @@ extension Store {
     /// the lease simply expires at now + `leaseFor`. A delivery whose registered device became inactive since
     /// expansion is not returned: it becomes `cancelled` with reason `DeviceInactive`.
     public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+        try claim(now: now, limit: limit, leaseFor: lease, worker: worker,
+                  classes: [CampaignKind.single.priorityClass, CampaignKind.bulk.priorityClass])
+    }
+
+    /// Claims due single sends only, after a read that finds whether there are any (no write transaction when not).
+    public func claimSingles(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+        let single = CampaignKind.single.priorityClass
+        let due = try read { db in
+            try db.cached("""
+                SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = ?1 AND next_attempt_at <= ?2)
+                """).bind(single, now.storeMilliseconds).scalarInt64() ?? 0
+        }
+        guard due != 0 else { return [] }
+        return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, classes: [single])
+    }
+
+    private func claim(now: Date, limit: Int, leaseFor lease: Duration, worker: WorkerID?, classes: [Int]) throws(StoreError) -> [DeliveryJob] {
         guard limit > 0 else { return [] }
         let nowMS = now.storeMilliseconds
         let leaseEnd = nowMS + Self.milliseconds(lease)
@@ -33,7 +50,7 @@ extension Store {
             var parameters: [Int64: SendingParameters] = [:]
             var skippedPerCampaign: [Int64: Int] = [:]
             var claimedCampaigns = Set<Int64>()
-            for priorityClass in [CampaignKind.single.priorityClass, CampaignKind.bulk.priorityClass] {
+            for priorityClass in classes {
                 while jobs.count < limit {
                     let wanted = limit - jobs.count
                     try select.bind(priorityClass, nowMS, wanted)

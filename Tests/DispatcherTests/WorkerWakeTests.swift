@@ -63,3 +63,33 @@ struct WorkerWakeTests {
         #expect(arrived, "the second send waited for the hourly poll")
     }
 }
+
+/// A single send enqueued while the worker is busy with a throttled bulk campaign is claimed at once and sent
+/// ahead of the bulk work the worker already holds (counted in bulk deliveries, not in time).
+@Suite struct SingleOvertakesBulkTests {
+    @Test func aSingleSendGoesAheadOfClaimedBulkWork() async throws {
+        // 1 connection at 40/s; the worker claims 600 at a time (refilling below 300) and keeps 40 in flight.
+        let harness = try await DispatchHarness(connections: 1, rate: 40)
+        let tokens = try await harness.register(1000)
+        let bulk = try await harness.campaign()
+        let stop = Locked(false)
+        let worker = harness.worker {
+            $0.pollInterval = .seconds(3600)
+            $0.claimBatch = 600
+        }
+        let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
+        let busy = try await WorkerWakeTests.eventually(60) { try await harness.store.campaign(bulk).counters.accepted >= 20 }
+        try #require(busy)
+        let acceptedBefore = try await harness.store.campaign(bulk).counters.accepted
+        let single = try await harness.store.enqueueSingle(try WorkerWakeTests.single(tokens[999]))
+        let arrived = try await WorkerWakeTests.eventually(60) { try await harness.store.campaign(single).counters.accepted == 1 }
+        let acceptedAfter = try await harness.store.campaign(bulk).counters.accepted
+        stop.withLock { $0 = true }
+        _ = try await run.value
+        await harness.shutdown()
+        #expect(arrived)
+        // Before, it waited behind what the worker held: hundreds queued, and 40 in flight. Now only requests
+        // already handed to the connection before the claim (at most its 40 in flight) go first.
+        #expect(acceptedAfter - acceptedBefore <= 45, "bulk deliveries sent before the single: \(acceptedAfter - acceptedBefore)")
+    }
+}
