@@ -5,9 +5,11 @@ import QueueModel
 /// the requests that arrive wait and go together in the next. Under load one commit serves many requests; a
 /// lone request is written at once, with no added delay.
 actor EnqueueQueue {
-    /// The most requests, and specs, written in one transaction.
+    /// The most requests written in one transaction.
     static let maximumRequests = 512
-    static let maximumSpecs = 20_000
+    /// A request with more specs than this (a batch) is written alone: grouped requests each need a savepoint,
+    /// and SQLite's cost per statement grows with what its savepoint holds.
+    static let groupedSpecs = 16
 
     private let store: any ProducerStore
     private let committed: @Sendable () -> Void
@@ -33,11 +35,10 @@ actor EnqueueQueue {
 
     private func drain() async {
         while !waiting.isEmpty {
-            var count = 0
-            var specs = 0
-            while count < waiting.count, count < Self.maximumRequests, count == 0 || specs + waiting[count].request.specs.count <= Self.maximumSpecs {
-                specs += waiting[count].request.specs.count
-                count += 1
+            let alone = { (index: Int) in self.waiting[index].request.specs.count > Self.groupedSpecs }
+            var count = 1
+            if !alone(0) {
+                while count < waiting.count, count < Self.maximumRequests, !alone(count) { count += 1 }
             }
             let group = Array(waiting.prefix(count))
             waiting.removeFirst(count)

@@ -9,7 +9,8 @@ struct JSONBody {
     let bytes: [UInt8]
     /// Prefix for field names in errors (`audience.`).
     let path: String
-    private var read: Set<String> = []
+    /// Names read so far (a few per object: an array beats hashing).
+    private var read: [String] = []
 
     init(_ node: JSONNode, bytes: [UInt8], path: String = "") throws(APIError) {
         guard case .object(let members, _) = node else {
@@ -35,7 +36,7 @@ struct JSONBody {
     func has(_ key: String) -> Bool { members.contains { $0.key == key } }
 
     private mutating func value(_ key: String) -> JSONNode? {
-        read.insert(key)
+        if !read.contains(key) { read.append(key) }
         guard let value = members.first(where: { $0.key == key })?.value, value != .null else { return nil }
         return value
     }

@@ -11,6 +11,8 @@ struct Route: Sendable {
     var scope: APIKeyScope?
     var bodyLimit: Int
     var handler: Handler
+    /// The template's segments, split once.
+    let segments: [Substring]
 
     /// Bodies up to 1 MiB; the batch and campaign routes take up to 64 MiB.
     static let defaultBodyLimit = 1 << 20
@@ -22,10 +24,8 @@ struct Route: Sendable {
         self.scope = scope
         self.bodyLimit = bodyLimit
         self.handler = handler
+        segments = template.split(separator: "/", omittingEmptySubsequences: false)
     }
-
-    /// The template's segments.
-    var segments: [Substring] { template.split(separator: "/", omittingEmptySubsequences: false) }
 }
 
 /// A request matched to its route: the path parameters and, on `/v1`, the API key it came with.

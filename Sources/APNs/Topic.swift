@@ -5,21 +5,24 @@ public enum Topic {
 
     /// Checks that `bundleID` is a bundle id: 1–255 characters of `A–Z a–z 0–9 - .`, no empty label.
     public static func validate(_ bundleID: String) throws(APNsError) {
-        let bytes = Array(bundleID.utf8)
-        let shown = "'\(Printable.escaped(String(bundleID.prefix(80))))'"
-        guard !bytes.isEmpty else { throw .invalidTopic("the bundle id is empty") }
-        guard bytes.count <= maximumBytes else { throw .invalidTopic("\(shown)… is \(bytes.count) bytes; at most \(maximumBytes)") }
-        for byte in bytes {
+        // Runs once per notification of a batch: bytes only, and the message built only on failure.
+        var shown: String { "'\(Printable.escaped(String(bundleID.prefix(80))))'" }
+        let count = bundleID.utf8.count
+        guard count > 0 else { throw .invalidTopic("the bundle id is empty") }
+        guard count <= maximumBytes else { throw .invalidTopic("\(shown)… is \(count) bytes; at most \(maximumBytes)") }
+        var previous: UInt8 = UInt8(ascii: ".")
+        for byte in bundleID.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."):
-                continue
+                 UInt8(ascii: "-"):
+                break
+            case UInt8(ascii: "."):
+                guard previous != UInt8(ascii: ".") else { throw .invalidTopic("\(shown) is not a bundle id (empty part between periods)") }
             default:
                 throw .invalidTopic("\(shown) is not a bundle id (only letters, digits, '-' and '.')")
             }
+            previous = byte
         }
-        guard bytes.first != UInt8(ascii: "."), bytes.last != UInt8(ascii: "."), !bundleID.contains("..") else {
-            throw .invalidTopic("\(shown) is not a bundle id (empty part between periods)")
-        }
+        guard previous != UInt8(ascii: ".") else { throw .invalidTopic("\(shown) is not a bundle id (empty part between periods)") }
     }
 }

@@ -22,8 +22,11 @@ public final class Worker: Sendable {
     let random: @Sendable () -> Double
     let observer: (any WorkerObserver)?
     private let contact = Locked(APNsContact())
-    /// How often the loop wakes up when nothing else happens (stop signal, heartbeats, cancels, pauses). The
+    /// How often the loop wakes up when nothing else happens (stop signal, heartbeats, cancels, pauses, and a
+    /// commit of this process's store: a notification enqueued by `apnsd serve` is claimed within one turn). The
     /// wake-ups are real time; every decision reads the injected `clock`.
+    static let turn: Duration = .milliseconds(10)
+    /// The pace of what costs a query: reading another process's change count, re-claiming after an empty claim.
     static let tick: Duration = .milliseconds(50)
 
     public init(store: any DeliveryStore, tokens: ProviderTokenCache, transport: TransportRegistry,
@@ -157,7 +160,7 @@ public final class Worker: Sendable {
     }
 
     private static func sleepOneTick() async -> Event {
-        try? await Task.sleep(for: tick)
+        try? await Task.sleep(for: turn)
         return .tick
     }
 

@@ -103,6 +103,13 @@ public struct JSONParser {
 
     private mutating func string() throws(IntakeError) -> String {
         index += 1
+        // Most strings (tokens, keys, user ids) have no escape: one scan, one decode of the bytes as they are.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            defer { index = end + 1 }
+            return String(decoding: bytes[index..<end], as: UTF8.self)
+        }
         var scalars = String.UnicodeScalarView()
         var runStart = index
         func flush(_ end: Int) {
