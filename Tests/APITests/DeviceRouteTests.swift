@@ -173,3 +173,18 @@ import Testing
         await h.close()
     }
 }
+
+/// A database the API cannot use answers 503 with `Retry-After`, and the request is not half-done.
+@Suite struct UnavailableDatabaseTests {
+    @Test func aClosedStoreIs503() async throws {
+        let h = try await APIHarness()
+        let key = try await h.key("app")
+        #expect(await h.call("GET", "/v1/campaigns", key: key).status == 200)
+        await h.store.close()
+        let reply = await h.call("POST", "/v1/notifications", #"{"token":"\#(APIHarness.token(1))","payload":{"aps":{}}}"#, key: key)
+        #expect(reply.status == 503 && reply.errorCode == "database_unavailable" && reply.headers["Retry-After"] == "1", "\(reply.text)")
+        let listed = await h.call("GET", "/v1/deliveries", key: key)
+        #expect(listed.status == 503, "\(listed.text)")
+        await h.close()
+    }
+}
