@@ -4,11 +4,12 @@ import Foundation
 import QueueModel
 import Store
 import Testing
+import TestSupport
 import Threads
 
 /// New work reaches an idle worker long before its poll interval (an hour here): in-process through its store's
 /// `commits` signal, from another connection to the file (another process) through the store's change count.
-@Suite(.serialized)
+@Suite(.serialized, .measuresTime)
 struct WorkerWakeTests {
     /// Polls `condition` every 20 ms for up to `seconds`.
     static func eventually(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
@@ -34,7 +35,7 @@ struct WorkerWakeTests {
         let worker = harness.worker { $0.pollInterval = .seconds(3600) }
         let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
         let first = try await harness.store.enqueueSingle(try single(tokens[0]))
-        let firstArrived = try await eventually(20) { try await harness.store.campaign(first).counters.accepted == 1 }
+        let firstArrived = try await eventually(60) { try await harness.store.campaign(first).counters.accepted == 1 }
         try #require(firstArrived)
         // Long enough for the claim after recording to have found nothing: the worker now waits for its poll.
         try await Task.sleep(for: .milliseconds(300))
@@ -66,7 +67,7 @@ struct WorkerWakeTests {
 
 /// A single send enqueued while the worker is busy with a throttled bulk campaign is claimed at once and sent
 /// ahead of the bulk work the worker already holds (counted in bulk deliveries, not in time).
-@Suite struct SingleOvertakesBulkTests {
+@Suite(.measuresTime) struct SingleOvertakesBulkTests {
     @Test func aSingleSendGoesAheadOfClaimedBulkWork() async throws {
         // 1 connection at 40/s; the worker claims 600 at a time (refilling below 300) and keeps 40 in flight.
         let harness = try await DispatchHarness(connections: 1, rate: 40)
@@ -90,6 +91,7 @@ struct WorkerWakeTests {
         #expect(arrived)
         // Before, it waited behind what the worker held: hundreds queued, and 40 in flight. Now only requests
         // already handed to the connection before the claim (at most its 40 in flight) go first.
-        #expect(acceptedAfter - acceptedBefore <= 45, "bulk deliveries sent before the single: \(acceptedAfter - acceptedBefore)")
+        // Generous for a loaded machine (the loop may take a few turns to claim); without the overtaking it is ~240.
+        #expect(acceptedAfter - acceptedBefore <= 100, "bulk deliveries sent before the single: \(acceptedAfter - acceptedBefore)")
     }
 }

@@ -50,14 +50,14 @@ import Threads
         options.batchSize = 2
         options.retryBase = .milliseconds(20)
         options.retryCap = .milliseconds(100)
-        options.pollInterval = .seconds(60)
+        options.pollInterval = .seconds(3600)
         options.post = HTTPPost(timeout: .seconds(10), connectTimeout: .seconds(5))
         let url = "http://127.0.0.1:\(server.address.port)/hook"
 
         let sender = WebhookSender(store: store, url: url, secret: Self.secret, logger: logger, options: options)
         await sender.start()
         #expect(await eventually { received.withLock { $0.eventIDs.count } == 5 })
-        // An event written while it runs wakes it (the poll interval is a minute).
+        // An event written while it runs wakes it (the poll interval is an hour; the wait bound, a minute).
         try await store.writeEvent(5)
         #expect(await eventually { received.withLock { $0.eventIDs.count } == 6 })
         #expect(try await eventually { try await store.webhookCursor() == EventID(6) })
