@@ -55,6 +55,8 @@ enum ServeCommand {
             await sender.start()
             webhook = sender
         }
+        let prune = EventPruner(store: store, keepUndelivered: webhook != nil, logger: Logger(label: "apnsd.events", minimumLevel: level))
+        let pruner = Task { await prune.run() }
         let workerTask = setup.map { setup in
             Task { await runWorker(setup, store: store, state: workerState!, feed: metricsFeed) }
         }
@@ -65,6 +67,8 @@ enum ServeCommand {
         api.beginShutdown()
         await server.stop(deadline: .seconds(10))
         await workerTask?.value
+        pruner.cancel()
+        await pruner.value
         await webhook?.stop()
         await store.close()
         logger.info("serve.finished")
