@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Metrics
 import QueueModel
+import Threads
 
 /// What the API needs to know of the configuration.
 public struct APISettings: Sendable {
@@ -98,9 +99,4 @@ public final class API: Sendable {
             }
         }
     }
-}
-
-extension Duration {
-    /// The duration in seconds, fractions included.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

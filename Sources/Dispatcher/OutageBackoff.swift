@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// Whether a pool (one APNs environment) may be sent to, while APNs cannot be reached.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// When to try a failed delivery again: exponential backoff with full jitter, a cap, and an attempt limit.
 public struct RetryPolicy: Sendable, Hashable {
@@ -30,12 +31,4 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Whether another try is allowed after `attempts` sends.
     public func allowsRetry(afterAttempts attempts: Int) -> Bool { attempts < maxAttempts }
-}
-
-extension Duration {
-    /// The duration in seconds, as a Double.
-    public var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
 }

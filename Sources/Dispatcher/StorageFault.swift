@@ -1,5 +1,6 @@
 import Foundation
 import QueueModel
+import Threads
 
 /// A database write failed with a fault that may pass (locked, read-only, full disk, I/O error): the worker
 /// stops sending, keeps the outcomes it holds, and tries again after a backoff (doubling from `first` to

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import QueueModel
+import Threads
 
 /// Deletes old events for `apnsd serve`: those written more than `retention` ago, and, when a webhook delivers
 /// them, only once it has acknowledged them (an unreachable receiver never loses events). Once at start, then
@@ -27,8 +28,7 @@ public struct EventPruner: Sendable {
     /// One pass at `now`: how many events were deleted.
     @discardableResult
     public func pruneOnce(now: Date = Date()) async throws(StoreError) -> Int {
-        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
-        let deleted = try await store.pruneEvents(writtenBefore: now.addingTimeInterval(-seconds), keepUndelivered: keepUndelivered)
+        let deleted = try await store.pruneEvents(writtenBefore: now.addingTimeInterval(-retention.seconds), keepUndelivered: keepUndelivered)
         if deleted > 0 { logger.info("events.pruned", ("events", String(deleted))) }
         return deleted
     }
