@@ -31,17 +31,17 @@ public final class API: Sendable {
     let rates = CampaignRates()
     private static let router = Router(routes)
 
-    /// `readiness` answers `/readyz`'s checks ("ok" or a reason each); `workAdded` runs after each commit that
-    /// created work (to wake an in-process worker).
+    /// `readiness` answers `/readyz`'s checks ("ok" or a reason each). An in-process worker learns of new work
+    /// from its store's own commit signal, so the API needs no hook for it.
     public init(store: any ProducerStore & APIKeyStore, events: EventFeed, metrics: APNsdMetrics, settings: APISettings,
-                readiness: @escaping @Sendable () async -> [(String, String)], workAdded: @escaping @Sendable () -> Void = {}) {
+                readiness: @escaping @Sendable () async -> [(String, String)]) {
         self.store = store
         self.events = events
         self.metrics = metrics
         self.settings = settings
         self.readiness = readiness
         authenticator = Authenticator(store: store)
-        enqueueQueue = EnqueueQueue(store: store, committed: workAdded)
+        enqueueQueue = EnqueueQueue(store: store)
     }
 
     /// The HTTP server's own answers (a body over its limit, a request during a stop) in the API's error format.

@@ -12,14 +12,11 @@ actor EnqueueQueue {
     static let groupedSpecs = 16
 
     private let store: any ProducerStore
-    private let committed: @Sendable () -> Void
     private var waiting: [(request: EnqueueRequest, continuation: CheckedContinuation<Result<Enqueued, StoreError>, Never>)] = []
     private var writing = false
 
-    /// `committed` runs after each transaction that created work (to wake the worker).
-    init(store: any ProducerStore, committed: @escaping @Sendable () -> Void) {
+    init(store: any ProducerStore) {
         self.store = store
-        self.committed = committed
     }
 
     /// Writes `request` with whatever else is waiting; its own result.
@@ -48,7 +45,6 @@ actor EnqueueQueue {
             } catch {
                 results = Array(repeating: .failure(error), count: group.count)
             }
-            if results.contains(where: { if case .success(let done) = $0 { !done.isReplay } else { false } }) { committed() }
             for (item, result) in zip(group, results) { item.continuation.resume(returning: result) }
         }
         writing = false
