@@ -13,22 +13,21 @@ extension Store {
     /// For a tokens file too big for memory, use `beginCampaign`, `appendTokens` and `sealCampaign` instead.
     @discardableResult
     public func createCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
-        try write { db in try insertCampaign(db, spec, now: now) }
+        try write { db in try insertCampaign(db, spec, now: now).id }
     }
 
-    /// Inserts a campaign with its audience (and a single send's deliveries) inside the caller's transaction.
-    func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date) throws -> CampaignID {
+    /// Inserts a campaign with its audience (and a single send's deliveries) inside the caller's transaction;
+    /// returns its id and the delivery rows created now (a bulk campaign's come with its expansion: 0).
+    func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date) throws -> (id: CampaignID, deliveries: Int) {
         try spec.validate()
         if spec.kind == .single, case .tokens(let tokens, let environment) = spec.audience, tokens.count == 1,
            (spec.scheduledAt ?? now) <= now {
-            return try insertSingleSend(db, spec, to: tokens[0], environment: environment, now: now.storeMilliseconds)
+            return (try insertSingleSend(db, spec, to: tokens[0], environment: environment, now: now.storeMilliseconds), 1)
         }
         let id = try insertCampaign(db, spec, status: initialStatus(spec, now: now), now: now)
         try stageAudience(db, id, spec.audience)
-        if spec.kind == .single {
-            try expandCompletely(db, id, now: now.storeMilliseconds)
-        }
-        return id
+        guard spec.kind == .single else { return (id, 0) }
+        return (id, try expandCompletely(db, id, now: now.storeMilliseconds))
     }
 
     /// A single send (`apnsd send`): `spec` with kind `.single`, to tokens or users. Returns the campaign id.

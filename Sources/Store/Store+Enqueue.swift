@@ -79,10 +79,9 @@ extension Store {
         var ids: [CampaignID] = []
         var deliveries: [Int] = []
         for spec in request.specs {
-            let id = try insertCampaign(db, spec, now: now)
-            ids.append(id)
-            deliveries.append(spec.kind == .single
-                              ? Int(try db.cached("SELECT total FROM campaigns WHERE id = ?").bind(id.rawValue).scalarInt64() ?? 0) : 0)
+            let inserted = try insertCampaign(db, spec, now: now)
+            ids.append(inserted.id)
+            deliveries.append(inserted.deliveries)
         }
         let result = Enqueued(ids: ids, deliveries: deliveries, isReplay: false)
         if let key = request.idempotency { try Self.remember(db, key, result, now: now.storeMilliseconds) }

@@ -24,9 +24,15 @@ extension Store {
         return report
     }
 
-    /// Expands every page of a campaign inside the caller's transaction (single sends, at creation).
-    func expandCompletely(_ db: Connection, _ id: CampaignID, now: Int64) throws {
-        while try !Self.expandPage(db, id, pageSize: 10_000, now: now).finished {}
+    /// Expands every page of a campaign inside the caller's transaction (single sends, at creation); returns the
+    /// delivery rows inserted.
+    func expandCompletely(_ db: Connection, _ id: CampaignID, now: Int64) throws -> Int {
+        var inserted = 0
+        while true {
+            let page = try Self.expandPage(db, id, pageSize: 10_000, now: now)
+            inserted += page.inserted
+            if page.finished { return inserted }
+        }
     }
 
     private static func nextCampaignToExpand(_ db: Connection, now: Int64) throws -> CampaignID? {
