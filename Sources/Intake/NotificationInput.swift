@@ -61,16 +61,15 @@ public struct NotificationInput: Sendable {
         let environment = try check(.environment) { () throws(APNsError) in try self.environment.map(Environment.parse) }
         guard let bytes = payload else { throw Failure(field: .payload, message: "payload is required (a JSON object with \"aps\")") }
         let payload = try check(.payload) { () throws(APNsError) in try Payload(bytes: bytes, pushType: pushType) }
+        // The content checks the topic (the parts above are checked already), once: its refusal names the topic.
         do {
-            try Topic.validate(topic)
+            let content = try NotificationContent(bundleID: topic, pushType: pushType, priority: priority, expiration: expiration,
+                                                  collapseID: collapseID, apnsID: apnsID, payload: payload)
+            return (content, environment)
         } catch {
-            throw Failure(field: .topic, message: "\(error)")
+            if case .invalidTopic = error { throw Failure(field: .topic, message: "\(error)") }
+            throw Failure(field: .payload, message: "\(error)")
         }
-        let content = try check(.payload) { () throws(APNsError) in
-            try NotificationContent(bundleID: topic, pushType: pushType, priority: priority, expiration: expiration,
-                                    collapseID: collapseID, apnsID: apnsID, payload: payload)
-        }
-        return (content, environment)
     }
 
     private func check<T>(_ field: Field, _ body: () throws(APNsError) -> T) throws(Failure) -> T {
