@@ -20,10 +20,7 @@ extension API {
         }
         filter.campaign = campaigns.first
         if let token = request.query("token") { filter.token = try NotificationFields.token(token, field: "token") }
-        if let user = request.query("user") {
-            do { try UserID.validate(user) } catch { throw .invalid("\(error)", field: "user") }
-            filter.user = user
-        }
+        filter.user = try request.query("user").map { (text: String) throws(APIError) in try NotificationFields.user(text, field: "user") }
         filter.status = try Self.enumQuery(request, "status", DeliveryStatus.self)
         if let reason = request.query("reason") {
             guard !reason.isEmpty, reason.utf8.count <= 64, reason.allSatisfy({ $0.isLetter || $0.isNumber }) else {

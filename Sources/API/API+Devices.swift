@@ -18,10 +18,7 @@ extension API {
         do { environment = try (try body.string("environment")).map(Environment.parse) ?? .production } catch {
             throw .invalid("\(error)", field: "environment")
         }
-        let user = try body.string("user")
-        if let user {
-            do { try UserID.validate(user) } catch { throw .invalid("\(error)", field: "user") }
-        }
+        let user = try body.string("user").map { (text: String) throws(APIError) in try NotificationFields.user(text, field: "user") }
         let replaces = try body.string("replaces").map { (text: String) throws(APIError) in try NotificationFields.token(text, field: "replaces") }
         try body.finish()
         if replaces == token { throw .invalid("a token cannot replace itself", field: "replaces") }
@@ -46,7 +43,7 @@ extension API {
                            field: "topic")
         }
         guard let device = devices.first else {
-            throw .notFound("no device with this token\(request.query("topic").map { " for topic \($0)" } ?? "")")
+            throw Self.noDevice(request)
         }
         return JSONResponse.make(200, device.json.description)
     }
@@ -61,17 +58,14 @@ extension API {
         } catch {
             throw .store(error)
         }
-        guard device != nil else { throw .notFound("no device with this token\(request.query("topic").map { " for topic \($0)" } ?? "")") }
+        guard device != nil else { throw Self.noDevice(request) }
         return HTTPResponse(status: 204)
     }
 
     /// `GET /v1/devices?user=&active=true|false&limit=&after=`: a page of the registry in id order.
     func listDevices(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         try Self.allowOnly(["user", "active", "limit", "after"], request)
-        let user = request.query("user")
-        if let user {
-            do { try UserID.validate(user) } catch { throw .invalid("\(error)", field: "user") }
-        }
+        let user = try request.query("user").map { (text: String) throws(APIError) in try NotificationFields.user(text, field: "user") }
         var active: Bool?
         if let text = request.query("active") {
             guard text == "true" || text == "false" else { throw .invalid("active must be true or false", field: "active") }
@@ -90,14 +84,18 @@ extension API {
 
     /// `DELETE /v1/users/{user}/devices`: deactivates every active device of the user with reason `Removed`.
     func deleteUserDevices(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
-        let user = request.parameters["user"] ?? ""
-        do { try UserID.validate(user) } catch { throw .invalid("\(error)", field: "user") }
+        let user = try NotificationFields.user(request.parameters["user"] ?? "", field: "user")
         do {
             let count = try await store.deactivateDevices(user: user, reason: .removed, now: Date())
             return JSONResponse.make(200, #"{"deactivated":\#(count)}"#)
         } catch {
             throw .store(error)
         }
+    }
+
+    /// 404 for a token that is not registered (for the `?topic=` asked, if any).
+    private static func noDevice(_ request: APIRequest) -> APIError {
+        .notFound("no device with this token\(request.query("topic").map { " for topic \($0)" } ?? "")")
     }
 
     private func pathToken(_ request: APIRequest) throws(APIError) -> DeviceToken {

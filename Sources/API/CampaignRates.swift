@@ -3,7 +3,8 @@ import QueueModel
 
 /// A campaign's sending rate "now" for `GET /v1/campaigns/{id}`, from the finished-delivery counts seen by
 /// earlier reads (no scan of its deliveries): the change since a sample at least a second old, else the average
-/// since it started. Samples older than a minute are replaced.
+/// since it started. A sample is replaced once it is a second old; past 10,000 campaigns, those not read within a
+/// minute are forgotten.
 actor CampaignRates {
     private var samples: [CampaignID: (at: Date, finished: Int)] = [:]
 
@@ -17,7 +18,7 @@ actor CampaignRates {
         } else if let started = campaign.startedAt, campaign.finishedAt == nil, now.timeIntervalSince(started) > 0 {
             rate = Double(finished) / now.timeIntervalSince(started)
         }
-        if samples[campaign.id].map({ now.timeIntervalSince($0.at) >= 60 || now.timeIntervalSince($0.at) >= 1 }) ?? true {
+        if samples[campaign.id].map({ now.timeIntervalSince($0.at) >= 1 }) ?? true {
             samples[campaign.id] = (now, finished)
         }
         if samples.count > 10_000 { samples = samples.filter { now.timeIntervalSince($0.value.at) < 60 } }

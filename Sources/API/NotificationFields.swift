@@ -44,7 +44,7 @@ enum NotificationFields {
             var users: [String] = []
             if let user = try body.string("user") { users = [user] } else { users = try body.strings("users", maximum: maximumRecipients) ?? [] }
             for user in users {
-                do { try UserID.validate(user) } catch { throw .invalid("\(error)", field: body.has("user") ? "user" : "users") }
+                _ = try Self.user(user, field: body.has("user") ? "user" : "users")
             }
             audience = .users(users)
         }
@@ -66,7 +66,7 @@ enum NotificationFields {
             audience = .all(environment: environment)
         } else if let users = try audienceBody.strings("users", maximum: Int.max) {
             for user in users {
-                do { try UserID.validate(user) } catch { throw .invalid("\(error)", field: "audience.users") }
+                _ = try Self.user(user, field: "audience.users")
             }
             audience = .users(users, environment: environment)
         } else {
@@ -83,6 +83,12 @@ enum NotificationFields {
         }
         try body.finish()
         return CampaignSpec(kind: .bulk, audience: audience, content: content, scheduledAt: at)
+    }
+
+    /// A user id, refused with `field` named.
+    static func user(_ text: String, field: String) throws(APIError) -> String {
+        do { try UserID.validate(text) } catch { throw .invalid("\(error)", field: field) }
+        return text
     }
 
     static func token(_ text: String, field: String, index: Int? = nil) throws(APIError) -> DeviceToken {
