@@ -17,13 +17,6 @@ public enum HMACSHA256 {
 
     /// The MAC as 64 lowercase hex digits.
     public static func hex(key: [UInt8], message: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in mac(key: key, message: message) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        LowercaseHex.encode(mac(key: key, message: message))
     }
 }

@@ -11,13 +11,6 @@ public enum SHA256 {
         }
         // SHA-256 needs no provider beyond the default one and no allocation that can fail in practice.
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed: \(OpenSSLErrorQueue.drain())")
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest.prefix(32) {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0xF)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return LowercaseHex.encode(digest.prefix(32))
     }
 }
