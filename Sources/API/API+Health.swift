@@ -15,8 +15,9 @@ extension API {
                                  #"{"status":"\#(ready ? "ready" : "unready")","checks":\#(JSONResponse.object(checks))}"#)
     }
 
-    /// `GET /metrics`: the Prometheus text format.
-    func metricsText() -> HTTPResponse {
-        HTTPResponse(status: 200, contentType: PrometheusText.contentType, text: metrics.render())
+    /// `GET /metrics`: the Prometheus text format, its sampled gauges refreshed first.
+    func metricsText() async -> HTTPResponse {
+        await refreshMetrics()
+        return HTTPResponse(status: 200, contentType: PrometheusText.contentType, text: metrics.render())
     }
 }

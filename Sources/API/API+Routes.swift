@@ -3,7 +3,7 @@ extension API {
     static let routes: [Route] = [
         Route("GET", "/healthz", scope: nil) { api, _ in api.health() },
         Route("GET", "/readyz", scope: nil) { api, _ in await api.ready() },
-        Route("GET", "/metrics", scope: nil) { api, _ in api.metricsText() },
+        Route("GET", "/metrics", scope: nil) { api, _ in await api.metricsText() },
         Route("GET", "/openapi.json", scope: nil) { _, _ in OpenAPIDocument.response },
 
         Route("POST", "/v1/notifications", scope: .send) { api, request throws(APIError) in try await api.postNotification(request) },

@@ -34,12 +34,11 @@ enum ServeCommand {
         let events = await EventFeed.attached(to: store)
         let api = API(store: store, events: events, metrics: metricsFeed.metrics,
                       settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease),
-                      readiness: { await readiness.checks() })
+                      readiness: { await readiness.checks() }, refreshMetrics: { await metricsFeed.refreshGauges() })
         let server: HTTPServer
         do {
             server = try HTTPServer.start(listen: listen, tls: tls, options: API.serverOptions, bodyLimit: { api.bodyLimit(method: $0, path: $1) }) { request in
-                if request.path == "/metrics" { await metricsFeed.refreshGauges() }
-                return await api.handle(request)
+                await api.handle(request)
             }
         } catch {
             await store.close()
