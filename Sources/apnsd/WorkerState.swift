@@ -1,7 +1,8 @@
 import Dispatcher
-import Synchronization
+import Threads
 
-/// Where the worker `apnsd serve` runs stands, for `GET /readyz`.
+/// Where the worker `apnsd serve` runs stands, for `GET /readyz`. (`Locked`, not the standard library's `Mutex`:
+/// ThreadSanitizer cannot see the latter.)
 final class WorkerState: Sendable {
     enum Status: Sendable, Equatable {
         case starting
@@ -12,8 +13,8 @@ final class WorkerState: Sendable {
         case failed(String)
     }
 
-    private let status = Mutex(Status.starting)
-    private let contact = Mutex<(@Sendable () -> APNsContact)?>(nil)
+    private let status = Locked(Status.starting)
+    private let contact = Locked<(@Sendable () -> APNsContact)?>(nil)
 
     var current: Status { status.withLock { $0 } }
 
