@@ -2,6 +2,7 @@ import Dispatcher
 import Foundation
 import HTTP2Transport
 import Intake
+import Logging
 
 extension Configuration {
     /// Loads the settings for a command: its config file, the environment, then its flags.
@@ -15,6 +16,11 @@ extension Configuration {
         } catch {
             throw .usage("\(error)")
         }
+    }
+
+    /// `log.level` as the logger's level (the setting was checked when it was loaded).
+    var loggerLevel: Logger.Level {
+        ["debug": .debug, "warning": .warning, "error": .error][logLevel] ?? .info
     }
 
     var retryPolicy: RetryPolicy {

@@ -23,7 +23,7 @@ enum ServeCommand {
         }
         let tls = try tlsPEM(configuration)
         let setup = arguments.flag("no-worker") ? nil : try WorkerSetup(configuration)
-        let level: Logger.Level = ["debug": .debug, "warning": .warning, "error": .error][configuration.logLevel] ?? .info
+        let level = configuration.loggerLevel
         let logger = Logger(label: "apnsd.serve", minimumLevel: level)
         let store = try await StoreAccess.openForServe(configuration)
         let workerState = setup == nil ? nil : WorkerState()

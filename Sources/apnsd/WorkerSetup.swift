@@ -30,7 +30,7 @@ struct WorkerSetup {
         if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .failure("cannot read apns.caFile \(caFile)")
         }
-        let level: Logger.Level = ["debug": .debug, "warning": .warning, "error": .error][configuration.logLevel] ?? .info
+        let level = configuration.loggerLevel
         logger = Logger(label: "apnsd.worker", minimumLevel: level)
     }
 
