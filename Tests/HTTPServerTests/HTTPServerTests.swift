@@ -69,27 +69,21 @@ import TestSupport
         await server.stop()
     }
 
-    @Test(.measuresTime) func aStreamedOversizeBodyIsRefusedInBoundedMemory() async throws {
+    /// The server stops reading a chunked body once it passes the limit. Its memory is measured where it runs alone
+    /// (APIRobustnessTests, `apnsd serve` in a process of its own): this process's RSS also holds every test running
+    /// beside this one.
+    @Test func aStreamedOversizeBodyIsCutOffAtTheLimit() async throws {
         let server = try HTTPServer.start(listen: Self.local, handler: Self.echo)
         let url = "http://127.0.0.1:\(server.address.port)/upload"
-        let baseline = Self.residentKiB()
-        let done = Flag()
-        let peak = Task.detached { () -> Int in
-            var peak = 0
-            while !done.isSet {
-                peak = max(peak, Self.residentKiB())
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return peak
-        }
         // 200 MiB of zeros, chunked: no length is declared, so the limit is found while reading.
-        let streamed = try await Tool.run("/bin/sh", ["-c", "head -c 209715200 /dev/zero | curl -sS --noproxy '*' --max-time 120 -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary @- '\(url)'"])
-        done.set()
-        let grown = await peak.value - baseline
+        let streamed = try await Tool.run("/bin/sh", ["-c", "head -c 209715200 /dev/zero | curl -sS --noproxy '*' --max-time 120 -o /dev/null -w '%{http_code} %{size_upload}' -H 'Transfer-Encoding: chunked' --data-binary @- '\(url)'"])
+        let fields = streamed.stdout.split(separator: " ")
         // curl may see the close before it reads the 413 (it is still sending): then it reports a send error.
-        #expect(streamed.stdout == "413" || streamed.stderr.contains("curl: (55)") || streamed.stderr.contains("curl: (56)"),
+        #expect(fields.first == "413" || streamed.stderr.contains("curl: (55)") || streamed.stderr.contains("curl: (56)"),
                 "\(streamed.stdout) \(streamed.stderr)")
-        #expect(grown < 64 * 1024, "RSS grew by \(grown) KiB")
+        let uploaded = try #require(fields.last.flatMap { Int($0) }, "no upload size: \(streamed.stdout)")
+        // The default limit is 1 MiB; socket buffers take a few MiB more before the close reaches curl.
+        #expect(uploaded < 64 << 20, "the server read \(uploaded) bytes of a body over its 1 MiB limit")
         #expect(try await Tool.curl(["http://127.0.0.1:\(server.address.port)/after"]).stdout.contains("GET /after"))
         await server.stop()
     }
@@ -171,12 +165,6 @@ import TestSupport
         #expect(await entered.wait())
         await server.stop(deadline: .milliseconds(50))
         #expect(try await stuck.stdout == "503")
-    }
-
-    static func residentKiB() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
     static func connect(port: Int) throws -> Int32 {
