@@ -15,6 +15,7 @@ enum Schema {
         .init(id: "0005-api-enqueue", sql: v5),
         .init(id: "0006-events", sql: v6),
         .init(id: "0007-gauges", sql: v7),
+        .init(id: "0008-deferred-batches", sql: v8),
     ])
 
     private static let v1 = """
@@ -239,6 +240,31 @@ enum Schema {
         END;
         CREATE TRIGGER gauge_device_deleted AFTER DELETE ON devices BEGIN
             UPDATE gauge_counts SET value = value - 1 WHERE name = IIF(old.active = 1, 'devices.active', 'devices.inactive');
+        END;
+        """
+
+    /// Large API batches stored as one row each, their notifications written as campaigns by the worker (see
+    /// `Store+Batches`). A batch's notifications take the ids `first_id ..< first_id + count` and its last one is
+    /// a campaign row from the start, which keeps every later campaign id above the range. `cursor` counts the
+    /// notifications already written as campaigns; the row is deleted when none is left. The triggers count the
+    /// notifications still in the row as pending single sends.
+    private static let v8 = """
+        CREATE TABLE deferred_batches (
+            first_id   INTEGER PRIMARY KEY,
+            count      INTEGER NOT NULL CHECK (count > 0),
+            cursor     INTEGER NOT NULL DEFAULT 0,
+            offset     INTEGER NOT NULL DEFAULT 0,
+            items      BLOB    NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TRIGGER gauge_batch_inserted AFTER INSERT ON deferred_batches BEGIN
+            UPDATE gauge_counts SET value = value + new.count - new.cursor WHERE name = 'pending.single';
+        END;
+        CREATE TRIGGER gauge_batch_cursor AFTER UPDATE OF cursor ON deferred_batches BEGIN
+            UPDATE gauge_counts SET value = value - (new.cursor - old.cursor) WHERE name = 'pending.single';
+        END;
+        CREATE TRIGGER gauge_batch_deleted AFTER DELETE ON deferred_batches BEGIN
+            UPDATE gauge_counts SET value = value - (old.count - old.cursor) WHERE name = 'pending.single';
         END;
         """
 }

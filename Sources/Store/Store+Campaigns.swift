@@ -17,14 +17,15 @@ extension Store {
     }
 
     /// Inserts a campaign with its audience (and a single send's deliveries) inside the caller's transaction;
-    /// returns its id and the delivery rows created now (a bulk campaign's come with its expansion: 0).
-    func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date) throws -> (id: CampaignID, deliveries: Int) {
+    /// returns its id and the delivery rows created now (a bulk campaign's come with its expansion: 0). `id` nil:
+    /// the next id; a deferred batch's notifications take the ids reserved for them.
+    func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date, id: CampaignID? = nil) throws -> (id: CampaignID, deliveries: Int) {
         try spec.validate()
         if spec.kind == .single, case .tokens(let tokens, let environment) = spec.audience, tokens.count == 1,
            (spec.scheduledAt ?? now) <= now {
-            return (try insertSingleSend(db, spec, to: tokens[0], environment: environment, now: now.storeMilliseconds), 1)
+            return (try insertSingleSend(db, spec, to: tokens[0], environment: environment, now: now.storeMilliseconds, id: id), 1)
         }
-        let id = try insertCampaign(db, spec, status: initialStatus(spec, now: now), now: now)
+        let id = try insertCampaign(db, spec, status: initialStatus(spec, now: now), now: now, id: id)
         try stageAudience(db, id, spec.audience)
         guard spec.kind == .single else { return (id, 0) }
         return (id, try expandCompletely(db, id, now: now.storeMilliseconds))
@@ -103,7 +104,7 @@ extension Store {
     /// environment; `cancelled`, `DeviceInactive` for an inactive one; `environment`, default production, for an
     /// unregistered token). Five statements fewer than staging and expanding, and nothing that grows with a batch.
     private func insertSingleSend(_ db: Connection, _ spec: CampaignSpec, to token: DeviceToken, environment: Environment?,
-                                  now: Int64) throws -> CampaignID {
+                                  now: Int64, id: CampaignID?) throws -> CampaignID {
         let lookup = try db.cached("SELECT id, environment, active FROM devices WHERE token = ? AND topic = ?")
             .bind(token.hex, spec.content.bundleID)
         var device: Int64?
@@ -119,12 +120,12 @@ extension Store {
         try db.cached("""
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload, apns_id,
                 audience, audience_environment, audience_size, expanded, expansion_cursor, scheduled_at, created_at,
-                started_at, finished_at, total, pending, cancelled)
-            VALUES ('single', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'tokens', ?9, 1, 1, 1, ?10, ?10, ?10, ?11, 1, ?12, ?13)
+                started_at, finished_at, total, pending, cancelled, id)
+            VALUES ('single', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'tokens', ?9, 1, 1, 1, ?10, ?10, ?10, ?11, 1, ?12, ?13, ?14)
             """).bind(inactive ? CampaignStatus.completed.rawValue : CampaignStatus.running.rawValue, content.bundleID,
                       content.pushType.rawValue, content.priority.rawValue, content.expiration?.secondsSince1970,
                       content.collapseID?.value, content.payload.bytes, content.apnsID?.uuidString, environment?.rawValue,
-                      now, inactive ? now : nil, inactive ? 0 : 1, inactive ? 1 : 0).run()
+                      now, inactive ? now : nil, inactive ? 0 : 1, inactive ? 1 : 0, id?.rawValue).run()
         let id = CampaignID(db.lastInsertRowID)
         try db.cached("""
             INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
@@ -140,17 +141,18 @@ extension Store {
         spec.kind == .single && (spec.scheduledAt ?? now) <= now ? .running : .scheduled
     }
 
-    private func insertCampaign(_ db: Connection, _ spec: CampaignSpec, status: CampaignStatus, now: Date) throws -> CampaignID {
+    private func insertCampaign(_ db: Connection, _ spec: CampaignSpec, status: CampaignStatus, now: Date,
+                                id: CampaignID? = nil) throws -> CampaignID {
         let nowMS = now.storeMilliseconds
         try db.cached("""
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
-                audience, audience_environment, scheduled_at, created_at, started_at, apns_id)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                audience, audience_environment, scheduled_at, created_at, started_at, apns_id, id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             """).bind(spec.kind.rawValue, status.rawValue, spec.content.bundleID, spec.content.pushType.rawValue,
                       spec.content.priority.rawValue, spec.content.expiration?.secondsSince1970, spec.content.collapseID?.value,
                       spec.content.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
                       (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil,
-                      spec.content.apnsID?.uuidString)
+                      spec.content.apnsID?.uuidString, id?.rawValue)
             .run()
         return CampaignID(db.lastInsertRowID)
     }
@@ -191,7 +193,11 @@ extension Store {
     static func fetchCampaign(_ db: Connection, _ id: CampaignID) throws -> Campaign {
         let statement = try db.cached("SELECT \(campaignColumns) FROM campaigns WHERE id = ?").bind(id.rawValue)
         defer { statement.reset() }
-        guard try statement.step() else { throw StoreError.unknownCampaign(id) }
+        guard try statement.step() else {
+            statement.reset()
+            if let deferred = try deferredCampaign(db, id) { return deferred }
+            throw StoreError.unknownCampaign(id)
+        }
         return try campaign(from: statement)
     }
 

@@ -12,6 +12,7 @@ extension Store {
     /// Step 1: records that `id` is to be cancelled. nil when the campaign already completed or was cancelled.
     public func requestCancel(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> CancelRequest? {
         try write { db in
+            try materializeDeferred(db, id)
             let campaign = try Self.fetchCampaign(db, id)
             guard !campaign.status.isFinished else { return nil }
             try db.cached("INSERT INTO cancel_requests (campaign_id, requested_at) VALUES (?, ?)")
@@ -39,7 +40,8 @@ extension Store {
     public func finishCancel(_ id: CampaignID, request: CancelRequest?, unacknowledged: Int = 0,
                              now: Date = Date()) throws(StoreError) -> CancelReport {
         try write { db in
-            try Self.finishCancel(db, id, seq: request?.seq, now: now.storeMilliseconds, unacknowledged: unacknowledged)
+            try materializeDeferred(db, id)
+            return try Self.finishCancel(db, id, seq: request?.seq, now: now.storeMilliseconds, unacknowledged: unacknowledged)
         }
     }
 

@@ -20,12 +20,14 @@ extension Store {
     /// Claims due single sends only, after a read that finds whether there are any (no write transaction when not).
     public func claimSingles(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
         let single = CampaignKind.single.priorityClass
-        let due = try read { db in
-            try db.cached("""
+        let (due, deferred) = try read { db in
+            (try db.cached("""
                 SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = ?1 AND next_attempt_at <= ?2)
-                """).bind(single, now.storeMilliseconds).scalarInt64() ?? 0
+                """).bind(single, now.storeMilliseconds).scalarInt64() ?? 0, try Self.hasDeferredBatches(db))
         }
-        guard due != 0 else { return [] }
+        // A deferred batch's notifications are single sends too: the next of them become claimable first.
+        if deferred { _ = try expandDeferredBatch(limit: limit) }
+        guard due != 0 || deferred else { return [] }
         return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, classes: [single])
     }
 
@@ -123,7 +125,9 @@ extension Store {
                     SELECT MIN(next_attempt_at) FROM deliveries
                     WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at < ?1
                     UNION ALL
-                    SELECT MIN(scheduled_at) FROM campaigns WHERE expanded = 0 AND status IN ('scheduled', 'running'))
+                    SELECT MIN(scheduled_at) FROM campaigns WHERE expanded = 0 AND status IN ('scheduled', 'running')
+                    UNION ALL
+                    SELECT MIN(created_at) FROM deferred_batches)
                 """).bind(Self.heldByOwner).scalarInt64().map(Milliseconds.date)
         }
     }

@@ -76,14 +76,19 @@ extension Store {
         if let key = request.idempotency, let earlier = try Self.remembered(db, key, now: now.storeMilliseconds) {
             return earlier
         }
-        var ids: [CampaignID] = []
-        var deliveries: [Int] = []
-        for spec in request.specs {
-            let inserted = try insertCampaign(db, spec, now: now)
-            ids.append(inserted.id)
-            deliveries.append(inserted.deliveries)
+        let result: Enqueued
+        if Self.defers(request.specs, now: now) {
+            result = try insertDeferredBatch(db, request.specs, now: now)
+        } else {
+            var ids: [CampaignID] = []
+            var deliveries: [Int] = []
+            for spec in request.specs {
+                let inserted = try insertCampaign(db, spec, now: now)
+                ids.append(inserted.id)
+                deliveries.append(inserted.deliveries)
+            }
+            result = Enqueued(ids: ids, deliveries: deliveries, isReplay: false)
         }
-        let result = Enqueued(ids: ids, deliveries: deliveries, isReplay: false)
         if let key = request.idempotency { try Self.remember(db, key, result, now: now.storeMilliseconds) }
         return result
     }

@@ -14,13 +14,20 @@ extension Store {
         let nowMS = now.storeMilliseconds
         var report = ExpansionReport()
         while report.pages < max(1, maxPages) {
+            // Deferred batches first: they hold single sends, which go ahead of bulk work.
+            if try read({ db in try Self.hasDeferredBatches(db) }) {
+                let written = try expandDeferredBatch(limit: max(1, min(pageSize, Self.deferredPageLimit)))
+                report.pages += 1
+                report.deliveriesInserted += written.deliveries
+                continue
+            }
             guard let id = try read({ db in try Self.nextCampaignToExpand(db, now: nowMS) }) else { return report }
             let page = try write { db in try Self.expandPage(db, id, pageSize: max(1, pageSize), now: nowMS) }
             report.pages += 1
             report.deliveriesInserted += page.inserted
             if page.finished { report.expandedCampaigns.append(id) }
         }
-        report.moreRemaining = try read { db in try Self.nextCampaignToExpand(db, now: nowMS) != nil }
+        report.moreRemaining = try read { db in try Self.hasDeferredBatches(db) || Self.nextCampaignToExpand(db, now: nowMS) != nil }
         return report
     }
 

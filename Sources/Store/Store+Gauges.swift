@@ -18,6 +18,9 @@ extension Store: GaugeStore {
                     """).bind(Int64(priorityClass)).scalarInt64()
                 if let due, due <= at { oldest = min(oldest ?? due, due) }
             }
+            if let waiting = try db.cached("SELECT MIN(created_at) FROM deferred_batches").scalarInt64() {
+                oldest = min(oldest ?? waiting, waiting)
+            }
             return QueueGauges(pendingSingle: counts["pending.single", default: 0], pendingBulk: counts["pending.bulk", default: 0],
                                oldestDueAge: oldest.map { Double(at - $0) / 1000 } ?? 0,
                                activeDevices: counts["devices.active", default: 0],

@@ -55,6 +55,22 @@ extension APIServe {
             let again = try api.call("DELETE", "/v1/notifications/\(ids[0])", key: api.sender)
             #expect(try again.status == 409 && (try APIHarness.error(again))["code"] as? String == "already_finished", "\(again.body)")
 
+            // A large batch is stored as one row until a worker writes its notifications (none runs here): they
+            // read as scheduled, without deliveries, and one can be cancelled.
+            let deferred = try api.call("POST", "/v1/notifications/batch", key: api.backend, json: """
+                {"notifications":[\((0..<20).map { APIHarness.notification(CLI.token(300 + $0)) }.joined(separator: ","))]}
+                """)
+            let largeIDs = try #require(try APIHarness.object(deferred)["ids"] as? [String], "\(deferred.body)")
+            #expect(deferred.status == 202 && largeIDs.count == 20)
+            let waiting = try APIHarness.object(try api.call("GET", "/v1/notifications/\(largeIDs[0])", key: api.reader))
+            #expect(waiting["status"] as? String == "scheduled" && (waiting["deliveries"] as? [Any])?.isEmpty == true, "\(waiting)")
+            #expect((waiting["counts"] as? [String: Int])?.values.allSatisfy { $0 == 0 } == true, "\(waiting)")
+            let dropped = try api.call("DELETE", "/v1/notifications/\(largeIDs[1])", key: api.sender)
+            #expect(try dropped.status == 200 && (try APIHarness.object(dropped))["cancelled"] as? Int == 1, "\(dropped.body)")
+            let droppedNow = try APIHarness.object(try api.call("GET", "/v1/notifications/\(largeIDs[1])", key: api.reader))
+            #expect(droppedNow["status"] as? String == "cancelled", "\(droppedNow)")
+            #expect(try APIHarness.object(try api.call("GET", "/v1/notifications/\(largeIDs[2])", key: api.reader))["status"] as? String == "scheduled")
+
             let unknown = try api.call("GET", "/v1/notifications/99999", key: api.reader)
             #expect(try unknown.status == 404 && (try APIHarness.error(unknown))["code"] as? String == "not_found")
             #expect(try api.call("DELETE", "/v1/notifications/99999", key: api.sender).status == 404)
@@ -145,7 +161,8 @@ extension APIServe {
 
             #expect(try api.written() == before, "an invalid request wrote something")
             let log = try cli.run("log", "--json")
-            #expect(log.status == 0 && log.lines.count == 9, "1 + 2 + 1 deliveries, 3 from the batch (alice has one device), 2 more: \(log.lines.count)")
+            // The large batch has three: its last notification, and the first two, written when the second was cancelled.
+            #expect(log.status == 0 && log.lines.count == 12, "1 + 2 + 1 deliveries, 3 from the batch (alice has one device), 3 from the large one, 2 more: \(log.lines.count)")
         }
 
         @Test func campaignsAndTheirErrors() throws {

@@ -128,6 +128,31 @@ extension WorkerFleet {
             #expect(fleet.accepted == 2)
         }
 
+        /// A batch large enough to be stored as one deferred row: every notification reaches the simulator, each
+        /// under its own id, and the queue gauge returns to zero.
+        @Test func serveDeliversALargeBatchStoredAsOneRow() throws {
+            let fleet = try Fleet(devices: 0, rate: 0, campaign: false)
+            defer { fleet.stop() }
+            let key = try APIHarness.createKey(fleet.cli, "backend", [])
+            let (serve, base) = try ServeTests.start(fleet.cli, [])
+            defer { serve.killIfRunning() }
+            let items = (0..<60).map { APIHarness.notification(CLI.token(1000 + $0)) }.joined(separator: ",")
+            let posted = try #require(HTTPClient.request("POST", base + "/v1/notifications/batch", headers: [
+                "Authorization: Bearer \(key)", "Content-Type: application/json"], body: #"{"notifications":[\#(items)]}"#))
+            #expect(posted.status == 202, "\(posted.body)")
+            let ids = try #require(try ServeTests.json(posted.body)["ids"] as? [String], "\(posted.body)")
+            #expect(ids.count == 60 && Set(ids).count == 60)
+            #expect(Fleet.waitUntil(30, every: 0.02) { fleet.accepted >= 60 }, "\(fleet.accepted) accepted; \(serve.log.suffix(2000))")
+            #expect(Fleet.waitUntil(10) { (try? fleet.log().filter { $0["status"] as? String == "accepted" }.count) == 60 })
+            let tokens = Set(try fleet.log().compactMap { $0["token"] as? String })
+            #expect(tokens == Set((0..<60).map { CLI.token(1000 + $0) }))
+            let first = try #require(HTTPClient.request("GET", base + "/v1/notifications/\(ids[0])", headers: ["Authorization: Bearer \(key)"]))
+            #expect(try ServeTests.json(first.body)["status"] as? String == "completed", "\(first.body)")
+            let metrics = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
+            #expect(metrics[#"apnsd_queue_pending{class="single"}"#] == 0, "\(metrics)")
+            #expect(fleet.accepted == 60)
+        }
+
         /// Each sample line of a Prometheus text exposition: series (name and labels) to value.
         static func samples(_ text: String) -> [String: Double] {
             var values: [String: Double] = [:]

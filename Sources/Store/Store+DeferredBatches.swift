@@ -1,0 +1,133 @@
+import APNs
+import Foundation
+import QueueModel
+
+/// A large API batch is accepted as one row (`deferred_batches`) instead of a campaign row and a delivery row per
+/// notification: the enqueue then costs one statement whatever its size, and the worker writes the notifications
+/// as campaigns page by page, ahead of bulk expansion (`expandDueCampaigns`). Until then a notification reads as
+/// a `scheduled` single send without deliveries, and cancelling it writes its batch's notifications up to it first.
+extension Store {
+    /// Requests with at least this many notifications, all single sends due now, are stored as a deferred batch.
+    public static let deferredBatchMinimum = 17
+
+    /// The most notifications written per transaction when expanding: each costs a campaign row and a delivery
+    /// row (~10 µs), and the transaction holds the write lock that API enqueues wait for.
+    static let deferredPageLimit = 1000
+
+    /// Whether `specs` go in as a deferred batch.
+    static func defers(_ specs: [CampaignSpec], now: Date) -> Bool {
+        specs.count >= deferredBatchMinimum && specs.allSatisfy { $0.kind == .single && ($0.scheduledAt ?? now) <= now }
+    }
+
+    /// Stores `specs` inside the caller's transaction: the last as its campaign now (so that every later campaign
+    /// id comes after the batch's range), the others as one `deferred_batches` row holding the ids before it.
+    /// Returns the ids in order, and the delivery rows each has or will have when its recipients are tokens
+    /// (0 for users: known once written).
+    func insertDeferredBatch(_ db: Connection, _ specs: [CampaignSpec], now: Date) throws -> Enqueued {
+        for spec in specs { try spec.validate() }
+        let first = (try db.cached("SELECT COALESCE(MAX(id), 0) FROM campaigns").scalarInt64() ?? 0) + 1
+        let count = specs.count - 1
+        let last = try insertCampaign(db, specs[count], now: now, id: CampaignID(first + Int64(count)))
+        try db.cached("INSERT INTO deferred_batches (first_id, count, items, created_at) VALUES (?, ?, ?, ?)")
+            .bind(first, count, DeferredBatch.encode(specs[..<count]), now.storeMilliseconds).run()
+        var deliveries = specs[..<count].map { spec -> Int in
+            guard case .tokens(let tokens, _) = spec.audience else { return 0 }
+            return Set(tokens).count
+        }
+        deliveries.append(last.deliveries)
+        return Enqueued(ids: (0...count).map { CampaignID(first + Int64($0)) }, deliveries: deliveries, isReplay: false)
+    }
+
+    /// Writes up to `limit` notifications of the oldest deferred batch as campaigns, in one transaction.
+    /// Returns how many notifications and delivery rows were written (0, 0: no batch waits).
+    public func expandDeferredBatch(limit: Int) throws(StoreError) -> (notifications: Int, deliveries: Int) {
+        try write { db in
+            guard let first = try db.cached("SELECT first_id FROM deferred_batches ORDER BY first_id LIMIT 1").scalarInt64()
+            else { return (0, 0) }
+            return try expandDeferred(db, batch: first, upTo: Int64.max, limit: max(1, limit))
+        }
+    }
+
+    /// Whether a deferred batch waits to be written as campaigns.
+    static func hasDeferredBatches(_ db: Connection) throws -> Bool {
+        try db.cached("SELECT EXISTS (SELECT 1 FROM deferred_batches)").scalarInt64() == 1
+    }
+
+    /// Writes the notifications of `id`'s deferred batch up to `id` as campaigns (nothing when `id` is not
+    /// deferred), so that a change to it finds its rows.
+    func materializeDeferred(_ db: Connection, _ id: CampaignID) throws {
+        guard let batch = try Self.deferredBatch(db, containing: id) else { return }
+        _ = try expandDeferred(db, batch: batch.first, upTo: id.rawValue, limit: Int.max)
+    }
+
+    /// A notification still in its deferred batch, as the single send it will be: `scheduled`, nothing expanded.
+    static func deferredCampaign(_ db: Connection, _ id: CampaignID) throws -> Campaign? {
+        guard let batch = try deferredBatch(db, containing: id) else { return nil }
+        var reader = DeferredBatch.Reader(batch.items, offset: batch.offset)
+        for _ in 0..<(id.rawValue - batch.first - batch.cursor) { try reader.skip() }
+        let spec = try reader.next()
+        let recipients: Int
+        switch spec.audience {
+        case .tokens(let tokens, _): recipients = tokens.count
+        case .users(let users, _): recipients = users.count
+        case .all: recipients = 0
+        }
+        let created = Milliseconds.date(batch.createdAt)
+        return Campaign(id: id, kind: .single, status: .scheduled,
+                        audience: AudienceSummary(kind: spec.audience.kind, environment: spec.audience.environment, size: recipients),
+                        content: spec.content, scheduledAt: created, createdAt: created, startedAt: nil, finishedAt: nil,
+                        isExpanded: false, counters: CampaignCounters())
+    }
+
+    // MARK: - Internals
+
+    private struct StoredBatch {
+        let first: Int64
+        let count: Int64
+        let cursor: Int64
+        let offset: Int
+        let items: [UInt8]
+        let createdAt: Int64
+    }
+
+    /// The deferred batch whose notifications not yet written include `id`.
+    private static func deferredBatch(_ db: Connection, containing id: CampaignID) throws -> StoredBatch? {
+        let statement = try db.cached("""
+            SELECT first_id, count, cursor, offset, items, created_at FROM deferred_batches
+            WHERE first_id <= ? ORDER BY first_id DESC LIMIT 1
+            """).bind(id.rawValue)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        let batch = StoredBatch(first: statement.int64(0), count: statement.int64(1), cursor: statement.int64(2),
+                                offset: statement.int(3), items: statement.blob(4), createdAt: statement.int64(5))
+        guard id.rawValue >= batch.first + batch.cursor, id.rawValue < batch.first + batch.count else { return nil }
+        return batch
+    }
+
+    /// Writes the next notifications of batch `first` as campaigns, at most `limit` and none past id `upTo`; moves
+    /// its cursor, or deletes it once every notification is written.
+    private func expandDeferred(_ db: Connection, batch first: Int64, upTo: Int64, limit: Int) throws -> (notifications: Int, deliveries: Int) {
+        let statement = try db.cached("SELECT count, cursor, offset, items, created_at FROM deferred_batches WHERE first_id = ?").bind(first)
+        guard try statement.step() else {
+            statement.reset()
+            return (0, 0)
+        }
+        let (count, cursor, offset, items, created) = (statement.int64(0), statement.int64(1), statement.int(2),
+                                                        statement.blob(3), statement.int64(4))
+        statement.reset()
+        let now = Milliseconds.date(created)
+        var reader = DeferredBatch.Reader(items, offset: offset)
+        var next = cursor
+        var deliveries = 0
+        while next < count, first + next <= upTo, next - cursor < limit {
+            deliveries += try insertCampaign(db, try reader.next(), now: now, id: CampaignID(first + next)).deliveries
+            next += 1
+        }
+        if next == count {
+            try db.cached("DELETE FROM deferred_batches WHERE first_id = ?").bind(first).run()
+        } else {
+            try db.cached("UPDATE deferred_batches SET cursor = ?2, offset = ?3 WHERE first_id = ?1").bind(first, next, reader.offset).run()
+        }
+        return (Int(next - cursor), deliveries)
+    }
+}
