@@ -41,6 +41,10 @@ COMMANDS:
       Fills a new database FILE with N devices (default 1000000) and a bulk campaign expanded to one delivery
       each (some leased, answered, retried), then times the store's gauge query and a whole /metrics render
       R times each (default 1000). Prints the fill times, the gauges, and median/p99/max in microseconds.
+
+  write-deferred --database FILE [--page N] [--notifications M]
+      Writes the notifications waiting in FILE's deferred batches (large API batches; all, or the first M) as
+      campaigns and deliveries, N per transaction (default 1000, like the worker); prints how many, how fast.
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -289,5 +293,9 @@ case "metrics":
     let options = Options(words, valued: ["database", "devices", "repeat"])
     await MetricsBenchmark.run(database: options.string("database"), devices: options.int("devices", default: 1_000_000),
                                repeats: max(1, options.int("repeat", default: 1000)))
+case "write-deferred":
+    let options = Options(words, valued: ["database", "page", "notifications"])
+    await DeferredWriteBenchmark.run(database: options.string("database"), page: max(1, options.int("page", default: 1000)),
+                                     upTo: max(1, options.int("notifications", default: Int.max)))
 default: fail("unknown command '\(arguments[1])' (see apnsd-bench --help)", code: 64)
 }
