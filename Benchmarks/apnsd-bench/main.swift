@@ -6,6 +6,7 @@
 //   apnsd-bench mock-stats FILE.json
 //   apnsd-bench gen-tokens COUNT [--seed S]
 //   apnsd-bench metrics    --database FILE [--devices N] [--repeat R]
+//   apnsd-bench parse-batch FILE [--repeat N]
 //
 // Output is `key value` lines (one per figure) so the shell script can pick what it needs.
 import APNs
@@ -41,6 +42,10 @@ COMMANDS:
       Fills a new database FILE with N devices (default 1000000) and a bulk campaign expanded to one delivery
       each (some leased, answered, retried), then times the store's gauge query and a whole /metrics render
       R times each (default 1000). Prints the fill times, the gauges, and median/p99/max in microseconds.
+
+  parse-batch FILE [--repeat N]
+      Parses and validates FILE as a POST /v1/notifications/batch body with the route's own code, N times (default
+      20). Prints the items, and the best and mean microseconds per item.
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -289,5 +294,9 @@ case "metrics":
     let options = Options(words, valued: ["database", "devices", "repeat"])
     await MetricsBenchmark.run(database: options.string("database"), devices: options.int("devices", default: 1_000_000),
                                repeats: max(1, options.int("repeat", default: 1000)))
+case "parse-batch":
+    let options = Options(words, valued: ["repeat"])
+    guard let path = options.positionals.first else { fail("parse-batch needs a FILE", code: 64) }
+    ParseBatchBenchmark.run(path: path, repeats: max(1, options.int("repeat", default: 20)))
 default: fail("unknown command '\(arguments[1])' (see apnsd-bench --help)", code: 64)
 }
