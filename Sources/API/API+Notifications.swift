@@ -32,7 +32,7 @@ extension API {
         var body = try JSONBody.parse(bytes, contentType: contentType)
         guard let items = try body.array("notifications") else { throw .invalid("notifications is required", field: "notifications") }
         try body.finish()
-        guard !items.isEmpty else { throw .invalid("notifications must not be empty", field: "notifications") }
+        guard items.count > 0 else { throw .invalid("notifications must not be empty", field: "notifications") }
         guard items.count <= NotificationFields.maximumRecipients else {
             throw .invalid("\(items.count) notifications; at most \(NotificationFields.maximumRecipients) per batch", field: "notifications")
         }
@@ -40,7 +40,7 @@ extension API {
         specs.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
             do {
-                var itemBody = try JSONBody(item, bytes: body.bytes)
+                var itemBody = try JSONBody(body.tree, node: item)
                 specs.append(try NotificationFields.notification(&itemBody, defaultTopic: defaultTopic))
             } catch {
                 var error = error
