@@ -1,3 +1,5 @@
+import Foundation
+
 /// A parsed JSON request body (`JSONParser.parse`): the bytes and their values as flat `JSONNode`s, read by node
 /// index. Strings stay bytes until a caller asks for their text, so a value is compared or copied where it lies.
 public struct JSONTree: Sendable {
@@ -22,9 +24,11 @@ public struct JSONTree: Sendable {
     /// The value of the member of `object` named `key` and its position among the members, or nil. The names
     /// read are literals, which compare byte by byte without building a `String`.
     public func member(of object: Int, named key: StaticString) -> (position: Int, value: Int)? {
-        guard nodes[object].kind == .object else { return nil }
-        for (position, keyIndex) in children(of: object).enumerated() where self.key(keyIndex, equals: key) {
-            return (position, keyIndex + 1)
+        let count = nodes[object].kind == .object ? nodes[object].count : 0
+        var keyIndex = object + 1
+        for position in 0..<count {
+            if self.key(keyIndex, equals: key) { return (position, keyIndex + 1) }
+            keyIndex = Int(nodes[keyIndex + 1].next)
         }
         return nil
     }
@@ -35,10 +39,8 @@ public struct JSONTree: Sendable {
         // Two ASCII texts are equal exactly when their bytes are; anything else is compared as text.
         guard node.isPlainASCII, key.hasPointerRepresentation, key.isASCII else { return string(index) == key.description }
         let count = key.utf8CodeUnitCount
-        guard count == Int(node.end - node.start) else { return false }
-        let start = Int(node.start)
-        for offset in 0..<count where bytes[start + offset] != key.utf8Start[offset] { return false }
-        return true
+        guard count == Int(node.end &- node.start) else { return false }
+        return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + Int(node.start), key.utf8Start, count) == 0 }
     }
 
     /// A string's text (escapes decoded), or a number's text as written.
