@@ -14,12 +14,13 @@ public struct JSONNode: Sendable {
     let nonASCII: Bool
     /// An object or array: from its bracket to its closing one; a string: between its quotes; else its text.
     let start: UInt32
-    let end: UInt32
+    var end: UInt32
     /// The index of the node after this one and its contents: the next member or element.
     var next: UInt32
     /// An object's members or an array's elements.
     var contents: UInt32
 
+    /// A node at position `index` of its tree, followed by the next one until `JSONParser` closes it as a container.
     init(_ kind: Kind, start: Int, end: Int, index: Int, flag: Bool = false, nonASCII: Bool = false) {
         self.kind = kind
         self.flag = flag

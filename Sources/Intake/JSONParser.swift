@@ -91,11 +91,9 @@ public struct JSONParser {
 
     private mutating func close(_ node: Int, count: Int) {
         index += 1
-        let old = nodes[node]
-        var closed = JSONNode(old.kind, start: Int(old.start), end: index, index: node)
-        closed.next = UInt32(truncatingIfNeeded: nodes.count)
-        closed.contents = UInt32(truncatingIfNeeded: count)
-        nodes[node] = closed
+        nodes[node].end = UInt32(truncatingIfNeeded: index)
+        nodes[node].next = UInt32(truncatingIfNeeded: nodes.count)
+        nodes[node].contents = UInt32(truncatingIfNeeded: count)
     }
 
     private mutating func object(depth: Int) throws(IntakeError) {
