@@ -39,7 +39,8 @@ let package = Package(
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
         .executableTarget(name: "apnsd", dependencies: ["API", "Events", "Threads", "APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer", "Metrics", "QueueModel", "Store", "Dispatcher", "Logging", "Intake", "ArgumentParsing"]),
 
-        .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing", "Metrics", "QueueModel"],
+        .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing", "Metrics", "QueueModel",
+                                                                     "API"],
                           path: "Benchmarks/apnsd-bench"),
 
         // Fuzz targets (scripts/fuzz; FUZZING.md). Each is its own executable so that only it links libFuzzer's

@@ -6,6 +6,7 @@
 //   apnsd-bench mock-stats FILE.json
 //   apnsd-bench gen-tokens COUNT [--seed S]
 //   apnsd-bench metrics    --database FILE [--devices N] [--repeat R]
+//   apnsd-bench parse-batch FILE [--repeat N]
 //
 // Output is `key value` lines (one per figure) so the shell script can pick what it needs.
 import APNs
@@ -45,6 +46,10 @@ COMMANDS:
   write-deferred --database FILE [--page N] [--notifications M]
       Writes the notifications waiting in FILE's deferred batches (large API batches; all, or the first M) as
       campaigns and deliveries, N per transaction (default 1000, like the worker); prints how many, how fast.
+
+  parse-batch FILE [--repeat N]
+      Parses and validates FILE as a POST /v1/notifications/batch body with the route's own code, N times (default
+      20). Prints the items, and the best and mean microseconds per item.
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -297,5 +302,9 @@ case "write-deferred":
     let options = Options(words, valued: ["database", "page", "notifications"])
     await DeferredWriteBenchmark.run(database: options.string("database"), page: max(1, options.int("page", default: 1000)),
                                      upTo: max(1, options.int("notifications", default: Int.max)))
+case "parse-batch":
+    let options = Options(words, valued: ["repeat"])
+    guard let path = options.positionals.first else { fail("parse-batch needs a FILE", code: 64) }
+    ParseBatchBenchmark.run(path: path, repeats: max(1, options.int("repeat", default: 20)))
 default: fail("unknown command '\(arguments[1])' (see apnsd-bench --help)", code: 64)
 }

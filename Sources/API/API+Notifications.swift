@@ -15,10 +15,24 @@ extension API {
 
     /// `POST /v1/notifications/batch`: up to 10,000 notifications, all or none.
     func postBatch(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
-        var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
+        let specs = try Self.batchItems(body: request.http.body, contentType: request.http.headers["Content-Type"],
+                                        defaultTopic: settings.defaultTopic)
+        let done = try await enqueue(EnqueueRequest(specs: specs, idempotency: try idempotency(request)), source: "batch")
+        return accepted(done, json: #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"#)
+    }
+
+    /// `POST /v1/notifications/batch`'s body parsed and validated into one spec per item, as the route does it (public
+    /// so that apnsd-bench times exactly this); a refusal is the route's `APIError`.
+    public static func batchSpecs(body: [UInt8], contentType: String?, defaultTopic: String?) throws -> [CampaignSpec] {
+        try batchItems(body: body, contentType: contentType, defaultTopic: defaultTopic)
+    }
+
+    /// `batchSpecs` with the route's typed error.
+    static func batchItems(body bytes: [UInt8], contentType: String?, defaultTopic: String?) throws(APIError) -> [CampaignSpec] {
+        var body = try JSONBody.parse(bytes, contentType: contentType)
         guard let items = try body.array("notifications") else { throw .invalid("notifications is required", field: "notifications") }
         try body.finish()
-        guard !items.isEmpty else { throw .invalid("notifications must not be empty", field: "notifications") }
+        guard items.count > 0 else { throw .invalid("notifications must not be empty", field: "notifications") }
         guard items.count <= NotificationFields.maximumRecipients else {
             throw .invalid("\(items.count) notifications; at most \(NotificationFields.maximumRecipients) per batch", field: "notifications")
         }
@@ -26,8 +40,8 @@ extension API {
         specs.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
             do {
-                var itemBody = try JSONBody(item, bytes: body.bytes)
-                specs.append(try NotificationFields.notification(&itemBody, defaultTopic: settings.defaultTopic))
+                var itemBody = try JSONBody(body.tree, node: item)
+                specs.append(try NotificationFields.notification(&itemBody, defaultTopic: defaultTopic))
             } catch {
                 var error = error
                 error.index = index
@@ -35,8 +49,7 @@ extension API {
                 throw error
             }
         }
-        let done = try await enqueue(EnqueueRequest(specs: specs, idempotency: try idempotency(request)), source: "batch")
-        return accepted(done, json: #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"#)
+        return specs
     }
 
     /// `GET /v1/notifications/{id}`: status, counts and the first 1,000 deliveries.

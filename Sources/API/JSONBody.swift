@@ -4,21 +4,23 @@ import Intake
 /// A request body's top-level JSON object, read member by member: each read checks the member's type and names
 /// the field when it is wrong; `finish()` refuses members nobody read (unknown fields are invalid).
 struct JSONBody {
-    let members: [(key: String, value: JSONNode)]
-    /// The raw body, so that an object member (a payload) is taken exactly as sent.
-    let bytes: [UInt8]
+    /// The parsed body; a payload object is taken from its bytes exactly as sent.
+    let tree: JSONTree
+    /// The object's node in `tree`.
+    let node: Int
     /// Prefix for field names in errors (`audience.`).
     let path: String
-    /// Names read so far (a few per object: an array beats hashing).
-    private var read: [String] = []
+    /// Positions of the members read so far: the first 64 as bits (the objects read have a few members), the rest listed.
+    private var read: UInt64 = 0
+    private var readBeyond: [Int] = []
 
-    init(_ node: JSONNode, bytes: [UInt8], path: String = "") throws(APIError) {
-        guard case .object(let members, _) = node else {
-            throw .invalid("expected a JSON object\(path.isEmpty ? "" : " for \(path.dropLast())"), got \(node.typeName)",
+    init(_ tree: JSONTree, node: Int, path: String = "") throws(APIError) {
+        guard tree[node].kind == .object else {
+            throw .invalid("expected a JSON object\(path.isEmpty ? "" : " for \(path.dropLast())"), got \(tree[node].typeName)",
                            field: path.isEmpty ? nil : String(path.dropLast()))
         }
-        self.members = members
-        self.bytes = bytes
+        self.tree = tree
+        self.node = node
         self.path = path
     }
 
@@ -28,83 +30,100 @@ struct JSONBody {
         guard mediaType == "application/json" else {
             throw APIError(415, "unsupported_media_type", "send the body as Content-Type: application/json")
         }
-        let node: JSONNode
-        do { node = try JSONParser.parse(body) } catch { throw .invalid("\(error)") }
-        return try JSONBody(node, bytes: body)
+        let tree: JSONTree
+        do { tree = try JSONParser.parse(body) } catch { throw .invalid("\(error)") }
+        return try JSONBody(tree, node: tree.root)
     }
 
-    func has(_ key: String) -> Bool { members.contains { $0.key == key } }
+    func has(_ key: StaticString) -> Bool { tree.member(of: node, named: key) != nil }
 
-    private mutating func value(_ key: String) -> JSONNode? {
-        if !read.contains(key) { read.append(key) }
-        guard let value = members.first(where: { $0.key == key })?.value, value != .null else { return nil }
-        return value
+    /// The member's value node, marked read; nil when it is missing or null.
+    private mutating func value(_ key: StaticString) -> Int? {
+        guard let (position, value) = tree.member(of: node, named: key) else { return nil }
+        if position < 64 { read |= 1 << position } else { readBeyond.append(position) }
+        return tree[value].kind == .null ? nil : value
     }
 
-    private func wrongType(_ key: String, expected: String, got node: JSONNode) -> APIError {
-        .invalid("\(path)\(key) must be \(expected), not \(node.typeName)", field: path + key)
+    private func isRead(_ position: Int) -> Bool {
+        position < 64 ? read & (1 << position) != 0 : readBeyond.contains(position)
     }
 
-    mutating func string(_ key: String) throws(APIError) -> String? {
+    private func wrongType(_ key: StaticString, expected: String, got node: Int) -> APIError {
+        .invalid("\(path)\(key) must be \(expected), not \(tree[node].typeName)", field: path + key.description)
+    }
+
+    mutating func string(_ key: StaticString) throws(APIError) -> String? {
+        try stringNode(key).map(tree.string)
+    }
+
+    /// A string member's node, for a caller that can use its bytes as they are.
+    mutating func stringNode(_ key: StaticString) throws(APIError) -> Int? {
         guard let node = value(key) else { return nil }
-        guard case .string(let text) = node else { throw wrongType(key, expected: "a string", got: node) }
-        return text
+        guard tree[node].kind == .string else { throw wrongType(key, expected: "a string", got: node) }
+        return node
     }
 
-    mutating func integer(_ key: String) throws(APIError) -> Int64? {
+    mutating func integer(_ key: StaticString) throws(APIError) -> Int64? {
         guard let node = value(key) else { return nil }
-        guard let number = node.int64 else { throw wrongType(key, expected: "a whole number", got: node) }
+        guard let number = tree.int64(node) else { throw wrongType(key, expected: "a whole number", got: node) }
         return number
     }
 
-    mutating func bool(_ key: String) throws(APIError) -> Bool? {
+    mutating func bool(_ key: StaticString) throws(APIError) -> Bool? {
         guard let node = value(key) else { return nil }
-        guard case .bool(let flag) = node else { throw wrongType(key, expected: "true or false", got: node) }
+        guard let flag = tree.bool(node) else { throw wrongType(key, expected: "true or false", got: node) }
         return flag
     }
 
-    mutating func strings(_ key: String, maximum: Int) throws(APIError) -> [String]? {
+    mutating func strings(_ key: StaticString, maximum: Int) throws(APIError) -> [String]? {
+        try stringNodes(key, maximum: maximum)?.map(tree.string)
+    }
+
+    /// An array of strings' nodes, for a caller that can use their bytes as they are.
+    mutating func stringNodes(_ key: StaticString, maximum: Int) throws(APIError) -> [Int]? {
         guard let node = value(key) else { return nil }
-        guard case .array(let items) = node else { throw wrongType(key, expected: "an array of strings", got: node) }
-        guard !items.isEmpty else { throw .invalid("\(path)\(key) must not be empty", field: path + key) }
-        guard items.count <= maximum else {
-            throw .invalid("\(path)\(key) has \(items.count) entries; at most \(maximum)", field: path + key)
+        guard tree[node].kind == .array else { throw wrongType(key, expected: "an array of strings", got: node) }
+        let count = tree[node].count
+        guard count > 0 else { throw .invalid("\(path)\(key) must not be empty", field: path + key.description) }
+        guard count <= maximum else {
+            throw .invalid("\(path)\(key) has \(count) entries; at most \(maximum)", field: path + key.description)
         }
-        var strings: [String] = []
-        strings.reserveCapacity(items.count)
-        for (i, item) in items.enumerated() {
-            guard case .string(let text) = item else {
-                throw .invalid("\(path)\(key)[\(i)] must be a string, not \(item.typeName)", field: path + key)
+        var strings: [Int] = []
+        strings.reserveCapacity(count)
+        for (i, item) in tree.children(of: node).enumerated() {
+            guard tree[item].kind == .string else {
+                throw .invalid("\(path)\(key)[\(i)] must be a string, not \(tree[item].typeName)", field: path + key.description)
             }
-            strings.append(text)
+            strings.append(item)
         }
         return strings
     }
 
     /// An object member's exact bytes.
-    mutating func rawObject(_ key: String) throws(APIError) -> [UInt8]? {
+    mutating func rawObject(_ key: StaticString) throws(APIError) -> [UInt8]? {
         guard let node = value(key) else { return nil }
-        guard case .object(_, let raw) = node else { throw wrongType(key, expected: "an object", got: node) }
-        return Array(bytes[raw])
+        guard tree[node].kind == .object else { throw wrongType(key, expected: "an object", got: node) }
+        return Array(tree.bytes[tree[node].range])
     }
 
     /// An object member, to read further.
-    mutating func object(_ key: String) throws(APIError) -> JSONBody? {
+    mutating func object(_ key: StaticString) throws(APIError) -> JSONBody? {
         guard let node = value(key) else { return nil }
-        return try JSONBody(node, bytes: bytes, path: path + key + ".")
+        return try JSONBody(tree, node: node, path: path + key.description + ".")
     }
 
-    /// An array member's elements.
-    mutating func array(_ key: String) throws(APIError) -> [JSONNode]? {
+    /// An array member's element nodes.
+    mutating func array(_ key: StaticString) throws(APIError) -> JSONTree.Children? {
         guard let node = value(key) else { return nil }
-        guard case .array(let items) = node else { throw wrongType(key, expected: "an array", got: node) }
-        return items
+        guard tree[node].kind == .array else { throw wrongType(key, expected: "an array", got: node) }
+        return tree.children(of: node)
     }
 
     /// Refuses members that were never read.
     func finish() throws(APIError) {
-        if let unknown = members.first(where: { !read.contains($0.key) }) {
-            throw .invalid("unknown field \(path)\(unknown.key)", field: path + unknown.key)
+        for (position, key) in tree.children(of: node).enumerated() where !isRead(position) {
+            let name = tree.string(key)
+            throw .invalid("unknown field \(path)\(name)", field: path + name)
         }
     }
 }

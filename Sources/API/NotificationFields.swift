@@ -23,21 +23,26 @@ enum NotificationFields {
         }
     }
 
+    /// The members that name a notification's audience: exactly one of them is given.
+    private static let audienceMembers: [StaticString] = ["token", "tokens", "user", "users"]
+
     /// `POST /v1/notifications`' object (one item of a batch): exactly one of token, tokens, user, users.
     static func notification(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> CampaignSpec {
-        let given = ["token", "tokens", "user", "users"].filter { body.has($0) }
-        guard given.count == 1 else {
+        var givenCount = 0
+        for name in audienceMembers where body.has(name) { givenCount += 1 }
+        guard givenCount == 1 else {
+            let given = audienceMembers.filter { body.has($0) }.map(\.description)
             throw .invalid(given.isEmpty ? "give one of token, tokens, user, users" : "give only one of \(given.joined(separator: ", "))",
                            field: given.count > 1 ? given[1] : "token")
         }
         let (content, environment) = try content(&body, defaultTopic: defaultTopic)
         let audience: Audience
-        if let token = try body.string("token") {
-            audience = .tokens([try Self.token(token, field: "token")], environment: environment)
-        } else if let tokens = try body.strings("tokens", maximum: maximumRecipients) {
+        if let token = try body.stringNode("token") {
+            audience = .tokens([try Self.token(body.tree, token, field: "token")], environment: environment)
+        } else if let tokens = try body.stringNodes("tokens", maximum: maximumRecipients) {
             var parsed: [DeviceToken] = []
             parsed.reserveCapacity(tokens.count)
-            for (i, token) in tokens.enumerated() { parsed.append(try Self.token(token, field: "tokens", index: i)) }
+            for (i, token) in tokens.enumerated() { parsed.append(try Self.token(body.tree, token, field: "tokens", index: i)) }
             audience = .tokens(parsed, environment: environment)
         } else {
             if environment != nil { throw .invalid("environment goes with token or tokens, not with users", field: "environment") }
@@ -89,6 +94,12 @@ enum NotificationFields {
     static func user(_ text: String, field: String) throws(APIError) -> String {
         do { try UserID.validate(text) } catch { throw .invalid("\(error)", field: field) }
         return text
+    }
+
+    /// The token of a string node: straight from its bytes when they already spell a normalised token (most do).
+    static func token(_ tree: JSONTree, _ node: Int, field: String, index: Int? = nil) throws(APIError) -> DeviceToken {
+        if tree[node].isVerbatim, let token = DeviceToken(normalizedHex: tree.bytes[tree[node].range]) { return token }
+        return try token(tree.string(node), field: field, index: index)
     }
 
     static func token(_ text: String, field: String, index: Int? = nil) throws(APIError) -> DeviceToken {

@@ -28,23 +28,42 @@ public struct JSONValidator {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    /// Whether the last string read had an escape.
+    private var stringHadEscape = false
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Validates `bytes`; returns what the top level holds.
     public static func validate(_ bytes: some Collection<UInt8>) throws(Failure) -> Summary {
-        let array = Array(bytes)
-        let result: Result<Summary, Failure> = array.withUnsafeBytes { raw in
-            var validator = JSONValidator(raw)
-            do throws(Failure) { return .success(try validator.run()) } catch { return .failure(error) }
-        }
-        return try result.get()
+        // Contiguous bytes (an array, a payload's) are read where they are; only others are copied first.
+        if let result = bytes.withContiguousStorageIfAvailable({ validate(UnsafeRawBufferPointer($0)) }) { return try result.get() }
+        return try Array(bytes).withUnsafeBytes { validate($0) }.get()
     }
 
+    private static func validate(_ raw: UnsafeRawBufferPointer) -> Result<Summary, Failure> {
+        var validator = JSONValidator(raw)
+        do throws(Failure) { return .success(try validator.run()) } catch { return .failure(error) }
+    }
+
+    /// An object or array being read.
     private struct Frame {
         var isObject: Bool
-        var keys: Set<[UInt8]>
+        /// Where this object's keys start in the key list.
+        var firstKey: Int
+        /// Past `keysCompared` keys, their decoded bytes, to find a duplicate without comparing each pair.
+        var keySet: Set<[UInt8]>?
     }
+
+    /// A member name: from its opening quote to past its closing one.
+    private struct Key {
+        var start: Int
+        var end: Int
+        /// It has an escape, so its bytes are not its decoded text.
+        var escaped: Bool
+    }
+
+    /// Objects with more keys than this find duplicates with a set.
+    private static let keysCompared = 16
 
     private mutating func run() throws(Failure) -> Summary {
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
@@ -54,14 +73,16 @@ public struct JSONValidator {
         guard peek() == UInt8(ascii: "{") else { throw fail("the top level is not an object") }
         var summary = Summary()
         var stack: [Frame] = []
+        /// The keys of the open objects, innermost last (each frame knows where its own start).
+        var keys: [Key] = []
         /// The key of the top-level member whose value is read next.
-        var topLevelKey: [UInt8]?
+        var topLevelKey: Key?
         values: while true {
             // At a value.
             skipWhitespace()
             let depth = stack.count
-            let kind = try startValue(&stack)  // nil: a container was opened
-            if depth == 1, topLevelKey == Self.apsKey, summary.aps == nil {
+            let kind = try startValue(&stack, keyCount: keys.count)  // nil: a container was opened
+            if depth == 1, let key = topLevelKey, isAps(key), summary.aps == nil {
                 summary.aps = kind ?? (stack.last!.isObject ? .object : .array)
             }
             topLevelKey = nil
@@ -69,7 +90,7 @@ public struct JSONValidator {
                 skipWhitespace()
                 if try !closeIfEmpty(&stack) {
                     if stack.last!.isObject {
-                        let key = try readKey(&stack)
+                        let key = try readKey(&stack, &keys)
                         if stack.count == 1 { topLevelKey = key }
                     }
                     continue values
@@ -87,13 +108,14 @@ public struct JSONValidator {
                     index += 1
                     skipWhitespace()
                     if frame.isObject {
-                        let key = try readKey(&stack)
+                        let key = try readKey(&stack, &keys)
                         if stack.count == 1 { topLevelKey = key }
                     }
                     continue values
                 case UInt8(ascii: "}") where frame.isObject, UInt8(ascii: "]") where !frame.isObject:
                     index += 1
                     stack.removeLast()
+                    keys.removeSubrange(frame.firstKey...)
                 default:
                     throw fail(frame.isObject ? "expected ',' or '}'" : "expected ',' or ']'")
                 }
@@ -103,13 +125,20 @@ public struct JSONValidator {
 
     private static let apsKey = Array("aps".utf8)
 
-    /// Reads one value, or opens a container (pushes its frame, returns nil).
-    private mutating func startValue(_ stack: inout [Frame]) throws(Failure) -> ValueKind? {
+    /// Whether a key's decoded text is `aps`.
+    private func isAps(_ key: Key) -> Bool {
+        guard !key.escaped else { return decoded(key) == Self.apsKey }
+        return key.end - key.start == 5 && bytes[key.start + 1] == UInt8(ascii: "a") && bytes[key.start + 2] == UInt8(ascii: "p")
+            && bytes[key.start + 3] == UInt8(ascii: "s")
+    }
+
+    /// Reads one value, or opens a container (pushes its frame, whose keys start at `keyCount`, and returns nil).
+    private mutating func startValue(_ stack: inout [Frame], keyCount: Int) throws(Failure) -> ValueKind? {
         guard let byte = peek() else { throw fail("unexpected end of the payload") }
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard stack.count < Self.maximumDepth else { throw fail("nested deeper than \(Self.maximumDepth) levels") }
-            stack.append(Frame(isObject: byte == UInt8(ascii: "{"), keys: []))
+            stack.append(Frame(isObject: byte == UInt8(ascii: "{"), firstKey: keyCount))
             index += 1
             return nil
         case UInt8(ascii: "\""):
@@ -135,22 +164,48 @@ public struct JSONValidator {
     }
 
     /// Reads `"key" :` in the innermost object, refusing a key it already has.
-    private mutating func readKey(_ stack: inout [Frame]) throws(Failure) -> [UInt8] {
+    private mutating func readKey(_ stack: inout [Frame], _ keys: inout [Key]) throws(Failure) -> Key {
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected a member name in quotes") }
         let start = index
-        let key = try readString(collect: true)
-        guard stack[stack.count - 1].keys.insert(key).inserted else {
-            throw Failure(reason: "duplicate key \"\(String(decoding: key.prefix(40), as: UTF8.self))\"", offset: start)
+        _ = try readString(collect: false)
+        let key = Key(start: start, end: index, escaped: stringHadEscape)
+        let frame = stack.count - 1
+        if stack[frame].keySet == nil, keys.count - stack[frame].firstKey < Self.keysCompared {
+            for earlier in keys[stack[frame].firstKey...] where sameText(earlier, key) { throw duplicate(key) }
+        } else {
+            if stack[frame].keySet == nil { stack[frame].keySet = Set(keys[stack[frame].firstKey...].map(decoded)) }
+            guard stack[frame].keySet!.insert(decoded(key)).inserted else { throw duplicate(key) }
         }
+        keys.append(key)
         skipWhitespace()
         guard peek() == UInt8(ascii: ":") else { throw fail("expected ':' after a member name") }
         index += 1
         return key
     }
 
+    private func duplicate(_ key: Key) -> Failure {
+        Failure(reason: "duplicate key \"\(String(decoding: decoded(key).prefix(40), as: UTF8.self))\"", offset: key.start)
+    }
+
+    /// Whether two keys decode to the same bytes: compared as they are when neither has an escape.
+    private func sameText(_ a: Key, _ b: Key) -> Bool {
+        guard !a.escaped, !b.escaped else { return decoded(a) == decoded(b) }
+        guard a.end - a.start == b.end - b.start else { return false }
+        for offset in 0..<(a.end - a.start) where bytes[a.start + offset] != bytes[b.start + offset] { return false }
+        return true
+    }
+
+    /// A key's decoded UTF-8, read again from its opening quote (it was read once without error).
+    private func decoded(_ key: Key) -> [UInt8] {
+        var reader = self
+        reader.index = key.start
+        do { return try reader.readString(collect: true) } catch { preconditionFailure("a key read once fails the second time: \(error)") }
+    }
+
     /// Reads a string at `index` (on its opening quote); returns its decoded UTF-8 when `collect` is set.
     private mutating func readString(collect: Bool) throws(Failure) -> [UInt8] {
         index += 1
+        stringHadEscape = false
         var value: [UInt8] = []
         while true {
             guard let byte = peek() else { throw fail("unterminated string") }
@@ -159,6 +214,7 @@ public struct JSONValidator {
                 index += 1
                 return value
             case UInt8(ascii: "\\"):
+                stringHadEscape = true
                 index += 1
                 guard let escape = peek() else { throw fail("unterminated string") }
                 index += 1

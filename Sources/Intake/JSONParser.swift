@@ -4,21 +4,44 @@
 public struct JSONParser {
     /// Deeper nesting than this is refused.
     public static let maximumDepth = 64
+    /// Objects with more members than this check their keys for duplicates with a set instead of one by one.
+    private static let keysCompared = 16
 
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    private var nodes: [JSONNode] = []
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// Parses `bytes` as one JSON value.
-    public static func parse(_ bytes: [UInt8]) throws(IntakeError) -> JSONNode {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw IntakeError("body is not valid UTF-8") }
-        var parser = JSONParser(bytes)
-        parser.skipSpace()
-        let value = try parser.value(depth: 0)
-        parser.skipSpace()
-        guard parser.index == bytes.count else { throw parser.failure("unexpected data after the JSON value") }
-        return value
+    public static func parse(_ bytes: [UInt8]) throws(IntakeError) -> JSONTree {
+        guard bytes.count < UInt32.max else { throw IntakeError("invalid JSON: body too large") }
+        let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<[JSONNode], IntakeError> in
+            var parser = JSONParser(buffer)
+            do throws(IntakeError) {
+                try parser.document()
+                return .success(parser.nodes)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch parsed {
+        case .success(let nodes):
+            return JSONTree(bytes: bytes, nodes: nodes)
+        case .failure(let error):
+            // A parse only checks the UTF-8 of the strings it reached; invalid UTF-8 anywhere is the answer that wins.
+            guard String(validating: bytes, as: UTF8.self) != nil else { throw IntakeError("body is not valid UTF-8") }
+            throw error
+        }
+    }
+
+    private mutating func document() throws(IntakeError) {
+        // Most bodies hold about one value per 12 bytes; growing a little past that is cheaper than reserving a lot.
+        nodes.reserveCapacity(bytes.count / 12 + 4)
+        skipSpace()
+        try value(depth: 0)
+        skipSpace()
+        guard index == bytes.count else { throw failure("unexpected data after the JSON value") }
     }
 
     private func failure(_ reason: String) -> IntakeError {
@@ -26,128 +49,187 @@ public struct JSONParser {
     }
 
     private mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func value(depth: Int) throws(IntakeError) -> JSONNode {
+    private mutating func value(depth: Int) throws(IntakeError) {
         guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         guard let byte = peek() else { throw failure("unexpected end") }
         switch byte {
-        case UInt8(ascii: "{"): return try object(depth: depth)
-        case UInt8(ascii: "["): return try array(depth: depth)
-        case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        case UInt8(ascii: "{"): try object(depth: depth)
+        case UInt8(ascii: "["): try array(depth: depth)
+        case UInt8(ascii: "\""): try string()
+        case UInt8(ascii: "t"): try literal("true", .bool, flag: true)
+        case UInt8(ascii: "f"): try literal("false", .bool, flag: false)
+        case UInt8(ascii: "n"): try literal("null", .null, flag: false)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         default: throw failure("unexpected character")
         }
     }
 
-    private mutating func literal(_ word: String) throws(IntakeError) {
-        let count = word.utf8.count
-        guard index + count <= bytes.count, bytes[index..<index + count].elementsEqual(word.utf8) else {
-            throw failure("unexpected character")
-        }
+    private mutating func literal(_ word: StaticString, _ kind: JSONNode.Kind, flag: Bool) throws(IntakeError) {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw failure("unexpected character") }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { throw failure("unexpected character") }
+        nodes.append(JSONNode(kind, start: index, end: index + count, index: nodes.count, flag: flag))
         index += count
     }
 
-    private mutating func object(depth: Int) throws(IntakeError) -> JSONNode {
-        let start = index
+    /// Opens a container's node; `close` sets where it ends once its contents are read.
+    private mutating func open(_ kind: JSONNode.Kind) -> Int {
+        nodes.append(JSONNode(kind, start: index, end: index, index: nodes.count))
         index += 1
-        var members: [(key: String, value: JSONNode)] = []
-        var keys = Set<String>()
+        return nodes.count - 1
+    }
+
+    private mutating func close(_ node: Int, count: Int) {
+        index += 1
+        nodes[node].end = UInt32(truncatingIfNeeded: index)
+        nodes[node].next = UInt32(truncatingIfNeeded: nodes.count)
+        nodes[node].contents = UInt32(truncatingIfNeeded: count)
+    }
+
+    private mutating func object(depth: Int) throws(IntakeError) {
+        let node = open(.object)
+        var count = 0
+        // Past `keysCompared` members, the texts of the keys (a set of them is what tells duplicates apart).
+        var keys: Set<String>?
         skipSpace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return .object([], raw: start..<index)
-        }
+        if peek() == UInt8(ascii: "}") { return close(node, count: 0) }
         while true {
             guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name") }
-            let key = try string()
-            guard keys.insert(key).inserted else { throw failure("duplicate key \"\(key)\"") }
+            let key = nodes.count
+            try string()
+            try checkUnique(key, in: node, count: count, keys: &keys)
+            count += 1
             skipSpace()
             guard peek() == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1
             skipSpace()
-            members.append((key, try value(depth: depth + 1)))
+            try value(depth: depth + 1)
             skipSpace()
             switch peek() {
             case UInt8(ascii: ","): index += 1; skipSpace()
-            case UInt8(ascii: "}"): index += 1; return .object(members, raw: start..<index)
+            case UInt8(ascii: "}"): return close(node, count: count)
             default: throw failure("expected ',' or '}'")
             }
         }
     }
 
-    private mutating func array(depth: Int) throws(IntakeError) -> JSONNode {
-        index += 1
-        var elements: [JSONNode] = []
-        skipSpace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            return .array([])
+    /// Refuses the key at `key` when an earlier member of `object` has the same text (`String` equality).
+    private func checkUnique(_ key: Int, in object: Int, count: Int, keys: inout Set<String>?) throws(IntakeError) {
+        if keys == nil, count < Self.keysCompared {
+            var earlier = object + 1
+            for _ in 0..<count {
+                if sameText(earlier, key) { throw failure("duplicate key \"\(text(key))\"") }
+                earlier = Int(nodes[earlier + 1].next)
+            }
+            return
         }
+        if keys == nil {
+            var all = Set<String>()
+            var earlier = object + 1
+            for _ in 0..<count {
+                all.insert(text(earlier))
+                earlier = Int(nodes[earlier + 1].next)
+            }
+            keys = all
+        }
+        let name = text(key)
+        guard keys!.insert(name).inserted else { throw failure("duplicate key \"\(name)\"") }
+    }
+
+    /// Whether two strings' texts are equal: by their bytes when both are plain ASCII, else as `String`s.
+    private func sameText(_ a: Int, _ b: Int) -> Bool {
+        let first = nodes[a], second = nodes[b]
+        guard first.isPlainASCII, second.isPlainASCII else { return text(a) == text(b) }
+        let length = Int(first.end - first.start)
+        guard length == Int(second.end - second.start) else { return false }
+        for offset in 0..<length where bytes[Int(first.start) + offset] != bytes[Int(second.start) + offset] { return false }
+        return true
+    }
+
+    private func text(_ node: Int) -> String { JSONTree.text(of: bytes[nodes[node].range], escaped: nodes[node].flag) }
+
+    private mutating func array(depth: Int) throws(IntakeError) {
+        let node = open(.array)
+        var count = 0
+        skipSpace()
+        if peek() == UInt8(ascii: "]") { return close(node, count: 0) }
         while true {
-            elements.append(try value(depth: depth + 1))
+            try value(depth: depth + 1)
+            count += 1
             skipSpace()
             switch peek() {
             case UInt8(ascii: ","): index += 1; skipSpace()
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            case UInt8(ascii: "]"): return close(node, count: count)
             default: throw failure("expected ',' or ']'")
             }
         }
     }
 
-    private mutating func string() throws(IntakeError) -> String {
+    /// Reads a string (on its opening quote) into a node of its bytes between the quotes, checking its escapes and
+    /// its UTF-8 on the way.
+    private mutating func string() throws(IntakeError) {
         index += 1
-        // Most strings (tokens, keys, user ids) have no escape: one scan, one decode of the bytes as they are.
-        var end = index
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            defer { index = end + 1 }
-            return String(decoding: bytes[index..<end], as: UTF8.self)
-        }
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flush(_ end: Int) {
-            // The body was checked to be UTF-8, so an escape-free run decodes as is.
-            scalars.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-        }
+        let start = index
+        var escaped = false
+        var nonASCII = false
         while true {
             guard let byte = peek() else { throw failure("unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
-                flush(index)
+                nodes.append(JSONNode(.string, start: start, end: index, index: nodes.count, flag: escaped, nonASCII: nonASCII))
                 index += 1
-                return String(scalars)
+                return
             case UInt8(ascii: "\\"):
-                flush(index)
+                escaped = true
                 index += 1
-                scalars.append(try escape())
-                runStart = index
+                try escape()
             case 0..<0x20:
                 throw failure("control character in a string")
+            case 0x80...:
+                nonASCII = true
+                try utf8Sequence()
             default:
                 index += 1
             }
         }
     }
 
-    private mutating func escape() throws(IntakeError) -> Unicode.Scalar {
+    /// Steps over one multi-byte UTF-8 sequence, well-formed per Unicode table 3-7 (what `String(validating:)` accepts).
+    private mutating func utf8Sequence() throws(IntakeError) {
+        let length: Int
+        var low: UInt8 = 0x80, high: UInt8 = 0xBF
+        switch bytes[index] {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: throw failure("invalid UTF-8")
+        }
+        guard index + length <= bytes.count, (low...high).contains(bytes[index + 1]) else { throw failure("invalid UTF-8") }
+        for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { throw failure("invalid UTF-8") }
+        index += length
+    }
+
+    private mutating func escape() throws(IntakeError) {
         guard let byte = peek() else { throw failure("unterminated string") }
         index += 1
         switch byte {
-        case UInt8(ascii: "\""): return "\""
-        case UInt8(ascii: "\\"): return "\\"
-        case UInt8(ascii: "/"): return "/"
-        case UInt8(ascii: "b"): return "\u{08}"
-        case UInt8(ascii: "f"): return "\u{0C}"
-        case UInt8(ascii: "n"): return "\n"
-        case UInt8(ascii: "r"): return "\r"
-        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+             UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return
         case UInt8(ascii: "u"):
             let high = try hex4()
             if (0xD800..<0xDC00).contains(high) {
@@ -157,10 +239,9 @@ public struct JSONParser {
                 index += 2
                 let low = try hex4()
                 guard (0xDC00..<0xE000).contains(low) else { throw failure("unpaired surrogate") }
-                return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
+                return
             }
-            guard let scalar = Unicode.Scalar(high) else { throw failure("unpaired surrogate") }
-            return scalar
+            guard Unicode.Scalar(high) != nil else { throw failure("unpaired surrogate") }
         default:
             throw failure("invalid escape")
         }
@@ -183,7 +264,7 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func number() throws(IntakeError) -> String {
+    private mutating func number() throws(IntakeError) {
         let start = index
         if peek() == UInt8(ascii: "-") { index += 1 }
         guard let first = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { throw failure("invalid number") }
@@ -197,7 +278,7 @@ public struct JSONParser {
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
             guard digits() else { throw failure("invalid number") }
         }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        nodes.append(JSONNode(.number, start: start, end: index, index: nodes.count))
     }
 
     @discardableResult
