@@ -254,27 +254,13 @@ public struct JSONValidator {
 
     /// Checks one multi-byte UTF-8 sequence at `index` (well-formed per Unicode table 3-7) and steps over it.
     private mutating func utf8Sequence() throws(Failure) -> Int {
-        let first = bytes[index]
-        let length: Int
-        var low: UInt8 = 0x80, high: UInt8 = 0xBF
-        switch first {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: throw fail("invalid UTF-8")
+        switch UTF8Sequence.check(bytes, at: index) {
+        case .length(let length):
+            index += length
+            return length
+        case .truncated: throw fail("invalid UTF-8 (truncated)")
+        case .invalid: throw fail("invalid UTF-8")
         }
-        guard index + length <= bytes.count else { throw fail("invalid UTF-8 (truncated)") }
-        let second = bytes[index + 1]
-        guard second >= low && second <= high else { throw fail("invalid UTF-8") }
-        for offset in 2..<max(2, length) where !(0x80...0xBF).contains(bytes[index + offset]) {
-            throw fail("invalid UTF-8")
-        }
-        index += length
-        return length
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {

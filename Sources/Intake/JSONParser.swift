@@ -1,3 +1,5 @@
+import APNs
+
 /// A strict RFC 8259 parser for request bodies: valid UTF-8, no byte-order mark, no duplicate keys (Foundation's
 /// parser lets the last one win, so two readers could see different requests), bounded depth, nothing after the
 /// value. Errors say what and where, in one line.
@@ -206,20 +208,9 @@ public struct JSONParser {
 
     /// Steps over one multi-byte UTF-8 sequence, well-formed per Unicode table 3-7 (what `String(validating:)` accepts).
     private mutating func utf8Sequence() throws(IntakeError) {
-        let length: Int
-        var low: UInt8 = 0x80, high: UInt8 = 0xBF
-        switch bytes[index] {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: throw failure("invalid UTF-8")
+        guard case .length(let length) = UTF8Sequence.check(UnsafeRawBufferPointer(bytes), at: index) else {
+            throw failure("invalid UTF-8")
         }
-        guard index + length <= bytes.count, (low...high).contains(bytes[index + 1]) else { throw failure("invalid UTF-8") }
-        for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { throw failure("invalid UTF-8") }
         index += length
     }
 
