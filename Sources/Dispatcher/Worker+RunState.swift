@@ -70,11 +70,18 @@ extension Worker {
             queue.append(contentsOf: singles.isEmpty ? jobs : jobs.filter { $0.kind != .single })
         }
 
-        /// Puts `jobs` back at the head of the queue (held work once its pool is reachable again).
+        /// Puts `jobs` at the head of the queue (single sends claimed while busy; held work once its pool is
+        /// reachable again): into the slots already taken from the queue when there are enough, so that a busy
+        /// worker does not copy its whole queue for every few single sends.
         mutating func requeueFront(_ jobs: [DeliveryJob]) {
             guard !jobs.isEmpty else { return }
-            queue = jobs + queue[queueHead...]
-            queueHead = 0
+            if queueHead >= jobs.count {
+                queueHead -= jobs.count
+                queue.replaceSubrange(queueHead..<queueHead + jobs.count, with: jobs)
+            } else {
+                queue = jobs + queue[queueHead...]
+                queueHead = 0
+            }
         }
 
         /// Drops the queued and held jobs `shouldDrop` picks; returns how many.

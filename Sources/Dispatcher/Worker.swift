@@ -211,9 +211,12 @@ public final class Worker: Sendable {
             moved = changes != state.singlesChangesSeen
             state.singlesChangesSeen = changes
         }
-        guard moved else { return }
+        // The queue holds at most two claim batches: single sends arriving faster than they can be sent wait
+        // in the store (due, unleased) instead of piling up leased in memory.
+        let room = 2 * configuration.claimBatch - state.queued - state.heldCount
+        guard moved, room > 0 else { return }
         state.singlesCommitsSeen = store.commits.current
-        let (id, lease, limit) = (state.id, configuration.lease, max(1, configuration.claimBatch / 2))
+        let (id, lease, limit) = (state.id, configuration.lease, min(room, max(1, configuration.claimBatch / 2)))
         guard let jobs = try await guarded(&state, { [store] in
             try await store.claimSingles(now: now, limit: limit, leaseFor: lease, worker: id)
         }) else { return }
