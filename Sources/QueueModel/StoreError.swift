@@ -43,6 +43,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case idempotencyConflict(key: String)
     /// A device was named by token alone, and the token is registered for several topics: name the topic.
     case ambiguousDevice(token: String, topics: [String])
+    /// A backup could not be written to the path (nothing is left there).
+    case backupFailed(String, String)
 
     public var description: String {
         switch self {
@@ -82,6 +84,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return why
         case .ambiguousDevice(let token, let topics):
             return "token \(token) is registered for several topics (\(topics.joined(separator: ", "))): name the topic"
+        case .backupFailed(let path, let why):
+            return "cannot write a backup to \(path): \(why)"
         }
     }
 
@@ -92,7 +96,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .databaseLocked, .diskFull, .ioError, .readOnly: return true
         case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
-             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict, .ambiguousDevice:
+             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict, .ambiguousDevice,
+             .backupFailed:
             return false
         }
     }

@@ -33,10 +33,12 @@ struct Apnsd {
         case "workers": try await WorkersCommand.run(rest)
         case "cancel": try await CancelCommand.run(rest)
         case "log": try await LogCommand.run(rest)
+        case "backup": try await BackupCommand.run(rest)
         case "device":
-            let (sub, args) = try subcommand(rest, of: "device", ["add", "import", "list"])
+            let (sub, args) = try subcommand(rest, of: "device", ["add", "remove", "import", "list"])
             switch sub {
             case "add": try await DeviceCommands.add(args)
+            case "remove": try await DeviceCommands.remove(args)
             case "import": try await DeviceCommands.importFile(args)
             default: try await DeviceCommands.list(args)
             }

@@ -3,7 +3,7 @@ import Foundation
 import Intake
 import QueueModel
 
-/// `apnsd device add | import | list`.
+/// `apnsd device add | remove | import | list`.
 enum DeviceCommands {
     /// Lines handed to the store at once by `device import`. The store writes each batch in token order, so
     /// one batch touches each page of the token index once; a million lines take about 150 MB.
@@ -12,18 +12,66 @@ enum DeviceCommands {
     static let devicesPerTransaction = 100_000
 
     static func add(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["topic", "environment", "user"]).union(Configuration.flagNames), flagNames: [])
+        let arguments = try Arguments(words, valued: Set(["topic", "environment", "user", "replaces"]).union(Configuration.flagNames),
+                                      flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
         let tokenText = try arguments.positionals(exactly: ["TOKEN"])[0]
-        let registration = try registration(token: tokenText, user: arguments.value("user"),
+        var registration = try registration(token: tokenText, user: arguments.value("user"),
                                             environment: arguments.value("environment"),
                                             topic: topic(arguments, configuration))
+        if let old = try arguments.value("replaces") {
+            do { registration.replaces = try DeviceToken(old) } catch { throw .usage("--replaces: \(error)") }
+            guard registration.replaces != registration.token else { throw .usage("--replaces: a token cannot replace itself") }
+        }
         let store = try await StoreAccess.open(configuration)
         do {
-            let device = try await store.register(registration, now: Date())
-            Output.line("registered \(device.token.hex) for \(device.topic) (\(device.environment))")
+            let result = try await store.registerDevice(registration, now: Date())
+            let device = result.device
+            Output.line("registered \(device.token.hex) for \(device.topic) (\(device.environment))"
+                        + (result.replaced.map { "; deactivated \($0.token.hex) (Replaced)" } ?? ""))
         } catch {
             throw .store(error)
+        }
+    }
+
+    /// `apnsd device remove TOKEN [--topic T]` or `apnsd device remove --user ID`: deactivates with reason
+    /// `Removed` (and its event), as `DELETE /v1/devices/{token}` and `DELETE /v1/users/{user}/devices` do.
+    static func remove(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Set(["topic", "user"]).union(Configuration.flagNames), flagNames: [])
+        let configuration = try Configuration.load(arguments: arguments)
+        if let user = try arguments.value("user") {
+            guard arguments.positionals.isEmpty, try arguments.value("topic") == nil else {
+                throw .usage("give a TOKEN (with --topic when needed) or --user ID, not both")
+            }
+            do { try UserID.validate(user) } catch { throw .usage("--user: \(error)") }
+            let store = try await StoreAccess.open(configuration)
+            do {
+                let count = try await store.deactivateDevices(user: user, reason: .removed, now: Date())
+                Output.line("deactivated \(count) device\(count == 1 ? "" : "s") of user \(Printable.escaped(user)) (Removed)")
+            } catch {
+                throw .store(error)
+            }
+            return
+        }
+        let tokenText = try arguments.positionals(exactly: ["TOKEN (or --user ID)"])[0]
+        let token: DeviceToken
+        do { token = try DeviceToken(tokenText) } catch { throw .usage("\(error)") }
+        let topic = try arguments.value("topic")
+        if let topic { do { try Topic.validate(topic) } catch { throw .usage("\(error)") } }
+        let store = try await StoreAccess.open(configuration)
+        let device: Device?
+        let wasActive: Bool
+        do {
+            wasActive = try await store.devices(token: token).contains { $0.isActive && (topic == nil || $0.topic == topic) }
+            device = try await store.deactivateDevice(token: token, topic: topic, reason: .removed, now: Date())
+        } catch {
+            throw .store(error)
+        }
+        guard let device else { throw .failure("no device with token \(token.hex)\(topic.map { " for topic \($0)" } ?? "")") }
+        if wasActive {
+            Output.line("removed \(device.token.hex) for \(device.topic)")
+        } else {
+            Output.line("\(device.token.hex) for \(device.topic) was already inactive (\(device.reason?.rawValue ?? "?"))")
         }
     }
 

@@ -23,7 +23,8 @@ enum Help {
 
     COMMANDS:
       init                     Create or migrate the database.
-      device add|import|list   Register devices, import a token file, list devices.
+      device add|remove|import|list
+                               Register, remove (deactivate) and list devices; import a token file.
       send                     Enqueue one notification (ahead of bulk work); prints its id.
       campaign create|list|show|cancel|retry
                                Bulk campaigns: all devices, some users, or a token file; now or later.
@@ -32,6 +33,7 @@ enum Help {
       serve                    The HTTP API and a worker in one process (--no-worker: the API only).
       workers                  The workers on this database, their heartbeats and leases.
       log                      The delivery log.
+      backup PATH              A consistent copy of the database, taken while workers run.
       api-key create|list|revoke
                                Keys for the HTTP API: a secret printed once, only its hash stored.
 
@@ -54,12 +56,30 @@ enum Help {
                          file group NAME, mode 0660. An existing directory is changed only if it holds nothing
                          but the database. Run it as root, or as the owner and a member of NAME.
         """,
+        "backup": """
+        OVERVIEW: Write a consistent copy of the database to PATH while workers and the API keep running
+        (SQLite's online backup: one snapshot, a single file). PATH must not exist; the copy is created 0600.
+
+        USAGE: apnsd backup PATH [--json]
+
+        RESTORE: stop every apnsd process using the database, move the database and its -wal and -shm files
+        aside, copy the backup in their place with the same owner and mode (chown/chmod as the original), then
+        start apnsd again; it migrates the copy if it is older.
+
+        EXAMPLE:
+          apnsd backup /var/backups/apnsd-$(date +%F).sqlite
+        """,
         "device": """
         OVERVIEW: The device registry.
 
         USAGE:
-          apnsd device add TOKEN [--topic T] [--environment production|development] [--user ID]
-              Register or re-register a device (refreshes its registration time, reactivates it).
+          apnsd device add TOKEN [--topic T] [--environment production|development] [--user ID] [--replaces OLD]
+              Register or re-register a device (refreshes its registration time, reactivates it). --replaces:
+              the app got TOKEN in place of OLD (reinstall, restore): OLD is deactivated (reason Replaced) and
+              TOKEN keeps OLD's user unless --user is given.
+          apnsd device remove TOKEN [--topic T] | --user ID
+              Deactivate a device, or every device of a user (signed out everywhere, or erased), reason Removed.
+              --topic is needed when TOKEN is registered for several topics.
           apnsd device import FILE|- [--topic T] [--environment E]
               Lines 'token[,user[,environment]]'; bad lines are reported with their numbers, good ones imported.
           apnsd device list [--active|--inactive] [--json]

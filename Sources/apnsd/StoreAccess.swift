@@ -28,6 +28,11 @@ enum StoreAccess {
         try await sqlite(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
     }
 
+    /// `apnsd backup`: read-only, so an operator who may only read the file can copy it.
+    static func openForBackup(_ configuration: Configuration) async throws(CLIError) -> any BackupStore {
+        try await sqlite(configuration, create: false, readOnly: true, cacheSizeMiB: 16)
+    }
+
     private static func sqlite(_ configuration: Configuration, create: Bool, readOnly: Bool,
                                cacheSizeMiB: Int) async throws(CLIError) -> Store {
         do {
