@@ -34,6 +34,9 @@ struct Apnsd {
         case "cancel": try await CancelCommand.run(rest)
         case "log": try await LogCommand.run(rest)
         case "backup": try await BackupCommand.run(rest)
+        case "config":
+            let (_, args) = try subcommand(rest, of: "config", ["check"])
+            try await ConfigCheckCommand.run(args)
         case "device":
             let (sub, args) = try subcommand(rest, of: "device", ["add", "remove", "import", "list"])
             switch sub {

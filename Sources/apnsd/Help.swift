@@ -34,6 +34,7 @@ enum Help {
       workers                  The workers on this database, their heartbeats and leases.
       log                      The delivery log.
       backup PATH              A consistent copy of the database, taken while workers run.
+      config check             Load the settings and the key, mint a token, resolve the APNs hosts; exit 0/1.
       api-key create|list|revoke
                                Keys for the HTTP API: a secret printed once, only its hash stored.
 
@@ -68,6 +69,15 @@ enum Help {
 
         EXAMPLE:
           apnsd backup /var/backups/apnsd-$(date +%F).sqlite
+        """,
+        "config": """
+        OVERVIEW: Check the settings before a deploy: loads them (file → environment → flags), loads the key and
+        mints a provider token, resolves the APNs hosts, opens the database read-only, checks the CA file and the
+        API's listen address and TLS files. One line per check; never prints the key or a token.
+
+        USAGE: apnsd config check [--json]
+
+          Exit 0 when every check passed, 1 when one failed (64 for a bad setting, as every command).
         """,
         "device": """
         OVERVIEW: The device registry.

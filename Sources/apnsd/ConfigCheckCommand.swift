@@ -1,0 +1,112 @@
+import Foundation
+import HTTPServer
+import Intake
+import Logging
+import ProviderAuth
+
+/// `apnsd config check [--json]`: loads the settings and the key, mints a provider token, resolves the APNs
+/// hosts and opens the database read-only, and says what it found — never the key or the token. Exit 1 when any
+/// check failed, so it can gate a deploy.
+enum ConfigCheckCommand {
+    private struct Check {
+        let name: String
+        let ok: Bool
+        let detail: String
+    }
+
+    static func run(_ words: [String]) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
+        _ = try arguments.positionals(exactly: [])
+        let configuration = try Configuration.load(arguments: arguments)
+        var checks: [Check] = []
+        let environment = ProcessInfo.processInfo.environment
+        let file = try arguments.value("config") ?? environment["APNSD_CONFIG"]
+            ?? (FileManager.default.fileExists(atPath: "./apnsd.json") ? "./apnsd.json" : nil)
+        checks.append(Check(name: "settings", ok: true, detail: file.map { "config file \($0)" } ?? "no config file (environment and flags only)"))
+        checks.append(await database(configuration))
+        checks.append(key(configuration))
+        if let caFile = configuration.caFile {
+            let readable = FileManager.default.isReadableFile(atPath: caFile)
+            checks.append(Check(name: "ca", ok: readable, detail: readable ? caFile : "cannot read apns.caFile \(caFile)"))
+        } else {
+            checks.append(Check(name: "ca", ok: true, detail: "the system's trust store"))
+        }
+        checks.append(resolve("production", configuration.productionURL))
+        checks.append(resolve("development", configuration.developmentURL))
+        checks.append(api(configuration))
+        checks.append(Check(name: "topic", ok: true, detail: configuration.topic.map { "default topic \($0)" } ?? "no default topic (each send names one)"))
+        if let webhook = configuration.webhookURL {
+            checks.append(Check(name: "webhook", ok: true, detail: "\(webhook) (signed with webhook.secret)"))
+        }
+        let ok = checks.allSatisfy(\.ok)
+        if arguments.flag("json") {
+            let members = checks.map { "\(JSONText.quote($0.name)):\(JSONLine(["ok": .bool($0.ok), "detail": .string($0.detail)]).description)" }
+            Output.line(#"{"ok":\#(ok),"checks":{\#(members.joined(separator: ","))}}"#)
+        } else {
+            for check in checks {
+                Output.line((check.ok ? "ok    " : "FAIL  ") + Output.pad(check.name, 13) + check.detail)
+            }
+        }
+        if !ok { throw .failure("config check failed: \(checks.filter { !$0.ok }.map(\.name).joined(separator: ", "))") }
+    }
+
+    private static func database(_ configuration: Configuration) async -> Check {
+        do {
+            _ = try await StoreAccess.open(configuration, readOnly: true)
+            return Check(name: "database", ok: true, detail: "\(configuration.database) (schema up to date)")
+        } catch {
+            return Check(name: "database", ok: false, detail: error.message)
+        }
+    }
+
+    private static func key(_ configuration: Configuration) -> Check {
+        do {
+            let setup = try WorkerSetup(configuration)
+            _ = try ProviderToken.mint(key: setup.key, credential: setup.credential, issuedAt: Date())
+            return Check(name: "key", ok: true, detail: "\(configuration.keyFile ?? "") (key id \(setup.credential.keyId), team \(setup.credential.teamId)): minted an ES256 provider token")
+        } catch let error as CLIError {
+            return Check(name: "key", ok: false, detail: error.message)
+        } catch {
+            return Check(name: "key", ok: false, detail: "cannot mint a provider token: \(error)")
+        }
+    }
+
+    /// The URL's host through the system resolver (what libcurl will use).
+    private static func resolve(_ name: String, _ url: String) -> Check {
+        guard let host = URLComponents(string: url)?.host else { return Check(name: name, ok: false, detail: "\(url): no host") }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(host, nil, &hints, &result)
+        guard code == 0, let first = result else {
+            return Check(name: name, ok: false, detail: "\(url): cannot resolve \(host) (\(String(cString: gai_strerror(code))))")
+        }
+        defer { freeaddrinfo(first) }
+        var addresses: [String] = []
+        var next: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = next {
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
+                let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if !addresses.contains(address) { addresses.append(address) }
+            }
+            next = entry.pointee.ai_next
+        }
+        return Check(name: name, ok: true, detail: "\(url) → \(addresses.prefix(3).joined(separator: ", "))\(addresses.count > 3 ? " (+\(addresses.count - 3))" : "")")
+    }
+
+    private static func api(_ configuration: Configuration) -> Check {
+        do {
+            let address = try ListenAddress(parsing: configuration.apiListen)
+            guard let cert = configuration.apiTLSCert, let key = configuration.apiTLSKey else {
+                return Check(name: "api", ok: true, detail: "apnsd serve listens on http://\(address)")
+            }
+            for file in [cert, key] where !FileManager.default.isReadableFile(atPath: file) {
+                return Check(name: "api", ok: false, detail: "cannot read \(file == cert ? "api.tlsCert" : "api.tlsKey") \(file)")
+            }
+            return Check(name: "api", ok: true, detail: "apnsd serve listens on https://\(address)")
+        } catch {
+            return Check(name: "api", ok: false, detail: "api.listen \(configuration.apiListen): \(error)")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `apnsd config check`: what it finds, its exit code, and that it never prints key material or a token.
+@Suite struct ConfigCheckTests {
+    private func configured() throws -> CLI {
+        var cli = try CLI()
+        cli.environment.merge([
+            "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
+            "APNSD_PRODUCTION_URL": "https://127.0.0.1:8443", "APNSD_DEVELOPMENT_URL": "https://localhost:8444", "APNSD_TOPIC": "com.example.app",
+        ]) { $1 }
+        return cli
+    }
+
+    @Test func aGoodConfigurationPassesEveryCheck() throws {
+        let cli = try configured()
+        defer { cli.cleanUp() }
+        try #require(cli.run("init").status == 0)
+        let checked = try cli.run("config", "check")
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        let lines = checked.lines
+        #expect(lines.allSatisfy { $0.hasPrefix("ok    ") }, "\(checked.stdout)")
+        #expect(lines.contains { $0.contains("key id TESTKEY001, team TESTTEAM01") && $0.contains("minted") })
+        #expect(lines.contains { $0.contains("https://127.0.0.1:8443 → 127.0.0.1") })
+        let key = try String(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"), encoding: .utf8)
+        let keyBody = key.split(separator: "\n").filter { !$0.hasPrefix("-----") }
+        #expect(!keyBody.contains { checked.stdout.contains($0) || checked.stderr.contains($0) }, "key material printed")
+        #expect(!checked.stdout.contains("eyJ") && !checked.stderr.contains("eyJ"), "a token printed")
+
+        let json = try cli.run("config", "check", "--json")
+        let object = try Fleet.json(json.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(json.status == 0 && object["ok"] as? Bool == true)
+        let checks = try #require(object["checks"] as? [String: [String: Any]])
+        #expect(Set(checks.keys).isSuperset(of: ["settings", "database", "key", "ca", "production", "development", "api", "topic"]))
+    }
+
+    @Test func eachProblemIsNamedAndExitsOne() throws {
+        var cli = try configured()
+        defer { cli.cleanUp() }
+        // No database yet, a broken key, an unreadable CA file.
+        cli.environment["APNSD_KEY_FILE"] = try cli.write("broken.p8", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        cli.environment["APNSD_CA_FILE"] = "/nonexistent/ca.pem"
+        let checked = try cli.run("config", "check")
+        #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+        let failed = checked.lines.filter { $0.hasPrefix("FAIL") }.map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] }
+        #expect(failed == ["database", "key", "ca"], "\(checked.stdout)")
+        #expect(checked.stderr == "apnsd: error: config check failed: database, key, ca\n", "\(checked.stderr)")
+        // A bad setting is a usage error, as for every command.
+        #expect(try cli.run("config", "check", "--rate", "fast").status == 64)
+        #expect(try cli.run("config", "verify").status == 64)
+    }
+}
