@@ -69,6 +69,6 @@ let package = Package(
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "APITests", dependencies: ["API", "Events", "HTTPServer", "Metrics", "ProviderAuth", "QueueModel", "Store"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
-        .testTarget(name: "HTTP2TransportTests", dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs"]),
+        .testTarget(name: "HTTP2TransportTests", dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Threads"]),
     ]
 )

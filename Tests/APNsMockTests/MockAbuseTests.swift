@@ -208,7 +208,10 @@ struct MockAbuseTests {
         if goaway == nil { goaway = connection.frame(timeout: 5) { $0.type == H2Frame.goaway } }
         report("rapid reset: \(sent) streams opened and reset in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; GOAWAY \(goaway.map { "code \($0.errorCode ?? 0)" } ?? "none")")
         #expect(goaway?.errorCode == H2Frame.enhanceYourCalm)
-        #expect(sent < 5000, "the cut came late: \(sent) resets")
+        // Counted where the cut is made: the streams the simulator had processed when it sent GOAWAY (on a loaded
+        // machine the client writes many more before it reads the GOAWAY).
+        let processed = goaway?.lastStreamID.map { Int($0 + 1) / 2 } ?? sent
+        #expect(processed < 5000, "the cut came late: after \(processed) streams (\(sent) sent)")
         #expect(connection.framesUntilClosed(timeout: 10) != nil, "the connection stayed open")
         #expect(try mock.push() == 200)
     }

@@ -79,7 +79,8 @@ struct WorkerWakeTests {
             $0.claimBatch = 600
         }
         let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
-        let busy = try await WorkerWakeTests.eventually(60) { try await harness.store.campaign(bulk).counters.accepted >= 20 }
+        // Generous: a test process whose threads other suites hold may take long to get going.
+        let busy = try await WorkerWakeTests.eventually(300) { try await harness.store.campaign(bulk).counters.accepted >= 20 }
         try #require(busy)
         let acceptedBefore = try await harness.store.campaign(bulk).counters.accepted
         let single = try await harness.store.enqueueSingle(try WorkerWakeTests.single(tokens[999]))

@@ -3,6 +3,7 @@ import APNsMock
 import Foundation
 import HTTP2Transport
 import Testing
+import Threads
 
 extension TransportIO {
     /// Expedited requests (single sends) pass what already waits on their connection. The order and the
@@ -26,6 +27,7 @@ extension TransportIO {
             expedited.isExpedited = true
             let urgent = expedited
             let finished = Finished()
+            let waitingAtSubmit = Locked((0, 0))
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<30 {
                     group.addTask {
@@ -33,6 +35,11 @@ extension TransportIO {
                     }
                 }
                 try? await waitUntil { connection.stats.submitted == 31 }
+                // What waits now is what the urgent request can pass (on a loaded machine the bulk tasks may have
+                // been submitted so slowly that some were already sent).
+                let finishedBefore = finished.order.count
+                let waiting = connection.stats.queued
+                waitingAtSubmit.withLock { $0 = (finishedBefore, waiting) }
                 group.addTask {
                     if await connection.send(urgent).status == 200 { finished.append("urgent") }
                 }
@@ -41,8 +48,12 @@ extension TransportIO {
             let order = finished.order
             #expect(order.count == 31)
             let position = try #require(order.firstIndex(of: "urgent"))
-            // In arrival order it would be last; at 20/s it passes most of the queue however late the test runs.
-            #expect(position < 15, "the expedited request finished after \(position) of 30 queued ones: \(order)")
+            // In arrival order it would be last; at 20/s it passes most of what still waited when it came.
+            let (finishedBefore, waiting) = waitingAtSubmit.withLock { $0 }
+            // With a handful waiting or fewer (a starved test process), there is nothing to pass.
+            if waiting >= 4 {
+                #expect(position < 30 - waiting / 2, "finished after \(position) of 30 (\(finishedBefore) done and \(waiting) waiting when it came): \(order)")
+            }
         }
     }
 }

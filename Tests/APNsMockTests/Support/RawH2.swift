@@ -23,6 +23,12 @@ struct H2Frame {
                 UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)] + payload
     }
 
+    /// GOAWAY's last stream id: the highest stream the sender processed.
+    var lastStreamID: UInt32? {
+        guard type == Self.goaway, payload.count >= 4 else { return nil }
+        return payload[0..<4].reduce(0) { $0 << 8 | UInt32($1) } & 0x7fff_ffff
+    }
+
     /// GOAWAY's and RST_STREAM's error code.
     var errorCode: UInt32? {
         let offset = type == Self.goaway ? 4 : type == Self.rstStream ? 0 : -1
