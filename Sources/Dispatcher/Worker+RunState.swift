@@ -48,6 +48,13 @@ extension Worker {
         var singlesCommitsSeen: UInt64 = 0
         var singlesChangesSeen: Int64?
         var nextSinglesCheck = Date.distantPast
+        /// Since the last throughput line (nil until the first turn).
+        var activity: ActivityWindow?
+        /// Whether each connection ("environment/index") was open at the last sample.
+        var connectionsOpen: [String: Bool] = [:]
+        var nextConnectionSample = Date.distantPast
+        /// Bulk campaigns this run sent for, so that their completion is logged (single sends' is not).
+        var bulkCampaigns: Set<Int64> = []
 
         var queued: Int { queue.count - queueHead }
         var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }

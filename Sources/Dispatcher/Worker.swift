@@ -177,6 +177,8 @@ public final class Worker: Sendable {
             try await pollCancels(&state)
         }
         expireHeld(&state, now: now)
+        reportThroughput(&state, now: now)
+        reportConnections(&state, now: now)
         if untilIdle && !state.stopping, let since = state.outages.values.compactMap(\.since).min(),
            now.timeIntervalSince(since) > (configuration.unreachableLimit ?? configuration.retry.cap).seconds {
             let reasons = state.unreachableBecause.map { "\($0.key): \($0.value)" }.sorted().joined(separator: "; ")
@@ -226,8 +228,9 @@ public final class Worker: Sendable {
     private func refill(_ state: inout RunState, now: Date) async throws {
         // One page per refill keeps expansion in step with sending: a huge campaign never stalls the first sends.
         let page = configuration.expansionPageSize
-        guard try await guarded(&state, { [store] in try await store.expandDueCampaigns(now: now, pageSize: page, maxPages: 1) }) != nil
+        guard let expansion = try await guarded(&state, { [store] in try await store.expandDueCampaigns(now: now, pageSize: page, maxPages: 1) })
         else { return }
+        await reportExpansion(expansion)
         let want = configuration.claimBatch - state.queued - state.heldCount
         // Read before the claim: whatever commits after it moves them, and wakes the next idle turn.
         state.commitsSeen = store.commits.current
@@ -299,6 +302,7 @@ public final class Worker: Sendable {
     private func handle(_ sent: Sent, state: inout RunState) {
         let job = sent.job
         let campaign = job.campaignID.rawValue
+        if job.kind == .bulk { state.bulkCampaigns.insert(campaign) }
         state.inFlight -= 1
         state.inFlightByCampaign[campaign, default: 1] -= 1
         if state.inFlightByCampaign[campaign] == 0 { state.inFlightByCampaign[campaign] = nil }
@@ -450,8 +454,9 @@ public final class Worker: Sendable {
         state.lastFlush = clock()
         guard !state.results.isEmpty, state.fault == nil else { return }
         let (results, id, now) = (state.results, state.id, clock())
-        guard try await guarded(&state, { [store] in try await store.record(results, by: id, now: now) }) != nil else { return }
+        guard let report = try await guarded(&state, { [store] in try await store.record(results, by: id, now: now) }) else { return }
         reportRecorded(results)
+        await reportRecorded(results, report, state: &state)
         state.results.removeAll(keepingCapacity: true)
         state.idleConfirmed = false
         state.nextClaimAt = min(state.nextClaimAt, now.addingTimeInterval(Self.tick.seconds))
@@ -479,8 +484,9 @@ public final class Worker: Sendable {
         guard var fault = state.fault, now >= fault.nextTry else { return }
         do {
             if !state.results.isEmpty {
-                _ = try await store.record(state.results, by: state.id, now: now)
+                let report = try await store.record(state.results, by: state.id, now: now)
                 reportRecorded(state.results)
+                await reportRecorded(state.results, report, state: &state)
                 state.results.removeAll(keepingCapacity: true)
             }
             let alive = try await store.heartbeat(state.id, now: now)
@@ -511,7 +517,7 @@ public final class Worker: Sendable {
     // MARK: - Sending
 
     /// Sends one request on the transport, telling the observer and the APNs contact how it went.
-    private func transmit(_ request: APNsRequest, on key: PoolKey) async -> TransportResult {
+    private func transmit(_ request: APNsRequest, on key: PoolKey, for job: DeliveryJob) async -> TransportResult {
         let start = clock()
         let answer = await transport.send(request, on: key)
         // Taken back or cut by our own stop: says nothing about APNs.
@@ -519,6 +525,7 @@ public final class Worker: Sendable {
         let end = clock()
         contact.withLock { if answer.status != nil { $0.answered(at: end) } else { $0.unanswered(at: end) } }
         observer?.apnsAnswered(key.environment, status: answer.status, seconds: max(0, end.timeIntervalSince(start)))
+        logAnswer(job, answer, seconds: max(0, end.timeIntervalSince(start)))
         return answer
     }
 
@@ -542,7 +549,7 @@ public final class Worker: Sendable {
         } catch {
             return Sent(job: job, answer: nil, requests: 0, tokenRefreshes: 0, tokenFailure: error)
         }
-        var answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
+        var answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key, for: job)
         var refreshes = 0
         if answer.status == 403, answer.errorResponse?.reason == .expiredProviderToken {
             do {
@@ -551,7 +558,7 @@ public final class Worker: Sendable {
                 return Sent(job: job, answer: answer, requests: 1, tokenRefreshes: 0, tokenFailure: error)
             }
             refreshes = 1
-            answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key)
+            answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key, for: job)
         }
         var requests = 1 + refreshes
         if case .failure(let error) = answer, !error.requestWasSent { requests -= 1 }

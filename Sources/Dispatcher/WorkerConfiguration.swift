@@ -28,6 +28,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
     /// With `--until-idle`: how long APNs may stay unreachable before the run ends with the work left pending.
     /// nil: `retry.cap`.
     public var unreachableLimit: Duration?
+    /// How often the worker writes its throughput line while it sends.
+    public var throughputLogInterval: Duration = .seconds(10)
 
     public init(credentialID: String = "default", claimBatch: Int = 1000, maxInFlight: Int = 2000,
                 lease: Duration = .seconds(30), heartbeat: Duration = .seconds(5), cancelPollInterval: Duration = .milliseconds(100),

@@ -4,6 +4,8 @@ public struct ExpansionReport: Hashable, Sendable {
     public var pages = 0
     /// Delivery rows inserted.
     public var deliveriesInserted = 0
+    /// Bulk campaigns whose expansion began during this call (scheduled until then, running from now on).
+    public var startedCampaigns: [CampaignID] = []
     /// Campaigns whose expansion finished during this call.
     public var expandedCampaigns: [CampaignID] = []
     /// Whether some due campaign still has pages to expand: call again (between claims).

@@ -25,6 +25,7 @@ extension Store {
             let page = try write { db in try Self.expandPage(db, id, pageSize: max(1, pageSize), now: nowMS) }
             report.pages += 1
             report.deliveriesInserted += page.inserted
+            if page.started { report.startedCampaigns.append(id) }
             if page.finished { report.expandedCampaigns.append(id) }
         }
         report.moreRemaining = try read { db in try Self.hasDeferredBatches(db) || Self.nextCampaignToExpand(db, now: nowMS) != nil }
@@ -51,11 +52,12 @@ extension Store {
     }
 
     /// Inserts the delivery rows of the campaign's next page, moves its cursor and updates its counters.
+    /// `started`: a bulk campaign's first page (it was scheduled and runs from now on).
     private static func expandPage(_ db: Connection, _ id: CampaignID, pageSize: Int, now: Int64)
-        throws -> (inserted: Int, finished: Bool)
+        throws -> (inserted: Int, finished: Bool, started: Bool)
     {
         let state = try db.cached("""
-            SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded
+            SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status
             FROM campaigns WHERE id = ?
             """).bind(id.rawValue)
         guard try state.step() else {
@@ -69,8 +71,9 @@ extension Store {
         let cursor = state.int64(4)
         let scheduledAt = state.int64(5)
         let alreadyExpanded = state.int64(6) != 0
+        let started = kind == .bulk && state.string(7) == CampaignStatus.scheduled.rawValue
         state.reset()
-        if alreadyExpanded { return (0, true) }
+        if alreadyExpanded { return (0, true, false) }
 
         let lastDelivery = try db.cached("SELECT COALESCE(MAX(id), 0) FROM deliveries").scalarInt64() ?? 0
         let bounds: Statement
@@ -113,7 +116,7 @@ extension Store {
             WHERE id = ?1
             """).bind(id.rawValue, upper, finished, inserted, cancelled, now).run()
         if finished { _ = try completeIfDone(db, [id.rawValue], now: now) }
-        return (inserted, finished)
+        return (inserted, finished, started)
     }
 
     /// The last device id and the number of devices of the next page of an `.all` audience: ?1 topic,

@@ -42,7 +42,12 @@ struct WorkerSetup {
             caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy))
         feed?.watch(transport)
-        let tokens = ProviderTokenCache(key: key, credential: credential, minted: { feed?.tokenMinted() })
+        let (logger, credential) = (logger, credential)
+        let tokens = ProviderTokenCache(key: key, credential: credential, minted: {
+            // Never the token: which key made it is what an operator needs.
+            logger.info("apns.token_minted", ("key_id", credential.keyId), ("team_id", credential.teamId))
+            feed?.tokenMinted()
+        })
         var settings = WorkerConfiguration(credentialID: credential.keyId, lease: configuration.lease,
                                            heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
                                            retry: configuration.retryPolicy)

@@ -85,6 +85,10 @@ extension WorkerFleet {
             #expect(refused.status == 1 && refused.stderr.contains("the file exists"), "\(refused.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: copies[0])) == before)
             #expect(worker.terminate(within: 20) != nil)
+            // The worker said what it did, and never printed its token.
+            let log = worker.log
+            #expect(log.contains("apns.token_minted") && log.contains(#""key_id":"TESTKEY001""#) && log.contains("campaign.started"), "\(log.suffix(2000))")
+            #expect(!log.contains("eyJ"), "a provider token in the log")
         }
     }
 }
