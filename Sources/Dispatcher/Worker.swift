@@ -16,8 +16,10 @@ public final class Worker: Sendable {
     let store: any DeliveryStore
     let tokens: ProviderTokenCache
     let transport: TransportRegistry
-    let configuration: WorkerConfiguration
-    let logger: Logger
+    /// The settings and the logger: read at each use, so that `reload` (SIGHUP) changes them while the loop runs.
+    let reloadable: Locked<(configuration: WorkerConfiguration, logger: Logger)>
+    var configuration: WorkerConfiguration { reloadable.withLock { $0.configuration } }
+    var logger: Logger { reloadable.withLock { $0.logger } }
     let clock: @Sendable () -> Date
     let random: @Sendable () -> Double
     let observer: (any WorkerObserver)?
@@ -37,8 +39,7 @@ public final class Worker: Sendable {
         self.store = store
         self.tokens = tokens
         self.transport = transport
-        self.configuration = configuration
-        self.logger = logger
+        self.reloadable = Locked((configuration, logger))
         self.clock = clock
         self.random = random
         self.observer = observer

@@ -2,8 +2,8 @@ import Foundation
 
 /// Hands out one provider token per key, re-minting it about every 50 minutes and at once when APNs says it expired.
 public actor ProviderTokenCache {
-    private let key: SigningKey
-    private let credential: ProviderCredential
+    private var key: SigningKey
+    private var credential: ProviderCredential
     private let clock: @Sendable () -> Date
     private let refreshAfter: TimeInterval
     private var current: ProviderToken?
@@ -47,6 +47,13 @@ public actor ProviderTokenCache {
             return try mint()
         }
         return try token()
+    }
+
+    /// Signs with `key` from now on (a key rotated while running); the next request gets a token minted with it.
+    public func replace(key: SigningKey, credential: ProviderCredential) {
+        self.key = key
+        self.credential = credential
+        current = nil
     }
 
     // Synchronous on purpose: with no suspension point inside, actor isolation alone makes minting single-flight.

@@ -2,7 +2,7 @@ import ArgumentParsing
 
 /// A command's words, parsed by ArgumentParsing; its usage errors become `CLIError.usage` (exit 64).
 /// Each command states which options it knows; anything else is a usage error.
-struct Arguments {
+struct Arguments: Sendable {
     private let parsed: ArgumentParsing.Arguments
 
     /// Parses `words`; `valued` options take a value, `flagNames` don't.

@@ -138,6 +138,9 @@ enum Help {
 
           --until-idle   Exit once nothing is due within the retry cap (pending retries are waited for;
                          campaigns scheduled later are left for a later run). Prints a summary.
+          SIGHUP         Read the settings and the key file again: a new key (another key id, team or key
+                         material), retry.* and log.level apply at once; the log names what else changed and
+                         needs a restart. Settings that do not load change nothing.
           SIGINT/SIGTERM stop claiming, take back what has not been written to APNs, finish what has,
                          record it and exit. While the database refuses writes the worker keeps its outcomes
                          and retries; a second signal makes it exit anyway (those are sent again later).
@@ -157,6 +160,7 @@ enum Help {
                          {"status": "unready", "checks": {NAME: "ok" | REASON}}.
           GET /metrics   Prometheus text format.
           SIGINT/SIGTERM stop accepting, finish open requests (up to 10 s), drain the worker, exit 0.
+          SIGHUP         Reload the worker's key, retry.* and log.level, as 'apnsd worker' does.
 
         EXAMPLES:
           apnsd serve --listen 127.0.0.1:8080

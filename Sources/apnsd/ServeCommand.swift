@@ -56,8 +56,11 @@ enum ServeCommand {
         }
         let prune = EventPruner(store: store, keepUndelivered: webhook != nil, logger: Logger(label: "apnsd.events", minimumLevel: level))
         let pruner = Task { await prune.run() }
+        // SIGHUP reloads the worker's settings (ReloadSignal); without a worker there is nothing to reload, and it
+        // must not end the server as its default action would.
+        signal(SIGHUP, SIG_IGN)
         let workerTask = setup.map { setup in
-            Task { await runWorker(setup, store: store, state: workerState!, feed: metricsFeed) }
+            Task { await runWorker(setup, store: store, state: workerState!, feed: metricsFeed, arguments: arguments) }
         }
         while StopSignals.count == 0 {
             try? await Task.sleep(for: .milliseconds(50))
@@ -76,8 +79,10 @@ enum ServeCommand {
     /// The same worker `apnsd worker` runs (never until idle); its end is recorded in `state`, not thrown: the API
     /// keeps answering, and `/readyz` says why the worker stopped.
     private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState,
-                                  feed: MetricsFeed) async {
+                                  feed: MetricsFeed, arguments: Arguments) async {
         let (worker, transport) = setup.makeWorker(store: store, feed: feed)
+        let reload = ReloadSignal(arguments: arguments, configuration: setup.configuration, worker: worker)
+        defer { withExtendedLifetime(reload) {} }
         state.attach(contact: { worker.apnsContact })
         state.set(.running)
         do {

@@ -18,6 +18,8 @@ enum WorkerCommand {
         let logger = setup.logger
         let store = try await StoreAccess.openForWorker(configuration)
         let (worker, transport) = setup.makeWorker(store: store)
+        let reload = ReloadSignal(arguments: arguments, configuration: configuration, worker: worker)
+        defer { withExtendedLifetime(reload) {} }
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
         logger.info("worker.started", ("database", configuration.database), ("connections", String(configuration.connections)),

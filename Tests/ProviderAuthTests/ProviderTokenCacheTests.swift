@@ -27,6 +27,21 @@ struct ProviderTokenCacheTests {
         #expect(await cache.mintCount == 2)
     }
 
+    @Test("a replaced key signs the next token, under its own key id, at once")
+    func replacedKeySignsTheNextToken() async throws {
+        let first = try await cache.token()
+        clock.advance(by: 60)
+        let rotated = try SigningKey.generate()
+        await cache.replace(key: rotated, credential: try ProviderCredential(keyId: "ROTATED002", teamId: "TEAMID0001"))
+        let next = try await cache.token()
+        #expect(next != first && next.keyId == "ROTATED002" && next.issuedAt == clock.now)
+        // Signed by the new key: its signature verifies with it over the JWT's header and claims.
+        let parts = next.value.split(separator: ".")
+        let signature = try #require(Base64URL.decode(String(parts[2])))
+        #expect(rotated.verifyES256(message: Array("\(parts[0]).\(parts[1])".utf8), rawSignature: signature))
+        #expect(await cache.mintCount == 2)
+    }
+
     @Test("ExpiredProviderToken for the current token mints a new one even when it is young")
     func expiredCurrentTokenIsReplaced() async throws {
         let first = try await cache.token()

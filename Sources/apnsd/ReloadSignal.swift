@@ -1,0 +1,87 @@
+import Dispatcher
+import Foundation
+import Intake
+import Logging
+import ProviderAuth
+import Threads
+
+/// SIGHUP for `apnsd worker` and `apnsd serve`: reads the settings again (config file → environment → flags) and
+/// the key file, and applies to the running worker what can change without a restart — the key (another key id or
+/// team, or other key material), the retry settings and the log level. The log names what was applied and what
+/// changed but needs a restart; a setting or key that does not load leaves everything as it was.
+final class ReloadSignal {
+    /// Settings (`Configuration`'s property names) a running worker takes on SIGHUP.
+    static let reloadable: Set<String> = ["keyFile", "keyID", "teamID", "retryBase", "retryCap", "maxAttempts", "retryMaxAge", "logLevel"]
+
+    private let source: any DispatchSourceSignal
+    private let queue = DispatchQueue(label: "apnsd.reload")
+
+    /// Starts listening for SIGHUP; reloads apply to `worker` one at a time, in order.
+    init(arguments: Arguments, configuration: Configuration, worker: Worker) {
+        signal(SIGHUP, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
+        let current = Locked((configuration: configuration, keyDigest: Self.digest(configuration.keyFile)))
+        source.setEventHandler {
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await Self.reload(arguments: arguments, current: current, worker: worker)
+                done.signal()
+            }
+            // One reload at a time: the next SIGHUP waits on this (serial) queue.
+            done.wait()
+        }
+        source.resume()
+    }
+
+    deinit { source.cancel() }
+
+    private static func reload(arguments: Arguments, current: Locked<(configuration: Configuration, keyDigest: String?)>,
+                               worker: Worker) async {
+        let (old, oldDigest) = current.withLock { ($0.configuration, $0.keyDigest) }
+        let next: Configuration
+        do {
+            next = try Configuration.load(arguments: arguments)
+        } catch {
+            Logger(label: "apnsd.reload", minimumLevel: old.loggerLevel).error("reload.failed", ("error", error.message),
+                                                                               ("action", "kept every setting as it was"))
+            return
+        }
+        let logger = Logger(label: "apnsd.reload", minimumLevel: next.loggerLevel)
+        let changed = Self.changed(old, next)
+        let digest = Self.digest(next.keyFile)
+        var key: (SigningKey, ProviderCredential)?
+        // A new token only for another key: APNs refuses a key's tokens renewed within 20 minutes
+        // (TooManyProviderTokenUpdates), so the same key under another path keeps its token.
+        if changed.contains(where: { ["keyID", "teamID"].contains($0) }) || digest != oldDigest {
+            do {
+                let setup = try WorkerSetup(next)
+                key = (setup.key, setup.credential)
+            } catch {
+                logger.error("reload.failed", ("error", error.message), ("action", "kept every setting as it was"))
+                return
+            }
+        }
+        await worker.reload(retry: next.retryPolicy, logLevel: next.loggerLevel, key: key)
+        current.withLock { $0 = (next, digest) }
+        let applied = changed.filter { reloadable.contains($0) } + (key != nil ? ["signing key (new provider token)"] : [])
+        let restart = changed.filter { !reloadable.contains($0) }
+        logger.info("reload.done", ("applied", applied.isEmpty ? "nothing changed" : applied.joined(separator: ",")),
+                    ("needs_restart", restart.joined(separator: ",")))
+    }
+
+    /// The properties whose values differ (names only: a secret's value is never printed).
+    static func changed(_ old: Configuration, _ new: Configuration) -> [String] {
+        let before = Dictionary(Mirror(reflecting: old).children.compactMap { child in child.label.map { ($0, "\(child.value)") } },
+                                uniquingKeysWith: { first, _ in first })
+        return Mirror(reflecting: new).children.compactMap { child in
+            guard let label = child.label, before[label] != "\(child.value)" else { return nil }
+            return label
+        }
+    }
+
+    /// The key file's SHA-256, so that a .p8 replaced in place is noticed.
+    private static func digest(_ path: String?) -> String? {
+        guard let path, let bytes = (try? BoundedRead.file(path, limit: 64 * 1024)) ?? nil else { return nil }
+        return SHA256.hex(bytes)
+    }
+}
