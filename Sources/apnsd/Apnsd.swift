@@ -46,8 +46,9 @@ struct Apnsd {
             default: try await DeviceCommands.list(args)
             }
         case "campaign":
-            let (sub, args) = try subcommand(rest, of: "campaign", ["create", "list", "show", "cancel", "retry"])
+            let (sub, args) = try subcommand(rest, of: "campaign", ["create", "list", "show", "watch", "cancel", "retry"])
             switch sub {
+            case "watch": try await CampaignWatchCommand.run(args)
             case "create": try await CampaignCommands.create(args)
             case "list": try await CampaignCommands.list(args)
             case "show": try await CampaignCommands.show(args)

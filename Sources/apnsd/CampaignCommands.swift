@@ -78,19 +78,38 @@ enum CampaignCommands {
         do { return try Timestamp.parse(text) } catch { throw .usage("--at: \(error)") }
     }
 
+    /// `campaign list [--kind single|bulk] [--status S] [--limit N] [--json]`: newest first; every kind and
+    /// status unless filtered, all of them unless `--limit`.
     static func list(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
+        let arguments = try Arguments(words, valued: Set(["kind", "status", "limit"]).union(Configuration.flagNames), flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
+        let kind = try arguments.value("kind").map { (text: String) throws(CLIError) -> CampaignKind in
+            guard let kind = CampaignKind(rawValue: text) else { throw .usage("--kind must be single or bulk, got '\(text)'") }
+            return kind
+        }
+        let status = try arguments.value("status").map { (text: String) throws(CLIError) -> CampaignStatus in
+            guard let status = CampaignStatus(rawValue: text) else {
+                throw .usage("--status must be draft, scheduled, running, completed or cancelled, got '\(text)'")
+            }
+            return status
+        }
+        var remaining = Int.max
+        if let text = try arguments.value("limit") {
+            guard let limit = Int(text), limit > 0 else { throw .usage("--limit must be a positive whole number, got '\(text)'") }
+            remaining = limit
+        }
         let store = try await StoreAccess.open(configuration, readOnly: true)
         let json = arguments.flag("json")
         if !json { Output.line("ID      KIND    STATUS      AUDIENCE   TOTAL     PENDING   ACCEPTED  UNREG     REJECTED  FAILED    SCHEDULED") }
         do {
             var before: CampaignID?
-            while true {
-                let page = try await store.campaigns(kind: nil, status: nil, before: before, limit: 100)
+            while remaining > 0 {
+                let want = min(100, remaining)
+                let page = try await store.campaigns(kind: kind, status: status, before: before, limit: want)
                 for campaign in page { Output.line(json ? campaign.json.description : tableLine(campaign)) }
-                guard let last = page.last, page.count >= 100 else { break }
+                remaining -= page.count
+                guard let last = page.last, page.count >= want else { break }
                 before = last.id
             }
         } catch {

@@ -26,7 +26,7 @@ enum Help {
       device add|remove|import|list
                                Register, remove (deactivate) and list devices; import a token file.
       send                     Enqueue one notification (ahead of bulk work); prints its id.
-      campaign create|list|show|cancel|retry
+      campaign create|list|show|watch|cancel|retry
                                Bulk campaigns: all devices, some users, or a token file; now or later.
       cancel ID                Cancel a campaign or a single send (by the id 'send' printed).
       worker                   Send what is due (--until-idle: exit when done). Several may share a database.
@@ -120,8 +120,13 @@ enum Help {
                                 [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
               Prints the campaign id alone on stdout. With --idempotency-key, a rerun (a cron job's retry)
               prints the first run's id and creates nothing.
-          apnsd campaign list [--json]
+          apnsd campaign list [--kind single|bulk] [--status S] [--limit N] [--json]
+              Newest first; every kind (single sends are campaigns too) and status unless filtered.
           apnsd campaign show ID [--json]
+          apnsd campaign watch ID [--interval SECONDS] [--json]
+              Progress until it ends: on a terminal a line redrawn in place (bar, percent, counts, rate,
+              ETA), otherwise (or with --json) one JSON line per interval (default 1 s). Exit 0 when it
+              completes, 1 when it was cancelled or deliveries failed.
           apnsd campaign cancel ID [--json]
               Every running worker stops sending it first; then its pending deliveries become cancelled.
               Prints how many were cancelled and how many had already been sent (their answer is logged).
