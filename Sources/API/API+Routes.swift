@@ -25,6 +25,7 @@ extension API {
 
         Route("GET", "/v1/deliveries", scope: .read) { api, request throws(APIError) in try await api.listDeliveries(request) },
         Route("GET", "/v1/events", scope: .read) { api, request throws(APIError) in try await api.listEvents(request) },
+        Route("GET", "/v1/stats", scope: .read) { api, request throws(APIError) in try await api.getStats(request) },
 
         Route("GET", "/v1/devices", scope: .read) { api, request throws(APIError) in try await api.listDevices(request) },
         Route("PUT", "/v1/devices/{token}", scope: .send) { api, request throws(APIError) in try await api.putDevice(request) },

@@ -354,6 +354,24 @@ enum OpenAPIDocument {
               "503": {"$ref": "#/components/responses/Unavailable"}
             }
           }
+        },
+        "/v1/stats": {
+          "get": {
+            "operationId": "getStats",
+            "summary": "Outcomes by status and reason, request rates, deactivations and the queue over a window (what `apnsd stats --json` prints). Scope: read.",
+            "parameters": [
+              {"name": "since", "in": "query", "description": "ISO 8601, or a duration back from now: 90m, 24h, 7d. Default 1h.", "schema": {"type": "string", "minLength": 1}},
+              {"name": "campaign", "in": "query", "description": "Only this campaign's deliveries.", "schema": {"$ref": "#/components/schemas/ID"}}
+            ],
+            "responses": {
+              "200": {"description": "The window's figures.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Stats"}}}},
+              "400": {"$ref": "#/components/responses/Invalid"},
+              "401": {"$ref": "#/components/responses/Unauthorized"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "503": {"$ref": "#/components/responses/Unavailable"}
+            }
+          }
         }
       },
       "components": {
@@ -386,6 +404,28 @@ enum OpenAPIDocument {
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         },
         "schemas": {
+          "Stats": {
+            "type": "object",
+            "required": ["since", "until", "seconds", "outcomes", "requests", "requestsPerSecond", "accepted", "acceptedPerSecond",
+                         "deactivations", "deactivated", "queue", "campaign"],
+            "properties": {
+              "since": {"type": "string", "format": "date-time"},
+              "until": {"type": "string", "format": "date-time"},
+              "seconds": {"type": "number", "minimum": 0},
+              "outcomes": {"type": "object", "description": "status (retry: an answer tried again) → reason (none) → count",
+                           "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}},
+              "requests": {"type": "integer", "minimum": 0},
+              "requestsPerSecond": {"type": "number", "minimum": 0},
+              "accepted": {"type": "integer", "minimum": 0},
+              "acceptedPerSecond": {"type": "number", "minimum": 0},
+              "deactivations": {"type": "object", "description": "reason → devices", "additionalProperties": {"type": "integer", "minimum": 0}},
+              "deactivated": {"type": "integer", "minimum": 0},
+              "queue": {"type": "object", "required": ["pendingSingle", "pendingBulk", "oldestDueAgeSeconds"],
+                        "properties": {"pendingSingle": {"type": "integer", "minimum": 0}, "pendingBulk": {"type": "integer", "minimum": 0},
+                                       "oldestDueAgeSeconds": {"type": "number", "minimum": 0}}},
+              "campaign": {"oneOf": [{"$ref": "#/components/schemas/Campaign"}, {"type": "null"}]}
+            }
+          },
           "ID": {"type": "string", "pattern": "^[1-9][0-9]{0,17}$", "description": "A notification's or campaign's id (one id space)."},
           "Cursor": {"type": ["string", "null"], "description": "Pass as `after` for the next page; null on the last."},
           "Time": {"type": "string", "format": "date-time"},

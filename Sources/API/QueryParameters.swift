@@ -38,10 +38,6 @@ extension API {
     /// A time: ISO 8601, or a duration back from now (`90m`, `24h`, `7d`).
     static func time(_ request: APIRequest, _ name: String) throws(APIError) -> Date? {
         guard let text = request.query(name) else { return nil }
-        if let last = text.last, let unit = ["s": 1.0, "m": 60, "h": 3600, "d": 86400][String(last)], let amount = Double(text.dropLast()),
-           amount >= 0 {
-            return Date().addingTimeInterval(-amount * unit)
-        }
-        do { return try Timestamp.parse(text) } catch { throw .invalid("\(name): \(error)", field: name) }
+        do { return try TimeAgo.parse(text) } catch { throw .invalid("\(name): \(error)", field: name) }
     }
 }

@@ -7,6 +7,8 @@ import Foundation
 ///
 /// Times given as `now:` are injected so tests control the clock; callers pass the current time.
 public protocol ProducerStore: Actor {
+    /// Outcomes, requests and deactivations since `since` (of one campaign when given), and the queue now.
+    func stats(since: Date, campaign: CampaignID?, now: Date) async throws(StoreError) -> OutcomeStats
     /// Registers (or re-registers: refreshes, reactivates) a device; returns it as stored.
     func register(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> Device
     /// Registers as `register`, and says whether the device is new and which device `replaces` deactivated.

@@ -16,6 +16,7 @@ enum Schema {
         .init(id: "0006-events", sql: v6),
         .init(id: "0007-gauges", sql: v7),
         .init(id: "0008-deferred-batches", sql: v8),
+        .init(id: "0011-outcome-counts", sql: v11),
     ])
 
     private static let v1 = """
@@ -266,5 +267,19 @@ enum Schema {
         CREATE TRIGGER gauge_batch_deleted AFTER DELETE ON deferred_batches BEGIN
             UPDATE gauge_counts SET value = value - (old.count - old.cursor) WHERE name = 'pending.single';
         END;
+        """
+
+    /// `apnsd stats` and `GET /v1/stats` without scanning the log: outcomes counted per minute as they are written
+    /// (one upsert per status and reason per written batch), and the events by time.
+    private static let v11 = """
+        CREATE TABLE outcome_counts (
+            minute   INTEGER NOT NULL,
+            status   TEXT    NOT NULL,
+            reason   TEXT    NOT NULL,
+            count    INTEGER NOT NULL,
+            requests INTEGER NOT NULL,
+            PRIMARY KEY (minute, status, reason)
+        ) WITHOUT ROWID;
+        CREATE INDEX events_by_time ON events (at);
         """
 }

@@ -62,6 +62,7 @@ extension Store {
             var report = RecordReport()
             var deltas: [Int64: CampaignCounters] = [:]
             var deactivatedBy: [Int64] = [], failed: [Int64] = []
+            var outcomes: [OutcomeKey: (count: Int, requests: Int)] = [:]
             for result in results {
                 let id = result.deliveryID.rawValue
                 var old = DeliveryStatus.pending
@@ -96,6 +97,8 @@ extension Store {
                     deltas[campaign, default: CampaignCounters()][new] += 1
                 }
                 report.applied += 1
+                outcomes[Self.outcomeKey(result), default: (0, 0)].count += 1
+                if result.countsAsAttempt { outcomes[Self.outcomeKey(result), default: (0, 0)].requests += 1 }
                 if new == .failed { failed.append(id) }
                 if let deactivation = result.deactivation {
                     try deactivate.bind(result.token.hex, result.topic, nowMS, deactivation.reason.rawValue,
@@ -113,6 +116,7 @@ extension Store {
                 try db.cached(Self.failureEventsSQL).bind(Self.jsonArray(failed), nowMS).run()
             }
             wroteEvents = !deactivatedBy.isEmpty || !failed.isEmpty
+            try Self.countOutcomes(db, outcomes, now: nowMS)
             let counters = try db.cached("""
                 UPDATE campaigns SET pending = pending + ?2, accepted = accepted + ?3, rejected = rejected + ?4,
                     unregistered = unregistered + ?5, failed = failed + ?6, cancelled = cancelled + ?7

@@ -34,6 +34,7 @@ struct Apnsd {
         case "cancel": try await CancelCommand.run(rest)
         case "log": try await LogCommand.run(rest)
         case "backup": try await BackupCommand.run(rest)
+        case "stats": try await StatsCommand.run(rest)
         case "config":
             let (_, args) = try subcommand(rest, of: "config", ["check"])
             try await ConfigCheckCommand.run(args)

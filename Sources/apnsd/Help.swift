@@ -33,6 +33,7 @@ enum Help {
       serve                    The HTTP API and a worker in one process (--no-worker: the API only).
       workers                  The workers on this database, their heartbeats and leases.
       log                      The delivery log.
+      stats                    Outcomes by status and reason, request rates, deactivations, the queue.
       backup PATH              A consistent copy of the database, taken while workers run.
       config check             Load the settings and the key, mint a token, resolve the APNs hosts; exit 0/1.
       api-key create|list|revoke
@@ -69,6 +70,18 @@ enum Help {
 
         EXAMPLE:
           apnsd backup /var/backups/apnsd-$(date +%F).sqlite
+        """,
+        "stats": """
+        OVERVIEW: What happened in a window: outcomes by status and reason (retry: answers tried again), APNs
+        requests and accepted deliveries per second, devices deactivated by reason, and the queue now. Read from
+        per-minute counters and indexes: as fast on millions of deliveries as on ten.
+
+        USAGE: apnsd stats [--since 1h] [--campaign ID] [--json]
+
+          --since T      a duration back from now (90m, 24h, 7d) or an ISO 8601 time; default 1h. Whole minutes:
+                         the window may start up to a minute earlier.
+          --campaign ID  only that campaign: final outcomes of its deliveries written in the window.
+          --json         the same object as GET /v1/stats.
         """,
         "config": """
         OVERVIEW: Check the settings before a deploy: loads them (file → environment → flags), loads the key and

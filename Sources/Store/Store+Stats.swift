@@ -1,0 +1,68 @@
+import Foundation
+import QueueModel
+
+extension Store {
+    /// One outcome bucket of a written batch: its status (`retry` for an answer to be tried again) and reason.
+    struct OutcomeKey: Hashable {
+        let status: String
+        let reason: String
+    }
+
+    /// Adds a written batch's outcomes to this minute's counters (in the batch's transaction).
+    static func countOutcomes(_ db: Connection, _ outcomes: [OutcomeKey: (count: Int, requests: Int)], now: Int64) throws {
+        guard !outcomes.isEmpty else { return }
+        let upsert = try db.cached("""
+            INSERT INTO outcome_counts (minute, status, reason, count, requests) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (minute, status, reason) DO UPDATE SET count = count + excluded.count, requests = requests + excluded.requests
+            """)
+        for (key, value) in outcomes {
+            try upsert.bind(now / 60_000, key.status, key.reason, value.count, value.requests).run()
+        }
+    }
+
+    /// The bucket of a result: its final status, or `retry`; the reason, or `none`.
+    static func outcomeKey(_ result: DeliveryResult) -> OutcomeKey {
+        let status: String
+        if case .retry = result.disposition { status = "retry" } else { status = result.disposition.status.rawValue }
+        return OutcomeKey(status: status, reason: result.reason?.rawValue ?? "none")
+    }
+
+    /// Outcomes since `since` from the per-minute counters (whole minutes: the first one may start up to a minute
+    /// earlier), or — for one campaign — from its deliveries written since then; deactivations from the events by
+    /// time; the queue from the gauges.
+    public func stats(since: Date, campaign: CampaignID? = nil, now: Date = Date()) throws(StoreError) -> OutcomeStats {
+        let queue = try gauges(now: now)
+        let selected = try campaign.map { id throws(StoreError) in try self.campaign(id) }
+        return try read { db in
+            var outcomes: [String: [String: Int]] = [:]
+            var requests = 0
+            let from = since.storeMilliseconds
+            let rows: Statement
+            if let campaign {
+                rows = try db.cached("""
+                    SELECT status, COALESCE(reason, 'none'), COUNT(*), SUM(attempts) FROM deliveries
+                    WHERE campaign_id = ?1 AND updated_at >= ?2 AND status <> 'pending' GROUP BY 1, 2
+                    """).bind(campaign.rawValue, from)
+            } else {
+                rows = try db.cached("""
+                    SELECT status, reason, SUM(count), SUM(requests) FROM outcome_counts WHERE minute >= ?1 GROUP BY 1, 2
+                    """).bind(from / 60_000)
+            }
+            defer { rows.reset() }
+            while try rows.step() {
+                outcomes[rows.string(0), default: [:]][rows.string(1)] = rows.int(2)
+                requests += rows.int(3)
+            }
+            var deactivations: [String: Int] = [:]
+            let events = try db.cached("""
+                SELECT COALESCE(reason, 'none'), COUNT(*) FROM events
+                WHERE at >= ?1 AND type = 'device.deactivated' AND (?2 IS NULL OR campaign_id = ?2) GROUP BY 1
+                """).bind(from, campaign?.rawValue)
+            defer { events.reset() }
+            while try events.step() { deactivations[events.string(0)] = events.int(1) }
+            let accepted = outcomes["accepted"]?.values.reduce(0, +) ?? 0
+            return OutcomeStats(since: since, until: now, outcomes: outcomes, requests: requests, accepted: accepted,
+                                deactivations: deactivations, queue: queue, campaign: selected)
+        }
+    }
+}
