@@ -57,6 +57,20 @@ extension API {
         }
     }
 
+    /// `POST /v1/campaigns/{id}/pause` and `/resume`: the campaign after the change; 409 for a single send or a
+    /// campaign that finished.
+    func pause(_ request: APIRequest, resume: Bool) async throws(APIError) -> HTTPResponse {
+        let id = try campaignID(request)
+        do {
+            let campaign = resume ? try await store.resumeCampaign(id, now: Date()).campaign : try await store.pauseCampaign(id, now: Date()).campaign
+            return JSONResponse.make(200, campaign.json.description)
+        } catch .invalidCampaign(let why) {
+            throw APIError(409, "conflict", why)
+        } catch {
+            throw .store(error)
+        }
+    }
+
     /// `{"<name>": [items], "next": cursor-or-null}`.
     static func page(_ name: String, _ items: [String], next: String?) -> String {
         "{\(JSONText.quote(name)):\(JSONResponse.array(items)),\"next\":\(next.map(JSONText.quote) ?? "null")}"

@@ -22,6 +22,8 @@ extension API {
         Route("GET", "/v1/campaigns/{id}", scope: .read) { api, request throws(APIError) in try await api.getCampaign(request) },
         Route("POST", "/v1/campaigns/{id}/cancel", scope: .admin) { api, request throws(APIError) in try await api.cancel(request) },
         Route("POST", "/v1/campaigns/{id}/retry", scope: .admin) { api, request throws(APIError) in try await api.retry(request) },
+        Route("POST", "/v1/campaigns/{id}/pause", scope: .admin) { api, request throws(APIError) in try await api.pause(request, resume: false) },
+        Route("POST", "/v1/campaigns/{id}/resume", scope: .admin) { api, request throws(APIError) in try await api.pause(request, resume: true) },
 
         Route("GET", "/v1/deliveries", scope: .read) { api, request throws(APIError) in try await api.listDeliveries(request) },
         Route("GET", "/v1/events", scope: .read) { api, request throws(APIError) in try await api.listEvents(request) },

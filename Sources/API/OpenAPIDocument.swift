@@ -307,6 +307,38 @@ enum OpenAPIDocument {
             }
           }
         },
+        "/v1/campaigns/{id}/pause": {
+          "post": {
+            "operationId": "pauseCampaign",
+            "summary": "Stop sending a running or scheduled bulk campaign without losing its place, like `apnsd campaign pause` (409 for a single send or a finished campaign). Scope: admin.",
+            "parameters": [{"$ref": "#/components/parameters/ID"}],
+            "responses": {
+              "200": {"description": "The campaign, paused.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Campaign"}}}},
+              "400": {"$ref": "#/components/responses/Invalid"},
+              "401": {"$ref": "#/components/responses/Unauthorized"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "409": {"$ref": "#/components/responses/Conflict"},
+              "503": {"$ref": "#/components/responses/Unavailable"}
+            }
+          }
+        },
+        "/v1/campaigns/{id}/resume": {
+          "post": {
+            "operationId": "resumeCampaign",
+            "summary": "Go on with a paused campaign where it stopped, like `apnsd campaign resume` (409 for a single send or a finished campaign). Scope: admin.",
+            "parameters": [{"$ref": "#/components/parameters/ID"}],
+            "responses": {
+              "200": {"description": "The campaign, resumed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Campaign"}}}},
+              "400": {"$ref": "#/components/responses/Invalid"},
+              "401": {"$ref": "#/components/responses/Unauthorized"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "409": {"$ref": "#/components/responses/Conflict"},
+              "503": {"$ref": "#/components/responses/Unavailable"}
+            }
+          }
+        },
         "/v1/deliveries": {
           "get": {
             "operationId": "listDeliveries",
@@ -545,6 +577,7 @@ enum OpenAPIDocument {
               "startedAt": {"type": ["string", "null"], "format": "date-time"},
               "finishedAt": {"type": ["string", "null"], "format": "date-time"},
               "expanded": {"type": "boolean"},
+              "paused": {"type": "boolean"},
               "total": {"type": "integer", "minimum": 0}
             }
           },

@@ -53,6 +53,8 @@ extension Worker {
         /// Whether each connection ("environment/index") was open at the last sample.
         var connectionsOpen: [String: Bool] = [:]
         var nextConnectionSample = Date.distantPast
+        /// Paused campaigns, as last polled: nothing of them is sent.
+        var paused: Set<Int64> = []
         /// Bulk campaigns this run sent for, so that their completion is logged (single sends' is not).
         var bulkCampaigns: Set<Int64> = []
 

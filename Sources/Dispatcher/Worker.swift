@@ -176,6 +176,7 @@ public final class Worker: Sendable {
         if now >= state.nextCancelPoll && state.fault == nil {
             state.nextCancelPoll = now.addingTimeInterval(configuration.cancelPollInterval.seconds)
             try await pollCancels(&state)
+            try await pollPauses(&state, now: now)
         }
         expireHeld(&state, now: now)
         reportThroughput(&state, now: now)
@@ -465,7 +466,7 @@ public final class Worker: Sendable {
 
     /// Runs a store call; a fault that may pass (locked, read-only, full, I/O) pauses sending and returns nil
     /// instead of ending the run.
-    private func guarded<T>(_ state: inout RunState, _ body: () async throws -> T) async throws -> T? {
+    func guarded<T>(_ state: inout RunState, _ body: () async throws -> T) async throws -> T? {
         do {
             return try await body()
         } catch let error as StoreError where error.isTransient {

@@ -22,7 +22,7 @@ extension Campaign {
             "topic": .string(content.bundleID), "pushType": .string(content.pushType.rawValue), "priority": .int(content.priority.rawValue),
             "expiration": .int(content.expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(content.collapseID?.value),
             "scheduledAt": .date(scheduledAt), "createdAt": .date(createdAt), "startedAt": .date(startedAt),
-            "finishedAt": .date(finishedAt), "expanded": .bool(isExpanded),
+            "finishedAt": .date(finishedAt), "expanded": .bool(isExpanded), "paused": .bool(isPaused),
             "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
             "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
         ])

@@ -18,9 +18,12 @@ public struct Campaign: Hashable, Sendable, Identifiable {
     /// Whether every delivery row of the audience exists (expansion done).
     public var isExpanded: Bool
     public var counters: CampaignCounters
+    /// Paused (`campaign pause`): nothing of it is sent until it is resumed.
+    public var isPaused: Bool
 
     public init(id: CampaignID, kind: CampaignKind, status: CampaignStatus, audience: AudienceSummary, content: NotificationContent,
-                scheduledAt: Date, createdAt: Date, startedAt: Date?, finishedAt: Date?, isExpanded: Bool, counters: CampaignCounters) {
+                scheduledAt: Date, createdAt: Date, startedAt: Date?, finishedAt: Date?, isExpanded: Bool, counters: CampaignCounters,
+                isPaused: Bool = false) {
         self.id = id
         self.kind = kind
         self.status = status
@@ -32,5 +35,6 @@ public struct Campaign: Hashable, Sendable, Identifiable {
         self.finishedAt = finishedAt
         self.isExpanded = isExpanded
         self.counters = counters
+        self.isPaused = isPaused
     }
 }

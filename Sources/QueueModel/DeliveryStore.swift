@@ -31,6 +31,8 @@ public protocol DeliveryStore: Actor {
     func record(_ results: [DeliveryResult], by worker: WorkerID?, now: Date) async throws(StoreError) -> RecordReport
     /// When the next delivery or campaign becomes due; nil when there is nothing queued.
     func nextDueDate() async throws(StoreError) -> Date?
+    /// The paused campaigns: a worker releases what it holds of them (the store parks it until resumed).
+    func pausedCampaigns() async throws(StoreError) -> Set<CampaignID>
     /// The campaign (for the worker's campaign lines); `StoreError.unknownCampaign` when there is none.
     func campaign(_ id: CampaignID) async throws(StoreError) -> Campaign
     /// When the leases of another worker that went quiet may be taken over; nil when there is none.

@@ -7,6 +7,11 @@ import Foundation
 ///
 /// Times given as `now:` are injected so tests control the clock; callers pass the current time.
 public protocol ProducerStore: Actor {
+    /// Pauses a running or scheduled bulk campaign: nothing more of it is sent until resumed; returns it and the
+    /// deliveries parked.
+    func pauseCampaign(_ id: CampaignID, now: Date) async throws(StoreError) -> (campaign: Campaign, parked: Int)
+    /// Resumes a paused campaign where it stopped; returns it and the deliveries due again.
+    func resumeCampaign(_ id: CampaignID, now: Date) async throws(StoreError) -> (campaign: Campaign, resumed: Int)
     /// Outcomes, requests and deactivations since `since` (of one campaign when given), and the queue now.
     func stats(since: Date, campaign: CampaignID?, now: Date) async throws(StoreError) -> OutcomeStats
     /// Registers (or re-registers: refreshes, reactivates) a device; returns it as stored.

@@ -17,6 +17,7 @@ enum Schema {
         .init(id: "0007-gauges", sql: v7),
         .init(id: "0008-deferred-batches", sql: v8),
         .init(id: "0011-outcome-counts", sql: v11),
+        .init(id: "0012-pause", sql: v12),
     ])
 
     private static let v1 = """
@@ -281,5 +282,12 @@ enum Schema {
             PRIMARY KEY (minute, status, reason)
         ) WITHOUT ROWID;
         CREATE INDEX events_by_time ON events (at);
+        """
+
+    /// `campaign pause` / `resume`: a paused campaign is not expanded and its pending deliveries are due at
+    /// `Store.pausedUntilResumed` (never, until resumed); the partial index lists the paused ones for workers.
+    private static let v12 = """
+        ALTER TABLE campaigns ADD COLUMN paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1));
+        CREATE INDEX campaigns_paused ON campaigns (id) WHERE paused = 1;
         """
 }

@@ -187,7 +187,7 @@ extension Store {
     static let campaignColumns = """
         id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
         collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
-        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id
+        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused
         """
 
     static func fetchCampaign(_ db: Connection, _ id: CampaignID) throws -> Campaign {
@@ -215,7 +215,8 @@ extension Store {
             startedAt: row.optionalInt64(14).map(Milliseconds.date), finishedAt: row.optionalInt64(15).map(Milliseconds.date),
             isExpanded: row.int64(16) != 0,
             counters: CampaignCounters(total: row.int(17), pending: row.int(18), accepted: row.int(19), rejected: row.int(20),
-                                       unregistered: row.int(21), failed: row.int(22), cancelled: row.int(23)))
+                                       unregistered: row.int(21), failed: row.int(22), cancelled: row.int(23)),
+            isPaused: row.int64(25) != 0)
     }
 
     /// Marks the campaigns completed whose audience is fully expanded and which have nothing pending.

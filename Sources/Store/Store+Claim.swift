@@ -104,7 +104,7 @@ extension Store {
     public func releaseLeases(now: Date = Date()) throws(StoreError) -> Int {
         try write { db in
             try db.cached("""
-                UPDATE deliveries SET next_attempt_at = ?1, leased_until = NULL, leased_by = NULL
+                UPDATE deliveries SET next_attempt_at = \(Self.dueUnlessPaused("?1")), leased_until = NULL, leased_by = NULL
                 WHERE status = 'pending' AND (leased_until IS NOT NULL OR leased_by IS NOT NULL)
                 """).bind(now.storeMilliseconds).run()
             return db.changes
@@ -125,10 +125,10 @@ extension Store {
                     SELECT MIN(next_attempt_at) FROM deliveries
                     WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at < ?1
                     UNION ALL
-                    SELECT MIN(scheduled_at) FROM campaigns WHERE expanded = 0 AND status IN ('scheduled', 'running')
+                    SELECT MIN(scheduled_at) FROM campaigns WHERE expanded = 0 AND status IN ('scheduled', 'running') AND paused = 0
                     UNION ALL
                     SELECT MIN(created_at) FROM deferred_batches)
-                """).bind(Self.heldByOwner).scalarInt64().map(Milliseconds.date)
+                """).bind(Self.pausedUntilResumed).scalarInt64().map(Milliseconds.date)
         }
     }
 

@@ -46,7 +46,7 @@ extension Store {
     private static func nextCampaignToExpand(_ db: Connection, now: Int64) throws -> CampaignID? {
         try db.cached("""
             SELECT id FROM campaigns
-            WHERE expanded = 0 AND status IN ('scheduled', 'running') AND scheduled_at <= ?
+            WHERE expanded = 0 AND status IN ('scheduled', 'running') AND scheduled_at <= ? AND paused = 0
             ORDER BY scheduled_at, id LIMIT 1
             """).bind(now).scalarInt64().map { CampaignID($0) }
     }

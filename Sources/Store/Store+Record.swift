@@ -30,7 +30,7 @@ extension Store {
             // first: if it is no longer pending, nothing changes and the slow path decides. Each also names the
             // result's campaign, so a result that does not belong to its row moves no counters.
             let retry = try db.cached("""
-                UPDATE deliveries SET next_attempt_at = ?2, leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
+                UPDATE deliveries SET next_attempt_at = \(Self.dueUnlessPaused("?2")), leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
                 WHERE id = ?1 AND status = ?8 AND (?9 IS NULL OR leased_by IS NULL OR leased_by = ?9) AND campaign_id = ?10
                 """)

@@ -48,7 +48,7 @@ extension Store {
             stale.reset()
             let free = try db.cached("""
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN ?2 ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END
                 WHERE leased_by = ?1
                 """)
             for worker in report.workers {
@@ -59,7 +59,7 @@ extension Store {
             }
             try db.cached("""
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN ?1 ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?1")) ELSE next_attempt_at END
                 WHERE leased_by IS NOT NULL AND leased_by NOT IN (SELECT id FROM workers)
                 """).bind(nowMS).run()
             report.deliveries += db.changes
@@ -83,7 +83,7 @@ extension Store {
         try write { db in
             try db.cached("""
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN ?2 ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END
                 WHERE leased_by = ?1
                 """).bind(worker.rawValue, now.storeMilliseconds).run()
             let released = db.changes
@@ -101,7 +101,7 @@ extension Store {
         let ids = "[" + deliveries.map { String($0.rawValue) }.joined(separator: ",") + "]"
         return try write { db in
             try db.cached("""
-                UPDATE deliveries SET leased_by = NULL, leased_until = NULL, next_attempt_at = ?3
+                UPDATE deliveries SET leased_by = NULL, leased_until = NULL, next_attempt_at = \(Self.dueUnlessPaused("?3"))
                 WHERE id IN (SELECT value FROM json_each(?1)) AND leased_by = ?2 AND status = 'pending'
                 """).bind(ids, worker.rawValue, now.storeMilliseconds).run()
             return db.changes

@@ -47,8 +47,10 @@ struct Apnsd {
             default: try await DeviceCommands.list(args)
             }
         case "campaign":
-            let (sub, args) = try subcommand(rest, of: "campaign", ["create", "list", "show", "watch", "cancel", "retry"])
+            let (sub, args) = try subcommand(rest, of: "campaign", ["create", "list", "show", "watch", "pause", "resume", "cancel", "retry"])
             switch sub {
+            case "pause": try await CampaignCommands.pause(args, resume: false)
+            case "resume": try await CampaignCommands.pause(args, resume: true)
             case "watch": try await CampaignWatchCommand.run(args)
             case "create": try await CampaignCommands.create(args)
             case "list": try await CampaignCommands.list(args)

@@ -132,6 +132,29 @@ enum CampaignCommands {
         """)
     }
 
+    /// `campaign pause ID` / `campaign resume ID`: stop sending a bulk campaign without losing its place, and go on.
+    static func pause(_ words: [String], resume: Bool) async throws(CLIError) {
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
+        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let store = try await StoreAccess.open(configuration)
+        let campaign: Campaign
+        let moved: Int
+        do {
+            (campaign, moved) = resume ? try await store.resumeCampaign(id, now: Date()) : try await store.pauseCampaign(id, now: Date())
+        } catch {
+            throw .store(error)
+        }
+        if arguments.flag("json") {
+            Output.line(campaign.json.description)
+        } else if resume {
+            Output.line("resumed campaign \(id): \(moved) deliveries due again, \(campaign.counters.pending) pending")
+        } else {
+            Output.line("paused campaign \(id): \(moved) deliveries held until 'apnsd campaign resume \(id)' (workers release the ones they hold within a second)")
+        }
+    }
+
     static func cancel(_ words: [String]) async throws(CLIError) {
         try await CancelCommand.run(words)
     }

@@ -32,7 +32,7 @@ enum CampaignWatchCommand {
                 FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + bar(campaign, done: done, perSecond: perSecond, eta: eta)).utf8))
             } else {
                 Output.line(Output.jsonLine([
-                    "id": .string(id.description), "status": .string(campaign.status.rawValue), "total": .int(c.total),
+                    "id": .string(id.description), "status": .string(campaign.status.rawValue), "paused": .bool(campaign.isPaused), "total": .int(c.total),
                     "done": .int(done), "percent": .raw(String(format: "%.1f", percent(campaign, done: done))),
                     "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
                     "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
@@ -65,7 +65,7 @@ enum CampaignWatchCommand {
         let etaText = eta.map { seconds in seconds >= 3600 ? String(format: "%dh%02dm", Int(seconds) / 3600, Int(seconds) % 3600 / 60)
             : String(format: "%dm%02ds", Int(seconds) / 60, Int(seconds) % 60) } ?? "-"
         return String(format: "[%@] %5.1f%%  %@  %d/%d  accepted %d  unreg %d  rejected %d  failed %d  %.0f/s  ETA %@",
-                      bar, share, campaign.status.rawValue, done, c.total, c.accepted, c.unregistered, c.rejected, c.failed,
+                      bar, share, campaign.isPaused ? "paused" : campaign.status.rawValue, done, c.total, c.accepted, c.unregistered, c.rejected, c.failed,
                       perSecond, etaText)
     }
 }

@@ -26,7 +26,7 @@ enum Help {
       device add|remove|import|list
                                Register, remove (deactivate) and list devices; import a token file.
       send                     Enqueue one notification (ahead of bulk work); prints its id.
-      campaign create|list|show|watch|cancel|retry
+      campaign create|list|show|watch|pause|resume|cancel|retry
                                Bulk campaigns: all devices, some users, or a token file; now or later.
       cancel ID                Cancel a campaign or a single send (by the id 'send' printed).
       worker                   Send what is due (--until-idle: exit when done). Several may share a database.
@@ -140,6 +140,10 @@ enum Help {
               Progress until it ends: on a terminal a line redrawn in place (bar, percent, counts, rate,
               ETA), otherwise (or with --json) one JSON line per interval (default 1 s). Exit 0 when it
               completes, 1 when it was cancelled or deliveries failed.
+          apnsd campaign pause ID [--json]
+          apnsd campaign resume ID [--json]
+              Stop sending a running or scheduled bulk campaign without losing its place (workers release what
+              they hold of it; requests already on a connection finish), and go on where it stopped.
           apnsd campaign cancel ID [--json]
               Every running worker stops sending it first; then its pending deliveries become cancelled.
               Prints how many were cancelled and how many had already been sent (their answer is logged).
