@@ -465,7 +465,7 @@ enum OpenAPIDocument {
           "Environment": {"type": "string", "enum": ["production", "development", "sandbox"]},
           "PushType": {"type": "string", "enum": ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk", "controls", "widgets"]},
           "CampaignStatus": {"type": "string", "enum": ["draft", "scheduled", "running", "completed", "cancelled"]},
-          "CampaignKind": {"type": "string", "enum": ["single", "bulk"]},
+          "CampaignKind": {"type": "string", "enum": ["single", "bulk", "verify"]},
           "DeliveryStatus": {"type": "string", "enum": ["pending", "accepted", "rejected", "unregistered", "failed", "cancelled"]},
           "Counts": {"type": "object", "description": "Deliveries by status.", "additionalProperties": {"type": "integer", "minimum": 0},
             "required": ["pending", "accepted", "unregistered", "rejected", "failed", "cancelled"]},

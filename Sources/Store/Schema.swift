@@ -18,6 +18,7 @@ enum Schema {
         .init(id: "0008-deferred-batches", sql: v8),
         .init(id: "0011-outcome-counts", sql: v11),
         .init(id: "0012-pause", sql: v12),
+        .init(id: "0013-verify", sql: v13),
     ])
 
     private static let v1 = """
@@ -289,5 +290,11 @@ enum Schema {
     private static let v12 = """
         ALTER TABLE campaigns ADD COLUMN paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1));
         CREATE INDEX campaigns_paused ON campaigns (id) WHERE paused = 1;
+        """
+
+    /// `apnsd device verify`: a verify campaign is a bulk campaign (kind 'bulk', so every bulk rule and the bulk
+    /// gauge apply) flagged here; the API and the CLI show its kind as `verify`.
+    private static let v13 = """
+        ALTER TABLE campaigns ADD COLUMN verify INTEGER NOT NULL DEFAULT 0 CHECK (verify IN (0, 1));
         """
 }

@@ -44,7 +44,7 @@ extension Store {
     /// any, are the first chunk).
     public func beginCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
         try spec.validate()
-        guard spec.kind == .bulk, case .tokens = spec.audience else {
+        guard spec.kind != .single, case .tokens = spec.audience else {
             throw .invalidCampaign("only a bulk campaign to tokens can be built in chunks")
         }
         return try write { db in
@@ -81,13 +81,13 @@ extension Store {
     public func campaigns(kind: CampaignKind? = nil, status: CampaignStatus? = nil, before: CampaignID? = nil,
                           limit: Int = 100) throws(StoreError) -> [Campaign] {
         var sql = "SELECT \(Self.campaignColumns) FROM campaigns WHERE id < ?1"
-        if kind != nil { sql += " AND kind = ?2" }
+        if let kind { sql += " AND kind = ?2 AND verify = \(kind == .verify ? 1 : 0)" }
         if status != nil { sql += " AND status = ?3" }
         sql += " ORDER BY id DESC LIMIT ?4"
         return try read { db in
             let statement = try db.cached(sql)
             try statement.bind(before?.rawValue ?? Int64.max)
-            if let kind { try statement.bindAt(2, kind.rawValue) }
+            if let kind { try statement.bindAt(2, kind.stored) }
             if let status { try statement.bindAt(3, status.rawValue) }
             try statement.bindAt(4, limit)
             defer { statement.reset() }
@@ -146,13 +146,13 @@ extension Store {
         let nowMS = now.storeMilliseconds
         try db.cached("""
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
-                audience, audience_environment, scheduled_at, created_at, started_at, apns_id, id)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-            """).bind(spec.kind.rawValue, status.rawValue, spec.content.bundleID, spec.content.pushType.rawValue,
+                audience, audience_environment, scheduled_at, created_at, started_at, apns_id, id, verify)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            """).bind(spec.kind.stored, status.rawValue, spec.content.bundleID, spec.content.pushType.rawValue,
                       spec.content.priority.rawValue, spec.content.expiration?.secondsSince1970, spec.content.collapseID?.value,
                       spec.content.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
                       (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil,
-                      spec.content.apnsID?.uuidString, id?.rawValue)
+                      spec.content.apnsID?.uuidString, id?.rawValue, spec.kind == .verify)
             .run()
         return CampaignID(db.lastInsertRowID)
     }
@@ -187,7 +187,7 @@ extension Store {
     static let campaignColumns = """
         id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
         collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
-        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused
+        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused, verify
         """
 
     static func fetchCampaign(_ db: Connection, _ id: CampaignID) throws -> Campaign {
@@ -203,7 +203,7 @@ extension Store {
 
     static func campaign(from row: Statement) throws -> Campaign {
         Campaign(
-            id: CampaignID(row.int64(0)), kind: try Decode.campaignKind(row.string(1)),
+            id: CampaignID(row.int64(0)), kind: try CampaignKind.stored(row.string(1), verify: row.int64(26) != 0),
             status: try Decode.campaignStatus(row.string(2)),
             audience: AudienceSummary(kind: try Decode.audienceKind(row.string(3)),
                                       environment: try row.optionalString(4).map(Decode.environment),

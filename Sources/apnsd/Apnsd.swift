@@ -39,8 +39,9 @@ struct Apnsd {
             let (_, args) = try subcommand(rest, of: "config", ["check"])
             try await ConfigCheckCommand.run(args)
         case "device":
-            let (sub, args) = try subcommand(rest, of: "device", ["add", "remove", "import", "list"])
+            let (sub, args) = try subcommand(rest, of: "device", ["add", "remove", "import", "list", "verify"])
             switch sub {
+            case "verify": try await VerifyCommand.run(args)
             case "add": try await DeviceCommands.add(args)
             case "remove": try await DeviceCommands.remove(args)
             case "import": try await DeviceCommands.importFile(args)

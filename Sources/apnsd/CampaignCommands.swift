@@ -11,6 +11,17 @@ enum CampaignCommands {
                                       flagNames: ["all"])
         let configuration = try Configuration.load(arguments: arguments)
         let options = try NotificationOptions(arguments, configuration: configuration)
+        let id = try await enqueue(arguments, configuration, environment: options.environment) { audience, scheduledAt in
+            options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt)
+        }
+        Output.line(id.description)
+    }
+
+    /// Enqueues one campaign to the audience the arguments choose (`--all`, `--user ID ...` or `--tokens FILE`, at
+    /// `--at`), made by `makeSpec`; with `--idempotency-key`, a rerun returns the first run's id. Used by
+    /// `campaign create` and `device verify`.
+    static func enqueue(_ arguments: Arguments, _ configuration: Configuration, environment: Environment?,
+                        makeSpec: (Audience, Date?) -> CampaignSpec) async throws(CLIError) -> CampaignID {
         var users = arguments.values("user").flatMap { $0.split(separator: ",").map(String.init) }
         if !users.isEmpty { users += arguments.positionals } else { _ = try arguments.positionals(exactly: []) }
         for user in users {
@@ -31,13 +42,12 @@ enum CampaignCommands {
                 count += 1
             }
             guard count > 0 else { throw .usage("\(tokensFile) holds no tokens") }
-            let spec = options.spec(kind: .bulk, audience: .tokens([], environment: options.environment), scheduledAt: scheduledAt)
+            let spec = makeSpec(.tokens([], environment: environment), scheduledAt)
             let key = try NotificationOptions.idempotency(arguments, spec: spec, extra: SHA256.hex(hashed))
             store = try await StoreAccess.open(configuration)
             do {
                 if let key, let earlier = try await store.idempotentResult(key, now: Date()) {
-                    Output.line(earlier.ids[0].description)
-                    return
+                    return earlier.ids[0]
                 }
                 let id = try await store.beginCampaign(spec, now: Date())
                 var chunk: [DeviceToken] = []
@@ -51,24 +61,19 @@ enum CampaignCommands {
                     }
                 }
                 if !chunk.isEmpty { try await store.appendTokens(chunk, to: id) }
-                if let key {
-                    Output.line(try await store.sealCampaign(id, remembering: key, now: Date()).ids[0].description)
-                } else {
-                    _ = try await store.sealCampaign(id)
-                    Output.line(id.description)
-                }
+                if let key { return try await store.sealCampaign(id, remembering: key, now: Date()).ids[0] }
+                _ = try await store.sealCampaign(id)
+                return id
             } catch {
                 throw .store(error)
             }
-            return
         }
-        let audience: Audience = users.isEmpty ? .all(environment: options.environment) : .users(users, environment: options.environment)
-        let spec = options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt)
+        let audience: Audience = users.isEmpty ? .all(environment: environment) : .users(users, environment: environment)
+        let spec = makeSpec(audience, scheduledAt)
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         store = try await StoreAccess.open(configuration)
         do {
-            let result = try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get()
-            Output.line(result.ids[0].description)
+            return try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get().ids[0]
         } catch {
             throw .store(error)
         }
@@ -78,14 +83,14 @@ enum CampaignCommands {
         do { return try Timestamp.parse(text) } catch { throw .usage("--at: \(error)") }
     }
 
-    /// `campaign list [--kind single|bulk] [--status S] [--limit N] [--json]`: newest first; every kind and
+    /// `campaign list [--kind single|bulk|verify] [--status S] [--limit N] [--json]`: newest first; every kind and
     /// status unless filtered, all of them unless `--limit`.
     static func list(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Set(["kind", "status", "limit"]).union(Configuration.flagNames), flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
         let kind = try arguments.value("kind").map { (text: String) throws(CLIError) -> CampaignKind in
-            guard let kind = CampaignKind(rawValue: text) else { throw .usage("--kind must be single or bulk, got '\(text)'") }
+            guard let kind = CampaignKind(rawValue: text) else { throw .usage("--kind must be single, bulk or verify, got '\(text)'") }
             return kind
         }
         let status = try arguments.value("status").map { (text: String) throws(CLIError) -> CampaignStatus in

@@ -23,8 +23,9 @@ enum Help {
 
     COMMANDS:
       init                     Create or migrate the database.
-      device add|remove|import|list
-                               Register, remove (deactivate) and list devices; import a token file.
+      device add|remove|import|list|verify
+                               Register, remove (deactivate) and list devices; import a token file; check devices
+                               with a silent push (dead tokens are deactivated).
       send                     Enqueue one notification (ahead of bulk work); prints its id.
       campaign create|list|show|watch|pause|resume|cancel|retry
                                Bulk campaigns: all devices, some users, or a token file; now or later.
@@ -103,6 +104,12 @@ enum Help {
           apnsd device remove TOKEN [--topic T] | --user ID
               Deactivate a device, or every device of a user (signed out everywhere, or erased), reason Removed.
               --topic is needed when TOKEN is registered for several topics.
+          apnsd device verify (--all | --user ID ... | --tokens FILE) [--topic T] [--environment E] [--at TIME]
+                              [--no-wait] [--json]
+              Before a large campaign: a background push (content-available, priority 5) to each device,
+              through the queue as a campaign of kind verify (durable, cancellable, watchable); 410 and 400
+              answers deactivate devices as usual. Prints the campaign id, waits for it to end and prints the
+              counts (--no-wait: the id only).
           apnsd device import FILE|- [--topic T] [--environment E]
               Lines 'token[,user[,environment]]'; bad lines are reported with their numbers, good ones imported.
           apnsd device list [--active|--inactive] [--json]
@@ -133,7 +140,7 @@ enum Help {
                                 [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
               Prints the campaign id alone on stdout. With --idempotency-key, a rerun (a cron job's retry)
               prints the first run's id and creates nothing.
-          apnsd campaign list [--kind single|bulk] [--status S] [--limit N] [--json]
+          apnsd campaign list [--kind single|bulk|verify] [--status S] [--limit N] [--json]
               Newest first; every kind (single sends are campaigns too) and status unless filtered.
           apnsd campaign show ID [--json]
           apnsd campaign watch ID [--interval SECONDS] [--json]
