@@ -16,6 +16,30 @@ enum Help {
         return lines.joined(separator: "\n")
     }()
 
+    /// A command's words as a key of `commands`: `device add` when that has an entry of its own, else the command.
+    static func path(of words: [String]) -> String {
+        guard let command = words.first, !command.hasPrefix("-") else { return "" }
+        if words.count > 1, commands["\(command) \(words[1])"] != nil { return "\(command) \(words[1])" }
+        return command
+    }
+
+    /// What `apnsd <path> --help` prints: the command's text, then any option its parser accepts (`options`,
+    /// from its `Arguments` declaration) that the text does not describe — so an option added to a command is
+    /// never missing from its help (a test keeps that line empty) — then the settings.
+    static func text(for path: String, accepting options: Set<String>) -> String? {
+        guard let text = commands[path] ?? commands[String(path.prefix { $0 != " " })] else { return nil }
+        var parts = [text]
+        let undescribed = options.subtracting(Configuration.flagNames).sorted().filter { !text.contains("--\($0)") }
+        if !undescribed.isEmpty {
+            parts.append("OPTIONS NOT DESCRIBED ABOVE: " + undescribed.map { "--\($0)" }.joined(separator: ", "))
+        }
+        parts.append(settings)
+        return parts.joined(separator: "\n\n")
+    }
+
+    /// `apnsd --version`: one line.
+    static let version = "apnsd \(BuildInfo.version) (\(BuildInfo.description))"
+
     static let main = """
     OVERVIEW: apnsd — a push dispatch service for Apple devices.
 
@@ -35,7 +59,8 @@ enum Help {
       api-key create|list|revoke
                                Keys for the HTTP API: a secret printed once, only its hash stored.
 
-    Run 'apnsd <command> --help' for a command's options.
+    Run 'apnsd <command> --help' (e.g. 'apnsd device add --help') for a command's options;
+    'apnsd --version' for the version and build.
 
     \(settings)
 
@@ -58,16 +83,42 @@ enum Help {
         OVERVIEW: The device registry.
 
         USAGE:
-          apnsd device add TOKEN [--topic T] [--environment production|development] [--user ID]
-              Register or re-register a device (refreshes its registration time, reactivates it).
-          apnsd device import FILE|- [--topic T] [--environment E]
-              Lines 'token[,user[,environment]]'; bad lines are reported with their numbers, good ones imported.
-          apnsd device list [--active|--inactive] [--json]
-              JSON Lines with --json: token, topic, environment, user, active, registeredAt, deactivatedAt, reason.
+          apnsd device add TOKEN ...       Register or re-register a device.
+          apnsd device import FILE|- ...   Register the devices of a token file.
+          apnsd device list ...            List devices.
 
-        EXAMPLES:
+        Run 'apnsd device <subcommand> --help' for its options.
+        """,
+        "device add": """
+        OVERVIEW: Register or re-register a device (refreshes its registration time, reactivates it).
+
+        USAGE: apnsd device add TOKEN [--topic T] [--environment production|development] [--user ID]
+
+          --topic T          the app's bundle id (default: apns.topic)
+          --environment E    production (default) or development
+          --user ID          the user the device belongs to ('send --user', 'campaign create --user')
+
+        EXAMPLE:
           apnsd device add 3f2a…c9 --topic com.example.app --user 42
+        """,
+        "device import": """
+        OVERVIEW: Register the devices of a file (or stdin): lines 'token[,user[,environment]]'. Bad lines are
+        reported with their numbers, good ones imported.
+
+        USAGE: apnsd device import FILE|- [--topic T] [--environment E]
+
+          --topic T          the app's bundle id (default: apns.topic)
+          --environment E    for lines that name none: production (default) or development
+
+        EXAMPLE:
           cut -d, -f1,2 tokens.csv | apnsd device import - --topic com.example.app
+        """,
+        "device list": """
+        OVERVIEW: The registered devices.
+
+        USAGE: apnsd device list [--active|--inactive] [--json]
+
+          JSON Lines with --json: token, topic, environment, user, active, registeredAt, deactivatedAt, reason.
         """,
         "send": """
         OVERVIEW: Validate and enqueue one notification; print its id. Goes ahead of campaigns.
@@ -85,21 +136,50 @@ enum Help {
         OVERVIEW: Bulk campaigns.
 
         USAGE:
-          apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE) [--topic T]
-                                [--environment E] [--push-type P] [--priority N] [--expiration EPOCH]
-                                [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
-              Prints the campaign id alone on stdout. With --idempotency-key, a rerun (a cron job's retry)
-              prints the first run's id and creates nothing.
-          apnsd campaign list [--json]
-          apnsd campaign show ID [--json]
-          apnsd campaign cancel ID [--json]
-              Every running worker stops sending it first; then its pending deliveries become cancelled.
-              Prints how many were cancelled and how many had already been sent (their answer is logged).
-          apnsd campaign retry ID [--status failed|rejected] [--json]
-              Requeue the campaign's failed (default) or rejected deliveries, attempts reset.
+          apnsd campaign create ...   Queue a notification for all devices, some users, or a token file.
+          apnsd campaign list         The campaigns (single sends included).
+          apnsd campaign show ID      One campaign's counts.
+          apnsd campaign cancel ID    Stop it and cancel what is still pending.
+          apnsd campaign retry ID     Requeue its failed or rejected deliveries.
+
+        Run 'apnsd campaign <subcommand> --help' for its options.
+        """,
+        "campaign create": """
+        OVERVIEW: Queue a bulk campaign; print its id alone on stdout.
+
+        USAGE: apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE) [--topic T]
+                                     [--environment E] [--push-type P] [--priority N] [--expiration EPOCH]
+                                     [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
+
+          --all | --user ID ... | --tokens FILE
+                               the audience: every active device, those of some users, or a file of tokens
+          --at ISO8601         send from then on (default: now)
+          --idempotency-key K  a rerun (a cron job's retry) prints the first run's id and creates nothing
 
         EXAMPLE:
           id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
+        """,
+        "campaign list": """
+        OVERVIEW: The campaigns, single sends included.
+
+        USAGE: apnsd campaign list [--json]
+        """,
+        "campaign show": """
+        OVERVIEW: One campaign: its audience, status and counts by delivery status.
+
+        USAGE: apnsd campaign show ID [--json]
+        """,
+        "campaign cancel": """
+        OVERVIEW: Cancel a campaign. Every running worker stops sending it first; then its pending deliveries
+        become cancelled. Prints how many were cancelled and how many had already been sent (their answer is
+        logged).
+
+        USAGE: apnsd campaign cancel ID [--json]
+        """,
+        "campaign retry": """
+        OVERVIEW: Requeue a campaign's failed (default) or rejected deliveries, attempts reset.
+
+        USAGE: apnsd campaign retry ID [--status failed|rejected] [--json]
         """,
         "worker": """
         OVERVIEW: Send what is due: claim, sign, send over pooled HTTP/2 connections, record outcomes.
@@ -157,21 +237,38 @@ enum Help {
         OVERVIEW: Keys for the HTTP API (every /v1 request sends 'Authorization: Bearer SECRET').
 
         USAGE:
-          apnsd api-key create NAME [--scope send|read|admin]...
-              Prints the new secret alone on stdout, once: the database keeps only its SHA-256 hash.
-              NAME: 1-64 characters of A-Z a-z 0-9 . _ -. Without --scope: send and read.
-              Scopes: send (enqueue and cancel notifications, register and remove devices), read (every GET),
-              admin (campaigns: create, cancel, retry).
-          apnsd api-key list [--json]
-              Name, scopes, creation and last use (recorded at most once a minute); never a secret.
-              JSON Lines with --json: name, scopes (an array), createdAt, lastUsedAt.
-          apnsd api-key revoke NAME
-              The key stops working at once; its name may be used again.
+          apnsd api-key create NAME [--scope S]...   A new key; its secret printed once.
+          apnsd api-key list                         The keys, never a secret.
+          apnsd api-key revoke NAME                  The key stops working at once.
+
+        Run 'apnsd api-key <subcommand> --help' for its options.
+        """,
+        "api-key create": """
+        OVERVIEW: Create an HTTP API key. Prints the new secret alone on stdout, once: the database keeps only
+        its SHA-256 hash.
+
+        USAGE: apnsd api-key create NAME [--scope send|read|admin]...
+
+          NAME      1-64 characters of A-Z a-z 0-9 . _ -
+          --scope   send (enqueue and cancel notifications, register and remove devices), read (every GET),
+                    admin (campaigns: create, cancel, retry). Without --scope: send and read.
 
         EXAMPLES:
           apnsd api-key create backend > backend.secret
           apnsd api-key create ops --scope read --scope admin
-          apnsd api-key revoke backend
+        """,
+        "api-key list": """
+        OVERVIEW: The API keys: name, scopes, creation and last use (recorded at most once a minute); never a
+        secret.
+
+        USAGE: apnsd api-key list [--json]
+
+          JSON Lines with --json: name, scopes (an array), createdAt, lastUsedAt.
+        """,
+        "api-key revoke": """
+        OVERVIEW: Delete an API key: it stops working at once, and its name may be used again.
+
+        USAGE: apnsd api-key revoke NAME
         """,
     ]
 }

@@ -22,6 +22,7 @@ struct WorkerSetup {
         } catch {
             throw .failure("apns.keyFile \(credentials.keyFile): \(error)")
         }
+        Self.warnIfWorldReadable(keyFile: credentials.keyFile)
         do {
             credential = try ProviderCredential(keyId: credentials.keyID, teamId: credentials.teamID)
         } catch {
@@ -32,6 +33,15 @@ struct WorkerSetup {
         }
         let level = configuration.loggerLevel
         logger = Logger(label: "apnsd.worker", minimumLevel: level)
+    }
+
+    /// Anyone who can read the `.p8` can send pushes as the team: say so (it still works, as the file may sit in
+    /// a container or a directory no one else can enter).
+    static func warnIfWorldReadable(keyFile: String) {
+        var info = stat()
+        guard stat(keyFile, &info) == 0, info.st_mode & S_IROTH != 0 else { return }
+        Output.error("apnsd: warning: key file \(keyFile) is readable by every user (mode \(String(info.st_mode & 0o777, radix: 8))): "
+            + "chmod 600 it, or load it with systemd's LoadCredential= (deploy/)")
     }
 
     /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told
