@@ -88,6 +88,10 @@ enum Help {
           apnsd device list ...            List devices.
 
         Run 'apnsd device <subcommand> --help' for its options.
+
+        EXAMPLES:
+          apnsd device add 3f2a…c9 --topic com.example.app --user 42
+          cut -d, -f1,2 tokens.csv | apnsd device import - --topic com.example.app
         """,
         "device add": """
         OVERVIEW: Register or re-register a device (refreshes its registration time, reactivates it).
@@ -143,6 +147,9 @@ enum Help {
           apnsd campaign retry ID     Requeue its failed or rejected deliveries.
 
         Run 'apnsd campaign <subcommand> --help' for its options.
+
+        EXAMPLE:
+          id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
         """,
         "campaign create": """
         OVERVIEW: Queue a bulk campaign; print its id alone on stdout.
@@ -242,6 +249,11 @@ enum Help {
           apnsd api-key revoke NAME                  The key stops working at once.
 
         Run 'apnsd api-key <subcommand> --help' for its options.
+
+        EXAMPLES:
+          apnsd api-key create backend > backend.secret
+          apnsd api-key create ops --scope read --scope admin
+          apnsd api-key revoke backend
         """,
         "api-key create": """
         OVERVIEW: Create an HTTP API key. Prints the new secret alone on stdout, once: the database keeps only
