@@ -22,7 +22,6 @@ struct WorkerSetup {
         } catch {
             throw .failure("apns.keyFile \(credentials.keyFile): \(error)")
         }
-        Self.warnIfWorldReadable(keyFile: credentials.keyFile)
         do {
             credential = try ProviderCredential(keyId: credentials.keyID, teamId: credentials.teamID)
         } catch {
@@ -33,6 +32,8 @@ struct WorkerSetup {
         }
         let level = configuration.loggerLevel
         logger = Logger(label: "apnsd.worker", minimumLevel: level)
+        // Last, so that a bad setting is still one line (the warning does not stop the worker).
+        Self.warnIfWorldReadable(keyFile: credentials.keyFile)
     }
 
     /// Anyone who can read the `.p8` can send pushes as the team: say so (it still works, as the file may sit in
