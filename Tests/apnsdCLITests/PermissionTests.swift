@@ -110,13 +110,13 @@ import Testing
         return info.st_mode & 0o7777
     }
 
-    @Test func theDatabaseAndItsWALAndSHMAreCreated0640() throws {
+    @Test func theDatabaseAndItsWALAndSHMAreCreated0640() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
         try populated(cli)
         let held = try HeldConnection(database: cli.database)
         defer { held.close() }
-        try #require(cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
+        try #require(await cli.runAsync("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
         let names = try files(of: cli.database)
         try #require(names == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
         let expected = 0o640 & ~(try Self.umask())
@@ -125,16 +125,16 @@ import Testing
         }
     }
 
-    @Test func initTakesOtherUsersAccessAwayFromAnOlderDatabase() throws {
+    @Test func initTakesOtherUsersAccessAwayFromAnOlderDatabase() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
         try populated(cli)
         try #require(chmod(cli.database, 0o644) == 0)
-        let again = try cli.run("init")
+        let again = try await cli.runAsync("init")
         #expect(again.status == 0)
         #expect(try mode(cli.database) == 0o640)
         #expect(errorLines(again).count == 1 && again.stderr.contains("\(cli.database) was readable by other users"), "\(again.stderr)")
-        #expect(try cli.run("init").stderr.isEmpty, "nothing to say the second time")
+        #expect(try await cli.runAsync("init").stderr.isEmpty, "nothing to say the second time")
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// deploy/'s systemd services — every `*.service` there, so a unit added later is held to the same — are
@@ -25,22 +26,15 @@ import Testing
     }
 
     @Test(.enabled(if: analyze != nil, analyzeMissing))
-    func everyServiceScoresAtMost2Point5() throws {
+    func everyServiceScoresAtMost2Point5() async throws {
         let units = try Self.services()
         #expect(units.count >= 2, "deploy/ has apnsd-worker.service and apnsd-serve.service")
         for unit in units {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.analyze!)
             // --threshold=25: exit non-zero above an exposure of 2.5; --offline: the unit file, not a running system.
-            process.arguments = ["security", "--offline=true", "--threshold=25", "--no-pager", unit.path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let result = try await ToolRun.run(Self.analyze!, ["security", "--offline=true", "--threshold=25", "--no-pager", unit.path])
+            let text = result.stdout + result.stderr
             let verdict = text.split(separator: "\n").last { $0.contains("Overall exposure level") } ?? "no score printed"
-            #expect(process.terminationStatus == 0, "\(unit.lastPathComponent): \(verdict)\n\(text)")
+            #expect(result.status == 0, "\(unit.lastPathComponent): \(verdict)\n\(text)")
         }
     }
 
