@@ -99,6 +99,21 @@ public struct Configuration: Sendable {
     /// `APNSD_*` variables that are not settings but are read (the config file's path).
     public static let otherEnvironment: Set<String> = ["APNSD_CONFIG"]
 
+    /// Every `APNSD_*` name apnsd reads: the settings' (so a setting added to `settings` is known at once) and
+    /// `otherEnvironment`.
+    public static var environmentNames: [String] { settings.map(\.environment) + otherEnvironment.sorted() }
+
+    /// One warning per `APNSD_*` variable in `environment` that apnsd does not read, naming the closest known
+    /// name: a misspelt setting (`APNSD_MAX_ATTEMPTS`) would otherwise be silently ignored. A warning, not a
+    /// refusal: a stray or newer variable in a unit's environment must not stop a running service.
+    public static func unknownEnvironmentWarnings(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        let known = environmentNames
+        return environment.keys.filter { $0.hasPrefix("APNSD_") && !known.contains($0) }.sorted().map { unknown in
+            let near = known.min { distance($0, unknown) < distance($1, unknown) } ?? ""
+            return "unknown environment variable \(Printable.escaped(unknown)) is ignored (did you mean \(near)?)"
+        }
+    }
+
     public init() {}
 
     /// Flags every command accepts (the settings above, plus --config).
@@ -125,11 +140,6 @@ public struct Configuration: Sendable {
                 throw LoadError(description: "cannot read config file \(path) (missing, unreadable, or over 1 MiB)", isUsage: false)
             }
             do { try configuration.apply(fileBytes: bytes) } catch { throw LoadError(description: "config file \(path): \(error)", isUsage: false) }
-        }
-        let known = Set(settings.map(\.environment)).union(otherEnvironment)
-        if let unknown = environment.keys.filter({ $0.hasPrefix("APNSD_") && !known.contains($0) }).sorted().first {
-            let near = settings.map(\.environment).min { distance($0, unknown) < distance($1, unknown) } ?? ""
-            throw LoadError(description: "unknown environment variable \(Printable.escaped(unknown)) (did you mean \(near)?); apnsd reads only its own APNSD_* settings", isUsage: true)
         }
         for setting in settings {
             if let value = environment[setting.environment] {

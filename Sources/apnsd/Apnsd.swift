@@ -9,21 +9,39 @@ struct Apnsd {
             try await run(words)
             exit(0)
         } catch {
+            // `--help` stops a command once it has declared its options (Arguments), which its help lists.
+            if let options = error.helpOptions {
+                let path = Help.path(of: words)
+                guard let text = Help.text(for: path, accepting: options) else {
+                    Output.error("apnsd: error: no help written for 'apnsd \(path)' (see apnsd --help)")
+                    exit(1)
+                }
+                Output.line(text)
+                exit(0)
+            }
             Output.error("apnsd: error: \(error.message)")
             exit(error.exitCode)
         }
     }
 
     static func run(_ words: [String]) async throws(CLIError) {
-        guard let command = words.first, command != "--help", command != "-h", command != "help" else {
-            Output.line(Help.main)
-            return
+        guard let command = words.first else {
+            // No command is a usage error: the usage on stderr, exit 64 (a script that lost its arguments fails).
+            Output.error(Help.main)
+            exit(64)
         }
         let rest = Array(words.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
-            guard let text = Help.commands[command] else { throw .usage("unknown command '\(command)' (see apnsd --help)") }
-            Output.line(text + "\n\n" + Help.settings)
-            return
+        switch command {
+        case "--help", "-h", "help":
+            // `apnsd help device add` is `apnsd device add --help`.
+            guard !rest.isEmpty else { return Output.line(Help.main) }
+            guard let text = Help.text(for: Help.path(of: rest), accepting: []) else {
+                throw .usage("no help for '\(rest.joined(separator: " "))' (see apnsd --help)")
+            }
+            return Output.line(text)
+        case "--version", "-V":
+            return Output.line(Help.version)
+        default: break
         }
         switch command {
         case "init": try await InitCommand.run(rest)
@@ -72,6 +90,8 @@ struct Apnsd {
     }
 
     private static func subcommand(_ words: [String], of command: String, _ known: [String]) throws(CLIError) -> (String, [String]) {
+        // `apnsd device --help` (or `device --json --help`): the group's help.
+        if let first = words.first, first.hasPrefix("-"), words.contains("--help") || words.contains("-h") { throw .help(options: []) }
         guard let sub = words.first else { throw .usage("'\(command)' needs a subcommand: \(known.joined(separator: ", "))") }
         guard known.contains(sub) else { throw .usage("unknown subcommand '\(command) \(sub)' (expected \(known.joined(separator: ", ")))") }
         return (sub, Array(words.dropFirst()))

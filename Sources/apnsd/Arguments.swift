@@ -5,8 +5,10 @@ import ArgumentParsing
 struct Arguments: Sendable {
     private let parsed: ArgumentParsing.Arguments
 
-    /// Parses `words`; `valued` options take a value, `flagNames` don't.
+    /// Parses `words`; `valued` options take a value, `flagNames` don't. `--help` (or `-h`) anywhere stops the
+    /// command before it does anything, handing its declared options to the help (`Help.text(for:accepting:)`).
     init(_ words: [String], valued: Set<String>, flagNames: Set<String>) throws(CLIError) {
+        if words.contains("--help") || words.contains("-h") { throw .help(options: valued.union(flagNames)) }
         do { parsed = try ArgumentParsing.Arguments(words, valued: valued, flagNames: flagNames) } catch { throw CLIError(error) }
     }
 

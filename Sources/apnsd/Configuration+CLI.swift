@@ -6,7 +6,9 @@ import Logging
 
 extension Configuration {
     /// Loads the settings for a command: its config file, the environment, then its flags.
+    /// An unknown `APNSD_*` variable gets one warning line on stderr each.
     static func load(arguments: Arguments, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError) -> Configuration {
+        for warning in unknownEnvironmentWarnings(environment) { Output.error("apnsd: warning: \(warning)") }
         do {
             return try load(configPath: arguments.value("config"), flag: { name in try arguments.value(name) }, environment: environment)
         } catch let error as Configuration.LoadError {

@@ -16,6 +16,30 @@ enum Help {
         return lines.joined(separator: "\n")
     }()
 
+    /// A command's words as a key of `commands`: `device add` when that has an entry of its own, else the command.
+    static func path(of words: [String]) -> String {
+        guard let command = words.first, !command.hasPrefix("-") else { return "" }
+        if words.count > 1, commands["\(command) \(words[1])"] != nil { return "\(command) \(words[1])" }
+        return command
+    }
+
+    /// What `apnsd <path> --help` prints: the command's text, then any option its parser accepts (`options`,
+    /// from its `Arguments` declaration) that the text does not describe — so an option added to a command is
+    /// never missing from its help (a test keeps that line empty) — then the settings.
+    static func text(for path: String, accepting options: Set<String>) -> String? {
+        guard let text = commands[path] ?? commands[String(path.prefix { $0 != " " })] else { return nil }
+        var parts = [text]
+        let undescribed = options.subtracting(Configuration.flagNames).sorted().filter { !text.contains("--\($0)") }
+        if !undescribed.isEmpty {
+            parts.append("OPTIONS NOT DESCRIBED ABOVE: " + undescribed.map { "--\($0)" }.joined(separator: ", "))
+        }
+        parts.append(settings)
+        return parts.joined(separator: "\n\n")
+    }
+
+    /// `apnsd --version`: one line.
+    static let version = "apnsd \(BuildInfo.version) (\(BuildInfo.description))"
+
     static let main = """
     OVERVIEW: apnsd — a push dispatch service for Apple devices.
 
@@ -40,7 +64,8 @@ enum Help {
       api-key create|list|revoke
                                Keys for the HTTP API: a secret printed once, only its hash stored.
 
-    Run 'apnsd <command> --help' for a command's options.
+    Run 'apnsd <command> --help' (e.g. 'apnsd device add --help') for a command's options;
+    'apnsd --version' for the version and build.
 
     \(settings)
 
@@ -85,6 +110,14 @@ enum Help {
           --json         the same object as GET /v1/stats.
         """,
         "config": """
+        OVERVIEW: The settings.
+
+        USAGE:
+          apnsd config check ...   Load the settings and the key, mint a token, resolve the hosts; exit 0/1.
+
+        Run 'apnsd config check --help' for its options.
+        """,
+        "config check": """
         OVERVIEW: Check the settings before a deploy: loads them (file → environment → flags), loads the key and
         mints a provider token, resolves the APNs hosts, opens the database read-only, checks the CA file and the
         API's listen address and TLS files. One line per check; never prints the key or a token.
@@ -97,27 +130,83 @@ enum Help {
         OVERVIEW: The device registry.
 
         USAGE:
-          apnsd device add TOKEN [--topic T] [--environment production|development] [--user ID] [--replaces OLD]
-              Register or re-register a device (refreshes its registration time, reactivates it). --replaces:
-              the app got TOKEN in place of OLD (reinstall, restore): OLD is deactivated (reason Replaced) and
-              TOKEN keeps OLD's user unless --user is given.
-          apnsd device remove TOKEN [--topic T] | --user ID
-              Deactivate a device, or every device of a user (signed out everywhere, or erased), reason Removed.
-              --topic is needed when TOKEN is registered for several topics.
-          apnsd device verify (--all | --user ID ... | --tokens FILE) [--topic T] [--environment E] [--at TIME]
-                              [--no-wait] [--json]
-              Before a large campaign: a background push (content-available, priority 5) to each device,
-              through the queue as a campaign of kind verify (durable, cancellable, watchable); 410 and 400
-              answers deactivate devices as usual. Prints the campaign id, waits for it to end and prints the
-              counts (--no-wait: the id only).
-          apnsd device import FILE|- [--topic T] [--environment E]
-              Lines 'token[,user[,environment]]'; bad lines are reported with their numbers, good ones imported.
-          apnsd device list [--active|--inactive] [--json]
-              JSON Lines with --json: token, topic, environment, user, active, registeredAt, deactivatedAt, reason.
+          apnsd device add TOKEN ...       Register or re-register a device (--replaces OLD after a reinstall).
+          apnsd device remove TOKEN ...    Deactivate a device, or every device of a user (reason Removed).
+          apnsd device import FILE|- ...   Register the devices of a token file.
+          apnsd device list ...            List devices.
+          apnsd device verify ...          A silent push to each device: dead tokens are deactivated.
+
+        Run 'apnsd device <subcommand> --help' for its options.
 
         EXAMPLES:
           apnsd device add 3f2a…c9 --topic com.example.app --user 42
           cut -d, -f1,2 tokens.csv | apnsd device import - --topic com.example.app
+        """,
+        "device add": """
+        OVERVIEW: Register or re-register a device (refreshes its registration time, reactivates it).
+
+        USAGE: apnsd device add TOKEN [--topic T] [--environment production|development] [--user ID] [--replaces OLD]
+
+          --topic T          the app's bundle id (default: apns.topic)
+          --environment E    production (default) or development
+          --user ID          the user the device belongs to ('send --user', 'campaign create --user')
+          --replaces OLD     the app got TOKEN in place of OLD (reinstall, restore): OLD is deactivated (reason
+                             Replaced) and TOKEN keeps OLD's user unless --user is given
+
+        EXAMPLE:
+          apnsd device add 3f2a…c9 --topic com.example.app --user 42
+        """,
+        "device remove": """
+        OVERVIEW: Deactivate a device, or every device of a user (signed out everywhere, or erased), with reason
+        Removed and its event, as DELETE /v1/devices/{token} and DELETE /v1/users/{user}/devices do.
+
+        USAGE: apnsd device remove TOKEN [--topic T] | --user ID
+
+          --topic T          which registration, when TOKEN is registered for several topics
+          --user ID          every active device of this user
+
+        EXAMPLE:
+          apnsd device remove --user 42
+        """,
+        "device verify": """
+        OVERVIEW: Before a large campaign: a background push (content-available, priority 5) to each device,
+        through the queue as a campaign of kind verify (durable, cancellable, watchable) at the worker's rate;
+        410 and 400 answers deactivate devices as usual. Prints the campaign id, waits for it to end and prints
+        the counts.
+
+        USAGE: apnsd device verify (--all | --user ID ... | --tokens FILE) [--topic T] [--environment E]
+                                   [--at ISO8601] [--idempotency-key K] [--no-wait] [--json]
+
+          --all | --user ID ... | --tokens FILE
+                             the devices: every active one, those of some users, or a file of tokens
+          --topic T          the app's bundle id (default: apns.topic)
+          --environment E    only devices of this environment (for --tokens: the unregistered tokens' one)
+          --at ISO8601       from then on (default: now)
+          --idempotency-key K  a rerun prints the first run's id and queues nothing
+          --no-wait          print the id and return at once
+          --json             the campaign when it ends, as 'campaign show --json'
+
+        EXAMPLE:
+          apnsd device verify --all --topic com.example.app && apnsd campaign create --all --payload @promo.json
+        """,
+        "device import": """
+        OVERVIEW: Register the devices of a file (or stdin): lines 'token[,user[,environment]]'. Bad lines are
+        reported with their numbers, good ones imported.
+
+        USAGE: apnsd device import FILE|- [--topic T] [--environment E]
+
+          --topic T          the app's bundle id (default: apns.topic)
+          --environment E    for lines that name none: production (default) or development
+
+        EXAMPLE:
+          cut -d, -f1,2 tokens.csv | apnsd device import - --topic com.example.app
+        """,
+        "device list": """
+        OVERVIEW: The registered devices.
+
+        USAGE: apnsd device list [--active|--inactive] [--json]
+
+          JSON Lines with --json: token, topic, environment, user, active, registeredAt, deactivatedAt, reason.
         """,
         "send": """
         OVERVIEW: Validate and enqueue one notification; print its id. Goes ahead of campaigns.
@@ -135,30 +224,81 @@ enum Help {
         OVERVIEW: Bulk campaigns.
 
         USAGE:
-          apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE) [--topic T]
-                                [--environment E] [--push-type P] [--priority N] [--expiration EPOCH]
-                                [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
-              Prints the campaign id alone on stdout. With --idempotency-key, a rerun (a cron job's retry)
-              prints the first run's id and creates nothing.
-          apnsd campaign list [--kind single|bulk|verify] [--status S] [--limit N] [--json]
-              Newest first; every kind (single sends are campaigns too) and status unless filtered.
-          apnsd campaign show ID [--json]
-          apnsd campaign watch ID [--interval SECONDS] [--json]
-              Progress until it ends: on a terminal a line redrawn in place (bar, percent, counts, rate,
-              ETA), otherwise (or with --json) one JSON line per interval (default 1 s). Exit 0 when it
-              completes, 1 when it was cancelled or deliveries failed.
-          apnsd campaign pause ID [--json]
-          apnsd campaign resume ID [--json]
-              Stop sending a running or scheduled bulk campaign without losing its place (workers release what
-              they hold of it; requests already on a connection finish), and go on where it stopped.
-          apnsd campaign cancel ID [--json]
-              Every running worker stops sending it first; then its pending deliveries become cancelled.
-              Prints how many were cancelled and how many had already been sent (their answer is logged).
-          apnsd campaign retry ID [--status failed|rejected] [--json]
-              Requeue the campaign's failed (default) or rejected deliveries, attempts reset.
+          apnsd campaign create ...   Queue a notification for all devices, some users, or a token file.
+          apnsd campaign list         The campaigns (single sends included), filtered by kind and status.
+          apnsd campaign show ID      One campaign's counts.
+          apnsd campaign watch ID     Its progress until it ends (bar and ETA, or JSON lines).
+          apnsd campaign pause ID     Stop sending it without losing its place ('resume ID' goes on).
+          apnsd campaign cancel ID    Stop it and cancel what is still pending.
+          apnsd campaign retry ID     Requeue its failed or rejected deliveries.
+
+        Run 'apnsd campaign <subcommand> --help' for its options.
 
         EXAMPLE:
           id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
+        """,
+        "campaign create": """
+        OVERVIEW: Queue a bulk campaign; print its id alone on stdout.
+
+        USAGE: apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE) [--topic T]
+                                     [--environment E] [--push-type P] [--priority N] [--expiration EPOCH]
+                                     [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
+
+          --all | --user ID ... | --tokens FILE
+                               the audience: every active device, those of some users, or a file of tokens
+          --at ISO8601         send from then on (default: now)
+          --idempotency-key K  a rerun (a cron job's retry) prints the first run's id and creates nothing
+
+        EXAMPLE:
+          id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
+        """,
+        "campaign list": """
+        OVERVIEW: The campaigns, newest first: every kind (single sends are campaigns too) and status unless
+        filtered.
+
+        USAGE: apnsd campaign list [--kind single|bulk|verify] [--status S] [--limit N] [--json]
+
+          --kind K           only single sends, bulk campaigns, or verify campaigns ('device verify')
+          --status S         draft, scheduled, running, completed or cancelled
+          --limit N          the newest N
+        """,
+        "campaign watch": """
+        OVERVIEW: A campaign's progress until it ends: on a terminal a line redrawn in place (bar, percent, counts,
+        rate, ETA), otherwise one JSON line per interval. Exit 0 when it completes, 1 when it was cancelled or
+        deliveries failed.
+
+        USAGE: apnsd campaign watch ID [--interval SECONDS] [--json]
+
+          --interval S       seconds between looks (default 1)
+          --json             JSON lines even on a terminal
+        """,
+        "campaign pause": """
+        OVERVIEW: Stop sending a running or scheduled bulk campaign without losing its place: workers release what
+        they hold of it (requests already on a connection finish); 'campaign resume ID' goes on where it stopped.
+
+        USAGE: apnsd campaign pause ID [--json]
+        """,
+        "campaign resume": """
+        OVERVIEW: Go on with a paused campaign where it stopped: its held deliveries are due at once, in order.
+
+        USAGE: apnsd campaign resume ID [--json]
+        """,
+        "campaign show": """
+        OVERVIEW: One campaign: its audience, status and counts by delivery status.
+
+        USAGE: apnsd campaign show ID [--json]
+        """,
+        "campaign cancel": """
+        OVERVIEW: Cancel a campaign. Every running worker stops sending it first; then its pending deliveries
+        become cancelled. Prints how many were cancelled and how many had already been sent (their answer is
+        logged).
+
+        USAGE: apnsd campaign cancel ID [--json]
+        """,
+        "campaign retry": """
+        OVERVIEW: Requeue a campaign's failed (default) or rejected deliveries, attempts reset.
+
+        USAGE: apnsd campaign retry ID [--status failed|rejected] [--json]
         """,
         "worker": """
         OVERVIEW: Send what is due: claim, sign, send over pooled HTTP/2 connections, record outcomes.
@@ -220,21 +360,43 @@ enum Help {
         OVERVIEW: Keys for the HTTP API (every /v1 request sends 'Authorization: Bearer SECRET').
 
         USAGE:
-          apnsd api-key create NAME [--scope send|read|admin]...
-              Prints the new secret alone on stdout, once: the database keeps only its SHA-256 hash.
-              NAME: 1-64 characters of A-Z a-z 0-9 . _ -. Without --scope: send and read.
-              Scopes: send (enqueue and cancel notifications, register and remove devices), read (every GET),
-              admin (campaigns: create, cancel, retry).
-          apnsd api-key list [--json]
-              Name, scopes, creation and last use (recorded at most once a minute); never a secret.
-              JSON Lines with --json: name, scopes (an array), createdAt, lastUsedAt.
-          apnsd api-key revoke NAME
-              The key stops working at once; its name may be used again.
+          apnsd api-key create NAME [--scope S]...   A new key; its secret printed once.
+          apnsd api-key list                         The keys, never a secret.
+          apnsd api-key revoke NAME                  The key stops working at once.
+
+        Run 'apnsd api-key <subcommand> --help' for its options.
 
         EXAMPLES:
           apnsd api-key create backend > backend.secret
           apnsd api-key create ops --scope read --scope admin
           apnsd api-key revoke backend
+        """,
+        "api-key create": """
+        OVERVIEW: Create an HTTP API key. Prints the new secret alone on stdout, once: the database keeps only
+        its SHA-256 hash.
+
+        USAGE: apnsd api-key create NAME [--scope send|read|admin]...
+
+          NAME      1-64 characters of A-Z a-z 0-9 . _ -
+          --scope   send (enqueue and cancel notifications, register and remove devices), read (every GET),
+                    admin (campaigns: create, cancel, retry). Without --scope: send and read.
+
+        EXAMPLES:
+          apnsd api-key create backend > backend.secret
+          apnsd api-key create ops --scope read --scope admin
+        """,
+        "api-key list": """
+        OVERVIEW: The API keys: name, scopes, creation and last use (recorded at most once a minute); never a
+        secret.
+
+        USAGE: apnsd api-key list [--json]
+
+          JSON Lines with --json: name, scopes (an array), createdAt, lastUsedAt.
+        """,
+        "api-key revoke": """
+        OVERVIEW: Delete an API key: it stops working at once, and its name may be used again.
+
+        USAGE: apnsd api-key revoke NAME
         """,
     ]
 }

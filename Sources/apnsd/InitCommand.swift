@@ -1,4 +1,6 @@
+import Foundation
 import Intake
+import QueueModel
 /// `apnsd init [--group NAME]`: create or migrate the database; safe to run again. With `--group`, the
 /// database and its directory are shared by the users of that group (see `DatabaseGroup`).
 enum InitCommand {
@@ -8,8 +10,18 @@ enum InitCommand {
         _ = try arguments.positionals(exactly: [])
         let group = try arguments.value("group").map { (name: String) throws(CLIError) in try DatabaseGroup(name) }
         try group?.prepareDirectory(of: configuration.database)
-        let store = try await StoreAccess.open(configuration, create: true)
+        let created = DatabaseFile.createPrivate(configuration.database)
+        let store: any ProducerStore
+        do {
+            store = try await StoreAccess.open(configuration, create: true)
+        } catch {
+            if created { unlink(configuration.database) }  // A failed init leaves nothing behind.
+            throw error
+        }
         await store.close()
+        for file in DatabaseFile.removeWorldAccess(configuration.database) {
+            Output.error("apnsd: note: \(file) was readable by other users; their access is removed (it holds device tokens)")
+        }
         guard let group else { return Output.line("database ready at \(configuration.database)") }
         try group.shareFiles(of: configuration.database)
         Output.line("database ready at \(configuration.database), shared by group \(group.name) "

@@ -32,6 +32,17 @@ struct WorkerSetup {
         }
         let level = configuration.loggerLevel
         logger = Logger(label: "apnsd.worker", minimumLevel: level)
+        // Last, so that a bad setting is still one line (the warning does not stop the worker).
+        Self.warnIfWorldReadable(keyFile: credentials.keyFile)
+    }
+
+    /// Anyone who can read the `.p8` can send pushes as the team: say so (it still works, as the file may sit in
+    /// a container or a directory no one else can enter).
+    static func warnIfWorldReadable(keyFile: String) {
+        var info = stat()
+        guard stat(keyFile, &info) == 0, info.st_mode & S_IROTH != 0 else { return }
+        Output.error("apnsd: warning: key file \(keyFile) is readable by every user (mode \(String(info.st_mode & 0o777, radix: 8))): "
+            + "chmod 600 it, or load it with systemd's LoadCredential= (deploy/)")
     }
 
     /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told

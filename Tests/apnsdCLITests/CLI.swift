@@ -88,6 +88,32 @@ struct CLI {
     }
 
     private func execute(_ executable: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
+        let run = try prepare(executable, arguments, stdin: stdin, environment: extra)
+        try run.process.run()
+        run.process.waitUntilExit()
+        return run.result(run.process.terminationStatus)
+    }
+
+    /// Like `run`, awaiting apnsd's end instead of blocking a thread of the cooperative pool (which async tests
+    /// elsewhere in the run need meanwhile).
+    @discardableResult
+    func runAsync(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:]) async throws -> Result {
+        try await runAsync(arguments, stdin: stdin, environment: extra)
+    }
+
+    func runAsync(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) async throws -> Result {
+        let run = try prepare(Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
+        let process = run.process
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        return run.result(status)
+    }
+
+    /// A process ready to run, its output going to files in the scratch folder; `result` reads them back.
+    private func prepare(_ executable: URL, _ arguments: [String], stdin: String?, environment extra: [String: String]) throws
+        -> (process: Process, result: @Sendable (Int32) -> Result) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -106,11 +132,10 @@ struct CLI {
         } else {
             process.standardInput = FileHandle.nullDevice
         }
-        try process.run()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        return (process, { status in
+            Result(status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                   stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        })
     }
 
     /// Starts apnsd in the background (output to files in the scratch folder).

@@ -69,8 +69,9 @@ import Testing
         defer { held.close() }
         // A second send while the connection is held stays in the -wal, which (like -shm) has the file's mode.
         try #require(cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n")
-        try #require(chmod(cli.database, 0o444) == 0)
         try #require(try files(of: cli.database) == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
+        // Readable, not writable, by others: the three files are created 0640 (DatabaseFile).
+        for file in try files(of: cli.database) { try #require(chmod(cli.directory.appendingPathComponent(file).path, 0o444) == 0) }
 
         let campaigns = try cli.runAsOtherUser("campaign", "list", "--json")
         #expect(campaigns.status == 0 && campaigns.lines.count == 2, "\(campaigns.stderr)")
@@ -80,14 +81,60 @@ import Testing
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))
-    func aDatabaseCreatedByRootWithoutAGroupIsReadOnlyForOthers() throws {
+    func aDatabaseCreatedByRootWithoutAGroupIsClosedToOthersAndReadOnlyForItsGroup() throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
         try populated(cli)
         let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
-        expectReadOnlyRefusal(try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload), cli.database)
+        // 0640: nobody may not even read it (it holds device tokens and user ids)…
+        let send = try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload)
+        #expect(send.status == 1 && errorLines(send).count == 1, "\(send.stderr)")
+        let list = try cli.runAsOtherUser("campaign", "list")
+        #expect(list.status == 1 && errorLines(list).count == 1 && list.stdout.isEmpty, "\(list.stderr)")
+        // …while a member of the file's group (root's: 0) reads it, and may not write.
+        #expect(try cli.runAsOtherUser("campaign", "list", groups: [0]).status == 0)
+        expectReadOnlyRefusal(try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload, groups: [0]), cli.database)
         #expect(try Data(contentsOf: URL(fileURLWithPath: cli.database)) == before)
-        #expect(try cli.runAsOtherUser("campaign", "list").status == 0)
+    }
+
+    /// The current umask, from /proc (reading it with umask(2) would change it for the tests running alongside).
+    static func umask() throws -> mode_t {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        return try #require(mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
+    }
+
+    func mode(_ path: String) throws -> mode_t {
+        var info = stat()
+        try #require(stat(path, &info) == 0, "\(path)")
+        return info.st_mode & 0o7777
+    }
+
+    @Test func theDatabaseAndItsWALAndSHMAreCreated0640() async throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try populated(cli)
+        let held = try HeldConnection(database: cli.database)
+        defer { held.close() }
+        try #require(await cli.runAsync("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
+        let names = try files(of: cli.database)
+        try #require(names == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
+        let expected = 0o640 & ~(try Self.umask())
+        for name in names {
+            #expect(try mode(cli.directory.appendingPathComponent(name).path) == expected, "\(name)")
+        }
+    }
+
+    @Test func initTakesOtherUsersAccessAwayFromAnOlderDatabase() async throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try populated(cli)
+        try #require(chmod(cli.database, 0o644) == 0)
+        let again = try await cli.runAsync("init")
+        #expect(again.status == 0)
+        #expect(try mode(cli.database) == 0o640)
+        #expect(errorLines(again).count == 1 && again.stderr.contains("\(cli.database) was readable by other users"), "\(again.stderr)")
+        #expect(try await cli.runAsync("init").stderr.isEmpty, "nothing to say the second time")
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))

@@ -18,15 +18,27 @@ import Testing
         }
     }
 
-    @Test func helpListsEverySettingAndAMisspelledVariableIsRefused() throws {
+    @Test func helpListsEverySettingAndAMisspelledVariableIsWarnedAbout() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        let help = try cli.run("--help").stdout
+        let help = try await cli.runAsync("--help").stdout
         for setting in Configuration.settings {
             #expect(help.contains("--\(setting.flag) ") && help.contains(setting.environment), "\(setting.key) missing from --help")
         }
-        let typo = try cli.run(["campaign", "list"], environment: ["APNSD_RATEE": "5"])
-        #expect(typo.status == 64)
-        #expect(typo.stderr.contains("APNSD_RATEE") && typo.stderr.contains("APNSD_RATE"), "\(typo.stderr)")
+        try #require(await cli.runAsync("init").status == 0)
+        // The example: the variable is ignored (the command runs), with one line naming the closest name.
+        let typo = try await cli.runAsync(["campaign", "list"], environment: ["APNSD_MAX_ATTEMPTS": "2"])
+        #expect(typo.status == 0)
+        #expect(typo.stderr == "apnsd: warning: unknown environment variable APNSD_MAX_ATTEMPTS is ignored (did you mean APNSD_RETRY_MAX_ATTEMPTS?)\n",
+                "\(typo.stderr)")
+        let two = try await cli.runAsync(["campaign", "list"], environment: ["APNSD_RATEE": "5", "APNSD_CONFG": "x.json"])
+        #expect(two.status == 0 && two.stderr.split(separator: "\n").count == 2, "\(two.stderr)")
+        #expect(two.stderr.contains("APNSD_RATEE is ignored (did you mean APNSD_RATE?)") && two.stderr.contains("APNSD_CONFG is ignored (did you mean APNSD_CONFIG?)"),
+                "\(two.stderr)")
+        // The known names are the settings' own (Configuration.settings), so none of them is warned about.
+        var every: [String: String] = [:]
+        for name in Configuration.environmentNames { every[name] = "" }
+        let known = try await cli.runAsync(["campaign", "list"], environment: every)
+        #expect(!known.stderr.contains("warning"), "\(known.stderr)")
     }
 }
