@@ -4,91 +4,93 @@ import ProviderAuth
 import Testing
 import TestSupport
 
-/// Nothing accepted into the queue is lost across kill -9 or SIGTERM: the real binary against apns-mock.
-@Suite(.serialized)
-struct CrashRecoveryTests {
-    static let topic = "com.example.crash"
-    static let devices = 3000
+extension WorkerFleet {
+    /// Nothing accepted into the queue is lost across kill -9 or SIGTERM: the real binary against apns-mock.
+    @Suite
+    struct CrashRecoveryTests {
+        static let topic = "com.example.crash"
+        static let devices = 3000
 
-    /// A CLI whose worker talks to an in-process simulator, with 3000 registered devices and one campaign.
-    func prepared() throws -> (CLI, MockServer) {
-        var cli = try CLI()
-        let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
-        let identity = try TLSIdentity.throwaway()
-        let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
-        let server = try MockServer(configuration: MockConfiguration(
-            identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
-            statsTokens: true)) // the test counts the devices that reached APNs
-        let url = "https://127.0.0.1:\(server.port)"
-        cli.environment.merge([
-            "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
-            "APNSD_TOPIC": Self.topic, "APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url, "APNSD_CA_FILE": ca,
-            "APNSD_CONNECTIONS": "1", "APNSD_RATE": "500", "APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.5",
-            "APNSD_WORKER_HEARTBEAT": "0.2", "APNSD_WORKER_LEASE": "1",
-        ]) { $1 }
-        try #require(cli.run("init").status == 0)
-        let tokens = (1...Self.devices).map { CLI.token($0) }.joined(separator: "\n")
-        try #require(cli.run(["device", "import", "-"], stdin: tokens).status == 0)
-        try #require(cli.run("campaign", "create", "--all", "--payload", #"{"aps":{"alert":"crash test"}}"#).status == 0)
-        return (cli, server)
-    }
-
-    func acceptedCount(_ cli: CLI) throws -> Int {
-        try cli.run("log", "--status", "accepted", "--json").lines.count
-    }
-
-    func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.2)
+        /// A CLI whose worker talks to an in-process simulator, with 3000 registered devices and one campaign.
+        func prepared() throws -> (CLI, MockServer) {
+            var cli = try CLI()
+            let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
+            let identity = try TLSIdentity.throwaway()
+            let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
+            let server = try MockServer(configuration: MockConfiguration(
+                identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
+                statsTokens: true)) // the test counts the devices that reached APNs
+            let url = "https://127.0.0.1:\(server.port)"
+            cli.environment.merge([
+                "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
+                "APNSD_TOPIC": Self.topic, "APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url, "APNSD_CA_FILE": ca,
+                "APNSD_CONNECTIONS": "1", "APNSD_RATE": "500", "APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.5",
+                "APNSD_WORKER_HEARTBEAT": "0.2", "APNSD_WORKER_LEASE": "1",
+            ]) { $1 }
+            try #require(cli.run("init").status == 0)
+            let tokens = (1...Self.devices).map { CLI.token($0) }.joined(separator: "\n")
+            try #require(cli.run(["device", "import", "-"], stdin: tokens).status == 0)
+            try #require(cli.run("campaign", "create", "--all", "--payload", #"{"aps":{"alert":"crash test"}}"#).status == 0)
+            return (cli, server)
         }
-        return false
-    }
 
-    @Test(.measuresTime) func killNineMidCampaignThenResume() throws {
-        let (cli, server) = try prepared()
-        defer { server.stop(); cli.cleanUp() }
-        let worker = try cli.start(["worker"])
-        // At 500/s on one connection the campaign takes about 6 s; kill it part-way.
-        #expect(try waitUntil(20) { try acceptedCount(cli) >= 800 })
-        kill(worker.processIdentifier, SIGKILL)
-        worker.waitUntilExit()
-        #expect(worker.terminationReason == .uncaughtSignal)
-        let acceptedAtKill = try acceptedCount(cli)
-        #expect(acceptedAtKill < Self.devices, "the kill came too late to test anything")
+        func acceptedCount(_ cli: CLI) throws -> Int {
+            try cli.run("log", "--status", "accepted", "--json").lines.count
+        }
 
-        let resumed = try cli.run("worker", "--until-idle")
-        #expect(resumed.status == 0, "\(resumed.stderr)")
-        let log = try cli.run("log", "--json").lines
-        #expect(log.count == Self.devices)
-        #expect(log.allSatisfy { $0.contains(#""status":"accepted""#) })
-        let tokens = Set(log.compactMap { line in line.range(of: #""token":""#).map { String(line[$0.upperBound...].prefix(64)) } })
-        #expect(tokens.count == Self.devices, "each device has exactly one delivery row")
+        func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if try condition() { return true }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            return false
+        }
 
-        let stats = server.stats()
-        #expect(stats.tokens.count == Self.devices, "every device reached APNs")
-        // Only what was in flight or answered in the last record interval (100 ms) at the kill goes out twice.
-        #expect(stats.totals.tokensAcceptedTwice <= 150, "\(stats.totals.tokensAcceptedTwice) devices got two 200s")
-    }
+        @Test(.measuresTime) func killNineMidCampaignThenResume() throws {
+            let (cli, server) = try prepared()
+            defer { server.stop(); cli.cleanUp() }
+            let worker = try cli.start(["worker"])
+            // At 500/s on one connection the campaign takes about 6 s; kill it part-way.
+            #expect(try waitUntil(20) { try acceptedCount(cli) >= 800 })
+            kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+            #expect(worker.terminationReason == .uncaughtSignal)
+            let acceptedAtKill = try acceptedCount(cli)
+            #expect(acceptedAtKill < Self.devices, "the kill came too late to test anything")
 
-    @Test(.measuresTime) func sigtermFinishesInFlightWorkAndLosesNothing() throws {
-        let (cli, server) = try prepared()
-        defer { server.stop(); cli.cleanUp() }
-        let worker = try cli.start(["worker"])
-        #expect(try waitUntil(20) { try acceptedCount(cli) >= 500 })
-        let stopAsked = Date()
-        worker.terminate()
-        worker.waitUntilExit()
-        #expect(worker.terminationStatus == 0)
-        #expect(Date().timeIntervalSince(stopAsked) < 10)
-        let afterStop = try acceptedCount(cli)
-        #expect(afterStop < Self.devices)
-        // Everything the simulator accepted before the stop was recorded: nothing is sent twice on resume.
-        #expect(server.stats().totals.statuses["200"] == afterStop)
-        let resumed = try cli.run("worker", "--until-idle")
-        #expect(resumed.status == 0)
-        #expect(try acceptedCount(cli) == Self.devices)
-        #expect(server.stats().totals.tokensAcceptedTwice == 0)
+            let resumed = try cli.run("worker", "--until-idle")
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            let log = try cli.run("log", "--json").lines
+            #expect(log.count == Self.devices)
+            #expect(log.allSatisfy { $0.contains(#""status":"accepted""#) })
+            let tokens = Set(log.compactMap { line in line.range(of: #""token":""#).map { String(line[$0.upperBound...].prefix(64)) } })
+            #expect(tokens.count == Self.devices, "each device has exactly one delivery row")
+
+            let stats = server.stats()
+            #expect(stats.tokens.count == Self.devices, "every device reached APNs")
+            // Only what was in flight or answered in the last record interval (100 ms) at the kill goes out twice.
+            #expect(stats.totals.tokensAcceptedTwice <= 150, "\(stats.totals.tokensAcceptedTwice) devices got two 200s")
+        }
+
+        @Test(.measuresTime) func sigtermFinishesInFlightWorkAndLosesNothing() throws {
+            let (cli, server) = try prepared()
+            defer { server.stop(); cli.cleanUp() }
+            let worker = try cli.start(["worker"])
+            #expect(try waitUntil(20) { try acceptedCount(cli) >= 500 })
+            let stopAsked = Date()
+            worker.terminate()
+            worker.waitUntilExit()
+            #expect(worker.terminationStatus == 0)
+            #expect(Date().timeIntervalSince(stopAsked) < 10)
+            let afterStop = try acceptedCount(cli)
+            #expect(afterStop < Self.devices)
+            // Everything the simulator accepted before the stop was recorded: nothing is sent twice on resume.
+            #expect(server.stats().totals.statuses["200"] == afterStop)
+            let resumed = try cli.run("worker", "--until-idle")
+            #expect(resumed.status == 0)
+            #expect(try acceptedCount(cli) == Self.devices)
+            #expect(server.stats().totals.tokensAcceptedTwice == 0)
+        }
     }
 }
