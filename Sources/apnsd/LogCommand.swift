@@ -1,13 +1,62 @@
+import Foundation
 import Intake
 import APNs
 import QueueModel
 
-/// `apnsd log [--campaign ID] [--token TOKEN] [--status S] [--json]`: the delivery log, oldest first.
+/// `apnsd log [--campaign ID] [--token TOKEN] [--status S] [--user ID] [--reason R] [--since T] [--until T]
+/// [--limit N] [--follow] [--attempts] [--json]`: the delivery log, oldest first.
 enum LogCommand {
     static func run(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["campaign", "token", "status"]).union(Configuration.flagNames), flagNames: ["json"])
+        let arguments = try Arguments(words, valued: Set(["campaign", "token", "status", "user", "reason", "since", "until", "limit"])
+                                        .union(Configuration.flagNames),
+                                      flagNames: ["json", "follow", "attempts"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
+        let now = Date()
+        let filter = try filter(arguments, now: now)
+        var limit: Int?
+        if let text = try arguments.value("limit") {
+            guard let value = Int(text), (1...1_000_000).contains(value) else {
+                throw .usage("--limit must be a whole number from 1 to 1000000, got '\(Printable.escaped(String(text.prefix(40))))'")
+            }
+            limit = value
+        }
+        let follow = arguments.flag("follow")
+        if follow && filter.until != nil { throw .usage("--follow and --until exclude each other: a followed log has no end") }
+        if let since = filter.since, let until = filter.until, until <= since {
+            throw .usage("--until (\(Output.timestamp(until))) must be after --since (\(Output.timestamp(since)))")
+        }
+        let printer = LogPrinter(json: arguments.flag("json"), attempts: arguments.flag("attempts"))
+        if follow { StopSignals.install() }  // before anything slow, so a SIGTERM is never lost
+        let store = try await StoreAccess.open(configuration, readOnly: true)
+        if let campaign = filter.campaign {
+            do { _ = try await store.campaign(campaign) } catch { throw .store(error) }
+        }
+        printer.header()
+        do {
+            var printed: [LogEntry] = []
+            // Followed without a window or a count, the log starts like tail -f: with its last 10 rows.
+            let newest = limit ?? (follow && filter.since == nil ? 10 : nil)
+            if let newest {
+                printed = try await Self.newest(newest, filter, store)
+                try await printer.print(printed, store)
+            } else {
+                var after: DeliveryID?
+                while true {
+                    let page = try await store.log(filter, after: after, limit: 1000)
+                    try await printer.print(page, store)
+                    guard let last = page.last, page.count == 1000 else { break }
+                    after = last.id
+                }
+            }
+            if follow { try await LogFollower(filter: filter, printer: printer, startedAt: now).run(store, alreadyPrinted: printed) }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The filter given by the options; `now` anchors durations.
+    static func filter(_ arguments: Arguments, now: Date) throws(CLIError) -> LogFilter {
         var filter = LogFilter()
         if let text = try arguments.value("campaign") {
             guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id") }
@@ -22,29 +71,38 @@ enum LogCommand {
             }
             filter.status = status
         }
-        let json = arguments.flag("json")
-        let store = try await StoreAccess.open(configuration, readOnly: true)
-        if let campaign = filter.campaign {
-            do { _ = try await store.campaign(campaign) } catch { throw .store(error) }
+        if let text = try arguments.value("user") {
+            do { try UserID.validate(text) } catch { throw .usage("--user: \(error)") }
+            filter.user = text
         }
-        if !json { Output.line("CAMPAIGN  TOKEN             STATUS        HTTP  REASON                      ATTEMPTS  APNS-ID                               UPDATED") }
-        var after: DeliveryID?
-        do {
-            while true {
-                let page = try await store.log(filter, after: after, limit: 1000)
-                for entry in page { Output.line(json ? entry.json.description : tableLine(entry)) }
-                guard let last = page.last, page.count == 1000 else { break }
-                after = last.id
+        if let text = try arguments.value("reason") {
+            // Reasons are APNs' words (`BadDeviceToken`) or apnsd's (`Transport:timeout`, `HTTP502`).
+            guard !text.isEmpty, text.utf8.count <= 64, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ":" || $0 == "_") }) else {
+                throw .usage("--reason must be an APNs reason such as Unregistered or BadDeviceToken, got '\(Printable.escaped(String(text.prefix(64))))'")
             }
-        } catch {
-            throw .store(error)
+            filter.reason = Reason(rawValue: text)
         }
+        let since = try arguments.value("since"), until = try arguments.value("until")
+        do throws(IntakeError) {
+            if let since { filter.since = try PastTime.parse(since, now: now) }
+            if let until { filter.until = try PastTime.parse(until, now: now) }
+        } catch {
+            throw .usage("\(error)")
+        }
+        return filter
     }
 
-    private static func tableLine(_ entry: LogEntry) -> String {
-        let pad = Output.pad
-        return pad(entry.campaignID.description, 10) + pad(entry.token.description, 18) + pad(entry.status.rawValue, 14)
-            + pad(entry.httpStatus.map(String.init) ?? "-", 6) + pad(entry.reason.map { Printable.escaped($0.rawValue) } ?? "-", 28) + pad(String(entry.attempts), 10)
-            + pad(entry.apnsID.map(Printable.escaped) ?? "-", 38) + Output.timestamp(entry.updatedAt)
+    /// The newest `count` rows matching `filter`, oldest first.
+    private static func newest(_ count: Int, _ filter: LogFilter, _ store: any ProducerStore) async throws(StoreError) -> [LogEntry] {
+        var rows: [LogEntry] = []
+        var before: DeliveryID?
+        while rows.count < count {
+            let wanted = min(1000, count - rows.count)
+            let page = try await store.recentLog(filter, before: before, limit: wanted)
+            rows += page
+            guard let last = page.last, page.count == wanted else { break }
+            before = last.id
+        }
+        return rows.reversed()
     }
 }
