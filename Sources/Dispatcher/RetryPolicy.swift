@@ -29,10 +29,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// ceiling c = min(cap, base · 2^(attempts−1)):
     /// - `full`: random(0, c);
     /// - `equal`: c/2 + random(0, c/2);
-    /// - `decorrelated`: random(base, 3 · previous), at most cap, where `previous` is the delay before this
-    ///   try. The queue does not keep each delivery's previous delay, so without one it is the longest the
-    ///   previous delay could have been, min(cap, base · 3^(attempts−2)) (base for the first retry): the same
-    ///   ×3 growth and the same floor at base, drawn afresh each time.
+    /// - `decorrelated`: random(base, 3 · previous), at most cap, where `previous` is the delay this delivery
+    ///   waited before the try that just failed (`DeliveryJob.previousDelay`), base before its first send. When
+    ///   it is not known (a job built by hand) it is the longest it could have been, min(cap, base · 3^(attempts−1)).
     public func delay(afterAttempts attempts: Int, unit: Double, previous: Duration? = nil) -> Duration {
         let unit = min(max(unit, 0), 1)
         let seconds: Double
@@ -43,7 +42,7 @@ public struct RetryPolicy: Sendable, Hashable {
         case .decorrelated:
             let base = min(self.base.seconds, cap.seconds)
             let last = previous.map { max($0.seconds, base) }
-                ?? min(cap.seconds, base * pow(3, Double(min(max(attempts - 2, 0), 40))))
+                ?? min(cap.seconds, base * pow(3, Double(min(max(attempts - 1, 0), 40))))
             let high = min(cap.seconds, max(base, last * 3))
             seconds = base + (high - base) * unit
         default:

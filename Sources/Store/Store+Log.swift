@@ -113,11 +113,18 @@ extension Store {
         // (deliveries_by_reason), then the time window (deliveries_by_update). A unary `+` keeps SQLite off a
         // less selective index. The window goes through its index only when nothing above narrows the rows: it
         // costs a sort of the window's rows, which is what one asks for when giving only a time.
-        let narrowed = filter.token != nil || filter.user != nil || filter.campaign != nil
+        // `byUpdate` reads the few rows changed since its last poll: a campaign, a status or a reason must not
+        // send it through their own, far larger, index ranges.
+        let byUpdate = order == .byUpdate
+        let narrowed = filter.token != nil || filter.user != nil || filter.campaign != nil || byUpdate
+        let problemIndex = filter.status.map { !narrowed && Self.problemStatuses.contains($0) } ?? false
+        let reasonIndex = filter.reason != nil && !narrowed && !problemIndex
+        let windowIndex = (filter.since != nil || filter.until != nil) && !narrowed && !problemIndex && !reasonIndex
+        // Named, because SQLite would rather walk the whole table in id order than sort the window's rows.
         var sql = """
             SELECT id, campaign_id, token, environment, status, http_status, reason, apns_id, attempts,
                    next_attempt_at, created_at, updated_at
-            FROM deliveries WHERE
+            FROM deliveries\(windowIndex ? " INDEXED BY deliveries_by_update" : "") WHERE
             """
         switch order {
         case .oldestFirst: sql += " id > ?1"
@@ -133,21 +140,14 @@ extension Store {
                 : " AND +device_id IN (SELECT device_id FROM device_users WHERE user_id = ?6)"
         }
         if filter.campaign != nil {
-            sql += filter.token == nil && filter.user == nil ? " AND campaign_id = ?3" : " AND +campaign_id = ?3"
+            sql += filter.token == nil && filter.user == nil && !byUpdate ? " AND campaign_id = ?3" : " AND +campaign_id = ?3"
         }
-        var problemIndex = false
-        if let status = filter.status {
-            if !narrowed && Self.problemStatuses.contains(status) {
-                sql += " AND status = ?4 AND status <> 'pending' AND status <> 'accepted'"
-                problemIndex = true
-            } else {
-                sql += " AND +status = ?4"
-            }
+        if filter.status != nil {
+            sql += problemIndex ? " AND status = ?4 AND status <> 'pending' AND status <> 'accepted'" : " AND +status = ?4"
         }
-        let reasonIndex = filter.reason != nil && !narrowed && !problemIndex
         if filter.reason != nil { sql += reasonIndex ? " AND reason = ?7 AND reason IS NOT NULL" : " AND +reason = ?7" }
         // The window's column is bare only when its index is the one to use; `byUpdate` scans that index already.
-        let window = !narrowed && !problemIndex && !reasonIndex && order != .byUpdate ? "updated_at" : "+updated_at"
+        let window = windowIndex ? "updated_at" : "+updated_at"
         if filter.since != nil { sql += " AND \(window) >= ?8" }
         if filter.until != nil { sql += " AND \(window) < ?9" }
         switch order {

@@ -70,6 +70,16 @@ import Testing
             "log campaign": Store.logQuery(LogFilter(campaign: CampaignID(1))),
             "log campaign status": Store.logQuery(LogFilter(campaign: CampaignID(1), status: .accepted)),
             "log failed": Store.logQuery(LogFilter(status: .failed)),
+            "log user": Store.logQuery(LogFilter(user: "u1")),
+            "log user since": Store.logQuery(LogFilter(user: "u1", since: t0)),
+            "log reason": Store.logQuery(LogFilter(reason: .badDeviceToken)),
+            "log reason since": Store.logQuery(LogFilter(reason: .badDeviceToken, since: t0, until: t0)),
+            "log since": Store.logQuery(LogFilter(since: t0)),
+            "log until newest": Store.logQuery(LogFilter(until: t0), order: .newestFirst),
+            "log failed since": Store.logQuery(LogFilter(status: .failed, since: t0)),
+            "log campaign since": Store.logQuery(LogFilter(campaign: CampaignID(1), since: t0)),
+            "follow": Store.logQuery(LogFilter(), order: .byUpdate),
+            "follow campaign": Store.logQuery(LogFilter(campaign: CampaignID(1)), order: .byUpdate),
         ])
         func expect(_ name: String, uses index: String, sorts: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
             let plan = plans[name] ?? ""
@@ -86,6 +96,19 @@ import Testing
         expect("log campaign", uses: "deliveries_by_campaign")
         expect("log campaign status", uses: "deliveries_by_campaign")
         expect("log failed", uses: "deliveries_problems")
+        expect("log user", uses: "SEARCH device_users USING PRIMARY KEY (user_id=?)", sorts: true)  // a user's few rows
+        expect("log user", uses: "deliveries_by_device", sorts: true)
+        expect("log user since", uses: "deliveries_by_device", sorts: true)
+        expect("log reason", uses: "deliveries_by_reason (reason=?")
+        expect("log reason since", uses: "deliveries_by_reason (reason=?")
+        // A time window alone reads its rows through deliveries_by_update and sorts only them.
+        expect("log since", uses: "deliveries_by_update (updated_at>?)", sorts: true)
+        expect("log until newest", uses: "deliveries_by_update (updated_at<?)", sorts: true)
+        expect("log failed since", uses: "deliveries_problems")
+        expect("log campaign since", uses: "deliveries_by_campaign")
+        // --follow reads the rows changed since its last poll in the index's own order.
+        expect("follow", uses: "deliveries_by_update (updated_at>?)")
+        expect("follow campaign", uses: "deliveries_by_update (updated_at>?)")
     }
 }
 

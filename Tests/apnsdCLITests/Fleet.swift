@@ -20,14 +20,15 @@ struct Fleet {
     static let payload = #"{"aps":{"alert":"fleet"}}"#
 
     /// `database`: where the file goes (another filesystem), instead of the scratch folder.
-    init(devices: Int, rate: Int, campaign: Bool = true, database: String? = nil) throws {
+    /// `scenario`: how the mock answers given tokens (429 then 200, 400 BadDeviceToken, …).
+    init(devices: Int, rate: Int, campaign: Bool = true, database: String? = nil, scenario: Scenario = Scenario()) throws {
         var cli = try CLI()
         let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
         let identity = try TLSIdentity.throwaway()
         let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
         let server = try MockServer(configuration: MockConfiguration(
             identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
-            statsTokens: true))  // the tests compare the log with what the mock saw, token by token
+            scenario: scenario, statsTokens: true))  // the tests compare the log with what the mock saw, token by token
         let url = "https://127.0.0.1:\(server.port)"
         cli.environment.merge([
             "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
