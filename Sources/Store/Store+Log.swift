@@ -110,16 +110,18 @@ extension Store {
         // deliveries_by_unregistered_token), then user (device_users), then campaign, then a problem status
         // (deliveries_problems, whose WHERE terms are repeated so that SQLite may use it; the index's condition
         // avoids IN (…), which would cost an ephemeral table on every status change), then reason
-        // (deliveries_by_reason), then the time window (deliveries_by_update). A unary `+` keeps SQLite off a
-        // less selective index. The window goes through its index only when nothing above narrows the rows: it
-        // costs a sort of the window's rows, which is what one asks for when giving only a time.
+        // (deliveries_by_reason), then a closed time window (deliveries_by_update). A unary `+` keeps SQLite off
+        // a less selective index.
         // `byUpdate` reads the few rows changed since its last poll: a campaign, a status or a reason must not
         // send it through their own, far larger, index ranges.
         let byUpdate = order == .byUpdate
         let narrowed = filter.token != nil || filter.user != nil || filter.campaign != nil || byUpdate
         let problemIndex = filter.status.map { !narrowed && Self.problemStatuses.contains($0) } ?? false
         let reasonIndex = filter.reason != nil && !narrowed && !problemIndex
-        let windowIndex = (filter.since != nil || filter.until != nil) && !narrowed && !problemIndex && !reasonIndex
+        // In id order, only a window closed on both sides goes through deliveries_by_update (its rows are then
+        // sorted by id, once per page): an open one is read in id order, which pages in one pass over the table
+        // (and newest first, `--since` finds its rows at once). `byUpdate` always reads that index, in its order.
+        let windowIndex = filter.since != nil && filter.until != nil && !narrowed && !problemIndex && !reasonIndex
         // Named, because SQLite would rather walk the whole table in id order than sort the window's rows.
         var sql = """
             SELECT id, campaign_id, token, environment, status, http_status, reason, apns_id, attempts,
@@ -146,8 +148,8 @@ extension Store {
             sql += problemIndex ? " AND status = ?4 AND status <> 'pending' AND status <> 'accepted'" : " AND +status = ?4"
         }
         if filter.reason != nil { sql += reasonIndex ? " AND reason = ?7 AND reason IS NOT NULL" : " AND +reason = ?7" }
-        // The window's column is bare only when its index is the one to use; `byUpdate` scans that index already.
-        let window = windowIndex ? "updated_at" : "+updated_at"
+        // The window's column is bare only when its index is the one to use, and in `byUpdate`, whose index scan it bounds.
+        let window = windowIndex || byUpdate ? "updated_at" : "+updated_at"
         if filter.since != nil { sql += " AND \(window) >= ?8" }
         if filter.until != nil { sql += " AND \(window) < ?9" }
         switch order {

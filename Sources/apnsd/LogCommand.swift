@@ -4,7 +4,8 @@ import APNs
 import QueueModel
 
 /// `apnsd log [--campaign ID] [--token TOKEN] [--status S] [--user ID] [--reason R] [--since T] [--until T]
-/// [--limit N] [--follow] [--attempts] [--json]`: the delivery log, oldest first.
+/// [--limit N] [--follow] [--attempts] [--json]`: the delivery log, oldest first (by id; in the order rows changed
+/// when only a time window selects them).
 enum LogCommand {
     static func run(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Set(["campaign", "token", "status", "user", "reason", "since", "until", "limit"])
@@ -40,6 +41,15 @@ enum LogCommand {
             if let newest {
                 printed = try await Self.newest(newest, filter, store)
                 try await printer.print(printed, store)
+            } else if Self.isTimeOnly(filter) {
+                // A window and nothing as narrow (token, user, campaign): the rows in the order they changed,
+                // paged along the `updated_at` index, so the cost is the window's rows, not the log's.
+                var page = try await store.changedLog(filter, from: filter.since ?? Date(timeIntervalSince1970: 0), after: nil, limit: 1000)
+                while true {
+                    try await printer.print(page, store)
+                    guard let last = page.last, page.count == 1000 else { break }
+                    page = try await store.changedLog(filter, from: last.updatedAt, after: last.id, limit: 1000)
+                }
             } else {
                 var after: DeliveryID?
                 while true {
@@ -53,6 +63,11 @@ enum LogCommand {
         } catch {
             throw .store(error)
         }
+    }
+
+    /// Whether `filter` selects by time and by nothing that narrows as much (a token, a user, a campaign).
+    static func isTimeOnly(_ filter: LogFilter) -> Bool {
+        (filter.since != nil || filter.until != nil) && filter.token == nil && filter.user == nil && filter.campaign == nil
     }
 
     /// The filter given by the options; `now` anchors durations.
@@ -97,7 +112,8 @@ enum LogCommand {
         var rows: [LogEntry] = []
         var before: DeliveryID?
         while rows.count < count {
-            let wanted = min(1000, count - rows.count)
+            // Large pages: a closed time window sorts its rows for each page.
+            let wanted = min(10_000, count - rows.count)
             let page = try await store.recentLog(filter, before: before, limit: wanted)
             rows += page
             guard let last = page.last, page.count == wanted else { break }

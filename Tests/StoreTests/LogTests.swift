@@ -74,8 +74,11 @@ import Testing
             "log user since": Store.logQuery(LogFilter(user: "u1", since: t0)),
             "log reason": Store.logQuery(LogFilter(reason: .badDeviceToken)),
             "log reason since": Store.logQuery(LogFilter(reason: .badDeviceToken, since: t0, until: t0)),
+            "log window": Store.logQuery(LogFilter(since: t0, until: t0)),
+            "log window newest": Store.logQuery(LogFilter(since: t0, until: t0), order: .newestFirst),
+            "log since newest": Store.logQuery(LogFilter(since: t0), order: .newestFirst),
             "log since": Store.logQuery(LogFilter(since: t0)),
-            "log until newest": Store.logQuery(LogFilter(until: t0), order: .newestFirst),
+            "changed in a window": Store.logQuery(LogFilter(since: t0, until: t0), order: .byUpdate),
             "log failed since": Store.logQuery(LogFilter(status: .failed, since: t0)),
             "log campaign since": Store.logQuery(LogFilter(campaign: CampaignID(1), since: t0)),
             "follow": Store.logQuery(LogFilter(), order: .byUpdate),
@@ -101,9 +104,13 @@ import Testing
         expect("log user since", uses: "deliveries_by_device", sorts: true)
         expect("log reason", uses: "deliveries_by_reason (reason=?")
         expect("log reason since", uses: "deliveries_by_reason (reason=?")
-        // A time window alone reads its rows through deliveries_by_update and sorts only them.
-        expect("log since", uses: "deliveries_by_update (updated_at>?)", sorts: true)
-        expect("log until newest", uses: "deliveries_by_update (updated_at<?)", sorts: true)
+        // A closed time window alone reads its rows through deliveries_by_update and sorts only them; an open one
+        // is read in id order (newest first, `--since` rows come first; oldest first, pages make one pass).
+        expect("log window", uses: "deliveries_by_update (updated_at>? AND updated_at<?)", sorts: true)
+        expect("log window newest", uses: "deliveries_by_update (updated_at>? AND updated_at<?)", sorts: true)
+        expect("log since newest", uses: "INTEGER PRIMARY KEY (rowid<?)")
+        expect("log since", uses: "INTEGER PRIMARY KEY (rowid>?)")
+        expect("changed in a window", uses: "deliveries_by_update (updated_at>? AND updated_at<?)")
         expect("log failed since", uses: "deliveries_problems")
         expect("log campaign since", uses: "deliveries_by_campaign")
         // --follow reads the rows changed since its last poll in the index's own order.

@@ -62,6 +62,11 @@ import Testing
         #expect((first + rest).map(\.token) == changed.map(\.token))
         #expect(try await store.changedLog(LogFilter(user: "u1"), from: at(11)).map(\.token) == [token(3)])
         #expect(try await store.changedLog(from: at(41)).isEmpty)
+        // A window in update order (`apnsd log --until …` alone): the untouched row first, bounded on both sides.
+        #expect(try await store.changedLog(LogFilter(until: at(35)), from: Date(timeIntervalSince1970: 0)).map(\.token)
+                == [token(5), token(0), token(1), token(2), token(3)])
+        #expect(try await store.changedLog(LogFilter(since: at(10), until: at(30)), from: at(10)).map(\.token)
+                == [token(0), token(1), token(2)])
     }
 
     @Test func everyAnswerIsKeptAndOnlyRetriesCostARow() async throws {
