@@ -112,8 +112,8 @@ extension Store {
         // avoids IN (…), which would cost an ephemeral table on every status change), then reason
         // (deliveries_by_reason), then a closed time window (deliveries_by_update). A unary `+` keeps SQLite off
         // a less selective index.
-        // `byUpdate` reads the few rows changed since its last poll: a campaign, a status or a reason must not
-        // send it through their own, far larger, index ranges.
+        // `byUpdate` reads a range of deliveries_by_update (the rows changed since a poll, or a time window): a
+        // campaign, a status or a reason must not send it through their own, usually far larger, index ranges.
         let byUpdate = order == .byUpdate
         let narrowed = filter.token != nil || filter.user != nil || filter.campaign != nil || byUpdate
         let problemIndex = filter.status.map { !narrowed && Self.problemStatuses.contains($0) } ?? false

@@ -17,8 +17,9 @@ enum LogCommand {
         let filter = try filter(arguments, now: now)
         var limit: Int?
         if let text = try arguments.value("limit") {
-            guard let value = Int(text), (1...1_000_000).contains(value) else {
-                throw .usage("--limit must be a whole number from 1 to 1000000, got '\(Printable.escaped(String(text.prefix(40))))'")
+            // Held in memory to be printed oldest first: a bound keeps that small.
+            guard let value = Int(text), (1...100_000).contains(value) else {
+                throw .usage("--limit must be a whole number from 1 to 100000, got '\(Printable.escaped(String(text.prefix(40))))'")
             }
             limit = value
         }
@@ -34,19 +35,24 @@ enum LogCommand {
             do { _ = try await store.campaign(campaign) } catch { throw .store(error) }
         }
         printer.header()
+        // What --follow may see again in its first poll (changed within its overlap), so as not to print it twice.
+        var recent: [LogEntry] = []
+        let overlapStart = now.addingTimeInterval(-LogFollower.overlap)
+        func show(_ page: [LogEntry]) async throws(StoreError) {
+            try await printer.print(page, store)
+            if follow { recent += page.filter { $0.updatedAt >= overlapStart } }
+        }
         do {
-            var printed: [LogEntry] = []
             // Followed without a window or a count, the log starts like tail -f: with its last 10 rows.
             let newest = limit ?? (follow && filter.since == nil ? 10 : nil)
             if let newest {
-                printed = try await Self.newest(newest, filter, store)
-                try await printer.print(printed, store)
+                try await show(Self.newest(newest, filter, store))
             } else if Self.isTimeOnly(filter) {
                 // A window and nothing as narrow (token, user, campaign): the rows in the order they changed,
                 // paged along the `updated_at` index, so the cost is the window's rows, not the log's.
                 var page = try await store.changedLog(filter, from: filter.since ?? Date(timeIntervalSince1970: 0), after: nil, limit: 1000)
                 while true {
-                    try await printer.print(page, store)
+                    try await show(page)
                     guard let last = page.last, page.count == 1000 else { break }
                     page = try await store.changedLog(filter, from: last.updatedAt, after: last.id, limit: 1000)
                 }
@@ -54,12 +60,12 @@ enum LogCommand {
                 var after: DeliveryID?
                 while true {
                     let page = try await store.log(filter, after: after, limit: 1000)
-                    try await printer.print(page, store)
+                    try await show(page)
                     guard let last = page.last, page.count == 1000 else { break }
                     after = last.id
                 }
             }
-            if follow { try await LogFollower(filter: filter, printer: printer, startedAt: now).run(store, alreadyPrinted: printed) }
+            if follow { try await LogFollower(filter: filter, printer: printer, startedAt: now).run(store, alreadyPrinted: recent) }
         } catch {
             throw .store(error)
         }

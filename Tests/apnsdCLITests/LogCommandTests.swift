@@ -127,6 +127,17 @@ extension WorkerFleet {
             #expect(follower.terminate(within: 10) != nil, "still running after SIGTERM")
             #expect(follower.process.terminationStatus == 0)
             #expect(follower.log.isEmpty, "\(follower.log)")
+
+            // Started with a window, it lists the window and then does not print those rows again.
+            let windowed = try BackgroundWorker(cli: fleet.cli, arguments: ["log", "--follow", "--since", "1h", "--json"])
+            defer { windowed.killIfRunning() }
+            #expect(Fleet.waitUntil(10) { windowed.output.split(separator: "\n").count >= 2 }, "\(windowed.log)")
+            Thread.sleep(forTimeInterval: 1)  // a few polls, which must print nothing new
+            kill(windowed.pid, SIGINT)
+            #expect(windowed.waitForExit(10))
+            windowed.process.waitUntilExit()
+            #expect(windowed.process.terminationStatus == 0)
+            #expect(windowed.output.split(separator: "\n").count == 2, "\(windowed.output)")
         }
     }
 }
