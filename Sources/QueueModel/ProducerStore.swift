@@ -67,6 +67,9 @@ public protocol ProducerStore: Actor {
     /// The log rows changed at or after `from` that match `filter`, in (`updatedAt`, id) order, at most `limit`,
     /// skipping those of exactly `from` with an id up to `after` (`apnsd log --follow` pages with the last row).
     func changedLog(_ filter: LogFilter, from: Date, after: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
+    /// The rows changed last at or before `through` that match `filter`, newest change first, at most `limit`,
+    /// skipping those of exactly `through` with an id from `before` up (paging with the last row).
+    func lastChanged(_ filter: LogFilter, through: Date, before: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
     /// Every answer each delivery got, oldest first (`apnsd log --attempts`); a delivery without any is left out.
     func attempts(of deliveries: [DeliveryID]) async throws(StoreError) -> [DeliveryID: [DeliveryAttempt]]
     /// Moves whenever another connection commits (`PRAGMA data_version` for SQLite): a cheap "anything new?".

@@ -23,6 +23,15 @@ extension Store {
         try log(Self.logQuery(filter, order: .byUpdate), filter, bound: after?.rawValue ?? 0, from: from.storeMilliseconds, limit: limit)
     }
 
+    /// The rows that changed last before `through` (inclusive) that match `filter`, newest change first: in
+    /// (`updated_at`, id) descending order, skipping those of exactly `through` with an id from `before` up
+    /// (paging with the last row). `apnsd log --since/--until --limit N`: N rows read backwards along
+    /// `deliveries_by_update`, however old the window.
+    public func lastChanged(_ filter: LogFilter = LogFilter(), through: Date, before: DeliveryID? = nil, limit: Int = 1000) throws(StoreError) -> [LogEntry] {
+        try log(Self.logQuery(filter, order: .byUpdateNewestFirst), filter, bound: before?.rawValue ?? Int64.max,
+                from: through.storeMilliseconds, limit: limit)
+    }
+
     /// Every answer each delivery got, oldest first: the retried ones kept in `delivery_attempts`, then the last
     /// one from the row itself once it is final (a final row's answer is not stored twice). A delivery without
     /// any answer (still waiting, or cancelled unsent) is left out.
@@ -97,6 +106,8 @@ extension Store {
         case newestFirst
         /// (`updated_at`, id) order from the time ?10, after the id ?1 within that millisecond (`--follow`).
         case byUpdate
+        /// (`updated_at`, id) descending from the time ?10, below the id ?1 within that millisecond.
+        case byUpdateNewestFirst
     }
 
     /// The SELECT for `filter`: parameters ?1 the id bound, ?2 token, ?3 campaign, ?4 status, ?5 limit, ?6 user,
@@ -114,7 +125,7 @@ extension Store {
         // a less selective index.
         // `byUpdate` reads a range of deliveries_by_update (the rows changed since a poll, or a time window): a
         // campaign, a status or a reason must not send it through their own, usually far larger, index ranges.
-        let byUpdate = order == .byUpdate
+        let byUpdate = order == .byUpdate || order == .byUpdateNewestFirst
         let narrowed = filter.token != nil || filter.user != nil || filter.campaign != nil || byUpdate
         let problemIndex = filter.status.map { !narrowed && Self.problemStatuses.contains($0) } ?? false
         let reasonIndex = filter.reason != nil && !narrowed && !problemIndex
@@ -132,6 +143,7 @@ extension Store {
         case .oldestFirst: sql += " id > ?1"
         case .newestFirst: sql += " id < ?1"
         case .byUpdate: sql += " updated_at >= ?10 AND (updated_at > ?10 OR +id > ?1)"
+        case .byUpdateNewestFirst: sql += " updated_at <= ?10 AND (updated_at < ?10 OR +id < ?1)"
         }
         if filter.token != nil {
             sql += " AND (device_id IN (SELECT id FROM devices WHERE token = ?2) OR (device_id IS NULL AND token = ?2))"
@@ -156,6 +168,7 @@ extension Store {
         case .oldestFirst: sql += " ORDER BY id LIMIT ?5"
         case .newestFirst: sql += " ORDER BY id DESC LIMIT ?5"
         case .byUpdate: sql += " ORDER BY updated_at, id LIMIT ?5"
+        case .byUpdateNewestFirst: sql += " ORDER BY updated_at DESC, id DESC LIMIT ?5"
         }
         return sql
     }

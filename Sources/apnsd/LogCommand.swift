@@ -113,9 +113,23 @@ enum LogCommand {
         return filter
     }
 
-    /// The newest `count` rows matching `filter`, oldest first.
+    /// The newest `count` rows matching `filter`, oldest first: by id, or, for a time window alone, the rows
+    /// that changed last (read backwards along the `updated_at` index, so an old window costs no more).
     private static func newest(_ count: Int, _ filter: LogFilter, _ store: any ProducerStore) async throws(StoreError) -> [LogEntry] {
         var rows: [LogEntry] = []
+        if isTimeOnly(filter) {
+            var through = filter.until ?? Date.distantFuture  // the filter's `until` still excludes its own millisecond
+            var before: DeliveryID?
+            while rows.count < count {
+                let wanted = min(10_000, count - rows.count)
+                let page = try await store.lastChanged(filter, through: through, before: before, limit: wanted)
+                rows += page
+                guard let last = page.last, page.count == wanted else { break }
+                through = last.updatedAt
+                before = last.id
+            }
+            return rows.reversed()
+        }
         var before: DeliveryID?
         while rows.count < count {
             // Large pages: a closed time window sorts its rows for each page.

@@ -79,6 +79,8 @@ import Testing
             "log since newest": Store.logQuery(LogFilter(since: t0), order: .newestFirst),
             "log since": Store.logQuery(LogFilter(since: t0)),
             "changed in a window": Store.logQuery(LogFilter(since: t0, until: t0), order: .byUpdate),
+            "last changed": Store.logQuery(LogFilter(until: t0), order: .byUpdateNewestFirst),
+            "last changed, failed": Store.logQuery(LogFilter(status: .failed, since: t0), order: .byUpdateNewestFirst),
             "log failed since": Store.logQuery(LogFilter(status: .failed, since: t0)),
             "log campaign since": Store.logQuery(LogFilter(campaign: CampaignID(1), since: t0)),
             "follow": Store.logQuery(LogFilter(), order: .byUpdate),
@@ -111,6 +113,8 @@ import Testing
         expect("log since newest", uses: "INTEGER PRIMARY KEY (rowid<?)")
         expect("log since", uses: "INTEGER PRIMARY KEY (rowid>?)")
         expect("changed in a window", uses: "deliveries_by_update (updated_at>? AND updated_at<?)")
+        expect("last changed", uses: "deliveries_by_update (updated_at<?)")  // read backwards, no sort
+        expect("last changed, failed", uses: "deliveries_by_update (updated_at>? AND updated_at<?)")
         expect("log failed since", uses: "deliveries_problems")
         expect("log campaign since", uses: "deliveries_by_campaign")
         // --follow reads the rows changed since its last poll in the index's own order.

@@ -67,6 +67,12 @@ import Testing
                 == [token(5), token(0), token(1), token(2), token(3)])
         #expect(try await store.changedLog(LogFilter(since: at(10), until: at(30)), from: at(10)).map(\.token)
                 == [token(0), token(1), token(2)])
+        // Newest change first, backwards from a time (`--limit` with a window), paged within a millisecond.
+        let last = try await store.lastChanged(LogFilter(until: at(40)), through: at(40), limit: 3)
+        #expect(last.map(\.token) == [token(3), token(2), token(1)])
+        let older = try await store.lastChanged(LogFilter(until: at(40)), through: last.last!.updatedAt, before: last.last!.id, limit: 10)
+        #expect(older.map(\.token) == [token(0), token(5)])
+        #expect(try await store.lastChanged(LogFilter(since: at(20)), through: .distantFuture).map(\.token) == [token(4), token(3)])
     }
 
     @Test func everyAnswerIsKeptAndOnlyRetriesCostARow() async throws {

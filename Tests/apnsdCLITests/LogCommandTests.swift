@@ -53,6 +53,9 @@ extension WorkerFleet {
             let changed = try fleet.log("--since", "1h").map { $0["updatedAt"] as? String ?? "" }
             #expect(changed == changed.sorted(), "in the order they changed")
             #expect(try tokens("--since", "1h", "--user", "u2") == Array(Self.fine.suffix(2)), "with a user: id order")
+            // With a window alone, the newest N are the N that changed last, printed oldest first.
+            let lastThree = try fleet.log("--since", "1h", "--limit", "3").map { $0["id"] as? String ?? "" }
+            #expect(lastThree == Array(try fleet.log("--since", "1h").map { $0["id"] as? String ?? "" }.suffix(3)))
             // The newest N, printed oldest first.
             let ids = try fleet.log().map { Int($0["id"] as! String)! }
             let limited = try fleet.log("--limit", "3").map { Int($0["id"] as! String)! }
