@@ -5,7 +5,7 @@ import Testing
 extension WorkerFleet {
     /// `apnsd log`'s filters, `--limit`, `--attempts` and `--follow`, and `device list --user`, on a log written by
     /// a real worker against apns-mock: a token answered 429 then 200, two answered 400 BadDeviceToken.
-    @Suite struct LogCommandTests {
+    @Suite struct WorkerLogTests {
         static let retried = CLI.token(1, prefix: "c0de")
         static let bad = [CLI.token(1, prefix: "bad0"), CLI.token(2, prefix: "bad0")]
         static let fine = (1...4).map { CLI.token($0) }
