@@ -92,7 +92,7 @@ public struct DeliveryDecision: Hashable, Sendable {
 
     private static func retryOrFail(job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,
                                     status: Int?, reason: Reason, countsAsAttempt: Bool = true) -> DeliveryDecision {
-        let at = now.addingTimeInterval(policy.delay(afterAttempts: max(attempts, 1), unit: unit).seconds)
+        let at = now.addingTimeInterval(policy.delay(afterAttempts: max(attempts, 1), unit: unit, previous: job.previousDelay).seconds)
         let expired = job.content.expiration.map { $0.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up))) }
             ?? (at > giveUpDate(job, policy: policy))
         // apns-expiration 0 means "try once": never retried.

@@ -19,6 +19,8 @@ public struct Configuration: Sendable {
     public var retryCap: Double = 300
     public var maxAttempts = 8
     public var retryMaxAge: Double = 86_400
+    /// `retry.jitter`: `full`, `equal` or `decorrelated` (checked when read; the Dispatcher's `Jitter` names them).
+    public var retryJitter = "full"
     public var workerHeartbeat: Double = 5
     public var workerLease: Double = 30
     public var requestTimeout: Double = 30
@@ -82,6 +84,8 @@ public struct Configuration: Sendable {
         Setting("retry.maxAttempts", "APNSD_RETRY_MAX_ATTEMPTS", "max-attempts", "N", default: "8", "attempts before `failed`") { c, v in c.maxAttempts = try integer(v, "retry.maxAttempts", 1...100) },
         Setting("retry.maxAge", "APNSD_RETRY_MAX_AGE", "max-age", "S", default: "86400",
                 "seconds after which a delivery without apns-expiration is given up (`failed`, `Expired`)") { c, v in c.retryMaxAge = try number(v, "retry.maxAge", 1...2_592_000) },
+        Setting("retry.jitter", "APNSD_RETRY_JITTER", "retry-jitter", "J", default: "full",
+                "how a retry's delay is drawn: `full` (0 to the backoff), `equal` (half to all of it) or `decorrelated` (retry.base to 3 × the last delay)") { c, v in c.retryJitter = try oneOf(v, "retry.jitter", ["full", "equal", "decorrelated"]) },
         Setting("worker.heartbeat", "APNSD_WORKER_HEARTBEAT", "heartbeat", "S", default: "5", "seconds between a worker's heartbeats") { c, v in c.workerHeartbeat = try number(v, "worker.heartbeat", 0.05...3600) },
         Setting("worker.lease", "APNSD_WORKER_LEASE", "lease", "S", default: "30",
                 "seconds without heartbeat after which another worker takes a worker's claims over (≥ 2 × heartbeat)") { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },

@@ -39,6 +39,19 @@ extension LogEntry {
     }
 }
 
+extension LogEntry {
+    /// With every APNs answer it got (`apnsd log --attempts --json`), under `answers`.
+    public func json(answers: [DeliveryAttempt]) -> JSONLine {
+        json.adding([("answers", .raw("[" + answers.map(\.json.description).joined(separator: ",") + "]"))])
+    }
+}
+
+extension DeliveryAttempt {
+    public var json: JSONLine {
+        JSONLine(["attempt": .int(attempt), "at": .date(at), "httpStatus": .int(httpStatus), "reason": .string(reason?.rawValue)])
+    }
+}
+
 extension WorkerRecord {
     /// With whether its heartbeat is older than `lease` at `now`.
     public func json(now: Date, lease: Duration) -> JSONLine {

@@ -18,10 +18,14 @@ public struct DeliveryJob: Hashable, Sendable {
     public var leasedUntil: Date
     /// When the delivery row was created (its campaign expanded): `retry.maxAge` counts from here.
     public var createdAt: Date
+    /// For a retry, how long it waited before this claim (its due time minus when its last answer was
+    /// recorded): decorrelated jitter draws the next delay from it. Nil on a first send.
+    public var previousDelay: Duration?
 
     /// A job built by hand: for workers' decision tests and other engines behind `DeliveryStore`.
     public init(id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, token: DeviceToken, environment: Environment,
-                content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date, createdAt: Date? = nil) {
+                content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date, createdAt: Date? = nil,
+                previousDelay: Duration? = nil) {
         self.id = id
         self.campaignID = campaignID
         self.kind = kind
@@ -32,5 +36,6 @@ public struct DeliveryJob: Hashable, Sendable {
         self.deviceRegisteredAt = deviceRegisteredAt
         self.leasedUntil = leasedUntil
         self.createdAt = createdAt ?? leasedUntil
+        self.previousDelay = previousDelay
     }
 }

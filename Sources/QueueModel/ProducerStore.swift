@@ -71,6 +71,16 @@ public protocol ProducerStore: Actor {
     func log(_ filter: LogFilter, after: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
     /// One page of the delivery log newest first: rows with an id below `before` that match `filter`.
     func recentLog(_ filter: LogFilter, before: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
+    /// The log rows changed at or after `from` that match `filter`, in (`updatedAt`, id) order, at most `limit`,
+    /// skipping those of exactly `from` with an id up to `after` (`apnsd log --follow` pages with the last row).
+    func changedLog(_ filter: LogFilter, from: Date, after: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
+    /// The rows changed last at or before `through` that match `filter`, newest change first, at most `limit`,
+    /// skipping those of exactly `through` with an id from `before` up (paging with the last row).
+    func lastChanged(_ filter: LogFilter, through: Date, before: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
+    /// Every answer each delivery got, oldest first (`apnsd log --attempts`); a delivery without any is left out.
+    func attempts(of deliveries: [DeliveryID]) async throws(StoreError) -> [DeliveryID: [DeliveryAttempt]]
+    /// Moves whenever another connection commits (`PRAGMA data_version` for SQLite): a cheap "anything new?".
+    func changeCount() async throws(StoreError) -> Int64
     /// The registered workers, oldest first, with the leases each holds.
     func workers() async throws(StoreError) -> [WorkerRecord]
     /// Closes the store; later calls fail with `StoreError.closed`.

@@ -16,6 +16,7 @@ enum Schema {
         .init(id: "0006-events", sql: v6),
         .init(id: "0007-gauges", sql: v7),
         .init(id: "0008-deferred-batches", sql: v8),
+        .init(id: "0010-attempts", sql: v10),
         .init(id: "0011-outcome-counts", sql: v11),
         .init(id: "0012-pause", sql: v12),
         .init(id: "0013-verify", sql: v13),
@@ -269,6 +270,25 @@ enum Schema {
         CREATE TRIGGER gauge_batch_deleted AFTER DELETE ON deferred_batches BEGIN
             UPDATE gauge_counts SET value = value - (old.count - old.cursor) WHERE name = 'pending.single';
         END;
+        """
+
+    /// `apnsd log --attempts` and the log's new filters. Only answers that were retried are stored: a delivery's
+    /// last answer is its own row (`http_status`, `reason`, `updated_at`), so a first-time 200 — nearly all of
+    /// them — writes nothing here. Keyed by (delivery, attempt) without a rowid, so a delivery's history is one
+    /// B-tree range, and deleted with its delivery. `deliveries_by_update` serves `--since`/`--until`/`--follow`
+    /// (its key is a time, so it grows at its right end like the others); `deliveries_by_reason` serves
+    /// `--reason`: only rows with a reason enter it, so a 200 never does.
+    private static let v10 = """
+        CREATE TABLE delivery_attempts (
+            delivery_id INTEGER NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+            attempt     INTEGER NOT NULL,
+            at          INTEGER NOT NULL,
+            http_status INTEGER,
+            reason      TEXT,
+            PRIMARY KEY (delivery_id, attempt)
+        ) WITHOUT ROWID;
+        CREATE INDEX deliveries_by_update ON deliveries (updated_at);
+        CREATE INDEX deliveries_by_reason ON deliveries (reason) WHERE reason IS NOT NULL;
         """
 
     /// `apnsd stats` and `GET /v1/stats` without scanning the log: outcomes counted per minute as they are written

@@ -61,7 +61,8 @@ extension Store {
                         rows.append(ClaimedRow(id: select.int64(0), campaign: select.int64(1), token: select.string(2),
                                                environment: select.string(3), attempts: select.int(4),
                                                deviceInactive: select.int64(5) != 0,
-                                               registeredAt: select.optionalInt64(6), createdAt: select.int64(7)))
+                                               registeredAt: select.optionalInt64(6), createdAt: select.int64(7),
+                                               previousDelay: select.optionalInt64(8)))
                     }
                     select.reset()
                     var leased = "["
@@ -135,10 +136,12 @@ extension Store {
     // MARK: - Internals
 
     /// Due deliveries of one priority class (?1), due at ?2, at most ?3; with whether the registered device has
-    /// become inactive (or was deleted) and its registration time.
+    /// become inactive (or was deleted) and its registration time; for a retry, the delay it waited (due time minus
+    /// the time its last answer was recorded), for decorrelated jitter.
     static let claimQuery = """
         SELECT d.id, d.campaign_id, d.token, d.environment, d.attempts,
-               d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at, d.created_at
+               d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at, d.created_at,
+               IIF(d.attempts > 0, d.next_attempt_at - d.updated_at, NULL)
         FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
         WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
         ORDER BY d.next_attempt_at, d.id LIMIT ?3
@@ -153,6 +156,7 @@ extension Store {
         var deviceInactive: Bool
         var registeredAt: Int64?
         var createdAt: Int64
+        var previousDelay: Int64?
     }
 
     private static func job(_ row: ClaimedRow, _ parameters: SendingParameters, leasedUntil: Int64) throws -> DeliveryJob {
@@ -160,7 +164,8 @@ extension Store {
             id: DeliveryID(row.id), campaignID: CampaignID(row.campaign), kind: parameters.kind,
             token: try Decode.token(row.token), environment: try Decode.environment(row.environment),
             content: parameters.content, attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
-            leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(row.createdAt))
+            leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(row.createdAt),
+            previousDelay: row.previousDelay.map { .milliseconds(max($0, 0)) })
     }
 
     /// The sending parameters of a campaign, which never change after creation.

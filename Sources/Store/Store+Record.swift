@@ -4,7 +4,8 @@ import QueueModel
 
 extension Store {
     /// Writes a batch of outcomes in one transaction:
-    /// - each delivery gets its final status, or stays pending until `retry(at:)` (attempts + 1, lease cleared);
+    /// - each delivery gets its final status, or stays pending until `retry(at:)` (attempts + 1, lease cleared; the
+///   answer is kept in `delivery_attempts` for `apnsd log --attempts`);
     /// - devices are deactivated for the campaign's topic: a 410 only when the device's last registration is
     ///   older than the 410 `timestamp`, BadDeviceToken and the like always;
     /// - campaign counters move, and a campaign with nothing pending and its audience expanded completes;
@@ -39,6 +40,12 @@ extension Store {
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
                 WHERE id = ?1 AND status = ?8 AND campaign_id = ?9
                 """)
+            // A retried answer is kept in `delivery_attempts` (the last answer stays on the row itself, so a
+            // first-time 200 writes nothing more). Read back from the row just written: it is in the page cache.
+            let keepAttempt = try db.cached("""
+                INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, at, http_status, reason)
+                SELECT id, attempts, updated_at, http_status, reason FROM deliveries WHERE id = ?1
+                """)
             let deactivate = try db.cached("""
                 UPDATE devices SET active = 0, deactivated_at = ?3, reason = ?4
                 WHERE token = ?1 AND topic = ?2 AND active = 1
@@ -52,6 +59,9 @@ extension Store {
                 case .retry(let date):
                     try retry.bind(result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
                                    reason, result.apnsID, nowMS, old.rawValue, worker?.rawValue, result.campaignID.rawValue).run()
+                    guard db.changes > 0 else { return false }
+                    if result.countsAsAttempt { try keepAttempt.bind(result.deliveryID.rawValue).run() }
+                    return true
                 case let disposition:
                     try finish.bind(result.deliveryID.rawValue, disposition.status.rawValue, attempts, result.httpStatus,
                                     reason, result.apnsID, nowMS, old.rawValue, result.campaignID.rawValue).run()

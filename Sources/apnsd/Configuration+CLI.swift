@@ -27,7 +27,7 @@ extension Configuration {
 
     var retryPolicy: RetryPolicy {
         RetryPolicy(base: .milliseconds(Int64(retryBase * 1000)), cap: .milliseconds(Int64(retryCap * 1000)), maxAttempts: maxAttempts,
-                    maxAge: .milliseconds(Int64(retryMaxAge * 1000)))
+                    maxAge: .milliseconds(Int64(retryMaxAge * 1000)), jitter: Jitter(retryJitter) ?? .full)
     }
 
     /// `apns.proxy` for the transport.

@@ -125,32 +125,38 @@ enum DeviceCommands {
     }
 
     static func list(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["active", "inactive", "json"])
+        let arguments = try Arguments(words, valued: Configuration.flagNames.union(["user"]), flagNames: ["active", "inactive", "json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
         if arguments.flag("active") && arguments.flag("inactive") { throw .usage("--active and --inactive exclude each other") }
         let active: Bool? = arguments.flag("active") ? true : arguments.flag("inactive") ? false : nil
+        let user = try arguments.value("user")
+        if let user {
+            do { try UserID.validate(user) } catch { throw .usage("--user: \(error)") }
+        }
         let json = arguments.flag("json")
         let store = try await StoreAccess.open(configuration, readOnly: true)
         var after: Int64?
-        if !json { Output.line("TOKEN                                                             TOPIC                    ENV          USER         ACTIVE  REGISTERED") }
+        var table: DeviceTable?
         do {
             while true {
-                let page = try await store.devices(active: active, after: after, limit: 1000)
-                for device in page { Output.line(json ? device.json.description : tableLine(device)) }
+                let page = try await store.devices(active: active, user: user, after: after, limit: 1000)
+                if json {
+                    for device in page { Output.line(device.json.description) }
+                } else {
+                    // Columns as wide as the first page needs: rows stream, so a later, longer value only
+                    // shifts the rest of its own line.
+                    let columns = table ?? DeviceTable(fitting: page)
+                    if table == nil { Output.line(columns.header) }
+                    table = columns
+                    for device in page { Output.line(columns.line(device)) }
+                }
                 guard let last = page.last, page.count == 1000 else { break }
                 after = last.id
             }
         } catch {
             throw .store(error)
         }
-    }
-
-    private static func tableLine(_ device: Device) -> String {
-        let pad = Output.pad
-        return pad(device.token.hex, 66) + pad(Printable.escaped(device.topic), 25) + pad(device.environment.rawValue, 13)
-            + pad(device.user.map(Printable.escaped) ?? "-", 13)
-            + pad(device.isActive ? "yes" : "no (\(device.reason?.rawValue ?? "?"))", 8) + Output.timestamp(device.registeredAt)
     }
 
     static func topic(_ arguments: Arguments, _ configuration: Configuration) throws(CLIError) -> String {

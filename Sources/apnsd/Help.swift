@@ -204,8 +204,10 @@ enum Help {
         "device list": """
         OVERVIEW: The registered devices.
 
-        USAGE: apnsd device list [--active|--inactive] [--json]
+        USAGE: apnsd device list [--active|--inactive] [--user ID] [--json]
 
+          --user ID          only this user's devices
+          Aligned columns: TOKEN, TOPIC, ENV, USER, ACTIVE, REASON, REGISTERED.
           JSON Lines with --json: token, topic, environment, user, active, registeredAt, deactivatedAt, reason.
         """,
         "send": """
@@ -348,13 +350,21 @@ enum Help {
         USAGE: apnsd cancel ID [--json]
         """,
         "log": """
-        OVERVIEW: The delivery log, oldest first.
+        OVERVIEW: The delivery log, oldest first; the filters combine, each through an index.
 
-        USAGE: apnsd log [--campaign ID] [--token TOKEN] [--status S] [--json]
+        USAGE: apnsd log [--campaign ID] [--token TOKEN] [--user ID] [--status S] [--reason R] [--since T]
+                         [--until T] [--limit N] [--follow] [--attempts] [--json]
 
-          status: pending, accepted, rejected, unregistered, failed, cancelled
+          --status S     pending, accepted, rejected, unregistered, failed, cancelled
+          --reason R     an APNs reason, such as BadDeviceToken or Unregistered
+          --user ID      the deliveries to a user's devices
+          --since T      rows changed since T: a duration back from now (90m, 24h, 7d) or an ISO 8601 time
+          --until T      rows changed before T (same forms); not with --follow
+          --limit N      the newest N (printed oldest first)
+          --follow       keep printing rows as they change, like tail -f; SIGINT/SIGTERM end it (exit 0)
+          --attempts     under each row, every answer APNs gave it (a 429 and a 503 before its 200)
           JSON Lines with --json: id, campaign, token, status, httpStatus, reason, apnsId, attempts, updatedAt
-          (ids are JSON strings).
+          (ids are JSON strings), and with --attempts an "answers" array.
         """,
         "api-key": """
         OVERVIEW: Keys for the HTTP API (every /v1 request sends 'Authorization: Bearer SECRET').

@@ -11,7 +11,7 @@ import Threads
 /// changed but needs a restart; a setting or key that does not load leaves everything as it was.
 final class ReloadSignal {
     /// Settings (`Configuration`'s property names) a running worker takes on SIGHUP.
-    static let reloadable: Set<String> = ["keyFile", "keyID", "teamID", "retryBase", "retryCap", "maxAttempts", "retryMaxAge", "logLevel"]
+    static let reloadable: Set<String> = ["keyFile", "keyID", "teamID", "retryBase", "retryCap", "maxAttempts", "retryMaxAge", "retryJitter", "logLevel"]
 
     private let source: any DispatchSourceSignal
     private let queue = DispatchQueue(label: "apnsd.reload")

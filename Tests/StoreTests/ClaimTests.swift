@@ -141,3 +141,21 @@ import Testing
         }
     }
 }
+
+extension ClaimTests {
+    /// Decorrelated jitter draws a retry's delay from the one before it: a claimed retry carries the delay it
+    /// waited (its due time minus when its answer was recorded); a first send carries none.
+    @Test func aRetryCarriesTheDelayItWaited() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        try await store.registerDevices(0..<1)
+        _ = try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+        let first = try await store.claim(now: t0, limit: 1, leaseFor: .seconds(30))[0]
+        #expect(first.previousDelay == nil)
+        try await store.record([.retry(first, at: at(7.5), httpStatus: 503, reason: .serviceUnavailable)], now: at(2))
+        let second = try await store.claim(now: at(8), limit: 1, leaseFor: .seconds(30))[0]
+        #expect(second.previousDelay == .milliseconds(5500))
+    }
+}

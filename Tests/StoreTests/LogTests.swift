@@ -70,6 +70,21 @@ import Testing
             "log campaign": Store.logQuery(LogFilter(campaign: CampaignID(1))),
             "log campaign status": Store.logQuery(LogFilter(campaign: CampaignID(1), status: .accepted)),
             "log failed": Store.logQuery(LogFilter(status: .failed)),
+            "log user": Store.logQuery(LogFilter(user: "u1")),
+            "log user since": Store.logQuery(LogFilter(user: "u1", since: t0)),
+            "log reason": Store.logQuery(LogFilter(reason: .badDeviceToken)),
+            "log reason since": Store.logQuery(LogFilter(reason: .badDeviceToken, since: t0, until: t0)),
+            "log window": Store.logQuery(LogFilter(since: t0, until: t0)),
+            "log window newest": Store.logQuery(LogFilter(since: t0, until: t0), order: .newestFirst),
+            "log since newest": Store.logQuery(LogFilter(since: t0), order: .newestFirst),
+            "log since": Store.logQuery(LogFilter(since: t0)),
+            "changed in a window": Store.logQuery(LogFilter(since: t0, until: t0), order: .byUpdate),
+            "last changed": Store.logQuery(LogFilter(until: t0), order: .byUpdateNewestFirst),
+            "last changed, failed": Store.logQuery(LogFilter(status: .failed, since: t0), order: .byUpdateNewestFirst),
+            "log failed since": Store.logQuery(LogFilter(status: .failed, since: t0)),
+            "log campaign since": Store.logQuery(LogFilter(campaign: CampaignID(1), since: t0)),
+            "follow": Store.logQuery(LogFilter(), order: .byUpdate),
+            "follow campaign": Store.logQuery(LogFilter(campaign: CampaignID(1)), order: .byUpdate),
         ])
         func expect(_ name: String, uses index: String, sorts: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
             let plan = plans[name] ?? ""
@@ -86,6 +101,25 @@ import Testing
         expect("log campaign", uses: "deliveries_by_campaign")
         expect("log campaign status", uses: "deliveries_by_campaign")
         expect("log failed", uses: "deliveries_problems")
+        expect("log user", uses: "SEARCH device_users USING PRIMARY KEY (user_id=?)", sorts: true)  // a user's few rows
+        expect("log user", uses: "deliveries_by_device", sorts: true)
+        expect("log user since", uses: "deliveries_by_device", sorts: true)
+        expect("log reason", uses: "deliveries_by_reason (reason=?")
+        expect("log reason since", uses: "deliveries_by_reason (reason=?")
+        // A closed time window alone reads its rows through deliveries_by_update and sorts only them; an open one
+        // is read in id order (newest first, `--since` rows come first; oldest first, pages make one pass).
+        expect("log window", uses: "deliveries_by_update (updated_at>? AND updated_at<?)", sorts: true)
+        expect("log window newest", uses: "deliveries_by_update (updated_at>? AND updated_at<?)", sorts: true)
+        expect("log since newest", uses: "INTEGER PRIMARY KEY (rowid<?)")
+        expect("log since", uses: "INTEGER PRIMARY KEY (rowid>?)")
+        expect("changed in a window", uses: "deliveries_by_update (updated_at>? AND updated_at<?)")
+        expect("last changed", uses: "deliveries_by_update (updated_at<?)")  // read backwards, no sort
+        expect("last changed, failed", uses: "deliveries_by_update (updated_at>? AND updated_at<?)")
+        expect("log failed since", uses: "deliveries_problems")
+        expect("log campaign since", uses: "deliveries_by_campaign")
+        // --follow reads the rows changed since its last poll in the index's own order.
+        expect("follow", uses: "deliveries_by_update (updated_at>?)")
+        expect("follow campaign", uses: "deliveries_by_update (updated_at>?)")
     }
 }
 

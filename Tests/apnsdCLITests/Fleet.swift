@@ -20,6 +20,7 @@ struct Fleet {
     static let payload = #"{"aps":{"alert":"fleet"}}"#
 
     /// `database`: where the file goes (another filesystem), instead of the scratch folder.
+    /// `scenario`: how the mock answers given tokens (429 then 200, 400 BadDeviceToken, …).
     init(devices: Int, rate: Int, campaign: Bool = true, database: String? = nil, scenario: Scenario = Scenario()) throws {
         var cli = try CLI()
         let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
