@@ -1,4 +1,5 @@
 import ArgumentParsing
+import QueueModel
 
 /// A command's words, parsed by ArgumentParsing; its usage errors become `CLIError.usage` (exit 64).
 /// Each command states which options it knows; anything else is a usage error.
@@ -27,5 +28,12 @@ struct Arguments: Sendable {
     /// Requires exactly `names.count` positionals, naming them in the error.
     func positionals(exactly names: [String]) throws(CLIError) -> [String] {
         do { return try parsed.positionals(exactly: names) } catch { throw CLIError(error) }
+    }
+
+    /// The one positional, a campaign's (or a single send's) id.
+    func campaignID() throws(CLIError) -> CampaignID {
+        let text = try positionals(exactly: ["campaign ID"])[0]
+        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        return id
     }
 }

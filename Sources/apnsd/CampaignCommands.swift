@@ -141,8 +141,7 @@ enum CampaignCommands {
     static func pause(_ words: [String], resume: Bool) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
-        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
-        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let id = try arguments.campaignID()
         let store = try await StoreAccess.open(configuration)
         let campaign: Campaign
         let moved: Int
@@ -168,8 +167,7 @@ enum CampaignCommands {
     static func retry(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Set(["status"]).union(Configuration.flagNames), flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
-        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
-        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let id = try arguments.campaignID()
         let statusText = try arguments.value("status") ?? "failed"
         guard let status = DeliveryStatus(rawValue: statusText), status == .failed || status == .rejected else {
             throw .usage("--status must be failed or rejected, got '\(statusText)'")
@@ -192,8 +190,7 @@ enum CampaignCommands {
                                      _ body: (any ProducerStore, CampaignID) async throws -> Campaign) async throws(CLIError) -> (Campaign, Bool) {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
-        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
-        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let id = try arguments.campaignID()
         let store = try await StoreAccess.open(configuration, readOnly: readOnly)
         do {
             return (try await body(store, id), arguments.flag("json"))

@@ -9,8 +9,7 @@ enum CampaignWatchCommand {
     static func run(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Set(["interval"]).union(Configuration.flagNames), flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
-        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
-        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let id = try arguments.campaignID()
         var interval = 1.0
         if let value = try arguments.value("interval") {
             guard let seconds = Double(value), seconds >= 0.05, seconds <= 3600 else {

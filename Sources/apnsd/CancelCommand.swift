@@ -8,8 +8,7 @@ enum CancelCommand {
     static func run(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
-        let text = try arguments.positionals(exactly: ["campaign ID"])[0]
-        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        let id = try arguments.campaignID()
         let store = try await StoreAccess.open(configuration)
         let report: CancelReport
         do {
