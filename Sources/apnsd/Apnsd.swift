@@ -33,6 +33,7 @@ struct Apnsd {
         case "workers": try await WorkersCommand.run(rest)
         case "cancel": try await CancelCommand.run(rest)
         case "log": try await LogCommand.run(rest)
+        case "prune": try await PruneCommand.run(rest)
         case "device":
             let (sub, args) = try subcommand(rest, of: "device", ["add", "import", "list"])
             switch sub {

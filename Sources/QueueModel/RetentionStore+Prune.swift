@@ -1,0 +1,52 @@
+import Foundation
+
+extension RetentionStore {
+    /// Removes finished deliveries last changed before `deliveriesBefore` and devices deactivated (or active and not
+    /// registered again) before `devicesBefore`, `batch` ids per transaction, then gives free pages back in steps.
+    ///
+    /// Between two transactions it waits at least `pause`, and at least as long as the last transaction took, so
+    /// a worker waiting for the write lock (it tries again within 2 ms) always gets it between two steps: the
+    /// prune takes at most about half of the file's write time, in pieces of a few milliseconds.
+    public func prune(deliveriesBefore: Date, devicesBefore: Date, dryRun: Bool, batch: Int = 5_000,
+                      pause: Duration = .milliseconds(5)) async throws(StoreError) -> PruneReport {
+        var report = PruneReport(dryRun: dryRun, deliveriesBefore: deliveriesBefore, devicesBefore: devicesBefore)
+        let clock = ContinuousClock()
+        var cursor: Int64? = 0
+        while let after = cursor {
+            let start = clock.now
+            let step = try await pruneDeliveries(before: deliveriesBefore, after: after, limit: batch, dryRun: dryRun)
+            report.deliveries += step.removed
+            report.transactions += 1
+            cursor = step.next
+            if cursor != nil { await Self.rest(since: start, clock: clock, pause: pause) }
+        }
+        cursor = 0
+        while let after = cursor {
+            let start = clock.now
+            let step = try await pruneDevices(deactivatedBefore: devicesBefore, registeredBefore: devicesBefore, after: after,
+                                              limit: batch, dryRun: dryRun)
+            report.devices += step.removed
+            report.inactiveDevices += step.inactive
+            report.transactions += 1
+            cursor = step.next
+            if cursor != nil { await Self.rest(since: start, clock: clock, pause: pause) }
+        }
+        if !dryRun {
+            // 2,000 pages (8 MiB at 4 KiB) per transaction: a few milliseconds of freelist work each.
+            while try await freeSpace().incremental {
+                let start = clock.now
+                let reclaimed = try await reclaimFreePages(upTo: 2_000)
+                report.pagesReclaimed += reclaimed
+                if reclaimed == 0 { break }
+                report.transactions += 1
+                await Self.rest(since: start, clock: clock, pause: pause)
+            }
+        }
+        report.space = try await freeSpace()
+        return report
+    }
+
+    private static func rest(since start: ContinuousClock.Instant, clock: ContinuousClock, pause: Duration) async {
+        try? await Task.sleep(for: max(pause, clock.now - start))
+    }
+}
