@@ -18,7 +18,7 @@ extension PruneReport {
         ])
         return JSONLine([
             "dryRun": .bool(dryRun), "deliveries": .raw(deliveriesPart.description), "devices": .raw(devicesPart.description),
-            "space": .raw(spacePart.description), "transactions": .int(transactions),
+            "space": .raw(spacePart.description), "steps": .int(steps),
         ])
     }
 }

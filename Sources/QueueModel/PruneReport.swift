@@ -11,8 +11,9 @@ public struct PruneReport: Sendable, Equatable {
     /// Devices removed: `inactiveDevices` deactivated ones, the rest active but not registered again.
     public var devices = 0
     public var inactiveDevices = 0
-    /// Write transactions used (each at most one step).
-    public var transactions = 0
+    /// Steps taken: each one short transaction (a read, in a dry run) over at most `batch` ids, or one
+    /// incremental-vacuum step.
+    public var steps = 0
     /// Pages given back to the filesystem by incremental vacuum (0 in a dry run).
     public var pagesReclaimed = 0
     /// The file's free space after pruning (in a dry run: as it was).

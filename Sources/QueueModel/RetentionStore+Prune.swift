@@ -16,7 +16,7 @@ extension RetentionStore {
             let start = clock.now
             let step = try await pruneDeliveries(before: deliveriesBefore, after: after, limit: batch, dryRun: dryRun)
             report.deliveries += step.removed
-            report.transactions += 1
+            report.steps += 1
             cursor = step.next
             if cursor != nil { await Self.rest(since: start, clock: clock, pause: pause) }
         }
@@ -27,7 +27,7 @@ extension RetentionStore {
                                               limit: batch, dryRun: dryRun)
             report.devices += step.removed
             report.inactiveDevices += step.inactive
-            report.transactions += 1
+            report.steps += 1
             cursor = step.next
             if cursor != nil { await Self.rest(since: start, clock: clock, pause: pause) }
         }
@@ -38,7 +38,7 @@ extension RetentionStore {
                 let reclaimed = try await reclaimFreePages(upTo: 2_000)
                 report.pagesReclaimed += reclaimed
                 if reclaimed == 0 { break }
-                report.transactions += 1
+                report.steps += 1
                 await Self.rest(since: start, clock: clock, pause: pause)
             }
         }

@@ -85,6 +85,6 @@ enum PruneCommand {
             let mib = Double(report.pagesReclaimed * report.space.pageSize) / 1_048_576
             line += "; gave \(report.pagesReclaimed) free pages (\(String(format: "%.1f", mib)) MiB) back to the filesystem"
         }
-        return line + " in \(report.transactions) transactions"
+        return line + " in \(report.steps) steps"
     }
 }

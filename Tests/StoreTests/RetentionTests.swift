@@ -72,7 +72,7 @@ import Testing
         // 0) go; 1–10 and 31 (registered on day 5) and 11 (deactivated on day 3) stay.
         let first = try await store.prune(deliveriesBefore: day(0.5), devicesBefore: day(2), dryRun: false, batch: 7, pause: .zero)
         #expect(first.deliveries == 30 && first.devices == 19 && first.inactiveDevices == 10)
-        #expect(first.transactions > 10, "7 ids per transaction")
+        #expect(first.steps > 10, "7 ids per transaction")
         #expect(try await campaigns(store, ids) == before, "campaigns keep their counters and status")
         #expect(try await store.scalar("SELECT count(*) FROM devices") == 12)
         #expect(try await store.scalar("SELECT count(*) FROM devices WHERE id <= 11 OR id = 31") == 12)
