@@ -138,3 +138,34 @@ extension WorkerFleet {
         }
     }
 }
+
+/// `apnsd prune --enable-incremental-vacuum` on a database created before incremental vacuum.
+@Suite struct PruneVacuumConversionTests {
+    @Test func convertsOnceAndNotUnderARunningWorker() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(try cli.run("init").status == 0)
+        try #require(try cli.run("device", "add", CLI.token(1), "--topic", "com.example.app").status == 0)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        // The file as an older apnsd made it (no incremental vacuum), and a worker that heartbeats.
+        try WorkerFleet.PruneTests.write(cli.database, """
+            PRAGMA auto_vacuum = NONE; VACUUM;
+            INSERT INTO workers (id, host, pid, started_at, heartbeat_at) VALUES (7, 'h', 1, \(now), \(now + 3_600_000));
+            """)
+        let mode = { try ToolRun.run("/usr/bin/sqlite3", ["-readonly", cli.database, "PRAGMA auto_vacuum"]).stdout }
+        #expect(try mode() == "0\n")
+        let plain = try cli.run("prune")
+        #expect(plain.status == 0 && plain.stderr.contains("--enable-incremental-vacuum"), "a note says how to convert: \(plain.stderr)")
+
+        let refused = try cli.run("prune", "--enable-incremental-vacuum")
+        #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("worker"),
+                "\(refused.stderr)")
+        #expect(try mode() == "0\n", "nothing changed")
+
+        try WorkerFleet.PruneTests.write(cli.database, "DELETE FROM workers")
+        let converted = try cli.run("prune", "--enable-incremental-vacuum", "--json")
+        #expect(converted.status == 0, "\(converted.stderr)")
+        #expect(converted.stdout.contains(#""incrementalVacuum":true"#), "\(converted.stdout)")
+        #expect(try mode() == "2\n")
+    }
+}
