@@ -4,9 +4,11 @@ extension RetentionStore {
     /// Removes finished deliveries last changed before `deliveriesBefore` and devices deactivated (or active and not
     /// registered again) before `devicesBefore`, `batch` ids per transaction, then gives free pages back in steps.
     ///
-    /// Between two transactions it waits at least `pause`, and at least as long as the last transaction took, so
-    /// a worker waiting for the write lock (it tries again within 2 ms) always gets it between two steps: the
-    /// prune takes at most about half of the file's write time, in pieces of a few milliseconds.
+    /// Between two transactions it waits at least `pause`, and at least twice as long as the last transaction
+    /// took, so a worker waiting for the write lock (it tries again within 2 ms) always gets it between two
+    /// steps: the prune takes at most about a third of the file's write time (and of a core), in pieces of a few
+    /// milliseconds. With half (and the prune not niced) a throttled campaign kept only 89–93% of its cap on a busy
+    /// 2-core machine (BENCHMARKS.md, section 9).
     public func prune(deliveriesBefore: Date, devicesBefore: Date, dryRun: Bool, batch: Int = 5_000,
                       pause: Duration = .milliseconds(5)) async throws(StoreError) -> PruneReport {
         var report = PruneReport(dryRun: dryRun, deliveriesBefore: deliveriesBefore, devicesBefore: devicesBefore)
@@ -32,10 +34,11 @@ extension RetentionStore {
             if cursor != nil { await Self.rest(since: start, clock: clock, pause: pause) }
         }
         if !dryRun {
-            // 2,000 pages (8 MiB at 4 KiB) per transaction: a few milliseconds of freelist work each.
+            // 1,000 pages (4 MiB at 4 KiB) per transaction: each moves up to that many pages from the file's end
+            // into free slots, so the step's length (and the worker's wait) grows with it.
             while try await freeSpace().incremental {
                 let start = clock.now
-                let reclaimed = try await reclaimFreePages(upTo: 2_000)
+                let reclaimed = try await reclaimFreePages(upTo: 1_000)
                 report.pagesReclaimed += reclaimed
                 if reclaimed == 0 { break }
                 report.steps += 1
@@ -47,6 +50,6 @@ extension RetentionStore {
     }
 
     private static func rest(since start: ContinuousClock.Instant, clock: ContinuousClock, pause: Duration) async {
-        try? await Task.sleep(for: max(pause, clock.now - start))
+        try? await Task.sleep(for: max(pause, (clock.now - start) * 2))
     }
 }
