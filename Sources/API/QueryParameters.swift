@@ -38,6 +38,6 @@ extension API {
     /// A time: ISO 8601, or a duration back from now (`90m`, `24h`, `7d`).
     static func time(_ request: APIRequest, _ name: String) throws(APIError) -> Date? {
         guard let text = request.query(name) else { return nil }
-        do { return try TimeAgo.parse(text) } catch { throw .invalid("\(name): \(error)", field: name) }
+        do { return try PastTime.parse(text, now: Date()) } catch { throw .invalid("\(name): \(error)", field: name) }
     }
 }

@@ -33,6 +33,10 @@ public struct Configuration: Sendable {
     public var webhookURL: String?
     /// `webhook.secret`: the HMAC-SHA256 key of the `X-Apnsd-Signature` header. Never logged.
     public var webhookSecret: String?
+    /// `retention.deliveriesOlderThan`: `apnsd prune` deletes finished deliveries last changed longer ago than this.
+    public var retentionDeliveries = TimeSpan(30, "d")
+    /// `retention.devicesInactiveFor`: `apnsd prune` deletes devices deactivated, or not refreshed, for longer.
+    public var retentionDevices = TimeSpan(90, "d")
 
     /// One setting, declared once: its dotted config key, its environment variable, its flag, its default and
     /// its help; the loader, `--help` and the README table (checked by a test) all come from this list.
@@ -98,6 +102,14 @@ public struct Configuration: Sendable {
                 "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret)") { c, v in c.webhookURL = try ServiceURL.validateWebhook(v, setting: "webhook.url") },
         Setting("webhook.secret", "APNSD_WEBHOOK_SECRET", "webhook-secret", "S", default: "none",
                 "key of the webhook's HMAC-SHA256 signature (`X-Apnsd-Signature`), at least 16 characters") { c, v in c.webhookSecret = try secret(v, "webhook.secret") },
+        Setting("retention.deliveriesOlderThan", "APNSD_RETENTION_DELIVERIES_OLDER_THAN", "deliveries-older-than", "AGE", default: "30d",
+                "`apnsd prune` deletes finished deliveries not changed for this long (`90m`, `24h`, `30d`)") { c, v in
+            c.retentionDeliveries = try TimeSpan(parsing: v, name: "retention.deliveriesOlderThan")
+        },
+        Setting("retention.devicesInactiveFor", "APNSD_RETENTION_DEVICES_INACTIVE_FOR", "devices-inactive-for", "AGE", default: "90d",
+                "`apnsd prune` deletes devices deactivated, or active but not registered again, for this long") { c, v in
+            c.retentionDevices = try TimeSpan(parsing: v, name: "retention.devicesInactiveFor")
+        },
     ]
 
     /// `APNSD_*` variables that are not settings but are read (the config file's path).

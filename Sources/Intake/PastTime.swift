@@ -4,7 +4,7 @@ import Foundation
 /// A moment an operator names to look back to (`apnsd log --since/--until`): a duration meaning "that long
 /// ago" — a whole number followed by `s`, `m`, `h` or `d` (`90m`, `24h`, `7d`) — or an ISO 8601 time.
 public enum PastTime {
-    /// The unit suffixes and their seconds.
+    /// The unit suffixes and their seconds (those of `TimeSpan`, the retention settings' lengths).
     static let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
 
     /// Parses `text` as of `now`; the error names both accepted forms.

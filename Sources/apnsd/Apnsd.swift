@@ -56,6 +56,7 @@ struct Apnsd {
         case "config":
             let (_, args) = try subcommand(rest, of: "config", ["check"])
             try await ConfigCheckCommand.run(args)
+        case "prune": try await PruneCommand.run(rest)
         case "device":
             let (sub, args) = try subcommand(rest, of: "device", ["add", "remove", "import", "list", "verify"])
             switch sub {

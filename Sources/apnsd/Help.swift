@@ -60,6 +60,7 @@ enum Help {
       log                      The delivery log.
       stats                    Outcomes by status and reason, request rates, deactivations, the queue.
       backup PATH              A consistent copy of the database, taken while workers run.
+      prune                    Delete old deliveries and stale devices (retention.*); campaigns keep their counts.
       config check             Load the settings and the key, mint a token, resolve the APNs hosts; exit 0/1.
       api-key create|list|revoke
                                Keys for the HTTP API: a secret printed once, only its hash stored.
@@ -84,6 +85,7 @@ enum Help {
                          file group NAME, mode 0660. An existing directory is changed only if it holds nothing
                          but the database. Run it as root, or as the owner and a member of NAME.
         """,
+        "prune": PruneCommand.help,
         "backup": """
         OVERVIEW: Write a consistent copy of the database to PATH while workers and the API keep running
         (SQLite's online backup: one snapshot, a single file). PATH must not exist; the copy is created 0600.

@@ -11,7 +11,7 @@ enum StatsCommand {
         _ = try arguments.positionals(exactly: [])
         let now = Date()
         let since: Date
-        do { since = try TimeAgo.parse(try arguments.value("since") ?? "1h", now: now) } catch { throw .usage("--since: \(error)") }
+        do { since = try PastTime.parse(try arguments.value("since") ?? "1h", now: now) } catch { throw .usage("--since: \(error)") }
         guard since <= now else { throw .usage("--since must be in the past") }
         let campaign = try arguments.value("campaign").map { (text: String) throws(CLIError) -> CampaignID in
             guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }

@@ -33,6 +33,11 @@ enum StoreAccess {
         try await sqlite(configuration, create: false, readOnly: true, cacheSizeMiB: 16)
     }
 
+    /// Retention (`apnsd prune`); `readOnly` for a dry run.
+    static func openForRetention(_ configuration: Configuration, readOnly: Bool) async throws(CLIError) -> any RetentionStore {
+        try await sqlite(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
+    }
+
     private static func sqlite(_ configuration: Configuration, create: Bool, readOnly: Bool,
                                cacheSizeMiB: Int) async throws(CLIError) -> Store {
         do {

@@ -48,6 +48,10 @@ final class Connection {
         }
         sqlite3_busy_handler(handle, busyHandler, UnsafeMutableRawPointer(bitPattern: Int(max(1, options.busyTimeoutMilliseconds))))
         if options.access == .readWrite {
+            // A new, empty file: free pages will be given back in steps (`apnsd prune`). The mode can be chosen only
+            // before the first table exists; an older file keeps its mode until converted (VACUUM).
+            let pages = try prepare("PRAGMA page_count")
+            if try pages.scalarInt64() == 0 { try execute("PRAGMA auto_vacuum = INCREMENTAL") }
             // journal_mode answers with a row; a file that is not a database fails here (SQLITE_NOTADB).
             let mode = try prepare("PRAGMA journal_mode = WAL")
             let journal = try mode.step() ? mode.string(0) : ""
