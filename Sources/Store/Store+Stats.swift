@@ -39,9 +39,12 @@ extension Store {
             let from = since.storeMilliseconds
             let rows: Statement
             if let campaign {
+                // A short window reads the rows changed in it (deliveries_by_update), a long one the campaign's rows
+                // (deliveries_by_campaign): whichever holds fewer for the usual case (SQLite has no statistics here).
+                let recent = now.timeIntervalSince(since) <= 86_400
                 rows = try db.cached("""
                     SELECT status, COALESCE(reason, 'none'), COUNT(*), SUM(attempts) FROM deliveries
-                    WHERE campaign_id = ?1 AND updated_at >= ?2 AND status <> 'pending' GROUP BY 1, 2
+                    WHERE \(recent ? "+campaign_id" : "campaign_id") = ?1 AND updated_at >= ?2 AND status <> 'pending' GROUP BY 1, 2
                     """).bind(campaign.rawValue, from)
             } else {
                 rows = try db.cached("""

@@ -28,7 +28,7 @@ import Testing
     @Test(.enabled(if: analyze != nil, analyzeMissing))
     func everyServiceScoresAtMost2Point5() async throws {
         let units = try Self.services()
-        #expect(units.count >= 2, "deploy/ has apnsd-worker.service and apnsd-serve.service")
+        #expect(units.count >= 2, "deploy/ has apnsd-worker.service and apnsd.service")
         for unit in units {
             // --threshold=25: exit non-zero above an exposure of 2.5; --offline: the unit file, not a running system.
             let result = try await ToolRun.run(Self.analyze!, ["security", "--offline=true", "--threshold=25", "--no-pager", unit.path])
