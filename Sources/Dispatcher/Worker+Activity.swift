@@ -63,6 +63,7 @@ extension Worker {
     /// At debug level: one line per APNs answer, with the token's prefix (never all of it), status, reason and
     /// latency.
     func logAnswer(_ job: DeliveryJob, _ answer: TransportResult, seconds: Double) {
+        let logger = self.logger
         guard logger.minimumLevel <= .debug else { return }
         logger.debug("apns.request", ("token", job.token.description), ("apns.environment", job.environment.rawValue),
                      ("campaign.id", job.campaignID.description), ("status", answer.status.map(String.init) ?? "none"),
@@ -72,7 +73,7 @@ extension Worker {
 
     /// After a batch of outcomes was written: the devices it deactivated, and the bulk campaigns it finished (with
     /// their counts: single sends finish by the thousand and are counted by the throughput line instead).
-    func reportRecorded(_ results: [DeliveryResult], _ report: RecordReport, state: inout RunState) async {
+    func logRecorded(_ results: [DeliveryResult], _ report: RecordReport, state: inout RunState) async {
         if report.devicesDeactivated > 0 {
             state.activity?.deactivated += report.devicesDeactivated
             var reasons: [String: Int] = [:]

@@ -263,6 +263,8 @@ public final class Worker: Sendable {
     }
 
     private func submit(_ state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>, now: Date) {
+        // Read once per turn, not per job: the settings sit behind a lock (SIGHUP may replace them).
+        let configuration = self.configuration
         // A paused pool gets one probe once its pause is over.
         for environment in state.held.keys where !(state.held[environment]?.isEmpty ?? true) {
             guard !state.stopping, state.inFlight < configuration.maxInFlight,
@@ -302,6 +304,7 @@ public final class Worker: Sendable {
     }
 
     private func handle(_ sent: Sent, state: inout RunState) {
+        let (configuration, logger) = (self.configuration, self.logger)
         let job = sent.job
         let campaign = job.campaignID.rawValue
         if job.kind == .bulk { state.bulkCampaigns.insert(campaign) }
@@ -458,7 +461,7 @@ public final class Worker: Sendable {
         let (results, id, now) = (state.results, state.id, clock())
         guard let report = try await guarded(&state, { [store] in try await store.record(results, by: id, now: now) }) else { return }
         reportRecorded(results)
-        await reportRecorded(results, report, state: &state)
+        await logRecorded(results, report, state: &state)
         state.results.removeAll(keepingCapacity: true)
         state.idleConfirmed = false
         state.nextClaimAt = min(state.nextClaimAt, now.addingTimeInterval(Self.tick.seconds))
@@ -488,7 +491,7 @@ public final class Worker: Sendable {
             if !state.results.isEmpty {
                 let report = try await store.record(state.results, by: state.id, now: now)
                 reportRecorded(state.results)
-                await reportRecorded(state.results, report, state: &state)
+                await logRecorded(state.results, report, state: &state)
                 state.results.removeAll(keepingCapacity: true)
             }
             let alive = try await store.heartbeat(state.id, now: now)

@@ -144,14 +144,17 @@ public struct Configuration: Sendable {
     /// Config files are read only this far (they are a few hundred bytes).
     public static let maximumFileBytes = 1 << 20
 
+    /// The config file read: `--config`, else `APNSD_CONFIG`, else `./apnsd.json` when it exists; nil: none.
+    public static func configFile(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        configPath ?? environment["APNSD_CONFIG"] ?? (FileManager.default.fileExists(atPath: "./apnsd.json") ? "./apnsd.json" : nil)
+    }
+
     /// Loads file, environment and flags in that order. `flag(name)` gives a flag's value (nil when absent);
     /// `configPath` is `--config` when given.
     public static func load(configPath: String?, flag: (String) throws -> String?,
                             environment: [String: String] = ProcessInfo.processInfo.environment) throws(LoadError) -> Configuration {
         var configuration = Configuration()
-        let explicit = configPath ?? environment["APNSD_CONFIG"]
-        let path = explicit ?? (FileManager.default.fileExists(atPath: "./apnsd.json") ? "./apnsd.json" : nil)
-        if let path {
+        if let path = configFile(configPath: configPath, environment: environment) {
             guard let bytes = try? BoundedRead.file(path, limit: maximumFileBytes) else {
                 throw LoadError(description: "cannot read config file \(path) (missing, unreadable, or over 1 MiB)", isUsage: false)
             }

@@ -4,9 +4,6 @@ import Foundation
 /// A moment an operator names to look back to (`apnsd log --since/--until`): a duration meaning "that long
 /// ago" — a whole number followed by `s`, `m`, `h` or `d` (`90m`, `24h`, `7d`) — or an ISO 8601 time.
 public enum PastTime {
-    /// The unit suffixes and their seconds (those of `TimeSpan`, the retention settings' lengths).
-    static let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-
     /// Parses `text` as of `now`; the error names both accepted forms.
     public static func parse(_ text: String, now: Date) throws(IntakeError) -> Date {
         if let seconds = duration(text) { return now.addingTimeInterval(-Double(seconds)) }
@@ -19,7 +16,7 @@ public enum PastTime {
 
     /// Seconds in a duration such as `90m`, or nil when `text` is not one (at most 100 years: beyond it is a typo).
     public static func duration(_ text: String) -> Int? {
-        guard let unit = text.last, let seconds = units[unit], text.count > 1, text.count <= 12 else { return nil }
+        guard let unit = text.last, let seconds = TimeSpan.unitSeconds[unit].map(Int.init), text.count > 1, text.count <= 12 else { return nil }
         let digits = text.dropLast()
         guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), count <= 36_500 * 86_400 / seconds else { return nil }
         return count * seconds

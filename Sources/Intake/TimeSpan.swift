@@ -32,5 +32,6 @@ public struct TimeSpan: Sendable, Hashable, CustomStringConvertible {
     /// The length as a `Duration`.
     public var duration: Duration { .seconds(seconds) }
 
-    private static let unitSeconds: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+    /// The units and their seconds; `PastTime` reads durations with the same ones.
+    static let unitSeconds: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
 }

@@ -19,9 +19,7 @@ enum ConfigCheckCommand {
         _ = try arguments.positionals(exactly: [])
         let configuration = try Configuration.load(arguments: arguments)
         var checks: [Check] = []
-        let environment = ProcessInfo.processInfo.environment
-        let file = try arguments.value("config") ?? environment["APNSD_CONFIG"]
-            ?? (FileManager.default.fileExists(atPath: "./apnsd.json") ? "./apnsd.json" : nil)
+        let file = Configuration.configFile(configPath: try arguments.value("config"))
         checks.append(Check(name: "settings", ok: true, detail: file.map { "config file \($0)" } ?? "no config file (environment and flags only)"))
         checks.append(await database(configuration))
         checks.append(key(configuration))
