@@ -20,6 +20,8 @@ let package = Package(
                        providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
 
         .target(name: "APNs"),
         .target(name: "Threads"),
@@ -28,6 +30,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["Threads", "CMicroHTTPD"]),
         .target(name: "QueueModel", dependencies: ["APNs"]),
         .target(name: "Store", dependencies: ["APNs", "QueueModel", "Threads", "CSQLite"], exclude: ["SCHEMA.md"]),
+        .target(name: "PostgresStore", dependencies: ["APNs", "QueueModel", "Store", "Threads", "CLibPQ"]),
         .target(name: "Logging"),
         .target(name: "ArgumentParsing"),
         .target(name: "Metrics", dependencies: ["APNs", "QueueModel", "Threads"]),
@@ -37,7 +40,7 @@ let package = Package(
         .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging", "Threads"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
-        .executableTarget(name: "apnsd", dependencies: ["API", "Events", "Threads", "APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer", "Metrics", "QueueModel", "Store", "Dispatcher", "Logging", "Intake", "ArgumentParsing"]),
+        .executableTarget(name: "apnsd", dependencies: ["API", "Events", "Threads", "APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer", "Metrics", "QueueModel", "Store", "PostgresStore", "Dispatcher", "Logging", "Intake", "ArgumentParsing"]),
 
         .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing", "Metrics", "QueueModel",
                                                                      "API"],
@@ -61,7 +64,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "APNs", "QueueModel"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["ProviderAuth"]),
         .testTarget(name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "QueueModel", "APNs", "Threads"]),
+        .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "PostgresStore", "QueueModel", "APNs", "Threads"]),
         .testTarget(name: "EventsTests", dependencies: ["TestSupport", "Events", "Store", "QueueModel", "HTTPServer", "HTTP2Transport", "ProviderAuth", "APNs", "Intake", "Threads", "Logging"]),
         .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging", "Metrics", "Threads"]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).

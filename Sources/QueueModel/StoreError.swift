@@ -18,6 +18,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The operating system failed a read, write, sync or lock on the database's files (SQLITE_IOERR and its
     /// extended codes): SQLite's message, the extended code and the `errno` behind it.
     case ioError(path: String, detail: String)
+    /// The database server cannot be reached, is starting or shutting down, or the connection to it was lost
+    /// (PostgreSQL): the server's or libpq's message. Nothing of the failed transaction was written.
+    case unavailable(path: String, detail: String)
     /// The file was migrated by a newer apnsd: these migration ids are unknown to this build.
     case newerSchema(path: String, unknownMigrations: [String])
     /// A store opened with `readOnly` found migrations this build needs but may not apply.
@@ -60,6 +63,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "database \(path): the disk is full: free space on that filesystem; nothing was written"
         case .ioError(let path, let detail):
             return "database \(path): I/O error (\(detail)): check the disk and the filesystem it is on (dmesg, df, mount)"
+        case .unavailable(let path, let detail):
+            return "database \(path) is unavailable (\(detail)): check that the server runs and is reachable; retrying is safe"
         case .olderSchema(let path, let missing):
             return "database \(path) needs migrations this apnsd applies (\(missing.joined(separator: ", ")))"
         case .newerSchema(let path, let unknown):
@@ -94,7 +99,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// a long-running writer such as the worker retries while this is true, and stops on anything else.
     public var isTransient: Bool {
         switch self {
-        case .databaseLocked, .diskFull, .ioError, .readOnly: return true
+        case .databaseLocked, .diskFull, .ioError, .readOnly, .unavailable: return true
         case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
              .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict, .ambiguousDevice,
              .backupFailed:

@@ -1,19 +1,19 @@
 import Foundation
 
 /// Times are stored as INTEGER milliseconds since 1970-01-01 00:00 UTC (see SCHEMA.md).
-enum Milliseconds {
-    static func from(_ date: Date) -> Int64 {
+package enum Milliseconds {
+    package static func from(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    static func date(_ milliseconds: Int64) -> Date {
+    package static func date(_ milliseconds: Int64) -> Date {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
-    static var now: Int64 { from(Date()) }
+    package static var now: Int64 { from(Date()) }
 }
 
 extension Date {
     /// Milliseconds since 1970 UTC, as stored in the database.
-    var storeMilliseconds: Int64 { Milliseconds.from(self) }
+    package var storeMilliseconds: Int64 { Milliseconds.from(self) }
 }

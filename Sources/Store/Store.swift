@@ -1,10 +1,11 @@
 import APNs
 import Foundation
 import QueueModel
+import Threads
 
 /// The queue, the device registry and the delivery log, in one SQLite file (WAL mode).
 ///
-/// One actor owns the one connection to the file and runs on its own thread (`StoreExecutor`), so SQLite's
+/// One actor owns the one connection to the file and runs on its own thread (`ThreadExecutor`), so SQLite's
 /// blocking calls never occupy Swift's cooperative pool. Several processes may open the same file (the CLI
 /// and the worker): writes take the write lock with `BEGIN IMMEDIATE` and wait up to the busy timeout.
 ///
@@ -39,7 +40,7 @@ public actor Store {
     /// Fired after each write transaction of this store that changed rows.
     public nonisolated let commits = WorkSignal()
     private let options: Options
-    let executor: StoreExecutor
+    let executor: ThreadExecutor
     private var connection: Connection?
     /// Called after each commit that wrote events (`addEventObserver`).
     var eventObservers: [@Sendable () -> Void] = []
@@ -58,7 +59,7 @@ public actor Store {
     private init(path: String, options: Options) {
         self.path = path
         self.options = options
-        self.executor = StoreExecutor(name: "apnsd.store")
+        self.executor = ThreadExecutor(name: "apnsd.store")
     }
 
     deinit {

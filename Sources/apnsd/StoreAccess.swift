@@ -1,4 +1,5 @@
 import Intake
+import PostgresStore
 import QueueModel
 import Store
 
@@ -10,41 +11,50 @@ enum StoreAccess {
     /// even by migrating it.
     static func open(_ configuration: Configuration, create: Bool = false, readOnly: Bool = false,
                      cacheSizeMiB: Int = 64) async throws(CLIError) -> any ProducerStore {
-        try await sqlite(configuration, create: create, readOnly: readOnly, cacheSizeMiB: cacheSizeMiB)
+        try await openAny(configuration, create: create, readOnly: readOnly, cacheSizeMiB: cacheSizeMiB)
     }
 
     /// The worker side, for `apnsd worker`.
     static func openForWorker(_ configuration: Configuration) async throws(CLIError) -> any DeliveryStore {
-        try await sqlite(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
+        try await openAny(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
     }
 
     /// `apnsd serve`: one read-write store for the API and its worker.
     static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore {
-        try await sqlite(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
+        try await openAny(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
     }
 
     /// API-key management (`apnsd api-key`); `readOnly` for listing.
     static func openForAPIKeys(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError) -> any APIKeyStore {
-        try await sqlite(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
+        try await openAny(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
     }
 
     /// `apnsd backup`: read-only, so an operator who may only read the file can copy it.
     static func openForBackup(_ configuration: Configuration) async throws(CLIError) -> any BackupStore {
-        try await sqlite(configuration, create: false, readOnly: true, cacheSizeMiB: 16)
+        try await openAny(configuration, create: false, readOnly: true, cacheSizeMiB: 16)
     }
 
     /// Retention (`apnsd prune`); `readOnly` for a dry run.
     static func openForRetention(_ configuration: Configuration, readOnly: Bool) async throws(CLIError) -> any RetentionStore {
-        try await sqlite(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
+        try await openAny(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
     }
 
-    private static func sqlite(_ configuration: Configuration, create: Bool, readOnly: Bool,
-                               cacheSizeMiB: Int) async throws(CLIError) -> Store {
+    /// Every store protocol, on either engine.
+    typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore & BackupStore
+
+    /// The store `database` names: a `postgres://` or `postgresql://` URL is PostgreSQL, anything else a SQLite file.
+    private static func openAny(_ configuration: Configuration, create: Bool, readOnly: Bool,
+                                  cacheSizeMiB: Int) async throws(CLIError) -> AnyStore {
+        let database = configuration.database
         do {
-            return try await Store.open(at: configuration.database,
+            if PostgresStore.isURL(database) {
+                return try await PostgresStore.open(url: database, options: PostgresStore.Options(createIfMissing: create, readOnly: readOnly))
+            }
+            return try await Store.open(at: database,
                                         options: Store.Options(createIfMissing: create, readOnly: readOnly, cacheSizeMiB: cacheSizeMiB))
         } catch .databaseMissing {
-            throw .failure("no database at \(configuration.database); run 'apnsd init' first (or set database / APNSD_DATABASE)")
+            let name = PostgresStore.isURL(database) ? PostgresStore.redacted(database) : database
+            throw .failure("no database at \(name); run 'apnsd init' first (or set database / APNSD_DATABASE)")
         } catch {
             throw .store(error)
         }

@@ -1,7 +1,9 @@
 import APNs
 import Foundation
 import QueueModel
+@testable import PostgresStore
 @testable import Store
+import TestSupport
 
 /// A fresh temporary folder for one test's database files.
 struct TemporaryFolder {
@@ -68,26 +70,93 @@ extension Store {
 
     /// Whether the actor's code runs on the executor's own thread.
     func runsOnExecutorThread() -> Bool { executor.isCurrentThread }
+}
 
-    /// Registers `count` devices for `topic` (tokens `first..<first+count`) in one import.
-    func registerDevices(_ range: Range<Int>, topic: String = topic, environment: Environment = .production,
-                         user: @Sendable (Int) -> String? = { _ in nil }, now: Date = t0) throws {
-        try importDevices(range.map { DeviceRegistration(token: token($0), topic: topic, environment: environment, user: user($0)) },
-                          now: now)
+/// The database engines a store suite runs on (`@Test(arguments: Engine.all)`): one parametrized suite, not a copy
+/// per engine. `APNSD_TEST_ENGINES` narrows it (scripts/test runs the sanitizer passes on SQLite only).
+enum Engine: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    static var all: [Engine] { PostgresCluster.enabled ? [.sqlite, .postgres] : [.sqlite] }
+
+    var description: String { rawValue }
+}
+
+/// Everything a store offers, on either engine, plus raw SQL for tests that look under it.
+typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore & RawSQL
+
+/// Raw SQL on a store (tests only). Both engines read the same statements for simple SQL.
+protocol RawSQL: Actor {
+    func execute(_ sql: String) async throws
+    func scalar(_ sql: String) async throws -> Int64?
+}
+
+extension Store: RawSQL {}
+
+extension PostgresStore: RawSQL {
+    func execute(_ sql: String) throws {
+        try read { db in try db.execute(sql) }
     }
 
-    /// Expands every due campaign completely.
-    func expandAll(now: Date, pageSize: Int = 1000) throws {
-        while try expandDueCampaigns(now: now, pageSize: pageSize, maxPages: 100).moreRemaining {}
+    func scalar(_ sql: String) throws -> Int64? {
+        try read { db in try db.query(sql).scalarInt64() }
+    }
+}
+
+/// One test's database on one engine: a SQLite file in a temporary folder, or a new database in the shared
+/// throwaway PostgreSQL cluster. `open()` again reaches the same database (restart tests).
+struct TestDatabase {
+    let engine: Engine
+    let folder: TemporaryFolder
+    /// The file path or the URL.
+    let location: String
+
+    init(_ engine: Engine) throws {
+        self.engine = engine
+        folder = try TemporaryFolder()
+        switch engine {
+        case .sqlite: location = folder.databasePath
+        case .postgres: location = try PostgresCluster.shared.createDatabase()
+        }
+    }
+
+    func open(create: Bool = true, readOnly: Bool = false) async throws -> AnyStore {
+        switch engine {
+        case .sqlite:
+            return try await Store.open(at: location, options: Store.Options(createIfMissing: create, readOnly: readOnly))
+        case .postgres:
+            return try await PostgresStore.open(url: location, options: PostgresStore.Options(createIfMissing: create, readOnly: readOnly))
+        }
+    }
+
+    func remove() {
+        folder.remove()
+    }
+}
+
+extension ProducerStore {
+    /// Registers `count` devices for `topic` (tokens `first..<first+count`) in one import.
+    func registerDevices(_ range: Range<Int>, topic: String = topic, environment: Environment = .production,
+                         user: @Sendable (Int) -> String? = { _ in nil }, now: Date = t0) async throws {
+        _ = try await importDevices(range.map { DeviceRegistration(token: token($0), topic: topic, environment: environment, user: user($0)) },
+                                    now: now, commitEvery: 10_000)
     }
 
     /// Every log entry matching `filter`.
-    func allLog(_ filter: LogFilter = LogFilter()) throws -> [LogEntry] {
+    func allLog(_ filter: LogFilter = LogFilter()) async throws -> [LogEntry] {
         var entries: [LogEntry] = []
         while true {
-            let page = try log(filter, after: entries.last?.id, limit: 500)
+            let page = try await log(filter, after: entries.last?.id, limit: 500)
             entries += page
             if page.count < 500 { return entries }
         }
+    }
+}
+
+extension DeliveryStore {
+    /// Expands every due campaign completely.
+    func expandAll(now: Date, pageSize: Int = 1000) async throws {
+        while try await expandDueCampaigns(now: now, pageSize: pageSize, maxPages: 100).moreRemaining {}
     }
 }

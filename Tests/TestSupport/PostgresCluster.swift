@@ -1,0 +1,167 @@
+import Foundation
+
+/// A throwaway PostgreSQL cluster for tests: `initdb` in a temporary folder, a server listening only on a Unix socket
+/// in that folder (no TCP port to collide on), trust authentication for its superuser `apnsd`. Run as `nobody`
+/// when the tests run as root (CI does; PostgreSQL refuses to run as root). Stopped at process exit.
+///
+/// Which engines the store and end-to-end suites run on: `APNSD_TEST_ENGINES` (comma-separated, `sqlite,postgres`
+/// by default); scripts/test runs the sanitizer passes on SQLite only.
+public final class PostgresCluster: @unchecked Sendable {
+    /// The folder holding the data directory, the socket and the server log.
+    public let folder: String
+    public var dataDirectory: String { folder + "/data" }
+    public var logFile: String { folder + "/server.log" }
+    private let lock = NSLock()
+    private var databases = 0
+
+    /// The cluster the whole test process shares, started at first use.
+    public static var shared: PostgresCluster {
+        get throws {
+            try sharedLock.withLock {
+                if let cluster = sharedCluster { return cluster }
+                let cluster = try PostgresCluster()
+                sharedCluster = cluster
+                return cluster
+            }
+        }
+    }
+    nonisolated(unsafe) private static var sharedCluster: PostgresCluster?
+    private static let sharedLock = NSLock()
+    nonisolated(unsafe) private static var running: [String] = []
+    private static let runningLock = NSLock()
+
+    /// Whether the PostgreSQL engine is among those the tests run on.
+    public static var enabled: Bool {
+        let engines = ProcessInfo.processInfo.environment["APNSD_TEST_ENGINES"] ?? "sqlite,postgres"
+        return engines.split(separator: ",").contains("postgres")
+    }
+
+    /// Creates and starts a new cluster of its own (for tests that stop and start the server).
+    public init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-pg-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if Self.asNobody {
+            try FileManager.default.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: folder)
+        }
+        try Self.tool("initdb", ["-D", dataDirectory, "-U", "apnsd", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"])
+        let settings = """
+
+            listen_addresses = ''
+            unix_socket_directories = '\(folder)'
+            port = 5432
+            fsync = off
+            synchronous_commit = off
+            full_page_writes = off
+            max_connections = 200
+            shared_buffers = 128MB
+            """
+        let config = dataDirectory + "/postgresql.conf"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
+        handle.seekToEndOfFile()
+        handle.write(Data(settings.utf8))
+        try handle.close()
+        try start()
+        Self.runningLock.withLock {
+            if Self.running.isEmpty { atexit { PostgresCluster.stopAll() } }
+            Self.running.append(dataDirectory)
+        }
+    }
+
+    /// Starts the server and waits until it accepts connections.
+    public func start() throws {
+        // Not through Foundation's Process: it learns of a child's end through a descriptor the child inherits,
+        // which the daemonized server would keep open, so `pg_ctl start` would never seem to end.
+        var arguments = [Self.binDirectory + "/pg_ctl", "-D", dataDirectory, "-l", logFile, "-w", "-t", "60", "start"]
+        if Self.asNobody { arguments = ["/usr/sbin/runuser", "-u", "nobody", "--"] + arguments }
+        let status = try Self.spawnAndWait(arguments)
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+            throw ClusterError(description: "pg_ctl start failed (\(status)): \(log.suffix(2000))")
+        }
+    }
+
+    /// Runs a program with posix_spawn and waits for it; its output goes to /dev/null.
+    private static func spawnAndWait(_ arguments: [String]) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+        guard spawned == 0 else { throw ClusterError(description: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// Stops the server (`immediate`: like a crash, recovery at the next start; `fast`: a clean shutdown).
+    public func stop(mode: String = "fast") throws {
+        try Self.tool("pg_ctl", ["-D", dataDirectory, "-m", mode, "-w", "-t", "60", "stop"])
+    }
+
+    /// The URL of the database `name`, through the socket.
+    public func url(_ name: String) -> String {
+        "postgresql:///\(name)?host=\(folder)&port=5432&user=apnsd"
+    }
+
+    /// A new empty database; returns its URL.
+    public func createDatabase() throws -> String {
+        let name = lock.withLock {
+            databases += 1
+            return "t\(getpid())_\(databases)"
+        }
+        try Self.tool("createdb", ["-h", folder, "-p", "5432", "-U", "apnsd", name])
+        return url(name)
+    }
+
+    /// Runs SQL with psql against database `name` (tests that look under the store); stdout, unaligned.
+    public func psql(_ url: String, _ sql: String) throws -> String {
+        try Self.tool("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql], asServerUser: false)
+    }
+
+    /// Removes the cluster's folder (the server must be stopped).
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private static func stopAll() {
+        let directories = runningLock.withLock { running }
+        for directory in directories {
+            _ = try? tool("pg_ctl", ["-D", directory, "-m", "immediate", "-w", "stop"])
+            try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent)
+        }
+    }
+
+    private static var asNobody: Bool { geteuid() == 0 }
+
+    /// PostgreSQL's programs: `pg_config --bindir` (Debian keeps them out of PATH).
+    private static let binDirectory: String = {
+        if let outcome = try? ToolRun.run("/usr/bin/env", ["pg_config", "--bindir"]), outcome.status == 0 {
+            return outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return "/usr/lib/postgresql/15/bin"
+    }()
+
+    @discardableResult
+    private static func tool(_ name: String, _ arguments: [String], asServerUser: Bool = true) throws -> String {
+        let path = binDirectory + "/" + name
+        let outcome: ToolRun.Outcome
+        if asNobody && asServerUser {
+            outcome = try ToolRun.run("/usr/sbin/runuser", ["-u", "nobody", "--", path] + arguments)
+        } else {
+            outcome = try ToolRun.run(path, arguments)
+        }
+        guard outcome.status == 0 else {
+            throw ClusterError(description: "\(name) \(arguments.joined(separator: " ")) failed (\(outcome.status)): \(outcome.stderr)\(outcome.stdout)")
+        }
+        return outcome.stdout
+    }
+
+    public struct ClusterError: Error, CustomStringConvertible {
+        public let description: String
+    }
+}
