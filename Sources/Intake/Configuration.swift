@@ -68,7 +68,7 @@ public struct Configuration: Sendable {
     }
 
     public static let settings: [Setting] = [
-        Setting("database", "APNSD_DATABASE", "database", "PATH", default: "./apnsd.sqlite", "SQLite file") { c, v in c.database = try nonEmpty(v, "database") },
+        Setting("database", "APNSD_DATABASE", "database", "PATH|URL", default: "./apnsd.sqlite", "SQLite file, or a postgres:// URL (libpq: sslmode, PGPASSFILE, PG* apply)") { c, v in c.database = try nonEmpty(v, "database") },
         Setting("apns.keyFile", "APNSD_KEY_FILE", "key-file", "P8", default: "none", ".p8 signing key (required to dispatch)") { c, v in c.keyFile = try nonEmpty(v, "apns.keyFile") },
         Setting("apns.keyId", "APNSD_KEY_ID", "key-id", "ID", default: "none", "10-character key id (required to dispatch)") { c, v in c.keyID = try nonEmpty(v, "apns.keyId") },
         Setting("apns.teamId", "APNSD_TEAM_ID", "team-id", "ID", default: "none", "10-character team id (required to dispatch)") { c, v in c.teamID = try nonEmpty(v, "apns.teamId") },

@@ -9,7 +9,7 @@ final class PGListener: Sendable {
     private let conninfo: String
     private let counter = Atomic<Int64>(0)
     private let stopping = Atomic<Bool>(false)
-    private let thread: Mutex<DedicatedThread?> = Mutex(nil)
+    private let thread = Locked<DedicatedThread?>(nil)
 
     init(conninfo: String) {
         self.conninfo = conninfo

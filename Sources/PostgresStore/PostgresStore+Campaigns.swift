@@ -1,61 +1,259 @@
 import APNs
 import Foundation
 import QueueModel
+import Store
 
 extension PostgresStore {
-    public func createCampaign(_ spec: CampaignSpec, now: Date) throws(StoreError) -> CampaignID {
-        throw unfinished()
+    /// Creates a campaign and returns its id. A `.single` campaign has its delivery rows inserted now, in the same
+    /// transaction (claimed before any bulk work); a `.bulk` one stores its audience (`campaign_audience`) and is
+    /// expanded by the workers once `scheduledAt` has come.
+    @discardableResult
+    public func createCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
+        try spec.validate()
+        return try write { db in
+            let id = try Self.insertCampaign(db, spec, now: now.storeMilliseconds).id
+            try Self.notifyWorkers(db)
+            return id
+        }
     }
 
-    public func enqueueSingle(_ spec: CampaignSpec, now: Date) throws(StoreError) -> CampaignID {
-        throw unfinished()
+    /// A single send (`apnsd send`): `spec` with kind `.single`, to tokens or users. Returns the campaign id.
+    @discardableResult
+    public func enqueueSingle(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
+        var spec = spec
+        spec.kind = .single
+        return try createCampaign(spec, now: now)
     }
 
-    public func enqueue(_ requests: [EnqueueRequest], now: Date) throws(StoreError) -> [Result<Enqueued, StoreError>] {
-        throw unfinished()
+    /// Starts a bulk campaign whose tokens arrive in chunks: a `draft`, never expanded nor sent, until
+    /// `sealCampaign`. `spec.audience` must be `.tokens` (its tokens, if any, are the first chunk).
+    public func beginCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
+        try spec.validate()
+        guard spec.kind != .single, case .tokens(let tokens, _) = spec.audience else {
+            throw .invalidCampaign("only a bulk campaign to tokens can be built in chunks")
+        }
+        return try write { db in
+            let id = try Self.insertCampaignRow(db, spec, status: .draft, now: now.storeMilliseconds)
+            try Self.stage(db, id, tokens.map(\.hex))
+            return id
+        }
     }
 
-    public func idempotentResult(_ key: IdempotencyKey, now: Date) throws(StoreError) -> Enqueued? {
-        throw unfinished()
-    }
-
-    public func sealCampaign(_ id: CampaignID, remembering key: IdempotencyKey, now: Date) throws(StoreError) -> Enqueued {
-        throw unfinished()
-    }
-
-    public func beginCampaign(_ spec: CampaignSpec, now: Date) throws(StoreError) -> CampaignID {
-        throw unfinished()
-    }
-
+    /// Appends a chunk of tokens to a draft campaign (one transaction, one statement per chunk).
     public func appendTokens(_ tokens: [DeviceToken], to id: CampaignID) throws(StoreError) {
-        throw unfinished()
+        try write { db in
+            try Self.requireDraft(db, id)
+            try Self.stage(db, id, tokens.map(\.hex))
+        }
     }
 
+    /// Ends a draft: the campaign becomes `scheduled` and is expanded and sent from its `scheduledAt` on.
+    @discardableResult
     public func sealCampaign(_ id: CampaignID) throws(StoreError) -> Campaign {
-        throw unfinished()
+        try write { db in
+            try Self.requireDraft(db, id)
+            try db.query("UPDATE campaigns SET status = 'scheduled' WHERE id = $1", id.rawValue)
+            try Self.notifyWorkers(db)
+            return try Self.fetchCampaign(db, id)
+        }
     }
 
+    /// The campaign with this id (its counters summed over `campaign_counts`); `StoreError.unknownCampaign` when
+    /// there is none.
     public func campaign(_ id: CampaignID) throws(StoreError) -> Campaign {
-        throw unfinished()
+        try read { db in try Self.fetchCampaign(db, id) }
     }
 
-    public func campaigns(kind: CampaignKind?, status: CampaignStatus?, before: CampaignID?, limit: Int) throws(StoreError) -> [Campaign] {
-        throw unfinished()
+    /// Campaigns, newest first: those with an id below `before` (for paging), optionally of one kind or status.
+    public func campaigns(kind: CampaignKind? = nil, status: CampaignStatus? = nil, before: CampaignID? = nil,
+                          limit: Int = 100) throws(StoreError) -> [Campaign] {
+        var sql = "SELECT \(Self.campaignColumns) FROM campaign_view WHERE id < $1"
+        var parameters: [PGValue] = [.int(before?.rawValue ?? Int64.max)]
+        if let kind {
+            parameters.append(.text(kind.stored))
+            sql += " AND kind = $\(parameters.count) AND verify = \(kind == .verify)"
+        }
+        if let status {
+            parameters.append(.text(status.rawValue))
+            sql += " AND status = $\(parameters.count)"
+        }
+        parameters.append(.int(Int64(max(0, limit))))
+        sql += " ORDER BY id DESC LIMIT $\(parameters.count)"
+        return try read { db in
+            let rows = try db.query(sql, parameters)
+            return try rows.map { row in try Self.campaign(rows, row) }
+        }
     }
 
-    public func requeue(_ id: CampaignID, status: DeliveryStatus, now: Date) throws(StoreError) -> Int {
-        throw unfinished()
+    // MARK: - Shared with the other files of the store
+
+    /// The columns `campaign(_:_:)` reads, from `campaign_view` (the counters summed over the shards).
+    static let campaignColumns = """
+        id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
+        collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
+        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused, verify
+        """
+
+    /// The campaign `id` as read now; `StoreError.unknownCampaign` when there is none.
+    static func fetchCampaign(_ db: PGConnection, _ id: CampaignID) throws -> Campaign {
+        let rows = try db.query("SELECT \(campaignColumns) FROM campaign_view WHERE id = $1", id.rawValue)
+        guard rows.count > 0 else { throw StoreError.unknownCampaign(id) }
+        return try campaign(rows, 0)
     }
 
-    public func pauseCampaign(_ id: CampaignID, now: Date) throws(StoreError) -> (campaign: Campaign, parked: Int) {
-        throw unfinished()
+    /// The campaign in `row` of `rows`, selected with `campaignColumns`.
+    static func campaign(_ rows: PGResult, _ row: Int) throws -> Campaign {
+        Campaign(
+            id: CampaignID(try rows.int64(row, 0)),
+            kind: try CampaignKind.stored(rows.string(row, 1), verify: rows.bool(row, 26)),
+            status: try Decode.campaignStatus(rows.string(row, 2)),
+            audience: AudienceSummary(kind: try Decode.audienceKind(rows.string(row, 3)),
+                                      environment: try rows.optionalString(row, 4).map(Decode.environment),
+                                      size: try rows.int(row, 5)),
+            content: try Decode.content(bundleID: rows.string(row, 6), pushType: rows.string(row, 7), priority: rows.int(row, 8),
+                                        expiration: rows.optionalInt64(row, 9), collapseID: rows.optionalString(row, 10),
+                                        apnsID: rows.optionalString(row, 24), payload: rows.data(row, 11)),
+            scheduledAt: Milliseconds.date(try rows.int64(row, 12)), createdAt: Milliseconds.date(try rows.int64(row, 13)),
+            startedAt: try rows.optionalInt64(row, 14).map(Milliseconds.date),
+            finishedAt: try rows.optionalInt64(row, 15).map(Milliseconds.date),
+            isExpanded: try rows.bool(row, 16),
+            counters: CampaignCounters(total: try rows.int(row, 17), pending: try rows.int(row, 18), accepted: try rows.int(row, 19),
+                                       rejected: try rows.int(row, 20), unregistered: try rows.int(row, 21),
+                                       failed: try rows.int(row, 22), cancelled: try rows.int(row, 23)),
+            isPaused: try rows.bool(row, 25))
     }
 
-    public func resumeCampaign(_ id: CampaignID, now: Date) throws(StoreError) -> (campaign: Campaign, resumed: Int) {
-        throw unfinished()
+    /// Inserts a campaign with its audience (a single send with its deliveries) inside the caller's transaction;
+    /// returns its id and the delivery rows created now (a bulk campaign's come with its expansion: 0).
+    static func insertCampaign(_ db: PGConnection, _ spec: CampaignSpec, now: Int64) throws -> (id: CampaignID, deliveries: Int) {
+        try spec.validate()
+        if isQuickSingle(spec, now: now) {
+            return (try insertSingleSends(db, [spec], now: now)[0], 1)
+        }
+        let due = (spec.scheduledAt?.storeMilliseconds ?? now) <= now
+        let id = try insertCampaignRow(db, spec, status: spec.kind == .single && due ? .running : .scheduled, now: now)
+        guard spec.kind == .single else {
+            switch spec.audience {
+            case .tokens(let tokens, _): try stage(db, id, tokens.map(\.hex))
+            case .users(let users, _): try stage(db, id, users)
+            case .all: break
+            }
+            return (id, 0)
+        }
+        return (id, try expandSingle(db, id, spec, now: now))
     }
 
-    public func pausedCampaigns() throws(StoreError) -> Set<CampaignID> {
-        throw unfinished()
+    // MARK: - Internals
+
+    /// Inserts the campaign's row (no audience, no counters) and returns its id.
+    static func insertCampaignRow(_ db: PGConnection, _ spec: CampaignSpec, status: CampaignStatus, now: Int64) throws -> CampaignID {
+        let content = spec.content
+        let rows = try db.query("""
+            INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
+                audience, audience_environment, scheduled_at, created_at, started_at, apns_id, verify)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+            RETURNING id
+            """, spec.kind.stored, status.rawValue, content.bundleID, content.pushType.rawValue, content.priority.rawValue,
+            content.expiration?.secondsSince1970, content.collapseID?.value, PGValue.bytes(content.payload.bytes),
+            spec.audience.kind.rawValue, spec.audience.environment?.rawValue, spec.scheduledAt?.storeMilliseconds ?? now, now,
+            status == .running ? now : nil, content.apnsID?.uuidString, spec.kind == .verify)
+        guard let id = try rows.scalarInt64() else { throw StoreError.corruptValue("campaign insert returned no id") }
+        return CampaignID(id)
+    }
+
+    /// Expands a single send completely at creation (SQLite's `expandCompletely`): its delivery rows from the
+    /// audience given, in order, with what expansion gives them; then its counters, and its status (completed at
+    /// once when nothing is pending). Returns the delivery rows inserted.
+    private static func expandSingle(_ db: PGConnection, _ id: CampaignID, _ spec: CampaignSpec, now: Int64) throws -> Int {
+        let values: [String]
+        let sql: String
+        let environment: PGValue
+        switch spec.audience {
+        case .tokens(let tokens, let chosen):
+            values = tokens.map(\.hex)
+            sql = singleTokensSQL
+            environment = .text(chosen?.rawValue ?? Environment.production.rawValue)
+        case .users(let users, let chosen):
+            values = users
+            sql = singleUsersSQL
+            environment = chosen.map { .text($0.rawValue) } ?? .null
+        case .all:
+            throw StoreError.invalidCampaign("a single send goes to tokens or users, not to all devices")
+        }
+        let counts = try db.query(sql, [.int(id.rawValue), .int(Int64(CampaignKind.single.priorityClass)),
+                                        .int(spec.scheduledAt?.storeMilliseconds ?? now), .int(now),
+                                        .text(spec.content.bundleID), environment, .texts(values)])
+        let inserted = try counts.int64(0, 0)
+        let cancelled = try counts.int64(0, 1)
+        try db.query("""
+            WITH counted AS (
+                INSERT INTO campaign_counts (campaign_id, shard, kind, total, pending, cancelled)
+                SELECT $1, 0, 'single', $2, $2 - $3, $3 WHERE $2 > 0
+            )
+            UPDATE campaigns SET expanded = true, expansion_cursor = $4, audience_size = $4,
+                status = CASE WHEN $2 = $3 THEN 'completed' ELSE 'running' END,
+                started_at = COALESCE(started_at, $5), finished_at = CASE WHEN $2 = $3 THEN $5 END
+            WHERE id = $1
+            """, id.rawValue, inserted, cancelled, Int64(values.count), now)
+        return Int(inserted)
+    }
+
+    /// A single send's deliveries to tokens: $1 campaign, $2 priority class, $3 due time, $4 now, $5 topic, $6 the
+    /// environment of unregistered tokens, $7 the tokens. A registered token goes to its device's environment,
+    /// cancelled when the device is inactive; a token given twice is sent once. Returns (inserted, cancelled).
+    private static let singleTokensSQL = """
+        WITH inserted AS (
+            INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
+                next_attempt_at, created_at, updated_at)
+            SELECT $1, d.id, a.value, COALESCE(d.environment, $6), $2,
+                   CASE WHEN NOT d.active THEN 'cancelled' ELSE 'pending' END,
+                   CASE WHEN NOT d.active THEN 'DeviceInactive' END, $3, $4, $4
+            FROM unnest($7::text[]) WITH ORDINALITY AS a(value, seq)
+            LEFT JOIN devices d ON d.token = a.value AND d.topic = $5
+            ORDER BY a.seq
+            ON CONFLICT DO NOTHING
+            RETURNING status
+        )
+        SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'cancelled') FROM inserted
+        """
+
+    /// A single send's deliveries to users' active devices of the topic (of environment $6 when not NULL); the
+    /// other parameters as `singleTokensSQL`.
+    private static let singleUsersSQL = """
+        WITH inserted AS (
+            INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
+                next_attempt_at, created_at, updated_at)
+            SELECT $1, d.id, d.token, d.environment, $2, 'pending', NULL, $3, $4, $4
+            FROM unnest($7::text[]) WITH ORDINALITY AS a(value, seq)
+            JOIN devices d ON d.user_id = a.value AND d.topic = $5 AND d.active AND ($6::text IS NULL OR d.environment = $6::text)
+            ORDER BY a.seq, d.id
+            ON CONFLICT DO NOTHING
+            RETURNING status
+        )
+        SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'cancelled') FROM inserted
+        """
+
+    /// Appends `values` (token hex or user ids) to the campaign's staged audience, numbering them on, in one
+    /// statement (the sub-statements see the same snapshot: the insert numbers from the size before the update).
+    static func stage(_ db: PGConnection, _ id: CampaignID, _ values: [String]) throws {
+        guard !values.isEmpty else { return }
+        try db.query("""
+            WITH staged AS (
+                INSERT INTO campaign_audience (campaign_id, seq, value)
+                SELECT $1, c.audience_size + a.n, a.value
+                FROM campaigns c, unnest($2::text[]) WITH ORDINALITY AS a(value, n)
+                WHERE c.id = $1
+            )
+            UPDATE campaigns SET audience_size = audience_size + cardinality($2::text[]) WHERE id = $1
+            """, [.int(id.rawValue), .texts(values)])
+    }
+
+    /// Locks the draft `id` (concurrent appends number its tokens one after the other);
+    /// `unknownCampaign` or `notADraft` otherwise.
+    private static func requireDraft(_ db: PGConnection, _ id: CampaignID) throws {
+        let rows = try db.query("SELECT status FROM campaigns WHERE id = $1 FOR UPDATE", id.rawValue)
+        guard rows.count > 0 else { throw StoreError.unknownCampaign(id) }
+        let status = try Decode.campaignStatus(rows.string(0, 0))
+        guard status == .draft else { throw StoreError.notADraft(id, status) }
     }
 }

@@ -188,7 +188,7 @@ extension Store {
                                         apnsID: statement.optionalString(7), payload: statement.blob(6)))
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
+    package static func milliseconds(_ duration: Duration) -> Int64 {
         let components = duration.components
         return components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }

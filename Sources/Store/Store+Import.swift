@@ -148,7 +148,7 @@ extension Store {
     /// What `importDevices` writes: the indices of `registrations` in (token, topic) order with each device
     /// once, and for a device given several times, its merged registration (by the index kept): its last
     /// environment and its last user given, as if its registrations had been applied in input order.
-    static func writeOrder(_ registrations: [DeviceRegistration]) -> (order: [Int], merged: [Int: DeviceRegistration]) {
+    package static func writeOrder(_ registrations: [DeviceRegistration]) -> (order: [Int], merged: [Int: DeviceRegistration]) {
         let sorted = ByteOrder.indices(count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token.hex) }) { a, b in
             let left = registrations[a], right = registrations[b]
             if left.token != right.token { return ByteOrder.precedes(left.token.hex, right.token.hex) }

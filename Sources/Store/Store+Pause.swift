@@ -7,7 +7,7 @@ import QueueModel
 /// its campaign is paused. Resuming makes the parked deliveries due at once, in their order.
 extension Store {
     /// The due time of a paused campaign's pending deliveries: after every real time, before `heldByOwner`.
-    static let pausedUntilResumed: Int64 = heldByOwner - 1
+    package static let pausedUntilResumed: Int64 = heldByOwner - 1
 
     /// SQL for the due time `value`, or `pausedUntilResumed` when the row's campaign is paused (the subquery runs
     /// once per statement, over the partial index of paused campaigns).

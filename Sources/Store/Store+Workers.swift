@@ -7,7 +7,7 @@ import QueueModel
 extension Store {
     /// `next_attempt_at` of a delivery leased by a worker: never due while leased; the lease ends by a record,
     /// a release, or a takeover after its owner stopped heartbeating. (9999-12-31T23:59:59.999Z)
-    static let heldByOwner: Int64 = 253_402_300_799_999
+    package static let heldByOwner: Int64 = 253_402_300_799_999
 
     /// Registers a worker at `now` and returns its id. Cancel requests made before it started are not
     /// acknowledged by it; those still in progress are in `openCancelRequests()`.

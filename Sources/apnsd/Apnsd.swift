@@ -52,6 +52,7 @@ struct Apnsd {
         case "cancel": try await CancelCommand.run(rest)
         case "log": try await LogCommand.run(rest)
         case "backup": try await BackupCommand.run(rest)
+        case "migrate": try await MigrateCommand.run(rest)
         case "stats": try await StatsCommand.run(rest)
         case "config":
             let (_, args) = try subcommand(rest, of: "config", ["check"])

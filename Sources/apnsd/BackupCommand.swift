@@ -14,7 +14,7 @@ enum BackupCommand {
         if arguments.flag("json") {
             Output.line(JSONLine(["path": .string(path), "bytes": .int(Int(bytes))]).description)
         } else {
-            Output.line("backed up \(configuration.database) to \(path) (\(bytes) bytes)")
+            Output.line("backed up \(configuration.databaseName) to \(path) (\(bytes) bytes)")
         }
     }
 }

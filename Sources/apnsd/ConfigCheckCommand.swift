@@ -51,7 +51,7 @@ enum ConfigCheckCommand {
     private static func database(_ configuration: Configuration) async -> Check {
         do {
             _ = try await StoreAccess.open(configuration, readOnly: true)
-            return Check(name: "database", ok: true, detail: "\(configuration.database) (schema up to date)")
+            return Check(name: "database", ok: true, detail: "\(configuration.databaseName) (schema up to date)")
         } catch {
             return Check(name: "database", ok: false, detail: error.message)
         }

@@ -3,8 +3,12 @@ import Foundation
 import HTTP2Transport
 import Intake
 import Logging
+import PostgresStore
 
 extension Configuration {
+    /// The database as messages and logs name it: a PostgreSQL URL without its password.
+    var databaseName: String { PostgresStore.isURL(database) ? PostgresStore.redacted(database) : database }
+
     /// Loads the settings for a command: its config file, the environment, then its flags.
     /// An unknown `APNSD_*` variable gets one warning line on stderr each.
     static func load(arguments: Arguments, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError) -> Configuration {

@@ -60,6 +60,8 @@ enum Help {
       log                      The delivery log.
       stats                    Outcomes by status and reason, request rates, deactivations, the queue.
       backup PATH              A consistent copy of the database, taken while workers run.
+      migrate --from PATH --to URL
+                               Copy a SQLite database into PostgreSQL (several workers on several hosts).
       prune                    Delete old deliveries and stale devices (retention.*); campaigns keep their counts.
       config check             Load the settings and the key, mint a token, resolve the APNs hosts; exit 0/1.
       api-key create|list|revoke
@@ -86,6 +88,7 @@ enum Help {
                          but the database. Run it as root, or as the owner and a member of NAME.
         """,
         "prune": PruneCommand.help,
+        "migrate": MigrateCommand.help,
         "backup": """
         OVERVIEW: Write a consistent copy of the database to PATH while workers and the API keep running
         (SQLite's online backup: one snapshot, a single file). PATH must not exist; the copy is created 0600.

@@ -1,5 +1,6 @@
 import Foundation
 import Intake
+import PostgresStore
 import QueueModel
 /// `apnsd init [--group NAME]`: create or migrate the database; safe to run again. With `--group`, the
 /// database and its directory are shared by the users of that group (see `DatabaseGroup`).
@@ -9,6 +10,13 @@ enum InitCommand {
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
         let group = try arguments.value("group").map { (name: String) throws(CLIError) in try DatabaseGroup(name) }
+        if PostgresStore.isURL(configuration.database) {
+            // PostgreSQL: the database exists (created by its administrator); init creates or migrates the schema.
+            if group != nil { throw .usage("--group shares a SQLite file; a PostgreSQL database's access is granted in PostgreSQL") }
+            let store = try await StoreAccess.open(configuration, create: true)
+            await store.close()
+            return Output.line("database ready at \(configuration.databaseName)")
+        }
         try group?.prepareDirectory(of: configuration.database)
         let created = DatabaseFile.createPrivate(configuration.database)
         let store: any ProducerStore

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 import QueueModel
 
 /// `GET /readyz`'s checks: `database` (the file is writable and the store answers a query) and, when the
@@ -20,7 +21,8 @@ struct Readiness: Sendable {
     }
 
     private func database() async -> String {
-        guard access(databasePath, W_OK) == 0 else { return "not writable: \(String(cString: strerror(errno)))" }
+        // A PostgreSQL URL has no file to check: the query below says whether the server answers.
+        guard PostgresStore.isURL(databasePath) || access(databasePath, W_OK) == 0 else { return "not writable: \(String(cString: strerror(errno)))" }
         do {
             _ = try await store.workers()
             return "ok"

@@ -22,7 +22,7 @@ enum WorkerCommand {
         defer { withExtendedLifetime(reload) {} }
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
-        logger.info("worker.started", ("database", configuration.database), ("connections", String(configuration.connections)),
+        logger.info("worker.started", ("database", configuration.databaseName), ("connections", String(configuration.connections)),
                     ("rate", String(configuration.rate)), ("until_idle", String(arguments.flag("until-idle"))))
         let summary: WorkerSummary
         do {

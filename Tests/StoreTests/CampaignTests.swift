@@ -5,62 +5,62 @@ import Testing
 @testable import Store
 
 @Suite struct CampaignTests {
-    @Test func cancelStopsPendingWorkAndInFlightResultsStillCount() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func cancelStopsPendingWorkAndInFlightResultsStillCount(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         try await store.registerDevices(0..<10)
         let id = try await store.createCampaign(bulk(.all()), now: t0)
         try await store.expandAll(now: t0)
-        let inFlight = try await store.claim(now: at(1), limit: 3, leaseFor: .seconds(30))
+        let inFlight = try await store.claim(now: at(1), limit: 3, leaseFor: .seconds(30), worker: nil)
 
-        let cancelled = try await store.cancelCampaign(id, now: at(2))
+        let cancelled = try await store.finishCancel(id, request: nil, unacknowledged: 0, now: at(2)).campaign
         #expect(cancelled.status == .cancelled)
         #expect(cancelled.finishedAt == at(2))
         #expect(cancelled.counters == CampaignCounters(total: 10, cancelled: 10))
-        #expect(try await store.claim(now: at(100), limit: 10, leaseFor: .seconds(30)).isEmpty)
+        #expect(try await store.claim(now: at(100), limit: 10, leaseFor: .seconds(30), worker: nil).isEmpty)
         #expect(try await store.allLog(LogFilter(campaign: id)).allSatisfy { $0.reason?.rawValue == "CampaignCancelled" })
 
         // The request that was in flight reached APNs: the log and counters say so.
-        try await store.record([.accepted(inFlight[0], apnsID: nil),
-                                .retry(inFlight[1], at: at(10))], now: at(3))
+        _ = try await store.record([.accepted(inFlight[0], apnsID: nil),
+                                    .retry(inFlight[1], at: at(10))], by: nil, now: at(3))
         let after = try await store.campaign(id)
         #expect(after.counters == CampaignCounters(total: 10, accepted: 1, cancelled: 9))
         #expect(after.status == .cancelled)
 
         // Cancelling again changes nothing.
-        #expect(try await store.cancelCampaign(id, now: at(4)).counters == after.counters)
+        #expect(try await store.finishCancel(id, request: nil, unacknowledged: 0, now: at(4)).campaign.counters == after.counters)
     }
 
-    @Test func cancellingBeforeExpansionStopsTheExpansion() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func cancellingBeforeExpansionStopsTheExpansion(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         try await store.registerDevices(0..<30)
         let id = try await store.createCampaign(bulk(.all()), now: t0)
         _ = try await store.expandDueCampaigns(now: t0, pageSize: 10, maxPages: 1)
-        try await store.cancelCampaign(id, now: at(1))
+        _ = try await store.finishCancel(id, request: nil, unacknowledged: 0, now: at(1))
         let report = try await store.expandDueCampaigns(now: at(2), pageSize: 10, maxPages: 10)
         #expect(report.pages == 0)
         #expect(try await store.campaign(id).counters == CampaignCounters(total: 10, cancelled: 10))
     }
 
-    @Test func unknownCampaignIsAnErrorThatNamesTheID() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func unknownCampaignIsAnErrorThatNamesTheID(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         await #expect(throws: StoreError.unknownCampaign(CampaignID(42))) {
-            try await store.cancelCampaign(CampaignID(42), now: t0)
+            _ = try await store.finishCancel(CampaignID(42), request: nil, unacknowledged: 0, now: t0)
         }
-        let error = await #expect(throws: StoreError.self) { try await store.campaign(CampaignID(42)) }
+        let error = await #expect(throws: StoreError.self) { _ = try await store.campaign(CampaignID(42)) }
         #expect(error?.description == "no campaign with id 42")
     }
 
-    @Test func campaignKeepsItsSendingParameters() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
-        try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
+    @Test(arguments: Engine.all) func campaignKeepsItsSendingParameters(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        _ = try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
         let content = try NotificationContent(bundleID: topic, pushType: .background,
                                               expiration: try Expiration(secondsSince1970: 1_800_000_000), collapseID: try CollapseID("news"),
                                               payload: try Payload(json: #"{"aps":{"content-available":1}}"#, pushType: .background))
@@ -76,7 +76,7 @@ import Testing
         #expect(campaign.audience == AudienceSummary(kind: .tokens, environment: .development, size: 1))
 
         try await store.expandAll(now: at(5))
-        let job = try #require(try await store.claim(now: at(5), limit: 1, leaseFor: .seconds(30)).first)
+        let job = try #require(try await store.claim(now: at(5), limit: 1, leaseFor: .seconds(30), worker: nil).first)
         #expect(job.content == content)
     }
 
@@ -89,16 +89,16 @@ import Testing
         #expect(throws: APNsError.self) { try NotificationContent(bundleID: "com example", payload: payload()) }
     }
 
-    @Test func campaignsAreListedNewestFirstWithFilters() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func campaignsAreListedNewestFirstWithFilters(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         let a = try await store.createCampaign(bulk(.all()), now: t0)
         let b = try await store.enqueueSingle(single(token(1)), now: t0)
         let c = try await store.createCampaign(bulk(.all(), at: at(100)), now: t0)
-        #expect(try await store.campaigns().map(\.id) == [c, b, a])
-        #expect(try await store.campaigns(kind: .bulk).map(\.id) == [c, a])
-        #expect(try await store.campaigns(status: .running).map(\.id) == [b])
-        #expect(try await store.campaigns(before: c, limit: 1).map(\.id) == [b])
+        #expect(try await store.campaigns(kind: nil, status: nil, before: nil, limit: 100).map(\.id) == [c, b, a])
+        #expect(try await store.campaigns(kind: .bulk, status: nil, before: nil, limit: 100).map(\.id) == [c, a])
+        #expect(try await store.campaigns(kind: nil, status: .running, before: nil, limit: 100).map(\.id) == [b])
+        #expect(try await store.campaigns(kind: nil, status: nil, before: c, limit: 1).map(\.id) == [b])
     }
 }

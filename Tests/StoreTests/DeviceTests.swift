@@ -5,10 +5,10 @@ import Testing
 @testable import Store
 
 @Suite struct DeviceTests {
-    @Test func reRegistrationRefreshesTimeAndReactivates() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func reRegistrationRefreshesTimeAndReactivates(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         let first = try await store.register(DeviceRegistration(token: token(1), topic: topic, user: "alice"), now: at(0))
         #expect(first.isActive)
         #expect(first.registeredAt == at(0))
@@ -16,9 +16,9 @@ import Testing
 
         // BadDeviceToken deactivates it…
         let campaign = try await store.enqueueSingle(single(token(1)), now: at(1))
-        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30))
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil)
         #expect(jobs.map(\.campaignID) == [campaign])
-        try await store.record([.badToken(jobs[0], reason: .badDeviceToken)], now: at(2))
+        _ = try await store.record([.badToken(jobs[0], reason: .badDeviceToken)], by: nil, now: at(2))
         let dead = try #require(try await store.device(token: token(1), topic: topic))
         #expect(!dead.isActive)
         #expect(dead.reason == .badDeviceToken)
@@ -33,38 +33,38 @@ import Testing
         #expect(again.reason == nil)
         #expect(again.environment == .development)
         #expect(again.user == "alice")
-        #expect(try await store.deviceCount() == 1)
+        #expect(try await store.deviceCount(active: nil) == 1)
     }
 
-    @Test func sameTokenForTwoTopicsIsTwoDevices() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
-        try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
-        try await store.register(DeviceRegistration(token: token(1), topic: otherTopic), now: t0)
-        #expect(try await store.deviceCount() == 2)
+    @Test(arguments: Engine.all) func sameTokenForTwoTopicsIsTwoDevices(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        _ = try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
+        _ = try await store.register(DeviceRegistration(token: token(1), topic: otherTopic), now: t0)
+        #expect(try await store.deviceCount(active: nil) == 2)
     }
 
-    @Test func importsAHundredThousandDevicesInOneCall() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func importsAHundredThousandDevicesInOneCall(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         let registrations = (0..<100_000).map { DeviceRegistration(token: token($0), topic: topic, user: "u\($0 % 1000)") }
-        #expect(try await store.importDevices(registrations, now: t0) == 100_000)
-        #expect(try await store.deviceCount() == 100_000)
+        #expect(try await store.importDevices(registrations, now: t0, commitEvery: 100_000) == 100_000)
+        #expect(try await store.deviceCount(active: nil) == 100_000)
         // Importing some again updates them instead of adding rows.
-        try await store.importDevices(Array(registrations[0..<10]), now: at(5))
-        #expect(try await store.deviceCount() == 100_000)
+        _ = try await store.importDevices(Array(registrations[0..<10]), now: at(5), commitEvery: 100_000)
+        #expect(try await store.deviceCount(active: nil) == 100_000)
         #expect(try await store.device(token: token(3), topic: topic)?.registeredAt == at(5))
         #expect(try await store.device(token: token(30), topic: topic)?.registeredAt == t0)
     }
 
-    @Test func listsDevicesInPagesWithActiveFilter() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func listsDevicesInPagesWithActiveFilter(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         try await store.registerDevices(0..<25)
-        try await store.execute("UPDATE devices SET active = 0, deactivated_at = 0, reason = 'Unregistered' WHERE id % 5 = 0")
+        try await store.execute("UPDATE devices SET active = false, deactivated_at = 0, reason = 'Unregistered' WHERE id % 5 = 0")
 
         var all: [Device] = []
         for try await device in store.allDevices(pageSize: 7) { all.append(device) }
@@ -72,7 +72,7 @@ import Testing
         #expect(Set(all.map(\.token)).count == 25)
         #expect(all.map(\.id) == all.map(\.id).sorted())
 
-        let inactive = try await store.devices(active: false, limit: 100)
+        let inactive = try await store.devices(active: false, after: nil, limit: 100)
         #expect(inactive.count == 5)
         #expect(inactive.allSatisfy { !$0.isActive && $0.reason == .unregistered })
         var active: [Device] = []
@@ -80,7 +80,7 @@ import Testing
         #expect(active.count == 20)
         #expect(try await store.deviceCount(active: true) == 20)
 
-        let page = try await store.devices(after: all[9].id, limit: 3)
+        let page = try await store.devices(active: nil, after: all[9].id, limit: 3)
         #expect(page.map(\.id) == Array(all[10..<13]).map(\.id))
     }
 }

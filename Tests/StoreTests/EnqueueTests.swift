@@ -10,10 +10,10 @@ import Testing
         IdempotencyKey(scope: scope, key: key, requestHash: hash)
     }
 
-    @Test func eachRequestOfAGroupStandsAlone() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func eachRequestOfAGroupStandsAlone(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         let allDevices = CampaignSpec(kind: .single, audience: .all(), content: single(token(0)).content)
         let results = try await store.enqueue([
             EnqueueRequest(specs: [single(token(1))]),
@@ -27,10 +27,10 @@ import Testing
         #expect(Set(try await store.allLog().map(\.token)) == [token(1), token(3), token(4)])
     }
 
-    @Test func aKeyReplaysWithTheSameRequestAndRefusesAnother() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func aKeyReplaysWithTheSameRequestAndRefusesAnother(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         let first = try await store.enqueue([EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1"))], now: t0)[0].get()
         #expect(!first.isReplay)
         // The same key twice in one group: the second replays the first.
@@ -51,10 +51,10 @@ import Testing
         #expect(try await store.idempotentResult(key("k", "h9"), now: at(24 * 3600 + 2))?.ids == later.ids)
     }
 
-    @Test func sealingUnderAKeyDropsADuplicateDraft() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func sealingUnderAKeyDropsADuplicateDraft(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         let spec = bulk(.tokens([]))
         let a = try await store.beginCampaign(spec, now: t0)
         let b = try await store.beginCampaign(spec, now: t0)
@@ -66,12 +66,12 @@ import Testing
         #expect(try await store.campaigns(kind: .bulk, status: nil, before: nil, limit: 10).map(\.id) == [a])
     }
 
-    @Test func recentLogPagesNewestFirstWithFilters() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
-        try await store.register(DeviceRegistration(token: token(1), topic: topic, environment: .production, user: "alice"), now: t0)
-        for n in 0..<5 { try await store.enqueueSingle(single(token(n)), now: at(Double(n))) }
+    @Test(arguments: Engine.all) func recentLogPagesNewestFirstWithFilters(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        _ = try await store.register(DeviceRegistration(token: token(1), topic: topic, environment: .production, user: "alice"), now: t0)
+        for n in 0..<5 { _ = try await store.enqueueSingle(single(token(n)), now: at(Double(n))) }
         var seen: [DeliveryID] = []
         var before: DeliveryID?
         while true {
@@ -87,14 +87,14 @@ import Testing
         #expect(try await store.recentLog(LogFilter(reason: .unregistered), before: nil, limit: 10).isEmpty)
     }
 
-    @Test func aChosenApnsIDIsSentWithEveryDelivery() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func aChosenApnsIDIsSentWithEveryDelivery(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         let id = try NotificationID("123e4567-e89b-12d3-a456-426614174000")
         let content = try NotificationContent(bundleID: topic, apnsID: id, payload: payload())
         let campaign = try await store.enqueueSingle(CampaignSpec(kind: .single, audience: .tokens([token(1)]), content: content), now: t0)
-        let jobs = try await store.claim(now: t0, limit: 10, leaseFor: .seconds(30))
+        let jobs = try await store.claim(now: t0, limit: 10, leaseFor: .seconds(30), worker: nil)
         #expect(jobs.map(\.content.apnsID) == [id])
         #expect(jobs[0].content.headers.contains { $0.name == "apns-id" && $0.value == id.uuidString })
         #expect(try await store.campaign(campaign).content.apnsID == id)

@@ -6,27 +6,27 @@ import Threads
 @testable import Store
 
 @Suite struct EventTests {
-    @Test func theRecordPathWritesDeactivationAndFailureEventsInTheSameTransaction() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func theRecordPathWritesDeactivationAndFailureEventsInTheSameTransaction(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         try await store.registerDevices(0..<5, environment: .development, user: { "u\($0)" })
         let notified = Locked(0)
         await store.addEventObserver { notified.withLock { $0 += 1 } }
         let campaign = try await store.createCampaign(bulk(.tokens((0..<6).map { token($0) })), now: t0)
         try await store.expandAll(now: t0)
-        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30)).sorted { $0.id < $1.id }
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil).sorted { $0.id < $1.id }
         #expect(jobs.count == 6)
-        try await store.record([
+        _ = try await store.record([
             .accepted(jobs[0], apnsID: nil),
             .unregistered(jobs[1], reason: .unregistered, timestamp: nil),
             DeliveryResult(jobs[2], disposition: .failed, reason: .expired),
             .badToken(jobs[3], reason: .deviceTokenNotForTopic),
             .retry(jobs[4], at: at(60), httpStatus: 429, reason: .tooManyRequests),
             DeliveryResult(jobs[5], disposition: .failed, httpStatus: 503, reason: .serviceUnavailable),
-        ], now: at(2))
+        ], by: nil, now: at(2))
         #expect(notified.withLock { $0 } == 1)
-        let events = try await store.events()
+        let events = try await store.events(after: nil, limit: 500)
         #expect(events.map(\.type) == [.deviceDeactivated, .deviceDeactivated, .deliveryFailed, .deliveryFailed])
         #expect(events.map(\.token) == [token(1), token(3), token(2), token(5)])
         #expect(events.map(\.reason) == [.unregistered, .deviceTokenNotForTopic, .expired, .serviceUnavailable])
@@ -38,18 +38,18 @@ import Threads
         #expect(events.map(\.id) == events.map(\.id).sorted())
 
         // Recording the same outcomes again (a duplicate) writes no more events.
-        try await store.record([.unregistered(jobs[1], reason: .unregistered, timestamp: nil),
-                                DeliveryResult(jobs[2], disposition: .failed, reason: .expired)], now: at(3))
-        #expect(try await store.events().count == 4)
+        _ = try await store.record([.unregistered(jobs[1], reason: .unregistered, timestamp: nil),
+                                    DeliveryResult(jobs[2], disposition: .failed, reason: .expired)], by: nil, now: at(3))
+        #expect(try await store.events(after: nil, limit: 500).count == 4)
         #expect(notified.withLock { $0 } == 1)
     }
 
-    @Test func pagingTheWebhookCursorAndPruning() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func pagingTheWebhookCursorAndPruning(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         try await store.registerDevices(0..<6)
-        for n in 0..<6 { try await store.deactivateDevice(token: token(n), topic: topic, reason: .removed, now: at(Double(n))) }
+        for n in 0..<6 { _ = try await store.deactivateDevice(token: token(n), topic: topic, reason: .removed, now: at(Double(n))) }
         let first = try await store.events(after: nil, limit: 4)
         let rest = try await store.events(after: first.last?.id, limit: 4)
         #expect((first + rest).map(\.token) == (0..<6).map { token($0) })
@@ -63,25 +63,27 @@ import Threads
         // With a webhook, only acknowledged events older than the cutoff go: events 0 and 1 (2 is at 2 s, not before).
         #expect(try await store.pruneEvents(writtenBefore: at(2), keepUndelivered: true) == 2)
         #expect(try await store.pruneEvents(writtenBefore: at(100), keepUndelivered: true) == 1)
-        #expect(try await store.events().map(\.token) == [3, 4, 5].map { token($0) })
+        #expect(try await store.events(after: nil, limit: 500).map(\.token) == [3, 4, 5].map { token($0) })
         // Without one, age alone; ids are never reused after everything was pruned.
         #expect(try await store.pruneEvents(writtenBefore: at(100), keepUndelivered: false) == 3)
-        try await store.register(DeviceRegistration(token: token(0), topic: topic), now: at(20))
-        try await store.deactivateDevice(token: token(0), topic: topic, reason: .removed, now: at(21))
+        _ = try await store.register(DeviceRegistration(token: token(0), topic: topic), now: at(20))
+        _ = try await store.deactivateDevice(token: token(0), topic: topic, reason: .removed, now: at(21))
         let after = try await store.events(after: rest.last?.id, limit: 10)
         #expect(after.count == 1 && after[0].id > rest[rest.count - 1].id)
     }
 
-    @Test func eventsSurviveReopening() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
-        try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
-        try await store.deactivateDevice(token: token(1), topic: topic, reason: .removed, now: at(1))
-        try await store.advanceWebhookCursor(to: EventID(1), now: at(2))
+    @Test(arguments: Engine.all) func eventsSurviveReopening(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        _ = try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
+        _ = try await store.deactivateDevice(token: token(1), topic: topic, reason: .removed, now: at(1))
+        let written = try await store.events(after: nil, limit: 500)
+        #expect(written.map(\.id) == [EventID(1)])
+        try await store.advanceWebhookCursor(to: written[0].id, now: at(2))
         await store.close()
-        let reopened = try await Store.open(at: folder.databasePath)
-        #expect(try await reopened.events().map(\.reason) == [.removed])
+        let reopened = try await database.open()
+        #expect(try await reopened.events(after: nil, limit: 500).map(\.reason) == [.removed])
         #expect(try await reopened.webhookCursor() == EventID(1))
     }
 }

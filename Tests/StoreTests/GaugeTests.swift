@@ -4,11 +4,13 @@ import QueueModel
 import Testing
 @testable import Store
 
-/// `Store.gauges(now:)`: the counters kept by migration 0007's triggers and the due index agree with counting the
-/// rows, through every write path that moves them.
+/// `gauges(now:)`: the counters kept by the store (SQLite: migration 0007's triggers; PostgreSQL: the campaigns'
+/// sharded counters and device triggers) and the due index agree with counting the rows, through every write path
+/// that moves them.
 @Suite struct GaugeTests {
     /// The gauges as a full count of the rows would give them.
-    private func counted(_ store: Store, now: Date) async throws -> QueueGauges {
+    private func counted(_ store: AnyStore, _ engine: Engine, now: Date) async throws -> QueueGauges {
+        let (active, inactive) = engine == .sqlite ? ("active = 1", "active = 0") : ("active", "NOT active")
         let oldest = try await store.scalar("""
             SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND next_attempt_at <= \(now.storeMilliseconds)
             """)
@@ -16,54 +18,57 @@ import Testing
             pendingSingle: Int(try await store.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 0")!),
             pendingBulk: Int(try await store.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 1")!),
             oldestDueAge: oldest.map { Double(now.storeMilliseconds - $0) / 1000 } ?? 0,
-            activeDevices: Int(try await store.scalar("SELECT count(*) FROM devices WHERE active = 1")!),
-            inactiveDevices: Int(try await store.scalar("SELECT count(*) FROM devices WHERE active = 0")!))
+            activeDevices: Int(try await store.scalar("SELECT count(*) FROM devices WHERE \(active)")!),
+            inactiveDevices: Int(try await store.scalar("SELECT count(*) FROM devices WHERE \(inactive)")!))
     }
 
-    @Test func gaugesFollowEveryWritePath() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func gaugesFollowEveryWritePath(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         #expect(try await store.gauges(now: at(0)) == QueueGauges(pendingSingle: 0, pendingBulk: 0, oldestDueAge: 0,
                                                                    activeDevices: 0, inactiveDevices: 0))
 
         try await store.registerDevices(0..<50)
-        try await store.execute("UPDATE devices SET active = 0, deactivated_at = 1, reason = 'Unregistered' WHERE id % 5 = 0")
+        try await store.execute("""
+            UPDATE devices SET active = \(engine == .sqlite ? "0" : "false"), deactivated_at = 1, reason = 'Unregistered' WHERE id % 5 = 0
+            """)
         try await store.registerDevices(0..<5, now: at(1))  // re-registers token 4 (id 5): active again
         try await store.execute("DELETE FROM devices WHERE id IN (2, 10)")
         var gauges = try await store.gauges(now: at(1))
         #expect(gauges.activeDevices == 40 && gauges.inactiveDevices == 8)
-        #expect(gauges == (try await counted(store, now: at(1))))
+        #expect(gauges == (try await counted(store, engine, now: at(1))))
 
         let campaign = try await store.createCampaign(bulk(.all()), now: at(2))
         try await store.expandAll(now: at(2))
         for n in 0..<3 { _ = try await store.enqueueSingle(single(token(n)), now: at(3)) }
         gauges = try await store.gauges(now: at(12))
         #expect(gauges.pendingSingle == 3 && gauges.pendingBulk == 40 && gauges.oldestDueAge == 10)
-        #expect(gauges == (try await counted(store, now: at(12))))
+        #expect(gauges == (try await counted(store, engine, now: at(12))))
 
         let worker = try await store.registerWorker(host: "h", pid: 1, now: at(13))
         let jobs = try await store.claim(now: at(13), limit: 10, leaseFor: .seconds(30), worker: worker)
         #expect(jobs.count == 10)
         gauges = try await store.gauges(now: at(14))
         #expect(gauges.pendingSingle == 3 && gauges.pendingBulk == 40, "leased rows are still pending")
-        #expect(gauges == (try await counted(store, now: at(14))))
+        #expect(gauges == (try await counted(store, engine, now: at(14))))
 
-        try await store.record([.accepted(jobs[0], apnsID: nil), .accepted(jobs[4], apnsID: nil)], by: worker, now: at(15))
-        try await store.record([.unregistered(jobs[5], reason: .unregistered, timestamp: nil),
+        _ = try await store.record([.accepted(jobs[0], apnsID: nil), .accepted(jobs[4], apnsID: nil)], by: worker, now: at(15))
+        _ = try await store.record([.unregistered(jobs[5], reason: .unregistered, timestamp: nil),
                                 .retry(jobs[6], at: at(100), httpStatus: 429, reason: .tooManyRequests)], by: worker, now: at(15))
         gauges = try await store.gauges(now: at(16))
         #expect(gauges.pendingSingle + gauges.pendingBulk == 43 - 3)
-        #expect(gauges == (try await counted(store, now: at(16))))
+        #expect(gauges == (try await counted(store, engine, now: at(16))))
 
         let request = try #require(try await store.requestCancel(campaign, now: at(17)))
-        _ = try await store.finishCancel(campaign, request: request, now: at(17))
+        _ = try await store.finishCancel(campaign, request: request, unacknowledged: 0, now: at(17))
         gauges = try await store.gauges(now: at(18))
         #expect(gauges.pendingBulk == 0)
-        #expect(gauges == (try await counted(store, now: at(18))))
+        #expect(gauges == (try await counted(store, engine, now: at(18))))
         await store.close()
     }
 
+    /// SQLite only: PostgreSQL's schema had its counters from its first migration.
     @Test func theMigrationCountsWhatAnOlderFileHolds() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -85,7 +90,7 @@ import Testing
         let store = try await Store.open(at: folder.databasePath)
         let gauges = try await store.gauges(now: at(3))
         #expect(gauges == QueueGauges(pendingSingle: 1, pendingBulk: 26, oldestDueAge: 2, activeDevices: 26, inactiveDevices: 4))
-        #expect(gauges == (try await counted(store, now: at(3))))
+        #expect(gauges == (try await counted(store, .sqlite, now: at(3))))
         await store.close()
     }
 

@@ -2,24 +2,26 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+@testable import PostgresStore
 @testable import Store
+import TestSupport
 
 @Suite struct LogTests {
-    @Test func filtersByCampaignTokenAndStatus() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func filtersByCampaignTokenAndStatus(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         try await store.registerDevices(0..<20)
         let first = try await store.createCampaign(bulk(.all()), now: t0)
         try await store.expandAll(now: t0)
         let second = try await store.createCampaign(bulk(.tokens((0..<5).map { token($0) })), now: t0)
         try await store.expandAll(now: t0)
-        let jobs = try await store.claim(now: t0, limit: 100, leaseFor: .seconds(30))
+        let jobs = try await store.claim(now: t0, limit: 100, leaseFor: .seconds(30), worker: nil)
         #expect(jobs.count == 25)
         let failures = jobs.filter { $0.campaignID == first && [token(3), token(4)].contains($0.token) }
-        try await store.record(failures.map {
+        _ = try await store.record(failures.map {
             DeliveryResult($0, disposition: .failed, httpStatus: 500, reason: .internalServerError)
-        }, now: at(1))
+        }, by: nil, now: at(1))
 
         #expect(try await store.allLog().count == 25)
         #expect(try await store.allLog(LogFilter(campaign: first)).count == 20)
@@ -35,15 +37,15 @@ import Testing
         #expect(try await store.allLog(LogFilter(campaign: first, status: .pending)).count == 18)
     }
 
-    @Test func pagesAndStreamsInIdOrder() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func pagesAndStreamsInIdOrder(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         try await store.registerDevices(0..<23)
         let id = try await store.createCampaign(bulk(.all()), now: t0)
         try await store.expandAll(now: t0)
 
-        let firstPage = try await store.log(LogFilter(campaign: id), limit: 10)
+        let firstPage = try await store.log(LogFilter(campaign: id), after: nil, limit: 10)
         let secondPage = try await store.log(LogFilter(campaign: id), after: firstPage.last?.id, limit: 10)
         #expect(firstPage.count == 10)
         #expect(secondPage.count == 10)
@@ -56,6 +58,7 @@ import Testing
         #expect(Set(streamed.map(\.id)).count == 23)
     }
 
+    /// SQLite's plans (PostgreSQL's planner chooses from its statistics: `postgresQueriesUseTheirIndexes`).
     @Test func queriesUseTheirIndexes() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -121,6 +124,74 @@ import Testing
         expect("follow", uses: "deliveries_by_update (updated_at>?)")
         expect("follow campaign", uses: "deliveries_by_update (updated_at>?)")
     }
+
+    /// PostgreSQL's planner chooses from its statistics: on a table of 100,000 rows (analyzed), each log query reads
+    /// its own index when planned for its values, as the store plans them (`readPlannedForValues`; a generic plan,
+    /// PostgreSQL 15, read a campaign's rows along the primary key).
+    @Test(.enabled(if: PostgresCluster.enabled)) func postgresQueriesUseTheirIndexes() async throws {
+        let store = try await PostgresStore.open(url: try PostgresCluster.shared.createDatabase())
+        try await store.execute(Self.postgresRows)
+        let queries: [String: (sql: String, parameters: [PGValue])] = [
+            "token": PostgresStore.logQuery(LogFilter(token: token(77), status: .failed), order: .oldestFirst),
+            "user": PostgresStore.logQuery(LogFilter(user: "u77"), order: .oldestFirst),
+            "user since": PostgresStore.logQuery(LogFilter(user: "u77", since: t0), order: .newestFirst, bound: .max),
+            "campaign": PostgresStore.logQuery(LogFilter(campaign: CampaignID(3)), order: .oldestFirst),
+            "campaign status": PostgresStore.logQuery(LogFilter(campaign: CampaignID(3), status: .accepted), order: .oldestFirst),
+            "failed": PostgresStore.logQuery(LogFilter(status: .rejected), order: .oldestFirst),
+            "window": PostgresStore.logQuery(LogFilter(since: at(50), until: at(60)), order: .oldestFirst),
+            "follow": PostgresStore.logQuery(LogFilter(), order: .byUpdate, from: at(99_000).storeMilliseconds),
+            "follow campaign": PostgresStore.logQuery(LogFilter(campaign: CampaignID(5)), order: .byUpdate,
+                                                      from: at(99_000).storeMilliseconds),
+            "last changed": PostgresStore.logQuery(LogFilter(until: at(50_000)), order: .byUpdateNewestFirst,
+                                                   bound: .max, from: at(50_000).storeMilliseconds),
+            "gauges": (PostgresStore.gaugesSQL, []),
+        ]
+        let plans = try await store.plans(queries)
+        func expect(_ name: String, uses index: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            let plan = plans[name] ?? ""
+            #expect(plan.contains(index), "\(name): \(plan)", sourceLocation: sourceLocation)
+        }
+        expect("token", uses: "deliveries_by_device")
+        expect("token", uses: "deliveries_by_unregistered_token")
+        expect("user", uses: "devices_by_user")
+        expect("user", uses: "deliveries_by_device")
+        expect("user since", uses: "deliveries_by_device")
+        expect("campaign", uses: "deliveries_by_campaign")
+        expect("campaign status", uses: "deliveries_by_campaign")
+        expect("failed", uses: "deliveries_problems")
+        expect("window", uses: "deliveries_by_update")
+        expect("follow", uses: "deliveries_by_update")
+        expect("follow campaign", uses: "deliveries_by_update")
+        expect("last changed", uses: "Index Scan Backward using deliveries_by_update")
+        // `/metrics`: each class's oldest due row is the first key of deliveries_due, not a scan of the pending rows.
+        #expect(plans["gauges"]?.components(separatedBy: "Index Only Scan using deliveries_due").count == 3, "\(plans["gauges"] ?? "")")
+        await store.close()
+    }
+
+    /// 20,000 devices (users u0…: two devices each, every other device), 5 campaigns of 20,000 deliveries (1% failed,
+    /// 0.5% rejected, the newest 1,000 pending), a second apart, and 100 deliveries to unregistered tokens.
+    static let postgresRows = """
+        INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
+        SELECT lpad(to_hex(i), 64, '0'), 'com.example.app', 'production', CASE WHEN i % 2 = 0 THEN 'u' || (i / 4) END,
+               i % 10 <> 0, 0
+        FROM generate_series(1, 20000) i;
+        INSERT INTO campaigns (kind, status, topic, push_type, priority, payload, audience, scheduled_at, created_at, expanded)
+        SELECT 'bulk', 'running', 'com.example.app', 'alert', 10, '\\x00', 'all', 0, 0, true FROM generate_series(1, 5);
+        INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, attempts,
+                                next_attempt_at, reason, created_at, updated_at)
+        SELECT 1 + i / 20000, 1 + i % 20000, lpad(to_hex(1 + i % 20000), 64, '0'), 'production', 1,
+               CASE WHEN i % 100 = 7 THEN 'failed' WHEN i % 200 = 3 THEN 'rejected' WHEN i >= 99000 THEN 'pending' ELSE 'accepted' END,
+               1, \(t0.storeMilliseconds) + i * 1000,
+               CASE WHEN i % 100 = 7 THEN 'InternalServerError' WHEN i % 200 = 3 THEN 'BadDeviceToken' END,
+               \(t0.storeMilliseconds) + i * 1000, \(t0.storeMilliseconds) + i * 1000
+        FROM generate_series(0, 99999) i;
+        INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, attempts,
+                                next_attempt_at, created_at, updated_at)
+        SELECT 5, NULL, lpad(to_hex(30000 + i), 64, '0'), 'production', 1, 'accepted', 1, 0,
+               \(t0.storeMilliseconds) + i, \(t0.storeMilliseconds) + i
+        FROM generate_series(1, 100) i;
+        ANALYZE;
+        """
 }
 
 extension Store {
@@ -133,6 +204,34 @@ extension Store {
                 var details: [String] = []
                 while try statement.step() { details.append(statement.string(3)) }
                 plans[name] = details.joined(separator: " | ")
+            }
+            return plans
+        }
+    }
+}
+
+extension PostgresStore {
+    /// `EXPLAIN` of each query planned for its parameters' values, as one line of its plan.
+    func plans(_ queries: [String: (sql: String, parameters: [PGValue])]) throws -> [String: String] {
+        try readPlannedForValues { db in
+            var plans: [String: String] = [:]
+            for (name, query) in queries {
+                // PREPARE and EXECUTE in SQL: the plan of a prepared statement, as the store's are.
+                let types = query.parameters.map { if case .text = $0 { "text" } else { "bigint" } }
+                let values = query.parameters.map { value -> String in
+                    switch value {
+                    case .int(let number): return String(number)
+                    case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+                    default: return "NULL"
+                    }
+                }
+                try db.execute("PREPARE plan_me \(types.isEmpty ? "" : "(" + types.joined(separator: ", ") + ")") AS \(query.sql)")
+                defer { try? db.execute("DEALLOCATE plan_me") }
+                // The sixth run, when PostgreSQL would first consider a generic plan.
+                for _ in 0..<6 {
+                    let rows = try db.query("EXPLAIN EXECUTE plan_me \(values.isEmpty ? "" : "(" + values.joined(separator: ", ") + ")")")
+                    plans[name] = try rows.map { try rows.string($0, 0) }.joined(separator: " | ")
+                }
             }
             return plans
         }

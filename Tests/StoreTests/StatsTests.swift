@@ -4,30 +4,32 @@ import QueueModel
 import Testing
 @testable import Store
 
-/// `Store.stats`: outcomes from the per-minute counters written with each batch, deactivations from the events by
+/// `stats` on both engines: outcomes from the per-minute counters written with each batch, deactivations from the events by
 /// time, one campaign from its deliveries — against a known log.
 @Suite struct StatsTests {
-    @Test func aKnownLogGivesKnownFigures() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let store = try await Store.open(at: folder.databasePath)
+    @Test(arguments: Engine.all) func aKnownLogGivesKnownFigures(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
         try await store.registerDevices(0..<10, now: t0)
         let campaign = try await store.createCampaign(bulk(.all()), now: t0)
         try await store.expandAll(now: t0)
-        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(60)).sorted { $0.token < $1.token }
-        // An hour ago: two accepted. Now: three accepted, a 429 to retry, a 410, a BadDeviceToken.
-        try await store.record([.accepted(jobs[0], apnsID: nil), .accepted(jobs[1], apnsID: nil)], now: at(60))
+        let worker = try await store.registerWorker(host: "h", pid: 1, now: t0)
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(60), worker: nil).sorted { $0.token < $1.token }
+        // An hour ago: two accepted. Now: three accepted, a 429 to retry, a 410, a BadDeviceToken. Written by two
+        // writers (on PostgreSQL, two shards of the per-minute counters, summed when read).
+        _ = try await store.record([.accepted(jobs[0], apnsID: nil), .accepted(jobs[1], apnsID: nil)], by: nil, now: at(60))
         let now = at(2 * 3600)
-        try await store.record([
-            .accepted(jobs[2], apnsID: nil), .accepted(jobs[3], apnsID: nil), .accepted(jobs[4], apnsID: nil),
+        _ = try await store.record([
+            .accepted(jobs[2], apnsID: nil), .accepted(jobs[3], apnsID: nil),
             .retry(jobs[5], at: now.addingTimeInterval(60), httpStatus: 429, reason: .tooManyRequests),
             .unregistered(jobs[6], reason: .unregistered, timestamp: nil),
-            .badToken(jobs[7], reason: .badDeviceToken),
-        ], now: now)
+        ], by: nil, now: now)
+        _ = try await store.record([.accepted(jobs[4], apnsID: nil), .badToken(jobs[7], reason: .badDeviceToken)], by: worker, now: now)
         // A single send waiting.
         _ = try await store.enqueueSingle(single(token(99)), now: now)
 
-        let recent = try await store.stats(since: now.addingTimeInterval(-3600), now: now.addingTimeInterval(1))
+        let recent = try await store.stats(since: now.addingTimeInterval(-3600), campaign: nil, now: now.addingTimeInterval(1))
         #expect(recent.outcomes == ["accepted": ["none": 3], "retry": ["TooManyRequests": 1], "unregistered": ["Unregistered": 1],
                                     "rejected": ["BadDeviceToken": 1]], "\(recent.outcomes)")
         #expect(recent.requests == 6 && recent.accepted == 3)
@@ -35,7 +37,7 @@ import Testing
         #expect(recent.queue.pendingSingle == 1 && recent.queue.pendingBulk == 3)
         #expect(recent.campaign == nil)
 
-        let all = try await store.stats(since: t0, now: now.addingTimeInterval(1))
+        let all = try await store.stats(since: t0, campaign: nil, now: now.addingTimeInterval(1))
         #expect(all.outcomes["accepted"] == ["none": 5] && all.requests == 8)
 
         // One campaign: the final outcomes of its deliveries written in the window.
@@ -46,6 +48,7 @@ import Testing
 
     }
 
+    /// SQLite's plans.
     @Test func theQueriesUseTheirIndexes() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

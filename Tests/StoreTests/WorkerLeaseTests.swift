@@ -6,18 +6,18 @@ import Testing
 
 /// The engine-neutral lease rules of SCHEMA.md ("Workers and leases"), on simulated time.
 @Suite struct WorkerLeaseTests {
-    func prepared(devices: Int = 10) async throws -> (Store, TemporaryFolder, CampaignID) {
-        let folder = try TemporaryFolder()
-        let store = try await Store.open(at: folder.databasePath)
+    func prepared(_ engine: Engine, devices: Int = 10) async throws -> (AnyStore, TestDatabase, CampaignID) {
+        let database = try TestDatabase(engine)
+        let store = try await database.open()
         try await store.registerDevices(0..<devices)
         let campaign = try await store.createCampaign(bulk(.all()), now: t0)
         try await store.expandAll(now: t0)
-        return (store, folder, campaign)
+        return (store, database, campaign)
     }
 
-    @Test func aWorkersLeaseOutlivesLeaseForWhileItHeartbeats() async throws {
-        let (store, folder, _) = try await prepared()
-        defer { folder.remove() }
+    @Test(arguments: Engine.all) func aWorkersLeaseOutlivesLeaseForWhileItHeartbeats(engine: Engine) async throws {
+        let (store, database, _) = try await prepared(engine)
+        defer { database.remove() }
         let a = try await store.registerWorker(host: "h", pid: 1, now: at(0))
         let claimed = try await store.claim(now: at(1), limit: 4, leaseFor: .seconds(30), worker: a)
         #expect(claimed.count == 4)
@@ -37,9 +37,9 @@ import Testing
         #expect(try await store.nextRescueDate(now: at(101), staleAfter: .seconds(30), silentFor: .seconds(2), except: a) == nil)
     }
 
-    @Test func onlyAStaleWorkersLeasesAreTakenOverAndItLearnsSo() async throws {
-        let (store, folder, campaign) = try await prepared()
-        defer { folder.remove() }
+    @Test(arguments: Engine.all) func onlyAStaleWorkersLeasesAreTakenOverAndItLearnsSo(engine: Engine) async throws {
+        let (store, database, campaign) = try await prepared(engine)
+        defer { database.remove() }
         let dead = try await store.registerWorker(host: "h", pid: 1, now: at(0))
         let live = try await store.registerWorker(host: "h", pid: 2, now: at(0))
         let lost = try await store.claim(now: at(1), limit: 3, leaseFor: .seconds(30), worker: dead)
@@ -63,9 +63,9 @@ import Testing
         #expect(try await store.scalar("SELECT leased_by FROM deliveries WHERE id = \(lost[0].id.rawValue)") == rescuer.rawValue)
     }
 
-    @Test func releaseAndUnregisterFreeOnlyTheirOwnLeases() async throws {
-        let (store, folder, _) = try await prepared()
-        defer { folder.remove() }
+    @Test(arguments: Engine.all) func releaseAndUnregisterFreeOnlyTheirOwnLeases(engine: Engine) async throws {
+        let (store, database, _) = try await prepared(engine)
+        defer { database.remove() }
         let a = try await store.registerWorker(host: "h", pid: 1, now: at(0))
         let b = try await store.registerWorker(host: "h", pid: 2, now: at(0))
         let mine = try await store.claim(now: at(1), limit: 4, leaseFor: .seconds(30), worker: a)
@@ -75,13 +75,13 @@ import Testing
         #expect(try await store.unregisterWorker(a, now: at(3)) == 3)
         #expect(try await store.workers().map(\.id) == [b])
         let next = try await store.claim(now: at(3), limit: 100, leaseFor: .seconds(30), worker: b)
-        let all = Set(try await store.allLog().map(\.id))
+        let all = Set(try await store.allLog(LogFilter()).map(\.id))
         #expect(Set(next.map(\.id)) == all.subtracting(theirs.map(\.id)), "A's four and the two never claimed")
     }
 
-    @Test func cancelWaitsForLiveWorkersAndCountsWhatWasOnTheWire() async throws {
-        let (store, folder, campaign) = try await prepared()
-        defer { folder.remove() }
+    @Test(arguments: Engine.all) func cancelWaitsForLiveWorkersAndCountsWhatWasOnTheWire(engine: Engine) async throws {
+        let (store, database, campaign) = try await prepared(engine)
+        defer { database.remove() }
         let a = try await store.registerWorker(host: "h", pid: 1, now: at(0))
         _ = try await store.registerWorker(host: "h", pid: 2, now: at(-100))  // stale: not waited for
         let jobs = try await store.claim(now: at(1), limit: 5, leaseFor: .seconds(30), worker: a)
@@ -91,20 +91,20 @@ import Testing
         #expect(try await store.openCancelRequests() == [request])
         try await store.acknowledgeCancels([(request, 2)], upTo: request.seq, by: a)
         #expect(try await store.workersYetToAcknowledge(request, now: at(2), staleAfter: .seconds(30)).isEmpty)
-        let report = try await store.finishCancel(campaign, request: request, now: at(3))
+        let report = try await store.finishCancel(campaign, request: request, unacknowledged: 0, now: at(3))
         #expect(report.cancelled == 10 && report.inFlight == 2 && !report.wasFinished)
         #expect(report.campaign.status == .cancelled && report.campaign.counters.cancelled == 10)
         #expect(try await store.openCancelRequests().isEmpty)
         // An answer for a request that was on the wire replaces `cancelled`.
-        try await store.record([.accepted(jobs[0], apnsID: nil)], by: a, now: at(4))
+        _ = try await store.record([.accepted(jobs[0], apnsID: nil)], by: a, now: at(4))
         let after = try await store.campaign(campaign)
         #expect(after.counters.accepted == 1 && after.counters.cancelled == 9)
         #expect(try await store.requestCancel(campaign, now: at(5)) == nil, "already cancelled")
     }
 
-    @Test func aHalfDoneCancelIsFinishedByTheNextTakeover() async throws {
-        let (store, folder, campaign) = try await prepared()
-        defer { folder.remove() }
+    @Test(arguments: Engine.all) func aHalfDoneCancelIsFinishedByTheNextTakeover(engine: Engine) async throws {
+        let (store, database, campaign) = try await prepared(engine)
+        defer { database.remove() }
         #expect(try await store.requestCancel(campaign, now: at(1)) != nil)
         let worker = try await store.registerWorker(host: "h", pid: 1, now: at(2))
         #expect(try await store.rescueStaleWorkers(now: at(20), staleAfter: .seconds(30), except: worker).cancelsFinished == 0)
@@ -113,19 +113,19 @@ import Testing
         #expect(try await store.openCancelRequests().isEmpty)
     }
 
-    @Test func requeueSendsFailedDeliveriesAgainWithFreshAttempts() async throws {
-        let (store, folder, campaign) = try await prepared(devices: 3)
-        defer { folder.remove() }
-        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30))
-        try await store.record(jobs.map { DeliveryResult($0, disposition: .failed, reason: .serviceUnavailable) }, now: at(2))
+    @Test(arguments: Engine.all) func requeueSendsFailedDeliveriesAgainWithFreshAttempts(engine: Engine) async throws {
+        let (store, database, campaign) = try await prepared(engine, devices: 3)
+        defer { database.remove() }
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil)
+        _ = try await store.record(jobs.map { DeliveryResult($0, disposition: .failed, reason: .serviceUnavailable) }, by: nil, now: at(2))
         #expect(try await store.campaign(campaign).status == .completed)
         #expect(try await store.requeue(campaign, status: .failed, now: at(3)) == 3)
         let c = try await store.campaign(campaign)
         #expect(c.status == .running && c.counters.pending == 3 && c.counters.failed == 0 && c.finishedAt == nil)
-        let again = try await store.claim(now: at(3), limit: 10, leaseFor: .seconds(30))
+        let again = try await store.claim(now: at(3), limit: 10, leaseFor: .seconds(30), worker: nil)
         #expect(again.count == 3 && again.allSatisfy { $0.attempts == 0 })
         await #expect(throws: StoreError.self) { try await store.requeue(campaign, status: .accepted, now: at(4)) }
-        try await store.cancelCampaign(campaign, now: at(5))
+        _ = try await store.finishCancel(campaign, request: nil, unacknowledged: 0, now: at(5))
         await #expect(throws: StoreError.self) { try await store.requeue(campaign, status: .failed, now: at(6)) }
     }
 }

@@ -118,9 +118,10 @@ public final class PostgresCluster: @unchecked Sendable {
         return url(name)
     }
 
-    /// Runs SQL with psql against database `name` (tests that look under the store); stdout, unaligned.
-    public func psql(_ url: String, _ sql: String) throws -> String {
-        try Self.tool("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql], asServerUser: false)
+    /// Runs SQL with psql against the database at `url` (tests that look under the store): the rows, unaligned,
+    /// `|` between columns, one per line.
+    public static func query(_ url: String, _ sql: String) throws -> String {
+        try tool("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql], asServerUser: false)
     }
 
     /// Removes the cluster's folder (the server must be stopped).

@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import ProviderAuth
+import TestSupport
 import Testing
 
 /// The end-to-end suites that run `apnsd worker` processes at a few hundred requests a second: one at a time,
@@ -102,8 +103,16 @@ struct Fleet {
         return try Self.json(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Rows of a query run by the `sqlite3` shell on the database (read-only), one line per row, `|` between columns.
+    /// Whether the database is PostgreSQL (a URL) rather than a SQLite file.
+    var isPostgres: Bool { cli.database.hasPrefix("postgres") }
+
+    /// Rows of a query run by the `sqlite3` shell on the database (read-only), one line per row, `|` between columns;
+    /// by `psql` on PostgreSQL (where the campaigns' counters are read from `campaign_view`).
     func query(_ sql: String) throws -> [String] {
+        if isPostgres {
+            let text = try PostgresCluster.query(cli.database, sql.replacingOccurrences(of: "FROM campaigns c", with: "FROM campaign_view c"))
+            return text.split(separator: "\n").map(String.init)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         process.arguments = ["-readonly", "-cmd", ".timeout 5000", cli.database, sql]

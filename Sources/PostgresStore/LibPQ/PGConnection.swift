@@ -75,6 +75,27 @@ final class PGConnection {
         return PGResult(result)
     }
 
+    /// Runs one statement with parameters without preparing it (statements whose text varies, e.g. multi-row
+    /// inserts of `apnsd migrate`, would fill the server's prepared-statement memory).
+    @discardableResult
+    func queryOnce(_ sql: String, _ parameters: [PGValue]) throws(PGError) -> PGResult {
+        let types = parameters.map(\.typeOID)
+        let encoded = parameters.map(\.encoded)
+        let lengths = encoded.map { Int32($0?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: encoded.count)
+        let result = withPointers(encoded) { pointers in
+            PQexecParams(handle, sql, Int32(encoded.count), types, pointers, lengths, formats, 1)
+        }
+        guard let result else { throw lost(sql) }
+        do {
+            try check(result, sql: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return PGResult(result)
+    }
+
     /// Convenience: parameters as Swift values.
     @discardableResult
     func query(_ sql: String, _ parameters: any PGBindable...) throws(PGError) -> PGResult {
@@ -114,30 +135,26 @@ final class PGConnection {
                        connectionLost: PQstatus(handle) != CONNECTION_OK || message.isEmpty)
     }
 
-    /// Calls `body` with C pointers to each parameter's bytes (NULL for a NULL parameter).
+    /// Calls `body` with C pointers to each parameter's bytes (NULL for a NULL parameter), all in one buffer.
     private func withPointers<R>(_ values: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let total = values.reduce(0) { $0 + ($1?.count ?? 0) }
+        // One byte more, so that a zero-length value still gets a non-NULL pointer.
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: total + 1)
+        defer { buffer.deallocate() }
         var pointers: [UnsafePointer<CChar>?] = []
         pointers.reserveCapacity(values.count)
-        func next(_ index: Int) -> R {
-            if index == values.count { return body(pointers) }
-            guard let value = values[index] else {
+        var offset = 0
+        for value in values {
+            guard let value else {
                 pointers.append(nil)
-                return next(index + 1)
+                continue
             }
-            if value.isEmpty {
-                // A zero-length value must still be a non-NULL pointer.
-                return "".withCString { empty in
-                    pointers.append(empty)
-                    return next(index + 1)
-                }
+            value.withUnsafeBytes { bytes in
+                UnsafeMutableRawPointer(buffer + offset).copyMemory(from: bytes.baseAddress ?? UnsafeRawPointer(buffer), byteCount: bytes.count)
             }
-            return value.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
-                    pointers.append(pointer)
-                    return next(index + 1)
-                }
-            }
+            pointers.append(UnsafePointer(buffer + offset))
+            offset += value.count
         }
-        return next(0)
+        return body(pointers)
     }
 }

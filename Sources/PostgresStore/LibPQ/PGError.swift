@@ -16,9 +16,10 @@ struct PGError: Error, CustomStringConvertible {
     }
 
     /// The server cannot take the statement now but may soon: connection failure (class 08), shutting down or
-    /// starting (57P01–57P03), too many connections (53300).
+    /// starting (57P01–57P03), too many connections (53300), or a failure libpq reports without a SQLSTATE (the
+    /// server went away: "server closed the connection unexpectedly").
     var isUnavailable: Bool {
-        connectionLost || sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
+        connectionLost || sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
             || sqlState == "53300"
     }
 

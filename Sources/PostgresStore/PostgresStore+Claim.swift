@@ -1,0 +1,205 @@
+import APNs
+import Foundation
+import QueueModel
+import Store
+
+extension PostgresStore {
+    /// Claims up to `limit` due deliveries: single sends first, then bulk work, each by next attempt time (a
+    /// campaign's scheduled time for fresh rows) and id. One statement per batch selects the rows `FOR NO KEY UPDATE
+    /// SKIP LOCKED` and leases them, so workers on many hosts never claim the same row and never wait for each other.
+    ///
+    /// With a `worker`, the lease is that worker's (`leased_by`): the row is not due again until the worker
+    /// records or releases it, or its heartbeat goes stale and another worker takes it over
+    /// (`rescueStaleWorkers`); `leased_until` (now + `leaseFor`) is informational. Without one (tests, tools)
+    /// the lease simply expires at now + `leaseFor`. A delivery whose registered device became inactive since
+    /// expansion is not returned: it becomes `cancelled` with reason `DeviceInactive`.
+    ///
+    /// A read first finds whether anything is due: a claim that finds nothing opens no write transaction, so it
+    /// fires no `commits` (which would wake this worker to claim again at once).
+    public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+        guard limit > 0, try anythingDue(now: now, bulk: true) else { return [] }
+        return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, bulk: true)
+    }
+
+    /// Claims due single sends only, after a read that finds whether there are any (no write transaction when not).
+    public func claimSingles(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+        guard limit > 0, try anythingDue(now: now, bulk: false) else { return [] }
+        return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, bulk: false)
+    }
+
+    /// Whether a single send (or, with `bulk`, any delivery) is due at `now`: two probes of the due index.
+    private func anythingDue(now: Date, bulk: Bool) throws(StoreError) -> Bool {
+        try read { db in
+            try db.query("""
+                SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at <= $1)
+                    OR ($2 AND EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at <= $1))
+                """, now.storeMilliseconds, bulk).bool(0, 0)
+        }
+    }
+
+    /// Releases every lease, whoever holds it: deliveries become due at `now`. For tests and tools only: a
+    /// worker releases its own (`release`, `unregisterWorker`) and takes over only stale workers' leases.
+    /// Returns how many were released. These may be sent a second time (at-least-once).
+    @discardableResult
+    public func releaseLeases(now: Date = Date()) throws(StoreError) -> Int {
+        try write { db in
+            let released = try db.query("""
+                UPDATE deliveries SET next_attempt_at = \(PGQueue.dueUnlessPaused("$1")), leased_until = NULL, leased_by = NULL
+                WHERE status = 'pending' AND (leased_until IS NOT NULL OR leased_by IS NOT NULL)
+                """, now.storeMilliseconds).changes
+            if released > 0 { try Self.notifyWorkers(db) }
+            return released
+        }
+    }
+
+    /// The earliest time at which something becomes due: a pending delivery (a retry, or a lease without owner
+    /// that expires) or a campaign to expand; deliveries leased by a worker and parked ones are not due. nil when
+    /// there is nothing to do at all.
+    public func nextDueDate() throws(StoreError) -> Date? {
+        try read { db in
+            try db.query("""
+                SELECT LEAST(
+                    (SELECT MIN(next_attempt_at) FROM deliveries
+                     WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at < $1),
+                    (SELECT MIN(next_attempt_at) FROM deliveries
+                     WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at < $1),
+                    (SELECT MIN(scheduled_at) FROM campaigns
+                     WHERE NOT expanded AND status IN ('scheduled', 'running') AND NOT paused))
+                """, Store.pausedUntilResumed).scalarInt64().map(Milliseconds.date)
+        }
+    }
+
+    // MARK: - Internals
+
+    private func claim(now: Date, limit: Int, leaseFor lease: Duration, worker: WorkerID?, bulk: Bool) throws(StoreError) -> [DeliveryJob] {
+        guard limit > 0 else { return [] }
+        let nowMS = now.storeMilliseconds
+        let leaseEnd = nowMS + Store.milliseconds(lease)
+        let dueAgain = worker == nil ? leaseEnd : Store.heldByOwner
+        var skippedPerCampaign: [Int64: Int] = [:]
+        let jobs = try write { db in
+            skippedPerCampaign = [:]  // the body runs again when the transaction is retried
+            var rows: [ClaimedRow] = []
+            var claimed = 0
+            while claimed < limit {
+                let wanted = limit - claimed
+                let batch = try db.query(Self.claimSQL, [.int(nowMS), .int(Int64(wanted)), .bool(bulk), .int(leaseEnd),
+                                                         worker.map { .int($0.rawValue) } ?? .null, .int(dueAgain)])
+                    .eachRow { rows, row in try ClaimedRow(rows, row) }
+                rows += batch
+                claimed += batch.filter { !$0.deviceInactive }.count
+                // A full batch that skipped rows of inactive devices leaves room for more; a short one found all.
+                if batch.count < wanted { break }
+            }
+            rows.sort { ($0.priorityClass, $0.dueAt, $0.id) < ($1.priorityClass, $1.dueAt, $1.id) }
+            let claimedRows = rows.filter { !$0.deviceInactive }
+            for row in rows where row.deviceInactive { skippedPerCampaign[row.campaign, default: 0] += 1 }
+            let campaigns = Set(claimedRows.map(\.campaign)).sorted()
+            var parameters: [Int64: SendingParameters] = [:]
+            if !campaigns.isEmpty {
+                let found = try db.query("""
+                    SELECT id, kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id
+                    FROM campaigns WHERE id = ANY($1)
+                    """, [.ints(campaigns)])
+                for row in 0..<found.count { parameters[try found.int64(row, 0)] = try SendingParameters(found, row) }
+                // A campaign row locked by its expansion (which starts it), a cancel or a completion is skipped: a
+                // claim holding its rows never waits for one (a cancel waits for those rows: that would deadlock).
+                try db.query("""
+                    UPDATE campaigns SET status = 'running', started_at = COALESCE(started_at, $2)
+                    WHERE id IN (SELECT id FROM campaigns WHERE id = ANY($1) AND status = 'scheduled' FOR NO KEY UPDATE SKIP LOCKED)
+                    """, [.ints(campaigns), .int(nowMS)])
+            }
+            if !skippedPerCampaign.isEmpty {
+                try PGQueue.addCounts(db, skippedPerCampaign.mapValues { CampaignCounters(pending: -$0, cancelled: $0) },
+                                      shard: PGQueue.shard(worker))
+            }
+            return try claimedRows.map { row in
+                guard let sending = parameters[row.campaign] else { throw StoreError.unknownCampaign(CampaignID(row.campaign)) }
+                return try Self.job(row, sending, leasedUntil: leaseEnd)
+            }
+        }
+        if !skippedPerCampaign.isEmpty { _ = try completeAfterCommit(Array(skippedPerCampaign.keys), now: nowMS) }
+        return jobs
+    }
+
+    /// One batch of a claim: $1 now, $2 at most this many rows, $3 whether bulk rows too, $4 leased_until,
+    /// $5 the worker (NULL: none), $6 the new next_attempt_at (`heldByOwner` for a worker, else the lease's end).
+    /// Single sends go first: bulk rows fill what they leave of $2. Each row is locked `FOR NO KEY UPDATE SKIP LOCKED`
+    /// and read as locked (the latest version), then leased — or, when its registered device became inactive
+    /// (or was deleted), cancelled. Returns the rows as they were before (their due time, their last update for
+    /// the delay a retry waited), in no particular order. (`id = ANY(ARRAY(…))` keeps the rows reached through the
+    /// primary key whatever the planner guesses of the batch's size: a merge join would read the key from its start.)
+    static let claimSQL = """
+        WITH singles AS (
+            SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at
+            FROM deliveries WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at <= $1
+            ORDER BY next_attempt_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED),
+        bulk AS (
+            SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at
+            FROM deliveries WHERE $3 AND status = 'pending' AND priority_class = 1 AND next_attempt_at <= $1
+            ORDER BY next_attempt_at, id LIMIT GREATEST($2 - (SELECT COUNT(*) FROM singles), 0) FOR NO KEY UPDATE SKIP LOCKED),
+        picked AS (
+            SELECT p.*, p.device_id IS NOT NULL AND COALESCE(dv.active, false) = false AS inactive, dv.registered_at
+            FROM (SELECT * FROM singles UNION ALL SELECT * FROM bulk) p LEFT JOIN devices dv ON dv.id = p.device_id)
+        UPDATE deliveries d SET
+            status = CASE WHEN p.inactive THEN 'cancelled' ELSE d.status END,
+            reason = CASE WHEN p.inactive THEN 'DeviceInactive' ELSE d.reason END,
+            leased_until = CASE WHEN p.inactive THEN NULL ELSE $4 END,
+            leased_by = CASE WHEN p.inactive THEN d.leased_by ELSE $5::bigint END,
+            next_attempt_at = CASE WHEN p.inactive THEN d.next_attempt_at ELSE $6 END,
+            updated_at = CASE WHEN p.inactive THEN $1 ELSE d.updated_at END
+        FROM picked p WHERE d.id = p.id AND d.id = ANY(ARRAY(SELECT id FROM picked))
+        RETURNING p.id, p.campaign_id, p.token, p.environment, p.attempts, p.inactive, p.registered_at, p.created_at,
+            CASE WHEN p.attempts > 0 THEN p.next_attempt_at - p.updated_at END, p.priority_class, p.next_attempt_at
+        """
+
+    private struct ClaimedRow {
+        var id: Int64
+        var campaign: Int64
+        var token: String
+        var environment: String
+        var attempts: Int
+        var deviceInactive: Bool
+        var registeredAt: Int64?
+        var createdAt: Int64
+        var previousDelay: Int64?
+        var priorityClass: Int64
+        var dueAt: Int64
+
+        init(_ rows: PGResult, _ row: Int) throws {
+            id = try rows.int64(row, 0)
+            campaign = try rows.int64(row, 1)
+            token = try rows.string(row, 2)
+            environment = try rows.string(row, 3)
+            attempts = try rows.int(row, 4)
+            deviceInactive = try rows.bool(row, 5)
+            registeredAt = try rows.optionalInt64(row, 6)
+            createdAt = try rows.int64(row, 7)
+            previousDelay = try rows.optionalInt64(row, 8)
+            priorityClass = try rows.int64(row, 9)
+            dueAt = try rows.int64(row, 10)
+        }
+    }
+
+    /// The sending parameters of a campaign, which never change after creation.
+    private struct SendingParameters {
+        var kind: CampaignKind
+        var content: NotificationContent
+
+        init(_ rows: PGResult, _ row: Int) throws {
+            kind = try Decode.campaignKind(rows.string(row, 1))
+            content = try Decode.content(bundleID: rows.string(row, 2), pushType: rows.string(row, 3), priority: rows.int(row, 4),
+                                         expiration: rows.optionalInt64(row, 5), collapseID: rows.optionalString(row, 6),
+                                         apnsID: rows.optionalString(row, 8), payload: rows.data(row, 7))
+        }
+    }
+
+    private static func job(_ row: ClaimedRow, _ parameters: SendingParameters, leasedUntil: Int64) throws -> DeliveryJob {
+        DeliveryJob(
+            id: DeliveryID(row.id), campaignID: CampaignID(row.campaign), kind: parameters.kind,
+            token: try Decode.token(row.token), environment: try Decode.environment(row.environment),
+            content: parameters.content, attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
+            leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(row.createdAt),
+            previousDelay: row.previousDelay.map { .milliseconds(max($0, 0)) })
+    }
+}
