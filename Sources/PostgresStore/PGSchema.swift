@@ -226,8 +226,9 @@ enum PGSchema {
         CREATE FUNCTION apnsd_devices_updated() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE moved bigint;
         BEGIN
-            SELECT COALESCE(SUM(CASE WHEN n.active THEN 1 ELSE -1 END), 0) INTO moved
-            FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.active <> o.active;
+            -- Both tables hold the same rows: no join (PL/pgSQL keeps the plan of a trigger's first firing, and a
+            -- nested loop planned for empty tables would compare every updated row with every other).
+            moved := (SELECT COUNT(*) FROM new_rows WHERE active) - (SELECT COUNT(*) FROM old_rows WHERE active);
             IF moved <> 0 THEN
                 PERFORM apnsd_gauge_add('devices.active', moved);
                 PERFORM apnsd_gauge_add('devices.inactive', -moved);

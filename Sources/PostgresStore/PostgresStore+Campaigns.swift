@@ -127,20 +127,17 @@ extension PostgresStore {
     /// returns its id and the delivery rows created now (a bulk campaign's come with its expansion: 0).
     static func insertCampaign(_ db: PGConnection, _ spec: CampaignSpec, now: Int64) throws -> (id: CampaignID, deliveries: Int) {
         try spec.validate()
-        if isQuickSingle(spec, now: now) {
-            return (try insertSingleSends(db, [spec], now: now)[0], 1)
+        if spec.kind == .single {
+            let inserted = try insertSingles(db, [spec], now: now)[0]
+            return (inserted.id, inserted.deliveries)
         }
-        let due = (spec.scheduledAt?.storeMilliseconds ?? now) <= now
-        let id = try insertCampaignRow(db, spec, status: spec.kind == .single && due ? .running : .scheduled, now: now)
-        guard spec.kind == .single else {
-            switch spec.audience {
-            case .tokens(let tokens, _): try stage(db, id, tokens.map(\.hex))
-            case .users(let users, _): try stage(db, id, users)
-            case .all: break
-            }
-            return (id, 0)
+        let id = try insertCampaignRow(db, spec, status: .scheduled, now: now)
+        switch spec.audience {
+        case .tokens(let tokens, _): try stage(db, id, tokens.map(\.hex))
+        case .users(let users, _): try stage(db, id, users)
+        case .all: break
         }
-        return (id, try expandSingle(db, id, spec, now: now))
+        return (id, 0)
     }
 
     // MARK: - Internals
@@ -161,82 +158,22 @@ extension PostgresStore {
         return CampaignID(id)
     }
 
-    /// Expands a single send completely at creation (SQLite's `expandCompletely`): its delivery rows from the
-    /// audience given, in order, with what expansion gives them; then its counters, and its status (completed at
-    /// once when nothing is pending). Returns the delivery rows inserted.
-    private static func expandSingle(_ db: PGConnection, _ id: CampaignID, _ spec: CampaignSpec, now: Int64) throws -> Int {
-        let values: [String]
-        let sql: String
-        let environment: PGValue
-        switch spec.audience {
-        case .tokens(let tokens, let chosen):
-            values = tokens.map(\.hex)
-            sql = singleTokensSQL
-            environment = .text(chosen?.rawValue ?? Environment.production.rawValue)
-        case .users(let users, let chosen):
-            values = users
-            sql = singleUsersSQL
-            environment = chosen.map { .text($0.rawValue) } ?? .null
-        case .all:
-            throw StoreError.invalidCampaign("a single send goes to tokens or users, not to all devices")
+    /// Values staged per statement: a tokens file of millions goes in as statements of a few MB each.
+    private static let stagedPerStatement = 50_000
+
+    /// Appends `values` (token hex or user ids) to the campaign's staged audience, numbering them on, one
+    /// statement per `stagedPerStatement` (its sub-statements see one snapshot: the insert numbers from the size
+    /// before the update).
+    static func stage(_ db: PGConnection, _ id: CampaignID, _ values: [String]) throws {
+        var start = values.startIndex
+        while start < values.endIndex {
+            let end = min(start + stagedPerStatement, values.endIndex)
+            try stage(db, id, chunk: Array(values[start..<end]))
+            start = end
         }
-        let counts = try db.query(sql, [.int(id.rawValue), .int(Int64(CampaignKind.single.priorityClass)),
-                                        .int(spec.scheduledAt?.storeMilliseconds ?? now), .int(now),
-                                        .text(spec.content.bundleID), environment, .texts(values)])
-        let inserted = try counts.int64(0, 0)
-        let cancelled = try counts.int64(0, 1)
-        try db.query("""
-            WITH counted AS (
-                INSERT INTO campaign_counts (campaign_id, shard, kind, total, pending, cancelled)
-                SELECT $1, 0, 'single', $2, $2 - $3, $3 WHERE $2 > 0
-            )
-            UPDATE campaigns SET expanded = true, expansion_cursor = $4, audience_size = $4,
-                status = CASE WHEN $2 = $3 THEN 'completed' ELSE 'running' END,
-                started_at = COALESCE(started_at, $5), finished_at = CASE WHEN $2 = $3 THEN $5 END
-            WHERE id = $1
-            """, id.rawValue, inserted, cancelled, Int64(values.count), now)
-        return Int(inserted)
     }
 
-    /// A single send's deliveries to tokens: $1 campaign, $2 priority class, $3 due time, $4 now, $5 topic, $6 the
-    /// environment of unregistered tokens, $7 the tokens. A registered token goes to its device's environment,
-    /// cancelled when the device is inactive; a token given twice is sent once. Returns (inserted, cancelled).
-    private static let singleTokensSQL = """
-        WITH inserted AS (
-            INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
-                next_attempt_at, created_at, updated_at)
-            SELECT $1, d.id, a.value, COALESCE(d.environment, $6), $2,
-                   CASE WHEN NOT d.active THEN 'cancelled' ELSE 'pending' END,
-                   CASE WHEN NOT d.active THEN 'DeviceInactive' END, $3, $4, $4
-            FROM unnest($7::text[]) WITH ORDINALITY AS a(value, seq)
-            LEFT JOIN devices d ON d.token = a.value AND d.topic = $5
-            ORDER BY a.seq
-            ON CONFLICT DO NOTHING
-            RETURNING status
-        )
-        SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'cancelled') FROM inserted
-        """
-
-    /// A single send's deliveries to users' active devices of the topic (of environment $6 when not NULL); the
-    /// other parameters as `singleTokensSQL`.
-    private static let singleUsersSQL = """
-        WITH inserted AS (
-            INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
-                next_attempt_at, created_at, updated_at)
-            SELECT $1, d.id, d.token, d.environment, $2, 'pending', NULL, $3, $4, $4
-            FROM unnest($7::text[]) WITH ORDINALITY AS a(value, seq)
-            JOIN devices d ON d.user_id = a.value AND d.topic = $5 AND d.active AND ($6::text IS NULL OR d.environment = $6::text)
-            ORDER BY a.seq, d.id
-            ON CONFLICT DO NOTHING
-            RETURNING status
-        )
-        SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'cancelled') FROM inserted
-        """
-
-    /// Appends `values` (token hex or user ids) to the campaign's staged audience, numbering them on, in one
-    /// statement (the sub-statements see the same snapshot: the insert numbers from the size before the update).
-    static func stage(_ db: PGConnection, _ id: CampaignID, _ values: [String]) throws {
-        guard !values.isEmpty else { return }
+    private static func stage(_ db: PGConnection, _ id: CampaignID, chunk values: [String]) throws {
         try db.query("""
             WITH staged AS (
                 INSERT INTO campaign_audience (campaign_id, seq, value)
@@ -251,7 +188,7 @@ extension PostgresStore {
     /// Locks the draft `id` (concurrent appends number its tokens one after the other);
     /// `unknownCampaign` or `notADraft` otherwise.
     private static func requireDraft(_ db: PGConnection, _ id: CampaignID) throws {
-        let rows = try db.query("SELECT status FROM campaigns WHERE id = $1 FOR UPDATE", id.rawValue)
+        let rows = try db.query("SELECT status FROM campaigns WHERE id = $1 FOR NO KEY UPDATE", id.rawValue)
         guard rows.count > 0 else { throw StoreError.unknownCampaign(id) }
         let status = try Decode.campaignStatus(rows.string(0, 0))
         guard status == .draft else { throw StoreError.notADraft(id, status) }

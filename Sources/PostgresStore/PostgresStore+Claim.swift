@@ -17,14 +17,35 @@ extension PostgresStore {
     /// A read first finds whether anything is due: a claim that finds nothing opens no write transaction, so it
     /// fires no `commits` (which would wake this worker to claim again at once).
     public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+        try releaseUnresolvedClaims(now: now)
         guard limit > 0, try anythingDue(now: now, bulk: true) else { return [] }
         return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, bulk: true)
     }
 
     /// Claims due single sends only, after a read that finds whether there are any (no write transaction when not).
     public func claimSingles(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+        try releaseUnresolvedClaims(now: now)
         guard limit > 0, try anythingDue(now: now, bulk: false) else { return [] }
         return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, bulk: false)
+    }
+
+    /// A claim that failed with the connection lost may still have committed (the server crashed or was stopped
+    /// after COMMIT, before its answer arrived): its rows would stay leased to a live worker that never got them,
+    /// stuck until that worker stops. Each such claim is remembered by its worker and lease end (unique per claim)
+    /// and its rows are released here, before the next claim, once the database answers again.
+    func releaseUnresolvedClaims(now: Date) throws(StoreError) {
+        guard !unresolvedClaims.isEmpty else { return }
+        let unresolved = unresolvedClaims
+        try write { db in
+            for claim in unresolved {
+                let released = try db.query("""
+                    UPDATE deliveries SET next_attempt_at = \(PGQueue.dueUnlessPaused("$3")), leased_until = NULL, leased_by = NULL
+                    WHERE leased_by = $1 AND leased_until = $2 AND status = 'pending'
+                    """, claim.worker, claim.leasedUntil, now.storeMilliseconds).changes
+                if released > 0 { try Self.notifyWorkers(db) }
+            }
+        }
+        unresolvedClaims.removeAll()
     }
 
     /// Whether a single send (or, with `bulk`, any delivery) is due at `now`: two probes of the due index.
@@ -77,8 +98,25 @@ extension PostgresStore {
         let leaseEnd = nowMS + Store.milliseconds(lease)
         let dueAgain = worker == nil ? leaseEnd : Store.heldByOwner
         var skippedPerCampaign: [Int64: Int] = [:]
-        let jobs = try write { db in
-            skippedPerCampaign = [:]  // the body runs again when the transaction is retried
+        let jobs: [DeliveryJob]
+        do {
+            jobs = try claimBatch(nowMS: nowMS, limit: limit, leaseEnd: leaseEnd, worker: worker, bulk: bulk, dueAgain: dueAgain,
+                                  skippedPerCampaign: &skippedPerCampaign)
+        } catch {
+            if case .unavailable = error, let worker { unresolvedClaims.append((worker.rawValue, leaseEnd)) }
+            throw error
+        }
+        // The claim is committed: its jobs must reach the worker even if this check fails (a rescue pass makes up for it).
+        if !skippedPerCampaign.isEmpty { _ = try? completeAfterCommit(Array(skippedPerCampaign.keys), now: nowMS) }
+        return jobs
+    }
+
+    private func claimBatch(nowMS: Int64, limit: Int, leaseEnd: Int64, worker: WorkerID?, bulk: Bool, dueAgain: Int64,
+                            skippedPerCampaign: inout [Int64: Int]) throws(StoreError) -> [DeliveryJob] {
+        var skipped: [Int64: Int] = [:]
+        defer { skippedPerCampaign = skipped }
+        return try write { db in
+            skipped = [:]  // the body runs again when the transaction is retried
             var rows: [ClaimedRow] = []
             var claimed = 0
             while claimed < limit {
@@ -93,24 +131,11 @@ extension PostgresStore {
             }
             rows.sort { ($0.priorityClass, $0.dueAt, $0.id) < ($1.priorityClass, $1.dueAt, $1.id) }
             let claimedRows = rows.filter { !$0.deviceInactive }
-            for row in rows where row.deviceInactive { skippedPerCampaign[row.campaign, default: 0] += 1 }
-            let campaigns = Set(claimedRows.map(\.campaign)).sorted()
+            for row in rows where row.deviceInactive { skipped[row.campaign, default: 0] += 1 }
             var parameters: [Int64: SendingParameters] = [:]
-            if !campaigns.isEmpty {
-                let found = try db.query("""
-                    SELECT id, kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id
-                    FROM campaigns WHERE id = ANY($1)
-                    """, [.ints(campaigns)])
-                for row in 0..<found.count { parameters[try found.int64(row, 0)] = try SendingParameters(found, row) }
-                // A campaign row locked by its expansion (which starts it), a cancel or a completion is skipped: a
-                // claim holding its rows never waits for one (a cancel waits for those rows: that would deadlock).
-                try db.query("""
-                    UPDATE campaigns SET status = 'running', started_at = COALESCE(started_at, $2)
-                    WHERE id IN (SELECT id FROM campaigns WHERE id = ANY($1) AND status = 'scheduled' FOR NO KEY UPDATE SKIP LOCKED)
-                    """, [.ints(campaigns), .int(nowMS)])
-            }
-            if !skippedPerCampaign.isEmpty {
-                try PGQueue.addCounts(db, skippedPerCampaign.mapValues { CampaignCounters(pending: -$0, cancelled: $0) },
+            for row in rows { if let sending = row.parameters { parameters[row.campaign] = sending } }
+            if !skipped.isEmpty {
+                try PGQueue.addCounts(db, skipped.mapValues { CampaignCounters(pending: -$0, cancelled: $0) },
                                       shard: PGQueue.shard(worker))
             }
             return try claimedRows.map { row in
@@ -118,17 +143,20 @@ extension PostgresStore {
                 return try Self.job(row, sending, leasedUntil: leaseEnd)
             }
         }
-        if !skippedPerCampaign.isEmpty { _ = try completeAfterCommit(Array(skippedPerCampaign.keys), now: nowMS) }
-        return jobs
     }
 
-    /// One batch of a claim: $1 now, $2 at most this many rows, $3 whether bulk rows too, $4 leased_until,
-    /// $5 the worker (NULL: none), $6 the new next_attempt_at (`heldByOwner` for a worker, else the lease's end).
-    /// Single sends go first: bulk rows fill what they leave of $2. Each row is locked `FOR NO KEY UPDATE SKIP LOCKED`
-    /// and read as locked (the latest version), then leased — or, when its registered device became inactive
-    /// (or was deleted), cancelled. Returns the rows as they were before (their due time, their last update for
-    /// the delay a retry waited), in no particular order. (`id = ANY(ARRAY(…))` keeps the rows reached through the
-    /// primary key whatever the planner guesses of the batch's size: a merge join would read the key from its start.)
+    /// One batch of a claim, in one statement: $1 now, $2 at most this many rows, $3 whether bulk rows too,
+    /// $4 leased_until, $5 the worker (NULL: none), $6 the new next_attempt_at (`heldByOwner` for a worker, else the
+    /// lease's end). Single sends go first: bulk rows fill what they leave of $2. Each row is locked `FOR NO KEY
+    /// UPDATE SKIP LOCKED` and read as locked (the latest version), then leased — or, when its registered device
+    /// became inactive (or was deleted), cancelled. Returns the rows as they were before (their due time, their last
+    /// update for the delay a retry waited), in no particular order, with their campaign's sending parameters on
+    /// the first row of each campaign (NULL on the others: a payload is sent once per batch, not once per row).
+    ///
+    /// The claimed campaigns still `scheduled` start; a campaign row locked by its expansion (which starts it), a
+    /// cancel or a completion is skipped, so a claim holding delivery rows never waits for one (a cancel waits for
+    /// those rows). `id = ANY(ARRAY(…))` keeps the rows reached through the primary key whatever the planner
+    /// guesses of the batch's size (a merge join would read the key from its start).
     static let claimSQL = """
         WITH singles AS (
             SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at
@@ -139,8 +167,13 @@ extension PostgresStore {
             FROM deliveries WHERE $3 AND status = 'pending' AND priority_class = 1 AND next_attempt_at <= $1
             ORDER BY next_attempt_at, id LIMIT GREATEST($2 - (SELECT COUNT(*) FROM singles), 0) FOR NO KEY UPDATE SKIP LOCKED),
         picked AS (
-            SELECT p.*, p.device_id IS NOT NULL AND COALESCE(dv.active, false) = false AS inactive, dv.registered_at
-            FROM (SELECT * FROM singles UNION ALL SELECT * FROM bulk) p LEFT JOIN devices dv ON dv.id = p.device_id)
+            SELECT p.*, p.device_id IS NOT NULL AND COALESCE(dv.active, false) = false AS inactive, dv.registered_at,
+                   row_number() OVER (PARTITION BY p.campaign_id) = 1 AS first
+            FROM (SELECT * FROM singles UNION ALL SELECT * FROM bulk) p LEFT JOIN devices dv ON dv.id = p.device_id),
+        started AS (
+            UPDATE campaigns SET status = 'running', started_at = COALESCE(started_at, $1)
+            WHERE id IN (SELECT id FROM campaigns WHERE id IN (SELECT campaign_id FROM picked WHERE NOT inactive)
+                         AND status = 'scheduled' FOR NO KEY UPDATE SKIP LOCKED))
         UPDATE deliveries d SET
             status = CASE WHEN p.inactive THEN 'cancelled' ELSE d.status END,
             reason = CASE WHEN p.inactive THEN 'DeviceInactive' ELSE d.reason END,
@@ -148,9 +181,13 @@ extension PostgresStore {
             leased_by = CASE WHEN p.inactive THEN d.leased_by ELSE $5::bigint END,
             next_attempt_at = CASE WHEN p.inactive THEN d.next_attempt_at ELSE $6 END,
             updated_at = CASE WHEN p.inactive THEN $1 ELSE d.updated_at END
-        FROM picked p WHERE d.id = p.id AND d.id = ANY(ARRAY(SELECT id FROM picked))
+        FROM picked p JOIN campaigns c ON c.id = p.campaign_id
+        WHERE d.id = p.id AND d.id = ANY(ARRAY(SELECT id FROM picked))
         RETURNING p.id, p.campaign_id, p.token, p.environment, p.attempts, p.inactive, p.registered_at, p.created_at,
-            CASE WHEN p.attempts > 0 THEN p.next_attempt_at - p.updated_at END, p.priority_class, p.next_attempt_at
+            CASE WHEN p.attempts > 0 THEN p.next_attempt_at - p.updated_at END, p.priority_class, p.next_attempt_at, p.first,
+            CASE WHEN p.first THEN c.kind END, CASE WHEN p.first THEN c.topic END, CASE WHEN p.first THEN c.push_type END,
+            CASE WHEN p.first THEN c.priority END, CASE WHEN p.first THEN c.expiration END,
+            CASE WHEN p.first THEN c.collapse_id END, CASE WHEN p.first THEN c.payload END, CASE WHEN p.first THEN c.apns_id END
         """
 
     private struct ClaimedRow {
@@ -165,6 +202,8 @@ extension PostgresStore {
         var previousDelay: Int64?
         var priorityClass: Int64
         var dueAt: Int64
+        /// The campaign's, on the first row of each campaign in a batch.
+        var parameters: SendingParameters?
 
         init(_ rows: PGResult, _ row: Int) throws {
             id = try rows.int64(row, 0)
@@ -178,6 +217,7 @@ extension PostgresStore {
             previousDelay = try rows.optionalInt64(row, 8)
             priorityClass = try rows.int64(row, 9)
             dueAt = try rows.int64(row, 10)
+            parameters = try rows.bool(row, 11) ? SendingParameters(rows, row, from: 12) : nil
         }
     }
 
@@ -186,11 +226,13 @@ extension PostgresStore {
         var kind: CampaignKind
         var content: NotificationContent
 
-        init(_ rows: PGResult, _ row: Int) throws {
-            kind = try Decode.campaignKind(rows.string(row, 1))
-            content = try Decode.content(bundleID: rows.string(row, 2), pushType: rows.string(row, 3), priority: rows.int(row, 4),
-                                         expiration: rows.optionalInt64(row, 5), collapseID: rows.optionalString(row, 6),
-                                         apnsID: rows.optionalString(row, 8), payload: rows.data(row, 7))
+        /// From the columns kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id at `first`.
+        init(_ rows: PGResult, _ row: Int, from first: Int) throws {
+            kind = try Decode.campaignKind(rows.string(row, first))
+            content = try Decode.content(bundleID: rows.string(row, first + 1), pushType: rows.string(row, first + 2),
+                                         priority: rows.int(row, first + 3), expiration: rows.optionalInt64(row, first + 4),
+                                         collapseID: rows.optionalString(row, first + 5), apnsID: rows.optionalString(row, first + 7),
+                                         payload: rows.data(row, first + 6))
         }
     }
 

@@ -115,6 +115,9 @@ extension PostgresStore {
             }
             start = end
         }
+        // Statistics at once for a registry that grew a lot (autovacuum's come later): the planner then picks
+        // the right index for audiences right after an import. A failure (a role that may not) changes nothing.
+        if plan.order.count >= Self.analyzeAfter { _ = try? read { db in try db.execute("ANALYZE devices") } }
         return registrations.count
     }
 
@@ -162,6 +165,9 @@ extension PostgresStore {
     /// Registrations per upsert statement: big enough that round trips do not show, small enough that one
     /// statement's parameters stay a few MB.
     private static let importRowsPerStatement = 20_000
+
+    /// Registrations from which an import refreshes the registry's statistics.
+    private static let analyzeAfter = 10_000
 
     /// Upserts `registrations` (no device twice) in one statement. Users travel as a text array beside a flag
     /// array (an array parameter here carries no NULL).

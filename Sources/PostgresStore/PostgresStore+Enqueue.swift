@@ -3,8 +3,8 @@ import Foundation
 import QueueModel
 import Store
 
-/// The HTTP API's enqueues. No deferred batches on PostgreSQL: a batch's notifications are written at once, the
-/// common case (single sends to one token, due now) as a few statements over arrays whatever the batch's size.
+/// The HTTP API's enqueues. No deferred batches on PostgreSQL: a batch's notifications are written at once, its
+/// single sends as a few statements over arrays whatever the batch's size (`insertSingles`).
 extension PostgresStore {
     /// Enqueues several producers' requests in one transaction. Each request is all or nothing on its own: every
     /// fault of a request (an invalid spec, a key used with another request) is found before anything is written,
@@ -13,8 +13,8 @@ extension PostgresStore {
     /// nothing is written.
     ///
     /// A few statements serve the whole group: the keys are locked, looked up and remembered in one statement
-    /// each, and consecutive requests of single sends to one token due now are written together
-    /// (`insertSingleSends`); other requests cost a few statements per spec.
+    /// each, and consecutive requests of single sends are written together (`insertSingles`); other requests
+    /// cost a few statements per spec.
     public func enqueue(_ requests: [EnqueueRequest], now: Date = Date()) throws(StoreError) -> [Result<Enqueued, StoreError>] {
         let nowMS = now.storeMilliseconds
         return try write { db in
@@ -122,24 +122,23 @@ extension PostgresStore {
     private static func name(_ key: IdempotencyKey) -> String { key.scope + "\n" + key.key }
 
     /// Writes the requests at `indices` (in order); returns what each created. Consecutive requests made only of
-    /// single sends to one token due now go in as one `insertSingleSends`, which keeps the ids in request order.
+    /// single sends go in together (`insertSingles`), which keeps the ids in request order.
     private static func write(_ db: PGConnection, _ requests: [EnqueueRequest], _ indices: [Int], now: Int64) throws -> [Int: Enqueued] {
         var written: [Int: Enqueued] = [:]
         var run: [Int] = []
         func flush() throws {
             guard !run.isEmpty else { return }
-            let ids = try insertSingleSends(db, ArraySlice(run.flatMap { requests[$0].specs }), now: now)
+            let inserted = try insertSingles(db, ArraySlice(run.flatMap { requests[$0].specs }), now: now)
             var next = 0
             for index in run {
-                let count = requests[index].specs.count
-                written[index] = Enqueued(ids: Array(ids[next..<next + count]), deliveries: Array(repeating: 1, count: count),
-                                          isReplay: false)
-                next += count
+                let part = inserted[next..<next + requests[index].specs.count]
+                written[index] = Enqueued(ids: part.map(\.id), deliveries: part.map(\.deliveries), isReplay: false)
+                next += part.count
             }
             run.removeAll()
         }
         for index in indices {
-            if requests[index].specs.allSatisfy({ isQuickSingle($0, now: now) }) {
+            if requests[index].specs.allSatisfy({ $0.kind == .single }) {
                 run.append(index)
                 continue
             }
@@ -150,17 +149,18 @@ extension PostgresStore {
         return written
     }
 
-    /// Writes one request's specs, in order: runs of quick single sends together, other specs one by one.
+    /// Writes one request's specs, in order: runs of single sends together, other specs one by one.
     private static func write(_ db: PGConnection, _ specs: [CampaignSpec], now: Int64) throws -> Enqueued {
         var ids: [CampaignID] = []
         var deliveries: [Int] = []
         var index = specs.startIndex
         while index < specs.endIndex {
             var end = index
-            while end < specs.endIndex, isQuickSingle(specs[end], now: now) { end += 1 }
+            while end < specs.endIndex, specs[end].kind == .single { end += 1 }
             if end > index {
-                ids += try insertSingleSends(db, specs[index..<end], now: now)
-                deliveries += repeatElement(1, count: end - index)
+                let inserted = try insertSingles(db, specs[index..<end], now: now)
+                ids += inserted.map(\.id)
+                deliveries += inserted.map(\.deliveries)
                 index = end
                 continue
             }
@@ -214,84 +214,4 @@ extension PostgresStore {
         guard earlier.hash == key.requestHash else { throw StoreError.idempotencyConflict(key: key.key) }
         return earlier.result
     }
-
-    /// Whether `spec` is a single send to one token due now: written as its two rows at once (`insertSingleSends`).
-    static func isQuickSingle(_ spec: CampaignSpec, now: Int64) -> Bool {
-        guard spec.kind == .single, case .tokens(let tokens, _) = spec.audience, tokens.count == 1 else { return false }
-        return (spec.scheduledAt?.storeMilliseconds ?? now) <= now
-    }
-
-    /// Single sends to one token each, due now, written with two statements however many: ids drawn from the
-    /// campaigns' sequence in order, then one statement of data-modifying CTEs inserting each campaign already
-    /// expanded, its counters and its delivery, with what expansion would give them (the registered device's
-    /// environment; `cancelled`, `DeviceInactive` and the campaign completed for an inactive one; the given
-    /// environment, default production, for an unregistered token). Returns the ids in the order of `specs`.
-    static func insertSingleSends(_ db: PGConnection, _ specs: ArraySlice<CampaignSpec>, now: Int64) throws -> [CampaignID] {
-        let drawn = try db.query("""
-            SELECT nextval(pg_get_serial_sequence('campaigns', 'id')) FROM generate_series(1, $1::bigint)
-            """, Int64(specs.count))
-        let ids = try drawn.map { row in try drawn.int64(row, 0) }.sorted()
-        var tokens: [String] = [], topics: [String] = [], pushTypes: [String] = [], priorities: [Int64] = []
-        var expirations: [Int64] = [], collapseIDs: [String] = [], apnsIDs: [String] = [], environments: [String] = []
-        var payloadStarts: [Int64] = [], payloadLengths: [Int64] = [], payloads: [UInt8] = []
-        for spec in specs {
-            guard case .tokens(let recipients, let environment) = spec.audience, let token = recipients.first else { continue }
-            let content = spec.content
-            tokens.append(token.hex)
-            topics.append(content.bundleID)
-            pushTypes.append(content.pushType.rawValue)
-            priorities.append(Int64(content.priority.rawValue))
-            // Absent values as impossible ones (an expiration is never negative, the texts never empty): a
-            // PostgreSQL array parameter here carries no NULL.
-            expirations.append(content.expiration?.secondsSince1970 ?? -1)
-            collapseIDs.append(content.collapseID?.value ?? "")
-            apnsIDs.append(content.apnsID?.uuidString ?? "")
-            environments.append(environment?.rawValue ?? "")
-            payloadStarts.append(Int64(payloads.count))
-            payloadLengths.append(Int64(content.payload.bytes.count))
-            payloads += content.payload.bytes
-        }
-        guard ids.count == tokens.count else { throw StoreError.corruptValue("single sends: \(ids.count) ids for \(tokens.count) specs") }
-        try db.query(insertSingleSendsSQL, [
-            .ints(ids), .texts(tokens), .texts(topics), .texts(pushTypes), .ints(priorities), .ints(expirations),
-            .texts(collapseIDs), .texts(apnsIDs), .texts(environments), .ints(payloadStarts), .ints(payloadLengths),
-            .bytes(payloads), .int(now),
-        ])
-        return ids.map { CampaignID($0) }
-    }
-
-    /// See `insertSingleSends`. The payloads are one byte string ($12), each sliced by its start and length.
-    private static let insertSingleSendsSQL = """
-        WITH input AS (
-            SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[],
-                                 $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[])
-                AS i(id, token, topic, push_type, priority, expiration, collapse_id, apns_id, environment,
-                     payload_start, payload_length)
-        ),
-        looked AS MATERIALIZED (
-            SELECT i.*, d.id AS device_id, COALESCE(d.environment, NULLIF(i.environment, ''), 'production') AS delivery_environment,
-                   COALESCE(NOT d.active, false) AS inactive
-            FROM input i LEFT JOIN devices d ON d.token = i.token AND d.topic = i.topic
-        ),
-        made AS (
-            INSERT INTO campaigns (id, kind, status, topic, push_type, priority, expiration, collapse_id, payload, apns_id,
-                audience, audience_environment, audience_size, expanded, expansion_cursor, scheduled_at, created_at,
-                started_at, finished_at)
-            SELECT id, 'single', CASE WHEN inactive THEN 'completed' ELSE 'running' END, topic, push_type, priority,
-                   NULLIF(expiration, -1), NULLIF(collapse_id, ''),
-                   substring($12::bytea FROM (payload_start + 1)::int FOR payload_length::int), NULLIF(apns_id, ''),
-                   'tokens', NULLIF(environment, ''), 1, true, 1, $13, $13, $13, CASE WHEN inactive THEN $13 END
-            FROM looked ORDER BY id
-        ),
-        counted AS (
-            INSERT INTO campaign_counts (campaign_id, shard, kind, total, pending, cancelled)
-            SELECT id, 0, 'single', 1, CASE WHEN inactive THEN 0 ELSE 1 END, CASE WHEN inactive THEN 1 ELSE 0 END
-            FROM looked
-        )
-        INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
-            next_attempt_at, created_at, updated_at)
-        SELECT id, device_id, token, delivery_environment, 0, CASE WHEN inactive THEN 'cancelled' ELSE 'pending' END,
-               CASE WHEN inactive THEN 'DeviceInactive' END, $13, $13, $13
-        FROM looked ORDER BY id
-        """
 }

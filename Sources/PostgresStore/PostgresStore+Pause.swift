@@ -2,9 +2,12 @@ import Foundation
 import QueueModel
 import Store
 
-/// Pausing, resuming and requeueing a campaign: each locks the campaign's row first (`FOR UPDATE`), so that two
-/// of them on one campaign, or one and a cancel, take turns. Paused deliveries are parked at
-/// `Store.pausedUntilResumed`, a due time no claim reaches, as on SQLite.
+/// Pausing, resuming and requeueing a campaign: each locks the campaign's row first, so that two of them on one
+/// campaign, or one and a page of its expansion, take turns (a pause waits for the page in progress, then parks
+/// it too; expansion skips a campaign being paused, then finds it paused). The lock is `FOR NO KEY UPDATE`, as
+/// every campaign lock of this store: it must not block workers inserting the campaign's counters and deliveries
+/// (their foreign keys take key-share locks). Paused deliveries are parked at `Store.pausedUntilResumed`, a due
+/// time no claim reaches, as on SQLite.
 extension PostgresStore {
     /// Requeues the campaign's deliveries in `status` (`failed` or `rejected`): pending again, due at `now` (parked
     /// when the campaign is paused), attempts reset and their history deleted; the campaign runs again until they
@@ -90,7 +93,7 @@ extension PostgresStore {
 
     /// The campaign's row, locked until the transaction ends; `unknownCampaign` when there is none.
     private static func lockCampaign(_ db: PGConnection, _ id: CampaignID) throws -> (status: CampaignStatus, kind: String, paused: Bool) {
-        let rows = try db.query("SELECT status, kind, paused FROM campaigns WHERE id = $1 FOR UPDATE", id.rawValue)
+        let rows = try db.query("SELECT status, kind, paused FROM campaigns WHERE id = $1 FOR NO KEY UPDATE", id.rawValue)
         guard rows.count > 0 else { throw StoreError.unknownCampaign(id) }
         return (try Decode.campaignStatus(rows.string(0, 0)), try rows.string(0, 1), try rows.bool(0, 2))
     }

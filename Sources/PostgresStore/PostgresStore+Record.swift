@@ -25,10 +25,16 @@ extension PostgresStore {
         var wroteEvents = false
         var report = try write { db in
             wroteEvents = false
-            return try Self.record(db, results, worker: worker, now: nowMS, wroteEvents: &wroteEvents)
+            let report = try Self.record(db, results, worker: worker, now: nowMS, wroteEvents: &wroteEvents)
+            // Moves every listener's change count: `apnsd log --follow` on another host reads the new outcomes, and
+            // a retry made due wakes the workers (an idle worker's claim that finds nothing due costs one read).
+            try Self.notifyWorkers(db, "outcomes")
+            return report
         }
         if wroteEvents { for observer in eventObservers { observer() } }
-        report.completedCampaigns = try completeAfterCommit(Array(Set(results.map(\.campaignID.rawValue))), now: nowMS)
+        // The outcomes are committed: a failing completion check must not make them look unrecorded (the next
+        // rescue pass completes what it missed).
+        report.completedCampaigns = (try? completeAfterCommit(Array(Set(results.map(\.campaignID.rawValue))), now: nowMS)) ?? []
         return report
     }
 

@@ -70,8 +70,9 @@ extension PostgresStore {
             if report.deliveries > 0 { try Self.notifyWorkers(db) }
             return report
         }
-        // A completion check lost with its connection (after a record committed) is made up for here.
-        _ = try completeAfterCommit(nil, now: nowMS)
+        // A completion check lost with its connection (after a record committed) is made up for here; when this
+        // one fails too, the next pass does it.
+        _ = try? completeAfterCommit(nil, now: nowMS)
         return report
     }
 

@@ -41,6 +41,9 @@ public actor PostgresStore {
     /// Called after each commit that wrote events (`addEventObserver`).
     var eventObservers: [@Sendable () -> Void] = []
     private var closed = false
+    /// Claims whose COMMIT may have happened although the answer never arrived (the connection was lost): their
+    /// rows may be leased to a worker that does not hold them. Released by the next claim (`releaseUnresolvedClaims`).
+    var unresolvedClaims: [(worker: Int64, leasedUntil: Int64)] = []
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -125,13 +128,14 @@ public actor PostgresStore {
     }
 
     /// Runs `body` in a transaction; retried (whole) when the server reports a serialization failure or deadlock.
-    /// Fires `commits` after COMMIT.
+    /// Fires `commits` after a COMMIT that changed rows.
     func write<T>(_ body: (PGConnection) throws -> T) throws(StoreError) -> T {
         var attempt = 0
         while true {
             attempt += 1
             let db = try db()
             do {
+                let before = db.totalChanges
                 let result = try guarded { () throws -> T in
                     try db.execute("BEGIN")
                     do {
@@ -143,7 +147,9 @@ public actor PostgresStore {
                         throw error
                     }
                 }
-                commits.notify()
+                // After COMMIT, and only when rows changed: a worker woken by it claims from the committed state,
+                // and an idle worker's empty claim does not wake it again.
+                if db.totalChanges != before { commits.notify() }
                 return result
             } catch {
                 if case .engineFailure(_, let code, _) = error, code == Self.retryCode, attempt < 10 {

@@ -60,8 +60,7 @@ enum Help {
       log                      The delivery log.
       stats                    Outcomes by status and reason, request rates, deactivations, the queue.
       backup PATH              A consistent copy of the database, taken while workers run.
-      migrate --from PATH --to URL
-                               Copy a SQLite database into PostgreSQL (several workers on several hosts).
+      migrate                  Copy a SQLite database into PostgreSQL (--from PATH --to URL), for several hosts.
       prune                    Delete old deliveries and stale devices (retention.*); campaigns keep their counts.
       config check             Load the settings and the key, mint a token, resolve the APNs hosts; exit 0/1.
       api-key create|list|revoke

@@ -32,7 +32,7 @@ enum MigrateCommand {
     static let page = 5_000
 
     static func run(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: ["from", "to", "log-level", "log-format"], flagNames: ["replace", "json"])
+        let arguments = try Arguments(words, valued: ["from", "to"], flagNames: ["replace", "json"])
         _ = try arguments.positionals(exactly: [])
         guard let from = try arguments.value("from") else { throw .usage("--from is required") }
         guard let to = try arguments.value("to") else { throw .usage("--to is required") }

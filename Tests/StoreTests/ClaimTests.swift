@@ -165,4 +165,18 @@ extension ClaimTests {
         let second = try await store.claim(now: at(8), limit: 1, leaseFor: .seconds(30), worker: nil)[0]
         #expect(second.previousDelay == .milliseconds(5500))
     }
+
+    /// A campaign whose rows are claimed while it is still `scheduled` (e.g. its status set back by hand) starts.
+    @Test(arguments: Engine.all) func aClaimStartsTheScheduledCampaignsItTakesRowsOf(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        try await store.registerDevices(0..<3)
+        let id = try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+        try await store.execute("UPDATE campaigns SET status = 'scheduled', started_at = NULL WHERE id = \(id.rawValue)")
+        #expect(try await store.claim(now: at(4), limit: 1, leaseFor: .seconds(30), worker: nil).count == 1)
+        let campaign = try await store.campaign(id)
+        #expect(campaign.status == .running && campaign.startedAt == at(4))
+    }
 }

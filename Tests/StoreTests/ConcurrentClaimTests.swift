@@ -3,6 +3,7 @@ import Foundation
 import QueueModel
 import Testing
 @testable import Store
+import TestSupport
 
 /// Several workers on one queue at the same time, each with its own connection (as on several hosts): claims,
 /// expansion and records that race never hand out a delivery twice, never expand a row twice, and never miss a
@@ -115,5 +116,28 @@ import Testing
         for status in DeliveryStatus.allCases {
             #expect(try await setup.allLog(LogFilter(campaign: campaign, status: status)).count == done.counters[status])
         }
+    }
+
+    /// PostgreSQL checks a campaign's completion in a short transaction after a record's commit; when that check is
+    /// lost (its connection dropped), the next rescue pass completes the campaign.
+    @Test(.enabled(if: PostgresCluster.enabled)) func aLostCompletionCheckIsMadeUpForByTheNextRescue() async throws {
+        let database = try TestDatabase(.postgres)
+        defer { database.remove() }
+        let store = try await database.open()
+        try await store.registerDevices(0..<3)
+        let campaign = try await store.createCampaign(bulk(.all()), now: t0)
+        try await store.expandAll(now: t0)
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil)
+        _ = try await store.record(jobs.map { .accepted($0, apnsID: nil) }, by: nil, now: at(2))
+        // As if the check had not run: done, but still running, its worker shard not folded.
+        try await store.execute("UPDATE campaigns SET status = 'running', finished_at = NULL WHERE id = \(campaign.rawValue)")
+        try await store.execute("""
+            INSERT INTO campaign_counts (campaign_id, shard, kind, pending, accepted) VALUES (\(campaign.rawValue), 5, 'bulk', 0, 0)
+            """)
+        _ = try await store.rescueStaleWorkers(now: at(3), staleAfter: .seconds(30), except: nil)
+        let done = try await store.campaign(campaign)
+        #expect(done.status == .completed && done.finishedAt == at(3))
+        #expect(done.counters == CampaignCounters(total: 3, accepted: 3))
+        #expect(try await store.scalar("SELECT COUNT(*) FROM campaign_counts WHERE campaign_id = \(campaign.rawValue)") == 1)
     }
 }

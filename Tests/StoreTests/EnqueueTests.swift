@@ -3,6 +3,7 @@ import Foundation
 import QueueModel
 import Testing
 @testable import Store
+import TestSupport
 
 /// Grouped enqueues (the HTTP API's transactions), idempotency keys, the newest-first log and apns-id.
 @Suite struct EnqueueTests {
@@ -98,5 +99,60 @@ import Testing
         #expect(jobs.map(\.content.apnsID) == [id])
         #expect(jobs[0].content.headers.contains { $0.name == "apns-id" && $0.value == id.uuidString })
         #expect(try await store.campaign(campaign).content.apnsID == id)
+    }
+
+    /// What single sends write (PostgreSQL writes them whole with a few statements per batch; SQLite one by one, or
+    /// as a deferred batch written later) reads the same on both engines, ids aside.
+    @Test(.enabled(if: PostgresCluster.enabled)) func singleSendsAreWrittenAlikeOnBothEngines() async throws {
+        let sqlite = try await singleSendsWritten(on: .sqlite)
+        let postgres = try await singleSendsWritten(on: .postgres)
+        #expect(sqlite.count == postgres.count && sqlite.count > 100)
+        for (a, b) in zip(sqlite, postgres) where a != b { Issue.record("SQLite: \(a)\nPostgreSQL: \(b)") }
+    }
+
+    /// Every kind of single send, alone and in batches, and what each campaign and its log rows read (without ids).
+    private func singleSendsWritten(on engine: Engine) async throws -> [String] {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        try await store.registerDevices(0..<10, environment: .development, user: { "u\($0 % 3)" })
+        _ = try await store.deactivateDevice(token: token(2), topic: topic, reason: .removed, now: t0)
+        let content = single(token(0)).content
+        let specs: [CampaignSpec] = [
+            single(token(50), environment: .development), single(token(1)), single(token(2)),
+            CampaignSpec(kind: .single, audience: .tokens([token(3)]), content: content, scheduledAt: at(100)),
+            CampaignSpec(kind: .single, audience: .tokens([token(2)]), content: content, scheduledAt: at(100)),
+            CampaignSpec(kind: .single, audience: .tokens([token(3)]), content: content, scheduledAt: at(-5)),
+            CampaignSpec(kind: .single, audience: .tokens([token(1), token(2), token(1), token(60)], environment: .production),
+                         content: content),
+            CampaignSpec(kind: .single, audience: .users(["u0", "u1", "u0", "nobody"]), content: content),
+            CampaignSpec(kind: .single, audience: .users(["u2"], environment: .production), content: content),
+            CampaignSpec(kind: .single, audience: .users(["u2"]), content: content, scheduledAt: at(50)),
+            CampaignSpec(kind: .single, audience: .tokens([]), content: content),
+            bulk(.tokens([token(1), token(2)])),
+        ]
+        var lines: [String] = []
+        var ids: [CampaignID] = []
+        for spec in specs { ids.append(try await store.createCampaign(spec, now: at(1))) }
+        let batch = try await store.enqueue([EnqueueRequest(specs: Array(specs.prefix(11)) + Array(repeating: single(token(4)), count: 20))],
+                                            now: at(2))
+        lines.append("deliveries \(try batch[0].get().deliveries)")
+        ids += try batch[0].get().ids
+        // All single sends due now: SQLite defers them (and counts 0 deliveries for users until they are written).
+        let deferred = try await store.enqueue([EnqueueRequest(specs: (0..<40).map { n in
+            n % 2 == 0 ? CampaignSpec(kind: .single, audience: .users(["u\(n % 4)", "u1"]), content: content) : single(token(n % 12))
+        })], now: at(2))
+        ids += try deferred[0].get().ids
+        try await store.expandAll(now: at(3))
+        for id in ids {
+            var campaign = try await store.campaign(id)
+            campaign.id = CampaignID(0)
+            lines.append("\(campaign)")
+            for var entry in try await store.allLog(LogFilter(campaign: id)) {
+                (entry.id, entry.campaignID) = (DeliveryID(0), CampaignID(0))
+                lines.append("  \(entry)")
+            }
+        }
+        return lines
     }
 }

@@ -36,8 +36,11 @@ public final class PostgresCluster: @unchecked Sendable {
         return engines.split(separator: ",").contains("postgres")
     }
 
-    /// Creates and starts a new cluster of its own (for tests that stop and start the server).
-    public init() throws {
+    /// Creates and starts a new cluster of its own (for tests that stop and start the server). `durable`: keep
+    /// PostgreSQL's default durability (fsync, synchronous commit), so that a crash (`stop(mode: "immediate")`)
+    /// loses nothing that was acknowledged; otherwise commits return before their WAL is written (faster tests,
+    /// and an acknowledged commit may be lost in a crash).
+    public init(durable: Bool = false) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-pg-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         if Self.asNobody {
@@ -49,9 +52,7 @@ public final class PostgresCluster: @unchecked Sendable {
             listen_addresses = ''
             unix_socket_directories = '\(folder)'
             port = 5432
-            fsync = off
-            synchronous_commit = off
-            full_page_writes = off
+            \(durable ? "" : "fsync = off\nsynchronous_commit = off\nfull_page_writes = off")
             max_connections = 200
             shared_buffers = 128MB
             """

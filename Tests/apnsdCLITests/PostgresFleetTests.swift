@@ -88,7 +88,8 @@ extension WorkerFleet {
         }
 
         @Test func theDatabaseStoppedAndRestartedMidCampaign() throws {
-            let cluster = try PostgresCluster()
+            // Durable, as a production server is: the crash below must not take back acknowledged commits.
+            let cluster = try PostgresCluster(durable: true)
             defer { try? cluster.stop(mode: "immediate"); cluster.remove() }
             let devices = 4_000, rate = 300
             let fleet = try Fleet(devices: devices, rate: rate, database: try cluster.createDatabase())
@@ -103,8 +104,16 @@ extension WorkerFleet {
             let duringOutage = fleet.accepted
             #expect(duringOutage - stoppedAt <= 4 * rate * 2, "\(duringOutage - stoppedAt) sent while the database was down")
             try cluster.start()
-            #expect(try Fleet.waitUntil(90, every: 0.3) { try fleet.show(fleet.campaign!)["status"] as? String == "completed" },
-                    "the workers should resume and finish: \(workers.map { $0.log.suffix(1500) })")
+            let finished = try Fleet.waitUntil(90, every: 0.3) { try fleet.show(fleet.campaign!)["status"] as? String == "completed" }
+            let state = """
+                \(try fleet.show(fleet.campaign!))
+                \(try fleet.query("SELECT status, leased_by, next_attempt_at > 4000000000000, count(*) FROM deliveries GROUP BY 1, 2, 3"))
+                \(try fleet.query("SELECT * FROM campaign_counts"))
+                \(try fleet.query("SELECT * FROM workers"))
+                \(try fleet.query("SELECT id, token, attempts, leased_until, updated_at, created_at FROM deliveries WHERE status = 'pending' ORDER BY id LIMIT 5"))
+                mock: \(try fleet.query("SELECT token FROM deliveries WHERE status = 'pending' ORDER BY id LIMIT 5").map { fleet.server.stats().tokens[$0] ?? [:] })
+                """
+            #expect(finished, "the workers should resume and finish: \(state)\n\(workers.map { $0.log.suffix(1500) })")
             for worker in workers {
                 #expect(!worker.events("worker.storage_fault").isEmpty && !worker.events("worker.storage_recovered").isEmpty,
                         "each worker saw the outage and recovered: \(worker.log.suffix(1500))")

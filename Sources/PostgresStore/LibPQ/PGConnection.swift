@@ -6,6 +6,9 @@ import Foundation
 final class PGConnection {
     private let handle: OpaquePointer
     private var prepared: [String: String] = [:]
+    /// Rows changed by the statements run with parameters on this connection (`PostgresStore.write` fires its
+    /// commit signal only when a transaction changed some).
+    private(set) var totalChanges = 0
 
     /// Connects with a libpq connection string or URI (`postgres://…`; `PG*` variables and `PGPASSFILE` apply).
     init(conninfo: String) throws(PGError) {
@@ -72,7 +75,9 @@ final class PGConnection {
             PQclear(result)
             throw error
         }
-        return PGResult(result)
+        let rows = PGResult(result)
+        totalChanges &+= rows.changes
+        return rows
     }
 
     /// Runs one statement with parameters without preparing it (statements whose text varies, e.g. multi-row
@@ -93,7 +98,9 @@ final class PGConnection {
             PQclear(result)
             throw error
         }
-        return PGResult(result)
+        let rows = PGResult(result)
+        totalChanges &+= rows.changes
+        return rows
     }
 
     /// Convenience: parameters as Swift values.

@@ -7,13 +7,15 @@ final class PGResult {
     private let handle: OpaquePointer
     /// Rows returned.
     let count: Int
-    /// Rows changed by an INSERT, UPDATE or DELETE (its command tag).
+    /// Rows changed by an INSERT, UPDATE or DELETE (its command tag); 0 for any other statement.
     let changes: Int
 
     init(_ handle: OpaquePointer) {
         self.handle = handle
         count = Int(PQntuples(handle))
-        changes = Int(String(cString: PQcmdTuples(handle))) ?? 0
+        let command = String(cString: PQcmdStatus(handle))
+        let writes = command.hasPrefix("INSERT") || command.hasPrefix("UPDATE") || command.hasPrefix("DELETE") || command.hasPrefix("MERGE")
+        changes = writes ? Int(String(cString: PQcmdTuples(handle))) ?? 0 : 0
     }
 
     deinit { PQclear(handle) }

@@ -1,0 +1,85 @@
+import APNsMock
+import Foundation
+import TestSupport
+import Testing
+
+extension WorkerFleet {
+    /// Every command works on both engines and prints the same: one script of commands run on a SQLite file and on
+    /// a PostgreSQL database, each with its own apns-mock, outputs compared line by line (times and rates aside).
+    @Suite(.enabled(if: PostgresCluster.enabled)) struct EngineParityTests {
+        @Test func everyCommandPrintsTheSameOnBothEngines() throws {
+            let sqlite = try Self.script(database: nil)
+            let postgres = try Self.script(database: try PostgresCluster.shared.createDatabase())
+            #expect(sqlite.count == postgres.count)
+            for (left, right) in zip(sqlite, postgres) {
+                #expect(left == right, "SQLite and PostgreSQL differ:\n\(left)\nvs\n\(right)")
+            }
+        }
+
+        /// The commands and their normalized outputs (exit status, stdout, stderr).
+        static func script(database: String?) throws -> [String] {
+            let dead = CLI.token(3)
+            let fleet = try Fleet(devices: 40, rate: 0, database: database, scenario: Scenario(tokens: [dead: TokenBehaviour(respond: .unregistered)]))
+            defer { fleet.stop() }
+            let cli = fleet.cli
+            let payload = #"{"aps":{"alert":"parity"}}"#
+            var outputs: [String] = []
+            func run(_ arguments: String...) throws {
+                let result = try cli.run(arguments)
+                outputs.append("$ apnsd \(arguments.joined(separator: " ")) → \(result.status)\n\(normalize(result.stdout))\(normalize(result.stderr))")
+            }
+            try run("device", "add", CLI.token(41), "--user", "u1")
+            try run("device", "add", CLI.token(42), "--user", "u1")
+            try run("device", "add", CLI.token(43), "--replaces", CLI.token(42))
+            try run("device", "list", "--user", "u1", "--json")
+            try run("device", "add", "not-a-token")
+            try run("send", CLI.token(41), "--payload", payload)
+            try run("send", "--user", "u1", "--payload", payload, "--priority", "5")
+            try run("campaign", "create", "--user", "u1", "--payload", payload)
+            try run("campaign", "create", "--all", "--payload", payload, "--at", "2099-01-01T00:00:00Z")
+            try run("campaign", "pause", "5")
+            try run("campaign", "resume", "5")
+            try run("campaign", "list", "--json")
+            try run("worker", "--until-idle")
+            try run("campaign", "list", "--json")
+            try run("campaign", "show", "1", "--json")
+            try run("campaign", "list", "--kind", "single", "--json")
+            try run("campaign", "cancel", "5", "--json")
+            try run("campaign", "retry", "1", "--status", "failed")
+            try run("log", "--json")
+            try run("log", "--status", "unregistered", "--json")
+            try run("log", "--user", "u1", "--json")
+            try run("log", "--token", dead, "--json")
+            try run("device", "list", "--inactive", "--json")
+            try run("device", "remove", "--user", "u1")
+            try run("device", "list", "--json")
+            try run("stats", "--json")
+            try run("stats", "--campaign", "1", "--json")
+            try run("workers", "--json")
+            try run("prune", "--dry-run", "--json")
+            try run("prune", "--json")
+            try run("log", "--json")
+            try run("campaign", "show", "999")
+            return outputs
+        }
+
+        /// Times, durations, rates, the apns-ids the mock makes up, the database's name and the storage figures of
+        /// `prune` (a file's pages, or PostgreSQL's) differ between the two runs; everything else must not.
+        static func normalize(_ text: String) -> String {
+            var text = text
+            let patterns = [
+                #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"#: "<time>",
+                #""(seconds|requestsPerSecond|acceptedPerSecond|rate|elapsed|eta)":[0-9.e+-]+"#: #""$1":<n>"#,
+                #"in [0-9.]+ s"#: "in <n> s",
+                #"database [^ ]*:"#: "database <db>:",
+                #""database":"[^"]*""#: #""database":"<db>""#,
+                #"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#: "<uuid>",
+                #""space":\{[^}]*\}"#: #""space":<engine>"#,
+            ]
+            for (pattern, replacement) in patterns {
+                text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+            }
+            return text
+        }
+    }
+}
