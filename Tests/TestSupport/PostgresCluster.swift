@@ -89,6 +89,13 @@ public final class PostgresCluster: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of this process may reach the server: it would keep other tests' pipes open (a child
+        // waiting for the end of its input would wait for ever). glibc's closefrom action is not in Swift's view.
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            throw ClusterError(description: "glibc has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
+        }
+        _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
