@@ -31,15 +31,10 @@ enum PGMigrator {
         try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at bigint NOT NULL)")
         let applied = Set(try status(db).applied)
         for migration in PGSchema.migrations where !applied.contains(migration.id) {
-            try db.execute("BEGIN")
-            do {
+            try db.transaction { db in
                 try db.execute(migration.sql)
                 try db.query("INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)",
                              PGValue.text(migration.id), PGValue.int(Int64(Date().timeIntervalSince1970 * 1000)))
-                try db.execute("COMMIT")
-            } catch {
-                if db.isOK { try? db.execute("ROLLBACK") }
-                throw error
             }
         }
     }

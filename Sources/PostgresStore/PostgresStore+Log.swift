@@ -114,17 +114,7 @@ extension PostgresStore {
     /// (a campaign's rows are contiguous, so a new campaign's would be found only after the whole table). Planning
     /// costs far less than that risk on reads made for people; it costs two more round trips.
     func readPlannedForValues<T>(_ body: (PGConnection) throws -> T) throws(StoreError) -> T {
-        try read { db in
-            try db.execute("BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_custom_plan")
-            do {
-                let result = try body(db)
-                try db.execute("COMMIT")
-                return result
-            } catch {
-                if db.isOK && db.inTransaction { try? db.execute("ROLLBACK") }
-                throw error
-            }
-        }
+        try read { db in try db.transaction("BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_custom_plan", body) }
     }
 
     private func log(_ query: (sql: String, parameters: [PGValue])) throws(StoreError) -> [LogEntry] {

@@ -136,17 +136,7 @@ public actor PostgresStore {
             let db = try db()
             do {
                 let before = db.totalChanges
-                let result = try guarded { () throws -> T in
-                    try db.execute("BEGIN")
-                    do {
-                        let result = try body(db)
-                        try db.execute("COMMIT")
-                        return result
-                    } catch {
-                        if db.isOK && db.inTransaction { try? db.execute("ROLLBACK") }
-                        throw error
-                    }
-                }
+                let result = try guarded { try db.transaction { try body($0) } }
                 // After COMMIT, and only when rows changed: a worker woken by it claims from the committed state,
                 // and an idle worker's empty claim does not wake it again.
                 if db.totalChanges != before { commits.notify() }

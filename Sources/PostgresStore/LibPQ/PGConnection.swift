@@ -47,6 +47,19 @@ final class PGConnection {
         try check(result, sql: sql)
     }
 
+    /// Runs `body` between `begin` and COMMIT; rolls back (when the connection still works) if it throws.
+    func transaction<T>(_ begin: String = "BEGIN", _ body: (PGConnection) throws -> T) throws -> T {
+        try execute(begin)
+        do {
+            let result = try body(self)
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isOK && inTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Runs one statement with parameters and returns its rows.
     @discardableResult
     func query(_ sql: String, _ parameters: [PGValue] = []) throws(PGError) -> PGResult {
@@ -62,22 +75,9 @@ final class PGConnection {
             try check(result, sql: sql)
             prepared[key] = name
         }
-        let encoded = parameters.map(\.encoded)
-        let lengths = encoded.map { Int32($0?.count ?? 0) }
-        let formats = [Int32](repeating: 1, count: encoded.count)
-        let result = withPointers(encoded) { pointers in
-            PQexecPrepared(handle, name, Int32(encoded.count), pointers, lengths, formats, 1)
+        return try run(sql, parameters) { count, values, lengths, formats in
+            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
         }
-        guard let result else { throw lost(sql) }
-        do {
-            try check(result, sql: sql)
-        } catch {
-            PQclear(result)
-            throw error
-        }
-        let rows = PGResult(result)
-        totalChanges &+= rows.changes
-        return rows
     }
 
     /// Runs one statement with parameters without preparing it (statements whose text varies, e.g. multi-row
@@ -85,12 +85,18 @@ final class PGConnection {
     @discardableResult
     func queryOnce(_ sql: String, _ parameters: [PGValue]) throws(PGError) -> PGResult {
         let types = parameters.map(\.typeOID)
+        return try run(sql, parameters) { count, values, lengths, formats in
+            PQexecParams(handle, sql, count, types, values, lengths, formats, 1)
+        }
+    }
+
+    /// Encodes the parameters (binary), runs `execute` with them, checks the result and counts its changes.
+    private func run(_ sql: String, _ parameters: [PGValue],
+                     _ execute: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> OpaquePointer?) throws(PGError) -> PGResult {
         let encoded = parameters.map(\.encoded)
         let lengths = encoded.map { Int32($0?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: encoded.count)
-        let result = withPointers(encoded) { pointers in
-            PQexecParams(handle, sql, Int32(encoded.count), types, pointers, lengths, formats, 1)
-        }
+        let result = withPointers(encoded) { pointers in execute(Int32(encoded.count), pointers, lengths, formats) }
         guard let result else { throw lost(sql) }
         do {
             try check(result, sql: sql)
