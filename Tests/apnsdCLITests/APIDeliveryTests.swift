@@ -4,10 +4,14 @@ import TestSupport
 
 extension WorkerFleet {
     /// `apnsd serve` with its worker, sending to apns-mock over TLS: a notification posted to the API is delivered
-    /// and shown as such, a campaign completes, and `/v1/deliveries` pages through every row once, newest first.
+    /// and shown as such, a campaign completes, and `/v1/deliveries` pages through every row once, newest first —
+    /// on SQLite and on PostgreSQL.
     @Suite struct APIDeliveryTests {
-        @Test func postedNotificationIsDeliveredAndDeliveriesPage() throws {
-            let fleet = try Fleet(devices: 20, rate: 500, campaign: false)
+        static let engines = PostgresCluster.enabled ? ["sqlite", "postgres"] : ["sqlite"]
+
+        @Test(arguments: engines) func postedNotificationIsDeliveredAndDeliveriesPage(engine: String) throws {
+            let database = engine == "postgres" ? try PostgresCluster.shared.createDatabase() : nil
+            let fleet = try Fleet(devices: 20, rate: 500, campaign: false, database: database)
             defer { fleet.stop() }
             let api = try APIHarness(cli: fleet.cli, arguments: [], initialized: true)
             defer { api.stop() }
@@ -65,6 +69,14 @@ extension WorkerFleet {
             #expect(seen.count == 21 && Set(seen) == Set(stored.compactMap(Int.init)), "\(seen) vs \(stored)")
             #expect(seen == seen.sorted(by: >), "newest first: \(seen)")
             #expect(pages == 6, "21 rows in pages of 4: \(pages)")
+
+            // Health, stats and metrics read the same store.
+            let ready = try api.call("GET", "/readyz", key: nil)
+            #expect(ready.status == 200 && ready.body.contains(#""database":"ok""#), "\(ready.body)")
+            let stats = try APIHarness.object(try api.call("GET", "/v1/stats?since=1h", key: api.reader))
+            #expect(stats["outcomes"] != nil && (stats["accepted"] as? Int ?? 0) >= 21, "\(stats)")
+            let metrics = try api.call("GET", "/metrics", key: api.reader)
+            #expect(metrics.status == 200 && metrics.body.contains("apnsd_devices{state=\"active\"} 20"), "\(metrics.body.prefix(3000))")
         }
     }
 }
