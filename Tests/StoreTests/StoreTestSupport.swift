@@ -73,7 +73,7 @@ extension Store {
 }
 
 /// The database engines a store suite runs on (`@Test(arguments: Engine.all)`): one parametrized suite, not a copy
-/// per engine. `APNSD_TEST_ENGINES` narrows it (scripts/test runs the sanitizer passes on SQLite only).
+/// per engine. `APNSD_TEST_ENGINES` narrows it (scripts/test runs the address-sanitizer pass of the whole suite on SQLite).
 enum Engine: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqlite
     case postgres
