@@ -26,8 +26,8 @@ enum PGMigrator {
     }
 
     static func migrate(_ db: PGConnection) throws {
-        try db.execute("SELECT pg_advisory_lock(7085477)")
-        defer { try? db.execute("SELECT pg_advisory_unlock(7085477)") }
+        try db.execute("SELECT pg_advisory_lock(\(PGLocks.migration))")
+        defer { try? db.execute("SELECT pg_advisory_unlock(\(PGLocks.migration))") }
         try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at bigint NOT NULL)")
         let applied = Set(try status(db).applied)
         for migration in PGSchema.migrations where !applied.contains(migration.id) {

@@ -6,14 +6,10 @@ import Store
 /// (and notifies every worker, on every host), each live worker stops sending the campaign and acknowledges, then
 /// `finishCancel` turns the pending deliveries `cancelled`. A cancel left half done is finished by the next rescue.
 extension PostgresStore {
-    /// Cancel requests are numbered in commit order (a worker polls with the last one it saw): each request's
-    /// transaction takes this lock before it draws its number.
-    static let cancelOrderLock: Int64 = 7_085_479
-
     /// Step 1: records that `id` is to be cancelled. nil when the campaign already completed or was cancelled.
     public func requestCancel(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> CancelRequest? {
         try write { db in
-            try db.query("SELECT pg_advisory_xact_lock($1)", Self.cancelOrderLock)
+            try db.query("SELECT pg_advisory_xact_lock($1)", PGLocks.cancelOrder)
             let status = try db.query("SELECT status FROM campaigns WHERE id = $1", id.rawValue)
             guard status.count == 1 else { throw StoreError.unknownCampaign(id) }
             guard try !Decode.campaignStatus(status.string(0, 0)).isFinished else { return nil }

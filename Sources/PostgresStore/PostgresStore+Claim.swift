@@ -117,30 +117,29 @@ extension PostgresStore {
         defer { skippedPerCampaign = skipped }
         return try write { db in
             skipped = [:]  // the body runs again when the transaction is retried
-            var rows: [ClaimedRow] = []
+            var rows: [BatchRow] = []
             var claimed = 0
             while claimed < limit {
                 let wanted = limit - claimed
                 let batch = try db.query(Self.claimSQL, [.int(nowMS), .int(Int64(wanted)), .bool(bulk), .int(leaseEnd),
                                                          worker.map { .int($0.rawValue) } ?? .null, .int(dueAgain)])
-                    .eachRow { rows, row in try ClaimedRow(rows, row) }
+                    .eachRow { rows, row in try BatchRow(rows, row) }
                 rows += batch
-                claimed += batch.filter { !$0.deviceInactive }.count
+                claimed += batch.filter { !$0.row.deviceInactive }.count
                 // A full batch that skipped rows of inactive devices leaves room for more; a short one found all.
                 if batch.count < wanted { break }
             }
-            rows.sort { ($0.priorityClass, $0.dueAt, $0.id) < ($1.priorityClass, $1.dueAt, $1.id) }
-            let claimedRows = rows.filter { !$0.deviceInactive }
-            for row in rows where row.deviceInactive { skipped[row.campaign, default: 0] += 1 }
+            rows.sort { ($0.priorityClass, $0.dueAt, $0.row.id) < ($1.priorityClass, $1.dueAt, $1.row.id) }
+            for batchRow in rows where batchRow.row.deviceInactive { skipped[batchRow.row.campaign, default: 0] += 1 }
             var parameters: [Int64: SendingParameters] = [:]
-            for row in rows { if let sending = row.parameters { parameters[row.campaign] = sending } }
+            for batchRow in rows { if let sending = batchRow.parameters { parameters[batchRow.row.campaign] = sending } }
             if !skipped.isEmpty {
                 try PGQueue.addCounts(db, skipped.mapValues { CampaignCounters(pending: -$0, cancelled: $0) },
                                       shard: PGQueue.shard(worker))
             }
-            return try claimedRows.map { row in
+            return try rows.map(\.row).filter { !$0.deviceInactive }.map { row in
                 guard let sending = parameters[row.campaign] else { throw StoreError.unknownCampaign(CampaignID(row.campaign)) }
-                return try Self.job(row, sending, leasedUntil: leaseEnd)
+                return try row.job(sending, leasedUntil: leaseEnd)
             }
         }
     }
@@ -190,58 +189,33 @@ extension PostgresStore {
             CASE WHEN p.first THEN c.collapse_id END, CASE WHEN p.first THEN c.payload END, CASE WHEN p.first THEN c.apns_id END
         """
 
-    private struct ClaimedRow {
-        var id: Int64
-        var campaign: Int64
-        var token: String
-        var environment: String
-        var attempts: Int
-        var deviceInactive: Bool
-        var registeredAt: Int64?
-        var createdAt: Int64
-        var previousDelay: Int64?
+    /// A row of a claim batch: the shared row, its order, and its campaign's parameters on the first row of each
+    /// campaign in the batch (a payload is read once per batch, not once per row).
+    private struct BatchRow {
+        var row: ClaimedRow
         var priorityClass: Int64
         var dueAt: Int64
-        /// The campaign's, on the first row of each campaign in a batch.
         var parameters: SendingParameters?
 
-        init(_ rows: PGResult, _ row: Int) throws {
-            id = try rows.int64(row, 0)
-            campaign = try rows.int64(row, 1)
-            token = try rows.string(row, 2)
-            environment = try rows.string(row, 3)
-            attempts = try rows.int(row, 4)
-            deviceInactive = try rows.bool(row, 5)
-            registeredAt = try rows.optionalInt64(row, 6)
-            createdAt = try rows.int64(row, 7)
-            previousDelay = try rows.optionalInt64(row, 8)
-            priorityClass = try rows.int64(row, 9)
-            dueAt = try rows.int64(row, 10)
-            parameters = try rows.bool(row, 11) ? SendingParameters(rows, row, from: 12) : nil
+        init(_ rows: PGResult, _ index: Int) throws {
+            row = ClaimedRow(id: try rows.int64(index, 0), campaign: try rows.int64(index, 1), token: try rows.string(index, 2),
+                             environment: try rows.string(index, 3), attempts: try rows.int(index, 4),
+                             deviceInactive: try rows.bool(index, 5), registeredAt: try rows.optionalInt64(index, 6),
+                             createdAt: try rows.int64(index, 7), previousDelay: try rows.optionalInt64(index, 8))
+            priorityClass = try rows.int64(index, 9)
+            dueAt = try rows.int64(index, 10)
+            parameters = try rows.bool(index, 11) ? SendingParameters(rows, index, from: 12) : nil
         }
     }
+}
 
-    /// The sending parameters of a campaign, which never change after creation.
-    private struct SendingParameters {
-        var kind: CampaignKind
-        var content: NotificationContent
-
-        /// From the columns kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id at `first`.
-        init(_ rows: PGResult, _ row: Int, from first: Int) throws {
-            kind = try Decode.campaignKind(rows.string(row, first))
-            content = try Decode.content(bundleID: rows.string(row, first + 1), pushType: rows.string(row, first + 2),
-                                         priority: rows.int(row, first + 3), expiration: rows.optionalInt64(row, first + 4),
-                                         collapseID: rows.optionalString(row, first + 5), apnsID: rows.optionalString(row, first + 7),
-                                         payload: rows.data(row, first + 6))
-        }
-    }
-
-    private static func job(_ row: ClaimedRow, _ parameters: SendingParameters, leasedUntil: Int64) throws -> DeliveryJob {
-        DeliveryJob(
-            id: DeliveryID(row.id), campaignID: CampaignID(row.campaign), kind: parameters.kind,
-            token: try Decode.token(row.token), environment: try Decode.environment(row.environment),
-            content: parameters.content, attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
-            leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(row.createdAt),
-            previousDelay: row.previousDelay.map { .milliseconds(max($0, 0)) })
+extension SendingParameters {
+    /// From the columns kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id at `first`.
+    fileprivate init(_ rows: PGResult, _ row: Int, from first: Int) throws {
+        self.init(kind: try Decode.campaignKind(rows.string(row, first)),
+                  content: try Decode.content(bundleID: rows.string(row, first + 1), pushType: rows.string(row, first + 2),
+                                              priority: rows.int(row, first + 3), expiration: rows.optionalInt64(row, first + 4),
+                                              collapseID: rows.optionalString(row, first + 5), apnsID: rows.optionalString(row, first + 7),
+                                              payload: rows.data(row, first + 6)))
     }
 }

@@ -221,12 +221,12 @@ extension PostgresStore {
 
     /// Event ids must increase in commit order (the webhook's cursor relies on it): every transaction that inserts
     /// events takes this lock first, and holds it until it commits.
-    private static func lockEventOrder(_ db: PGConnection) throws {
-        try db.query("SELECT pg_advisory_xact_lock(7085478)")
+    static func lockEventOrder(_ db: PGConnection) throws {
+        try db.query("SELECT pg_advisory_xact_lock($1)", PGLocks.eventOrder)
     }
 
     /// Tells the observers that events were committed (after the commit).
-    private func eventsCommitted() {
+    func eventsCommitted() {
         for observer in eventObservers { observer() }
     }
 }

@@ -105,7 +105,7 @@ extension PostgresStore {
     private static func lockKeys(_ db: PGConnection, _ keys: [IdempotencyKey]) throws {
         let unique = Set(keys.map { $0.scope + "\n" + $0.key })
         try db.query("""
-            SELECT pg_advisory_xact_lock(7085479, h) FROM (
+            SELECT pg_advisory_xact_lock(\(PGLocks.idempotency), h) FROM (
                 SELECT DISTINCT hashtext(k) AS h FROM unnest($1::text[]) AS k ORDER BY 1) locks
             """, [.texts(unique.sorted())])
     }

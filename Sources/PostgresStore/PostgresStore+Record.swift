@@ -31,7 +31,7 @@ extension PostgresStore {
             try Self.notifyWorkers(db, "outcomes")
             return report
         }
-        if wroteEvents { for observer in eventObservers { observer() } }
+        if wroteEvents { eventsCommitted() }
         // The outcomes are committed: a failing completion check must not make them look unrecorded (the next
         // rescue pass completes what it missed).
         report.completedCampaigns = (try? completeAfterCommit(Array(Set(results.map(\.campaignID.rawValue))), now: nowMS)) ?? []
@@ -117,7 +117,7 @@ extension PostgresStore {
 
         guard !deactivations.isEmpty || !failed.isEmpty else { return report }
         // Event ids follow commit order; the lock is taken before any device row, as every event writer does.
-        try db.query("SELECT pg_advisory_xact_lock(7085478)")
+        try lockEventOrder(db)
         var deactivatedBy: [Int64] = []
         if !deactivations.isEmpty {
             // Per device, the first result (in batch order) whose rule deactivates it does, as one result at a time

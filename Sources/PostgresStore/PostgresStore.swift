@@ -117,14 +117,15 @@ public actor PostgresStore {
     func guarded<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do {
             return try body()
-        } catch let error as StoreError {
-            throw error
-        } catch let error as PGError {
-            if error.connectionLost || !(connection?.isOK ?? false) { connection = nil }
-            throw Self.storeError(error, path: path)
         } catch {
-            throw .corruptValue(String(describing: error))
+            throw failure(error)
         }
+    }
+
+    /// What a thrown error means for the caller; a libpq error that lost the connection drops it.
+    private func failure(_ error: any Error) -> StoreError {
+        if let error = error as? PGError, error.connectionLost || !(connection?.isOK ?? false) { connection = nil }
+        return Self.storeError(error, path: path)
     }
 
     /// Runs `body` in a transaction; retried (whole) when the server reports a serialization failure or deadlock.
@@ -134,19 +135,17 @@ public actor PostgresStore {
         while true {
             attempt += 1
             let db = try db()
+            let before = db.totalChanges
             do {
-                let before = db.totalChanges
-                let result = try guarded { try db.transaction { try body($0) } }
+                let result = try db.transaction { try body($0) }
                 // After COMMIT, and only when rows changed: a worker woken by it claims from the committed state,
                 // and an idle worker's empty claim does not wake it again.
                 if db.totalChanges != before { commits.notify() }
                 return result
+            } catch let error as PGError where error.isRetryable && attempt < 10 {
+                usleep(UInt32.random(in: 1_000...(5_000 * UInt32(attempt))))
             } catch {
-                if case .engineFailure(_, let code, _) = error, code == Self.retryCode, attempt < 10 {
-                    usleep(UInt32.random(in: 1_000...(5_000 * UInt32(attempt))))
-                    continue
-                }
-                throw error
+                throw failure(error)
             }
         }
     }
@@ -169,16 +168,12 @@ public actor PostgresStore {
         return listener.count
     }
 
-    /// `engineFailure`'s code for a serialization failure or deadlock: `write` retries it.
-    static let retryCode = 40001
-
     static func storeError(_ error: any Error, path: String) -> StoreError {
         guard let error = error as? PGError else {
             if let error = error as? StoreError { return error }
             return .corruptValue(String(describing: error))
         }
         if error.isUnavailable { return .unavailable(path: path, detail: error.message) }
-        if error.isRetryable { return .engineFailure(path: path, code: retryCode, detail: error.description) }
         switch error.sqlState {
         case "53100": return .diskFull(path: path)
         case "25006", "42501": return .readOnly(path: path)

@@ -76,7 +76,7 @@ extension Store {
                         leased += String(row.id)
                         claimedCampaigns.insert(row.campaign)
                         if parameters[row.campaign] == nil { parameters[row.campaign] = try Self.sendingParameters(db, row.campaign) }
-                        jobs.append(try Self.job(row, parameters[row.campaign]!, leasedUntil: leaseEnd))
+                        jobs.append(try row.job(parameters[row.campaign]!, leasedUntil: leaseEnd))
                     }
                     if leased.utf8.count > 1 { try leaseRows.bind(leaseEnd, leased + "]", dueAgain, worker?.rawValue).run() }
                     if rows.count < wanted { break }
@@ -146,33 +146,6 @@ extension Store {
         WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
         ORDER BY d.next_attempt_at, d.id LIMIT ?3
         """
-
-    private struct ClaimedRow {
-        var id: Int64
-        var campaign: Int64
-        var token: String
-        var environment: String
-        var attempts: Int
-        var deviceInactive: Bool
-        var registeredAt: Int64?
-        var createdAt: Int64
-        var previousDelay: Int64?
-    }
-
-    private static func job(_ row: ClaimedRow, _ parameters: SendingParameters, leasedUntil: Int64) throws -> DeliveryJob {
-        DeliveryJob(
-            id: DeliveryID(row.id), campaignID: CampaignID(row.campaign), kind: parameters.kind,
-            token: try Decode.token(row.token), environment: try Decode.environment(row.environment),
-            content: parameters.content, attempts: row.attempts, deviceRegisteredAt: row.registeredAt.map(Milliseconds.date),
-            leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(row.createdAt),
-            previousDelay: row.previousDelay.map { .milliseconds(max($0, 0)) })
-    }
-
-    /// The sending parameters of a campaign, which never change after creation.
-    private struct SendingParameters {
-        var kind: CampaignKind
-        var content: NotificationContent
-    }
 
     /// A campaign's sending parameters.
     private static func sendingParameters(_ db: Connection, _ campaign: Int64) throws -> SendingParameters {

@@ -47,28 +47,14 @@ enum MigrateCommand {
         }
         let target: PostgresStore
         do { target = try await PostgresStore.open(url: to) } catch { throw .store(error) }
-        defer { Task { await source.close(); await target.close() } }
         let copied: [(table: String, rows: Int)]
         do {
-            let live = try await source.workers().filter { Date().timeIntervalSince($0.heartbeatAt) < 60 }
-            guard live.isEmpty else {
-                let names = live.map { "\($0.host) pid \($0.pid)" }.joined(separator: ", ")
-                throw CLIError.failure("workers are running on \(from) (\(names)): stop them (and 'apnsd serve') before migrating")
-            }
-            let filled = try await target.nonEmptyTables()
-            if !filled.isEmpty {
-                guard arguments.flag("replace") else {
-                    throw CLIError.failure("\(PostgresStore.redacted(to)) already holds rows (\(filled.joined(separator: ", "))): "
-                        + "migrate into an empty database, or pass --replace to empty it first")
-                }
-            }
-            if arguments.flag("replace") { try await target.emptyAllTables() }
-            try await source.prepareForExport()
-            copied = try await copy(from: source, to: target)
-            try await target.finishImport()
-        } catch let error as CLIError {
-            throw error
+            copied = try await migrate(from: source, to: target, naming: (from, PostgresStore.redacted(to)), replace: arguments.flag("replace"))
+            await source.close()
+            await target.close()
         } catch {
+            await source.close()
+            await target.close()
             throw .store(error)
         }
         if arguments.flag("json") {
@@ -79,6 +65,26 @@ enum MigrateCommand {
             for (table, rows) in copied { Output.line("\(table.padding(toLength: 18, withPad: " ", startingAt: 0)) \(rows) rows") }
             Output.line("copied \(from) to \(PostgresStore.redacted(to)); point database (APNSD_DATABASE) at it and start the workers there")
         }
+    }
+
+    /// Checks that no worker runs on the source and that the target is empty (or empties it), then copies.
+    private static func migrate(from source: Store, to target: PostgresStore, naming names: (from: String, to: String),
+                                replace: Bool) async throws -> [(table: String, rows: Int)] {
+        let live = try await source.workers().filter { Date().timeIntervalSince($0.heartbeatAt) < 60 }
+        guard live.isEmpty else {
+            let workers = live.map { "\($0.host) pid \($0.pid)" }.joined(separator: ", ")
+            throw CLIError.failure("workers are running on \(names.from) (\(workers)): stop them (and 'apnsd serve') before migrating")
+        }
+        let filled = try await target.nonEmptyTables()
+        if !filled.isEmpty && !replace {
+            throw CLIError.failure("\(names.to) already holds rows (\(filled.joined(separator: ", "))): "
+                + "migrate into an empty database, or pass --replace to empty it first")
+        }
+        if replace { try await target.emptyAllTables() }
+        try await source.prepareForExport()
+        let copied = try await copy(from: source, to: target)
+        try await target.finishImport()
+        return copied
     }
 
     /// Copies every table in pages, then checks that both sides count the same rows.

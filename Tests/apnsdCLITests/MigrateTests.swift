@@ -15,7 +15,7 @@ extension WorkerFleet {
                 flaky: TokenBehaviour(failTimes: 2, failStatus: 503),
             ]))
             defer { fleet.stop() }
-            var cli = fleet.cli
+            let cli = fleet.cli
             let sqlite = cli.database
             for index in 1...20 {
                 #expect(try cli.run("device", "add", CLI.token(index), "--user", "user-\(index % 4)").status == 0)

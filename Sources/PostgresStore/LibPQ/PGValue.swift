@@ -61,13 +61,6 @@ enum PGValue {
     }
 }
 
-extension PGValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral, ExpressibleByBooleanLiteral {
-    init(integerLiteral value: Int64) { self = .int(value) }
-    init(stringLiteral value: String) { self = .text(value) }
-    init(nilLiteral: ()) { self = .null }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
-}
-
 /// Values that become a parameter as they are (`query(sql, id, name, nil)`).
 protocol PGBindable {
     var pgValue: PGValue { get }
