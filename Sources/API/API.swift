@@ -26,23 +26,27 @@ public final class API: Sendable {
     let metrics: APNsdMetrics
     let settings: APISettings
     let readiness: @Sendable () async -> [(String, String)]
+    let credentials: @Sendable () -> [CredentialReadiness]
     let refreshMetrics: @Sendable () async -> Void
     let authenticator: Authenticator
     let enqueueQueue: EnqueueQueue
     let rates = CampaignRates()
     private static let router = Router(routes)
 
-    /// `readiness` answers `/readyz`'s checks ("ok" or a reason each); `refreshMetrics` updates the sampled gauges
+    /// `readiness` answers `/readyz`'s checks ("ok" or a reason each) and `credentials` its credentials' states (none
+    /// without a worker); `refreshMetrics` updates the sampled gauges
     /// before each `/metrics` render. An in-process worker learns of new work from its store's own commit signal,
     /// so the API needs no hook for it.
     public init(store: any ProducerStore & APIKeyStore, events: EventFeed, metrics: APNsdMetrics, settings: APISettings,
                 readiness: @escaping @Sendable () async -> [(String, String)],
+                credentials: @escaping @Sendable () -> [CredentialReadiness] = { [] },
                 refreshMetrics: @escaping @Sendable () async -> Void = {}) {
         self.store = store
         self.events = events
         self.metrics = metrics
         self.settings = settings
         self.readiness = readiness
+        self.credentials = credentials
         self.refreshMetrics = refreshMetrics
         authenticator = Authenticator(store: store)
         enqueueQueue = EnqueueQueue(store: store)

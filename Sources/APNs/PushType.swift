@@ -55,6 +55,16 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
         return bundleID + suffix
     }
 
+    /// The app's bundle id in `topic`: `topic` without a push type's suffix (`com.example.app.voip` →
+    /// `com.example.app`); a topic without one is returned as it is.
+    public static func bundleID(ofTopic topic: String) -> Substring {
+        for type in all {
+            guard let suffix = type.topicSuffix, topic.hasSuffix(suffix), topic.utf8.count > suffix.utf8.count else { continue }
+            return topic.dropLast(suffix.count)
+        }
+        return topic[...]
+    }
+
     /// Whether `topic` carries the suffix this push type requires (mdm topics are free-form).
     public func accepts(topic: String) -> Bool {
         guard let suffix = topicSuffix else { return true }

@@ -53,6 +53,8 @@ public struct Reason: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let deviceInactive = Reason(rawValue: "DeviceInactive")
     /// The campaign was cancelled before the delivery was sent.
     public static let campaignCancelled = Reason(rawValue: "CampaignCancelled")
+    /// apnsd's own: no configured credential sends for the notification's topic; it waits until one does.
+    public static let noCredential = Reason(rawValue: "NoCredentialForTopic")
     /// The device was deactivated because its app registered a new token in its place.
     public static let replaced = Reason(rawValue: "Replaced")
     /// The device was removed through the API (deactivated, kept in the registry).

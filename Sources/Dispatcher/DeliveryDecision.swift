@@ -68,7 +68,7 @@ public struct DeliveryDecision: Hashable, Sendable {
                 return DeliveryDecision(result: DeliveryResult(job, disposition: .rejected, httpStatus: status,
                                                                reason: reason, apnsID: apnsID))
             case .configurationError(let reason):
-                return DeliveryDecision(result: nil, stop: .credentialsRefused(status: status, reason: reason))
+                return DeliveryDecision(result: nil, stop: .credentialsRefused(status: status, reason: reason, credential: ""))
             }
         }
     }

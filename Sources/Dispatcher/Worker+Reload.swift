@@ -1,17 +1,19 @@
 import Foundation
 import Logging
-import ProviderAuth
 
 extension Worker {
-    /// Applies settings read again while running (SIGHUP): the retry policy, the log level, and — when `key` is
-    /// given — a new signing key and credential, whose first token is minted for the next request (its pools are
-    /// keyed by the new key id, so its connections are new too). Requests in flight finish as they started.
-    public func reload(retry: RetryPolicy, logLevel: Logger.Level, key: (SigningKey, ProviderCredential)?) async {
-        if let (key, credential) = key { await tokens.replace(key: key, credential: credential) }
+    /// Applies settings read again while running (SIGHUP): the retry policy, the log level, and — when given — the
+    /// credentials. A credential whose key or certificate changed has a new pool id, so its connections and its first
+    /// token are new; one that did not change should be passed as it was (its token cache kept: APNs refuses a new
+    /// token on a connection within 20 minutes). Every credential's pause ends. Requests in flight finish as they started.
+    public func reload(retry: RetryPolicy, logLevel: Logger.Level, credentials: CredentialSet?) async {
         reloadable.withLock { current in
             current.configuration.retry = retry
-            if let (_, credential) = key { current.configuration.credentialID = credential.keyId }
             current.logger.minimumLevel = logLevel
+            if let credentials {
+                current.credentials = credentials
+                current.generation += 1
+            }
         }
     }
 }

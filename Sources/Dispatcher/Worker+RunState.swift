@@ -55,6 +55,12 @@ extension Worker {
         var nextConnectionSample = Date.distantPast
         /// Paused campaigns, as last polled: nothing of them is sent.
         var paused: Set<Int64> = []
+        /// Credentials APNs refused, by name: their deliveries wait.
+        var credentialPauses: [String: CredentialPause] = [:]
+        /// Bundle ids no credential sends for (each logged once).
+        var unrouted: Set<String> = []
+        /// The credentials' reload generation this run last saw.
+        var credentialsGeneration = 0
         /// Bulk campaigns this run sent for, so that their completion is logged (single sends' is not).
         var bulkCampaigns: Set<Int64> = []
 

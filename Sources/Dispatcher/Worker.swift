@@ -14,12 +14,16 @@ import Threads
 /// cancelled or the worker stops).
 public final class Worker: Sendable {
     let store: any DeliveryStore
-    let tokens: ProviderTokenCache
     let transport: TransportRegistry
-    /// The settings and the logger: read at each use, so that `reload` (SIGHUP) changes them while the loop runs.
-    let reloadable: Locked<(configuration: WorkerConfiguration, logger: Logger)>
+    /// The settings, the logger and the credentials: read at each use, so that `reload` (SIGHUP) changes them while
+    /// the loop runs. `generation` counts credential reloads (a reload ends every credential's pause).
+    let reloadable: Locked<(configuration: WorkerConfiguration, logger: Logger, credentials: CredentialSet, generation: Int)>
     var configuration: WorkerConfiguration { reloadable.withLock { $0.configuration } }
     var logger: Logger { reloadable.withLock { $0.logger } }
+    /// The credentials it sends with now.
+    public var credentials: CredentialSet { reloadable.withLock { $0.credentials } }
+    /// Each credential's state, for `/readyz` and metrics.
+    let credentialStates: Locked<[String: CredentialStatus]>
     let clock: @Sendable () -> Date
     let random: @Sendable () -> Double
     let observer: (any WorkerObserver)?
@@ -31,15 +35,15 @@ public final class Worker: Sendable {
     /// The pace of what costs a query: reading another process's change count, re-claiming after an empty claim.
     static let tick: Duration = .milliseconds(50)
 
-    public init(store: any DeliveryStore, tokens: ProviderTokenCache, transport: TransportRegistry,
+    public init(store: any DeliveryStore, credentials: CredentialSet, transport: TransportRegistry,
                 configuration: WorkerConfiguration, logger: Logger,
                 clock: @escaping @Sendable () -> Date = Date.init,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
                 observer: (any WorkerObserver)? = nil) {
         self.store = store
-        self.tokens = tokens
         self.transport = transport
-        self.reloadable = Locked((configuration, logger))
+        self.reloadable = Locked((configuration, logger, credentials, 0))
+        self.credentialStates = Locked(Self.statuses(of: credentials))
         self.clock = clock
         self.random = random
         self.observer = observer
@@ -47,6 +51,15 @@ public final class Worker: Sendable {
 
     /// When APNs last answered this worker and since when its requests go unanswered, for `/readyz`.
     public var apnsContact: APNsContact { contact.withLock { $0 } }
+
+    /// Every credential's state (sending, or paused and why), by name.
+    public var credentialStatuses: [CredentialStatus] { credentialStates.withLock { $0.values.sorted { $0.name < $1.name } } }
+
+    static func statuses(of credentials: CredentialSet) -> [String: CredentialStatus] {
+        Dictionary(uniqueKeysWithValues: credentials.byName.values.map { credential in
+            (credential.name, CredentialStatus(name: credential.name, certificateExpires: credential.certificateExpires))
+        })
+    }
 
     /// Runs until `shouldStop` says so, or — with `untilIdle` — until nothing is due within the retry cap
     /// (pending retries are waited for; campaigns scheduled later are left for a later run).
@@ -75,6 +88,10 @@ public final class Worker: Sendable {
             logger.error("worker.stopped_configuration_error", ("reason", stop.description))
             throw .stopped(stop)
         }
+        if untilIdle, let (name, pause) = state.credentialPauses.min(by: { $0.key < $1.key }) {
+            throw .stopped(.credentialsRefused(status: pause.status ?? 0, reason: pause.reason, credential: name))
+        }
+        if untilIdle && !state.unrouted.isEmpty { throw .stopped(.noCredential(topics: state.unrouted.sorted())) }
         if let fault = state.fault { throw .outcomesUnwritten(count: state.results.count, fault.error) }
         if let gaveUp = state.gaveUp { throw gaveUp }
         return state.summary
@@ -137,7 +154,7 @@ public final class Worker: Sendable {
                 } else if state.fault == nil && !state.stopping && state.queued > 0 {
                     try await claimSinglesWhileBusy(&state, now: now)
                 }
-                if state.fault == nil { submit(&state, group: &group, now: clock()) }
+                if state.fault == nil { submit(&state, group: &group, now: clock(), untilIdle: untilIdle) }
                 if !state.results.isEmpty && (state.results.count >= configuration.recordBatch || state.inFlight == 0
                     || now.timeIntervalSince(state.lastFlush) >= configuration.recordInterval.seconds) {
                     try await flush(&state)
@@ -153,7 +170,7 @@ public final class Worker: Sendable {
                 guard let event = try await group.next() else { break }
                 switch event {
                 case .tick: group.addTask { await Self.sleepOneTick() }
-                case .sent(let sent): handle(sent, state: &state)
+                case .sent(let sent): handle(sent, state: &state, untilIdle: untilIdle)
                 }
             }
             group.cancelAll()
@@ -179,6 +196,15 @@ public final class Worker: Sendable {
             try await pollPauses(&state, now: now)
         }
         expireHeld(&state, now: now)
+        let generation = reloadable.withLock { $0.generation }
+        if generation != state.credentialsGeneration {
+            state.credentialsGeneration = generation
+            endCredentialPauses(&state, now: now, why: "reloaded")
+        }
+        if untilIdle && !state.stopping && !state.credentialPauses.isEmpty
+            && credentials.byName.keys.allSatisfy({ state.credentialPauses[$0] != nil }) {
+            await beginStopping(&state, why: "every credential refused")
+        }
         reportThroughput(&state, now: now)
         reportConnections(&state, now: now)
         if untilIdle && !state.stopping, let since = state.outages.values.compactMap(\.since).min(),
@@ -262,7 +288,7 @@ public final class Worker: Sendable {
         }
     }
 
-    private func submit(_ state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>, now: Date) {
+    private func submit(_ state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>, now: Date, untilIdle: Bool) {
         // Read once per turn, not per job: the settings sit behind a lock (SIGHUP may replace them).
         let configuration = self.configuration
         // A paused pool gets one probe once its pause is over.
@@ -270,8 +296,9 @@ public final class Worker: Sendable {
             guard !state.stopping, state.inFlight < configuration.maxInFlight,
                   state.outages[environment]?.maySend(now: now) ?? true else { continue }
             let job = state.held[environment]!.removeFirst()
+            guard let credential = sendingCredential(for: job, state: &state, now: now, untilIdle: untilIdle) else { continue }
             state.outages[environment]?.probeSent()
-            launch(job, state: &state, group: &group)
+            launch(job, with: credential, state: &state, group: &group)
         }
         while !state.stopping, state.inFlight < configuration.maxInFlight, let job = state.nextJob() {
             if state.cancelled.contains(job.campaignID.rawValue) {
@@ -284,6 +311,7 @@ public final class Worker: Sendable {
                 state.results.append(result)
                 continue
             }
+            guard let credential = sendingCredential(for: job, state: &state, now: now, untilIdle: untilIdle) else { continue }
             if var outage = state.outages[job.environment], outage.isOut {
                 if state.held[job.environment, default: []].isEmpty && outage.maySend(now: now) {
                     outage.probeSent()
@@ -293,17 +321,18 @@ public final class Worker: Sendable {
                     continue
                 }
             }
-            launch(job, state: &state, group: &group)
+            launch(job, with: credential, state: &state, group: &group)
         }
     }
 
-    private func launch(_ job: DeliveryJob, state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>) {
+    private func launch(_ job: DeliveryJob, with credential: SendingCredential, state: inout RunState,
+                        group: inout ThrowingTaskGroup<Event, any Error>) {
         state.inFlight += 1
         state.inFlightByCampaign[job.campaignID.rawValue, default: 0] += 1
-        group.addTask { .sent(await self.send(job)) }
+        group.addTask { .sent(await self.send(job, with: credential)) }
     }
 
-    private func handle(_ sent: Sent, state: inout RunState) {
+    private func handle(_ sent: Sent, state: inout RunState, untilIdle: Bool) {
         let (configuration, logger) = (self.configuration, self.logger)
         let job = sent.job
         let campaign = job.campaignID.rawValue
@@ -313,10 +342,14 @@ public final class Worker: Sendable {
         if state.inFlightByCampaign[campaign] == 0 { state.inFlightByCampaign[campaign] = nil }
         state.summary.sent += sent.requests
         state.summary.tokenRefreshes += sent.tokenRefreshes
-        guard let answer = sent.answer else {
-            if let failure = sent.tokenFailure { state.stop = state.stop ?? .providerToken(failure) }
-            return  // never sent: released when the worker ends
+        if let failure = sent.tokenFailure {
+            // The key cannot sign: a configuration error of this credential only.
+            pauseCredential(sent.credential, status: nil, reason: .invalidProviderToken,
+                            detail: "cannot make a provider token: \(failure)", state: &state, now: clock())
+            wait(job, state: &state, now: clock(), untilIdle: untilIdle)
+            return
         }
+        guard let answer = sent.answer else { return }  // never sent: released when the worker ends
         if case .failure(let error) = answer, error.kind == .withdrawn {
             if state.withdrawnPending[campaign, default: 0] > 0 { state.withdrawnPending[campaign]! -= 1 }
             if state.cancelled.contains(campaign) { state.summary.cancelled += 1 }
@@ -324,7 +357,15 @@ public final class Worker: Sendable {
         }
         let now = clock()
         let decision = DeliveryDecision.decide(job: job, answer: answer, now: now, policy: configuration.retry, unit: random())
-        if let stop = decision.stop ?? sent.tokenFailure.map(WorkerStop.providerToken) { state.stop = state.stop ?? stop }
+        if case .credentialsRefused(let status, let reason, _)? = decision.stop {
+            pauseCredential(sent.credential, status: status, reason: reason, detail: "\(status) \(reason)", state: &state, now: now)
+            wait(job, state: &state, now: now, untilIdle: untilIdle)
+            return
+        }
+        if let stop = decision.stop { state.stop = state.stop ?? stop }
+        if answer.status != nil, state.credentialPauses[sent.credential] != nil {
+            resumeCredential(sent.credential, state: &state, now: now)
+        }
         let environment = job.environment
         if decision.unreachable {
             guard !state.stopping, !state.cancelled.contains(campaign) else { return }
@@ -536,6 +577,8 @@ public final class Worker: Sendable {
 
     struct Sent: Sendable {
         var job: DeliveryJob
+        /// The name of the credential it was sent with.
+        var credential: String
         /// nil when no provider token could be made: nothing was sent.
         var answer: TransportResult?
         /// Requests that went on the wire (0 when it never left).
@@ -545,14 +588,20 @@ public final class Worker: Sendable {
         var tokenFailure: ProviderAuthError?
     }
 
-    /// Sends one job; on ExpiredProviderToken, mints a new token once and sends again at once.
-    private func send(_ job: DeliveryJob) async -> Sent {
-        let key = PoolKey(credentialID: configuration.credentialID, environment: job.environment)
+    /// Sends one job with `credential`; on ExpiredProviderToken, mints a new token once and sends again at once.
+    private func send(_ job: DeliveryJob, with credential: SendingCredential) async -> Sent {
+        let key = credential.poolKey(job.environment)
+        let name = credential.name
+        guard case .token(let tokens, _, _, _) = credential.authorization else {
+            let answer = await transmit(APNsRequest(job: job, authorization: nil), on: key, for: job)
+            let requests = if case .failure(let error) = answer, !error.requestWasSent { 0 } else { 1 }
+            return Sent(job: job, credential: name, answer: answer, requests: requests, tokenRefreshes: 0, tokenFailure: nil)
+        }
         var token: ProviderToken
         do {
             token = try await tokens.token()
         } catch {
-            return Sent(job: job, answer: nil, requests: 0, tokenRefreshes: 0, tokenFailure: error)
+            return Sent(job: job, credential: name, answer: nil, requests: 0, tokenRefreshes: 0, tokenFailure: error)
         }
         var answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key, for: job)
         var refreshes = 0
@@ -560,14 +609,14 @@ public final class Worker: Sendable {
             do {
                 token = try await tokens.tokenAfterExpired(token)
             } catch {
-                return Sent(job: job, answer: answer, requests: 1, tokenRefreshes: 0, tokenFailure: error)
+                return Sent(job: job, credential: name, answer: answer, requests: 1, tokenRefreshes: 0, tokenFailure: error)
             }
             refreshes = 1
             answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key, for: job)
         }
         var requests = 1 + refreshes
         if case .failure(let error) = answer, !error.requestWasSent { requests -= 1 }
-        return Sent(job: job, answer: answer, requests: requests, tokenRefreshes: refreshes, tokenFailure: nil)
+        return Sent(job: job, credential: name, answer: answer, requests: requests, tokenRefreshes: refreshes, tokenFailure: nil)
     }
 
     /// This machine's name, for `apnsd workers`.

@@ -1,7 +1,5 @@
 /// How the worker paces itself.
 public struct WorkerConfiguration: Sendable, Hashable {
-    /// Which credential's connection pools to send on (one team for now).
-    public var credentialID: String
     /// Deliveries claimed from the store at a time: what the worker holds unsent. `paced` keeps it to about
     /// two seconds of the pool's rate, so claims never wait long in memory.
     public var claimBatch: Int
@@ -31,13 +29,12 @@ public struct WorkerConfiguration: Sendable, Hashable {
     /// How often the worker writes its throughput line while it sends.
     public var throughputLogInterval: Duration = .seconds(10)
 
-    public init(credentialID: String = "default", claimBatch: Int = 1000, maxInFlight: Int = 2000,
+    public init(claimBatch: Int = 1000, maxInFlight: Int = 2000,
                 lease: Duration = .seconds(30), heartbeat: Duration = .seconds(5), cancelPollInterval: Duration = .milliseconds(100),
                 retry: RetryPolicy = RetryPolicy(), expansionPageSize: Int = 5000,
                 recordBatch: Int = 1000, recordInterval: Duration = .milliseconds(100), pollInterval: Duration = .seconds(1),
                 unreachableLimit: Duration? = nil) {
         self.unreachableLimit = unreachableLimit
-        self.credentialID = credentialID
         self.claimBatch = claimBatch
         self.maxInFlight = maxInFlight
         self.lease = lease

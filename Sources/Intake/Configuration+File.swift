@@ -2,9 +2,17 @@ import APNs
 import Foundation
 
 extension Configuration {
-    /// The settings the config file gives as lists. None yet: several credentials will be one
-    /// (`"credentials": [{…}, …]`); the file loader already reads and checks them.
-    public static let listSettings: [ListSetting] = []
+    /// The settings the config file gives as lists.
+    public static let listSettings: [ListSetting] = [
+        ListSetting("apns.credentials", fields: CredentialSetting.fields, listFields: ["topics"],
+                    "credentials for several apps or teams: `[{\"name\", \"teamId\", \"keyId\", \"keyFile\" | \"certificate\", \"password\"/\"passwordFile\", \"topics\": [bundle ids]}]`") { c, elements in
+            var credentials: [CredentialSetting] = []
+            for (index, element) in elements.enumerated() {
+                credentials.append(try CredentialSetting(entry: element.members ?? [:], path: "apns.credentials[\(index)]"))
+            }
+            c.credentials = credentials
+        },
+    ]
 
     /// Values in the config file sit at most this many levels below its top object.
     public static let maximumFileDepth = 8

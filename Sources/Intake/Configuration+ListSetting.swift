@@ -1,19 +1,23 @@
 extension Configuration {
     /// A setting the config file gives as a list, declared once like `Setting` (in `listSettings`): of strings or
-    /// numbers, or of objects whose keys are `fields` (`"credentials": [{"teamId": …, "keyId": …}, …]`). Only
-    /// the file spells lists; no environment variable or flag does.
+    /// numbers, or of objects whose keys are `fields` (`"credentials": [{"teamId": …, "keyId": …}, …]`), of which
+    /// `listFields` hold lists of strings (`"topics": ["com.example.app"]`). Only the file spells lists; no
+    /// environment variable or flag does.
     public struct ListSetting: Sendable {
         public let key: String
         /// The keys each element may hold when the elements are objects (their values strings or numbers);
         /// nil when the elements are strings or numbers themselves.
         public let fields: [String]?
+        /// The fields whose values are lists of strings or numbers.
+        public let listFields: Set<String>
         public let help: String
         let set: @Sendable (inout Configuration, [ConfigurationValue]) throws -> Void
 
-        init(_ key: String, fields: [String]?, _ help: String,
+        init(_ key: String, fields: [String]?, listFields: Set<String> = [], _ help: String,
              _ set: @escaping @Sendable (inout Configuration, [ConfigurationValue]) throws -> Void) {
             self.key = key
             self.fields = fields
+            self.listFields = listFields
             self.help = help
             self.set = set
         }
@@ -35,7 +39,13 @@ extension Configuration {
                     guard fields.contains(name) else {
                         throw IntakeError("unknown setting '\(Configuration.printablePath("\(path).\(name)"))' (known in each \(key) entry: \(fields.joined(separator: ", ")))")
                     }
-                    guard member.text != nil else { throw IntakeError("'\(Configuration.printablePath("\(path).\(name)"))' must be a string or a number") }
+                    let memberPath = Configuration.printablePath("\(path).\(name)")
+                    if listFields.contains(name) {
+                        guard case .list(let items) = member else { throw IntakeError("'\(memberPath)' must be a list of strings") }
+                        guard items.allSatisfy({ $0.text != nil }) else { throw IntakeError("'\(memberPath)' must be a list of strings") }
+                    } else {
+                        guard member.text != nil else { throw IntakeError("'\(memberPath)' must be a string or a number") }
+                    }
                 }
             }
             do { try set(&configuration, elements) } catch { throw (error as? IntakeError) ?? IntakeError("\(key): \(error)") }

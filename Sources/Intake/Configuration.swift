@@ -8,6 +8,8 @@ public struct Configuration: Sendable {
     public var keyFile: String?
     public var keyID: String?
     public var teamID: String?
+    /// `apns.credentials`: credentials beside (or instead of) the single key above.
+    public var credentials: [CredentialSetting] = []
     public var topic: String?
     public var productionURL = Environment.production.defaultBaseURL
     public var developmentURL = Environment.development.defaultBaseURL
@@ -177,6 +179,9 @@ public struct Configuration: Sendable {
         }
         if configuration.workerLease < 2 * configuration.workerHeartbeat {
             throw LoadError(description: "worker.lease (\(configuration.workerLease) s) must be at least twice worker.heartbeat (\(configuration.workerHeartbeat) s), or live workers lose their leases", isUsage: true)
+        }
+        if !configuration.credentials.isEmpty {
+            do { _ = try configuration.sendingCredentials() } catch { throw LoadError(description: error.description, isUsage: true) }
         }
         if (configuration.apiTLSCert == nil) != (configuration.apiTLSKey == nil) {
             throw LoadError(description: "api.tlsCert and api.tlsKey go together: set both (HTTPS) or neither (HTTP)", isUsage: true)

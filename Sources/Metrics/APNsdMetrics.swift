@@ -25,6 +25,8 @@ public final class APNsdMetrics: Sendable {
     public let queueOldestDueAge: MetricFamily
     public let connectionsOpen: MetricFamily
     public let providerTokensMinted: MetricFamily
+    public let credentialPaused: MetricFamily
+    public let certificateDaysLeft: MetricFamily
     public let devices: MetricFamily
     public let httpRequests: MetricFamily
     public let httpRequestDuration: MetricFamily
@@ -50,6 +52,10 @@ public final class APNsdMetrics: Sendable {
         connectionsOpen = registry.gauge("apnsd_connections_open", help: "HTTP/2 connections to APNs open, by environment.",
                                          labels: [MetricLabel("environment", allowed: environments)])
         providerTokensMinted = registry.counter("apnsd_provider_tokens_minted_total", help: "Provider authentication tokens (JWT) signed.")
+        credentialPaused = registry.gauge("apnsd_credential_paused", help: "1 while a credential's deliveries are paused because APNs refused it (or it cannot sign), else 0; by credential name.",
+                                          labels: [MetricLabel("credential")], maxSeries: 100)
+        certificateDaysLeft = registry.gauge("apnsd_certificate_days_left", help: "Whole days until a certificate credential's client certificate expires (negative: expired); by credential name.",
+                                             labels: [MetricLabel("credential")], maxSeries: 100)
         devices = registry.gauge("apnsd_devices", help: "Registered devices, by state.", labels: [MetricLabel("state", allowed: ["active", "inactive"])])
         httpRequests = registry.counter("apnsd_http_requests_total", help: "Requests to apnsd's HTTP API, by route template and status code.",
                                         labels: [MetricLabel("route"), MetricLabel("code")], maxSeries: 300)

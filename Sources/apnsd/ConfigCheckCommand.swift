@@ -22,7 +22,7 @@ enum ConfigCheckCommand {
         let file = Configuration.configFile(configPath: try arguments.value("config"))
         checks.append(Check(name: "settings", ok: true, detail: file.map { "config file \($0)" } ?? "no config file (environment and flags only)"))
         checks.append(await database(configuration))
-        checks.append(key(configuration))
+        checks.append(contentsOf: credentials(configuration))
         if let caFile = configuration.caFile {
             let readable = FileManager.default.isReadableFile(atPath: caFile)
             checks.append(Check(name: "ca", ok: readable, detail: readable ? caFile : "cannot read apns.caFile \(caFile)"))
@@ -57,16 +57,30 @@ enum ConfigCheckCommand {
         }
     }
 
-    private static func key(_ configuration: Configuration) -> Check {
-        do {
-            let setup = try WorkerSetup(configuration)
-            _ = try ProviderToken.mint(key: setup.key, credential: setup.credential, issuedAt: Date())
-            return Check(name: "key", ok: true, detail: "\(configuration.keyFile ?? "") (key id \(setup.credential.keyId), team \(setup.credential.teamId)): minted an ES256 provider token")
-        } catch let error as CLIError {
-            return Check(name: "key", ok: false, detail: error.message)
-        } catch {
-            return Check(name: "key", ok: false, detail: "cannot mint a provider token: \(error)")
+    /// One check per credential (`key` for the single apns.keyFile form, `credential.NAME` for each apns.credentials
+    /// entry): each key loaded and a provider token minted with it; certificates loaded, with their expiry.
+    private static func credentials(_ configuration: Configuration) -> [Check] {
+        let setup: WorkerSetup
+        do { setup = try WorkerSetup(configuration) } catch { return [Check(name: "key", ok: false, detail: error.message)] }
+        var checks: [Check] = []
+        if !setup.credentials.contains(where: { $0.name == CredentialSetting.defaultName }) {
+            checks.append(Check(name: "key", ok: true, detail: "no apns.keyFile; \(setup.credentials.count) apns.credentials entries"))
         }
+        for loaded in setup.credentials {
+            let isDefault = loaded.name == CredentialSetting.defaultName
+            let name = isDefault ? "key" : "credential.\(loaded.name)"
+            let topics = isDefault || loaded.setting.topics.isEmpty ? "" : " for \(loaded.setting.topics.joined(separator: ", "))"
+            guard let (key, credential) = loaded.key else { continue }
+            guard case .token(let keyFile, _, _) = loaded.setting.authentication else { continue }
+            do {
+                _ = try ProviderToken.mint(key: key, credential: credential, issuedAt: Date())
+                checks.append(Check(name: name, ok: true,
+                                    detail: "\(keyFile) (key id \(credential.keyId), team \(credential.teamId))\(topics): minted an ES256 provider token"))
+            } catch {
+                checks.append(Check(name: name, ok: false, detail: "cannot mint a provider token: \(error)"))
+            }
+        }
+        return checks
     }
 
     /// The URL's host through the system resolver (what libcurl will use).

@@ -43,6 +43,17 @@ final class MetricsFeed: WorkerObserver {
         }
     }
 
+    /// Samples `apnsd_credential_paused` and `apnsd_certificate_days_left` from the worker's credentials.
+    func watch(credentials: @escaping @Sendable () -> [CredentialStatus]) {
+        let clock = self.clock
+        metrics.credentialPaused.sample {
+            credentials().map { (labels: [$0.name], value: $0.paused == nil ? 0 : 1) }
+        }
+        metrics.certificateDaysLeft.sample {
+            credentials().compactMap { status in status.certificateDaysLeft(now: clock()).map { (labels: [status.name], value: Double($0)) } }
+        }
+    }
+
     /// Reads the store's gauges into the metrics; a store that fails (closed, locked) leaves the last values.
     func refreshGauges() async {
         guard let gauges = try? await store.gauges(now: clock()) else { return }

@@ -1,4 +1,7 @@
+import API
+import Dispatcher
 import Foundation
+import Intake
 import PostgresStore
 import QueueModel
 
@@ -16,8 +19,23 @@ struct Readiness: Sendable {
         if let worker {
             checks.append(("worker", worker.check))
             checks.append(("apns", worker.apnsContact.readiness(now: clock())))
+            let statuses = worker.credentialStatuses
+            let paused = statuses.filter { $0.paused != nil }
+            checks.append(("credentials", !statuses.isEmpty && paused.count == statuses.count
+                ? "every credential is paused: " + paused.map { "\($0.name) (\($0.paused!))" }.joined(separator: "; ") : "ok"))
         }
         return checks
+    }
+
+    /// Each credential's state for `/readyz`: paused and why, and its certificate's days left.
+    func credentials() -> [CredentialReadiness] {
+        guard let worker else { return [] }
+        let now = clock()
+        return worker.credentialStatuses.map { status in
+            CredentialReadiness(name: status.name, paused: status.paused,
+                                pausedSince: status.pausedSince.map(JSONLine.timestamp),
+                                certificateDaysLeft: status.certificateDaysLeft(now: now))
+        }
     }
 
     private func database() async -> String {

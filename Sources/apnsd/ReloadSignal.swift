@@ -11,20 +11,20 @@ import Threads
 /// changed but needs a restart; a setting or key that does not load leaves everything as it was.
 final class ReloadSignal {
     /// Settings (`Configuration`'s property names) a running worker takes on SIGHUP.
-    static let reloadable: Set<String> = ["keyFile", "keyID", "teamID", "retryBase", "retryCap", "maxAttempts", "retryMaxAge", "retryJitter", "logLevel"]
+    static let reloadable: Set<String> = ["keyFile", "keyID", "teamID", "credentials", "retryBase", "retryCap", "maxAttempts", "retryMaxAge", "retryJitter", "logLevel"]
 
     private let source: any DispatchSourceSignal
     private let queue = DispatchQueue(label: "apnsd.reload")
 
     /// Starts listening for SIGHUP; reloads apply to `worker` one at a time, in order.
-    init(arguments: Arguments, configuration: Configuration, worker: Worker) {
+    init(arguments: Arguments, configuration: Configuration, worker: Worker, feed: MetricsFeed? = nil) {
         signal(SIGHUP, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
-        let current = Locked((configuration: configuration, keyDigest: Self.digest(configuration.keyFile)))
+        let current = Locked((configuration: configuration, keyDigest: Self.digests(configuration)))
         source.setEventHandler {
             let done = DispatchSemaphore(value: 0)
             Task {
-                await Self.reload(arguments: arguments, current: current, worker: worker)
+                await Self.reload(arguments: arguments, current: current, worker: worker, feed: feed)
                 done.signal()
             }
             // One reload at a time: the next SIGHUP waits on this (serial) queue.
@@ -36,7 +36,7 @@ final class ReloadSignal {
     deinit { source.cancel() }
 
     private static func reload(arguments: Arguments, current: Locked<(configuration: Configuration, keyDigest: String?)>,
-                               worker: Worker) async {
+                               worker: Worker, feed: MetricsFeed?) async {
         let (old, oldDigest) = current.withLock { ($0.configuration, $0.keyDigest) }
         let next: Configuration
         do {
@@ -48,25 +48,43 @@ final class ReloadSignal {
         }
         let logger = Logger(label: "apnsd.reload", minimumLevel: next.loggerLevel)
         let changed = Self.changed(old, next)
-        let digest = Self.digest(next.keyFile)
-        var key: (SigningKey, ProviderCredential)?
-        // A new token only for another key: APNs refuses a key's tokens renewed within 20 minutes
-        // (TooManyProviderTokenUpdates), so the same key under another path keeps its token.
-        if changed.contains(where: { ["keyID", "teamID"].contains($0) }) || digest != oldDigest {
+        let digest = Self.digests(next)
+        var credentials: CredentialSet?
+        // Rebuilt when a credential's settings or files changed; a credential whose key did not change keeps its
+        // token (APNs refuses a key's tokens renewed within 20 minutes), even under another path.
+        if changed.contains(where: { Self.credentialSettings.contains($0) }) || digest != oldDigest {
             do {
                 let setup = try WorkerSetup(next)
-                key = (setup.key, setup.credential)
+                credentials = setup.credentialSet(previous: worker.credentials, feed: feed)
             } catch {
                 logger.error("reload.failed", ("error", error.message), ("action", "kept every setting as it was"))
                 return
             }
         }
-        await worker.reload(retry: next.retryPolicy, logLevel: next.loggerLevel, key: key)
+        let renewed = credentials.map { new in
+            new.byName.values.filter { worker.credentials.byName[$0.name]?.poolID != $0.poolID }.map(\.name).sorted()
+        } ?? []
+        await worker.reload(retry: next.retryPolicy, logLevel: next.loggerLevel, credentials: credentials)
         current.withLock { $0 = (next, digest) }
-        let applied = changed.filter { reloadable.contains($0) } + (key != nil ? ["signing key (new provider token)"] : [])
+        let applied = changed.filter { reloadable.contains($0) } + (renewed.isEmpty ? [] : ["signing key (new provider token)"])
         let restart = changed.filter { !reloadable.contains($0) }
         logger.info("reload.done", ("applied", applied.isEmpty ? "nothing changed" : applied.joined(separator: ",")),
                     ("needs_restart", restart.joined(separator: ",")))
+    }
+
+    /// The settings that make up the credentials.
+    static let credentialSettings: Set<String> = ["keyFile", "keyID", "teamID", "credentials"]
+
+    /// Every credential file's SHA-256, so that a key or certificate replaced in place is noticed.
+    private static func digests(_ configuration: Configuration) -> String? {
+        var files = [configuration.keyFile].compactMap { $0 }
+        for credential in configuration.credentials {
+            switch credential.authentication {
+            case .token(let keyFile, _, _): files.append(keyFile)
+            case .certificate(let file, _): files.append(file)
+            }
+        }
+        return files.isEmpty ? nil : files.map { WorkerSetup.fingerprint($0) }.joined(separator: ",")
     }
 
     /// The properties whose values differ (names only: a secret's value is never printed).
@@ -77,11 +95,5 @@ final class ReloadSignal {
             guard let label = child.label, before[label] != "\(child.value)" else { return nil }
             return label
         }
-    }
-
-    /// The key file's SHA-256, so that a .p8 replaced in place is noticed.
-    private static func digest(_ path: String?) -> String? {
-        guard let path, let bytes = (try? BoundedRead.file(path, limit: 64 * 1024)) ?? nil else { return nil }
-        return SHA256.hex(bytes)
     }
 }

@@ -34,7 +34,7 @@ enum ServeCommand {
         let events = await EventFeed.attached(to: store)
         let api = API(store: store, events: events, metrics: metricsFeed.metrics,
                       settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease),
-                      readiness: { await readiness.checks() }, refreshMetrics: { await metricsFeed.refreshGauges() })
+                      readiness: { await readiness.checks() }, credentials: { readiness.credentials() }, refreshMetrics: { await metricsFeed.refreshGauges() })
         let server: HTTPServer
         do {
             server = try HTTPServer.start(listen: listen, tls: tls, options: API.serverOptions, bodyLimit: { api.bodyLimit(method: $0, path: $1) }) { request in
@@ -81,9 +81,11 @@ enum ServeCommand {
     private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState,
                                   feed: MetricsFeed, arguments: Arguments) async {
         let (worker, transport) = setup.makeWorker(store: store, feed: feed)
-        let reload = ReloadSignal(arguments: arguments, configuration: setup.configuration, worker: worker)
+        let reload = ReloadSignal(arguments: arguments, configuration: setup.configuration, worker: worker, feed: feed)
         defer { withExtendedLifetime(reload) {} }
         state.attach(contact: { worker.apnsContact })
+        state.attach(credentials: { worker.credentialStatuses })
+        feed.watch(credentials: { worker.credentialStatuses })
         state.set(.running)
         do {
             _ = try await worker.run(untilIdle: false, shouldStop: { StopSignals.count > 0 }, shouldAbandon: { StopSignals.count >= 2 })

@@ -1,3 +1,4 @@
+import APNs
 import Dispatcher
 import Foundation
 import HTTP2Transport
@@ -6,34 +7,68 @@ import Logging
 import ProviderAuth
 import QueueModel
 
-/// What `apnsd worker` and `apnsd serve` need to run a worker, checked before anything is opened: the signing
-/// key, the credential, the CA file and the logger.
+/// What `apnsd worker` and `apnsd serve` need to run a worker, checked before anything is opened: every credential
+/// (its key or certificate loaded), which topic each sends, the CA file and the logger.
 struct WorkerSetup {
     let configuration: Configuration
-    let key: SigningKey
-    let credential: ProviderCredential
+    let credentials: [LoadedCredential]
+    let routes: TopicRoutes
     let logger: Logger
+
+    /// One credential with its key material read and checked.
+    struct LoadedCredential {
+        let setting: CredentialSetting
+        /// The signing key and its ids; nil for a certificate.
+        let key: (key: SigningKey, credential: ProviderCredential)?
+        /// The SHA-256 of the key or certificate file: tells a replaced file from the same one.
+        let fingerprint: String
+
+        var name: String { setting.name }
+    }
 
     init(_ configuration: Configuration) throws(CLIError) {
         self.configuration = configuration
-        let credentials = try configuration.requireCredentials()
-        do {
-            key = try SigningKey(contentsOfFile: credentials.keyFile)
-        } catch {
-            throw .failure("apns.keyFile \(credentials.keyFile): \(error)")
+        let settings: [CredentialSetting]
+        do { settings = try configuration.sendingCredentials() } catch { throw .usage(error.description) }
+        guard !settings.isEmpty else {
+            throw .usage("apns.keyFile, apns.keyId and apns.teamId are required to dispatch (config file, APNSD_KEY_FILE/APNSD_KEY_ID/APNSD_TEAM_ID or --key-file/--key-id/--team-id), or apns.credentials in the config file")
         }
-        do {
-            credential = try ProviderCredential(keyId: credentials.keyID, teamId: credentials.teamID)
-        } catch {
-            throw .usage("\(error)")
-        }
+        var loaded: [LoadedCredential] = []
+        for setting in settings { loaded.append(try Self.load(setting)) }
+        credentials = loaded
+        do { routes = try configuration.topicRoutes() ?? .only(CredentialSetting.defaultName) } catch { throw .usage(error.description) }
         if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .failure("cannot read apns.caFile \(caFile)")
         }
         let level = configuration.loggerLevel
         logger = Logger(label: "apnsd.worker", minimumLevel: level)
         // Last, so that a bad setting is still one line (the warning does not stop the worker).
-        Self.warnIfWorldReadable(keyFile: credentials.keyFile)
+        for credential in settings {
+            if case .token(let keyFile, _, _) = credential.authentication { Self.warnIfWorldReadable(keyFile: keyFile) }
+        }
+    }
+
+    /// Reads and checks one credential's key; errors name the setting.
+    private static func load(_ setting: CredentialSetting) throws(CLIError) -> LoadedCredential {
+        let named = setting.name == CredentialSetting.defaultName ? "apns.keyFile" : "apns.credentials '\(setting.name)'"
+        switch setting.authentication {
+        case .token(let keyFile, let keyID, let teamID):
+            let key: SigningKey
+            do { key = try SigningKey(contentsOfFile: keyFile) } catch { throw .failure("\(named) \(keyFile): \(error)") }
+            let credential: ProviderCredential
+            do { credential = try ProviderCredential(keyId: keyID, teamId: teamID) } catch {
+                throw .usage(setting.name == CredentialSetting.defaultName ? "\(error)" : "\(named): \(error)")
+            }
+            return LoadedCredential(setting: setting, key: (key, credential), fingerprint: fingerprint(keyFile))
+        case .certificate(let file, _):
+            throw .usage("\(named): certificate \(file): certificate credentials are not supported by this build")
+        }
+    }
+
+    /// The SHA-256 of a file (empty when it cannot be read: loading it already succeeded or failed loudly).
+    static func fingerprint(_ path: String) -> String {
+        guard let bytes = (try? BoundedRead.file(path, limit: 1 << 20)) ?? nil else { return "" }
+        return SHA256.hex(bytes)
     }
 
     /// Anyone who can read the `.p8` can send pushes as the team: say so (it still works, as the file may sit in
@@ -45,26 +80,49 @@ struct WorkerSetup {
             + "chmod 600 it, or load it with systemd's LoadCredential= (deploy/)")
     }
 
+    /// The worker's credentials: those in `previous` whose key or certificate did not change are kept as they were
+    /// (their token caches too: APNs refuses a new token on a connection within 20 minutes); the others are new.
+    func credentialSet(previous: CredentialSet? = nil, feed: MetricsFeed? = nil) -> CredentialSet {
+        let logger = self.logger
+        let sending = credentials.map { loaded -> SendingCredential in
+            let made: SendingCredential
+            if let (key, credential) = loaded.key {
+                let name = loaded.name
+                let tokens = ProviderTokenCache(key: key, credential: credential, minted: {
+                    // Never the token: which key made it is what an operator needs.
+                    logger.info("apns.token_minted", ("credential", name), ("key_id", credential.keyId), ("team_id", credential.teamId))
+                    feed?.tokenMinted()
+                })
+                made = SendingCredential(name: name, authorization: .token(tokens, keyID: credential.keyId, teamID: credential.teamId,
+                                                                            fingerprint: loaded.fingerprint))
+            } else {
+                preconditionFailure("certificate credentials are refused when loading")
+            }
+            if let old = previous?.byName[made.name], old.poolID == made.poolID { return old }
+            return made
+        }
+        return CredentialSet(sending, routes: routes)
+    }
+
+    /// The transport every credential's pools share.
+    func transportConfiguration() -> TransportConfiguration {
+        TransportConfiguration(
+            baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
+            caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
+            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy)
+    }
+
     /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told
     /// of its answers, outcomes, connections and token mints.
     func makeWorker(store: any DeliveryStore, feed: MetricsFeed? = nil) -> (worker: Worker, transport: TransportRegistry) {
-        let transport = TransportRegistry(configuration: TransportConfiguration(
-            baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
-            caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
-            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy))
+        let transport = TransportRegistry(configuration: transportConfiguration())
         feed?.watch(transport)
-        let (logger, credential) = (logger, credential)
-        let tokens = ProviderTokenCache(key: key, credential: credential, minted: {
-            // Never the token: which key made it is what an operator needs.
-            logger.info("apns.token_minted", ("key_id", credential.keyId), ("team_id", credential.teamId))
-            feed?.tokenMinted()
-        })
-        var settings = WorkerConfiguration(credentialID: credential.keyId, lease: configuration.lease,
+        var settings = WorkerConfiguration(lease: configuration.lease,
                                            heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
                                            retry: configuration.retryPolicy)
         settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
-        let worker = Worker(store: store, tokens: tokens, transport: transport, configuration: settings, logger: logger,
-                            observer: feed)
+        let worker = Worker(store: store, credentials: credentialSet(feed: feed), transport: transport, configuration: settings,
+                            logger: logger, observer: feed)
         return (worker, transport)
     }
 }

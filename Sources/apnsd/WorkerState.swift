@@ -15,6 +15,7 @@ final class WorkerState: Sendable {
 
     private let status = Locked(Status.starting)
     private let contact = Locked<(@Sendable () -> APNsContact)?>(nil)
+    private let credentials = Locked<(@Sendable () -> [CredentialStatus])?>(nil)
 
     var current: Status { status.withLock { $0 } }
 
@@ -22,6 +23,12 @@ final class WorkerState: Sendable {
 
     /// Where the running worker's `APNsContact` is read from.
     func attach(contact source: @escaping @Sendable () -> APNsContact) { contact.withLock { $0 = source } }
+
+    /// Where the running worker's credentials' states are read from.
+    func attach(credentials source: @escaping @Sendable () -> [CredentialStatus]) { credentials.withLock { $0 = source } }
+
+    /// Every credential's state (none before the worker starts).
+    var credentialStatuses: [CredentialStatus] { credentials.withLock { $0 }?() ?? [] }
 
     /// The worker's contact with APNs (empty before it starts: nothing tried, nothing unanswered).
     var apnsContact: APNsContact { contact.withLock { $0 }?() ?? APNsContact() }

@@ -62,7 +62,7 @@ struct DeliveryDecisionTests {
     func configurationErrorsStopAndLeaveTheDeliveryAlone(reason: String) {
         let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(403, reason), now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(decision.result == nil)
-        #expect(decision.stop == .credentialsRefused(status: 403, reason: Reason(rawValue: reason)))
+        #expect(decision.stop == .credentialsRefused(status: 403, reason: Reason(rawValue: reason), credential: ""))
     }
 
     @Test func aRequestThatCannotBeSentFailsAtOnceInsteadOfEightTimes() {

@@ -69,8 +69,14 @@ final class DispatchHarness: @unchecked Sendable {
     func worker(maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none), tokens: ProviderTokenCache? = nil,
                 observer: (any WorkerObserver)? = nil,
                 configure: (inout WorkerConfiguration) -> Void = { _ in }) -> Worker {
-        Worker(store: store, tokens: tokens ?? self.tokens, transport: transport, configuration: workerConfiguration(maxAttempts, configure),
-               logger: logger, observer: observer)
+        Worker(store: store, credentials: credentials(tokens ?? self.tokens), transport: transport,
+               configuration: workerConfiguration(maxAttempts, configure), logger: logger, observer: observer)
+    }
+
+    /// The fixture key as the one credential, `default`, sending every topic.
+    func credentials(_ tokens: ProviderTokenCache) -> CredentialSet {
+        CredentialSet(only: SendingCredential(name: "default", authorization: .token(tokens, keyID: credential.keyId, teamID: credential.teamId,
+                                                                                        fingerprint: "fixture")))
     }
 
     /// Another worker process, as far as the queue can tell: its own connection to the file, its own pools.
@@ -79,12 +85,12 @@ final class DispatchHarness: @unchecked Sendable {
         let store = try await Store.open(at: self.store.path)
         let transport = TransportRegistry(configuration: transportConfiguration)
         extras.append((store, transport))
-        return Worker(store: store, tokens: ProviderTokenCache(key: key, credential: credential), transport: transport,
+        return Worker(store: store, credentials: credentials(ProviderTokenCache(key: key, credential: credential)), transport: transport,
                       configuration: workerConfiguration(maxAttempts, configure), logger: logger)
     }
 
     private func workerConfiguration(_ maxAttempts: Int, _ configure: (inout WorkerConfiguration) -> Void) -> WorkerConfiguration {
-        var configuration = WorkerConfiguration(credentialID: credential.keyId, lease: .seconds(2), heartbeat: .milliseconds(200),
+        var configuration = WorkerConfiguration(lease: .seconds(2), heartbeat: .milliseconds(200),
                                                 retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200), maxAttempts: maxAttempts),
                                                 pollInterval: .milliseconds(50),
                                                 // A handshake that times out on a loaded machine (sanitizers) is an outage:

@@ -205,7 +205,7 @@ struct WorkerEndToEndTests {
         let stats = harness.server.stats()
         #expect(stats.totals.statuses["200"] == 3000)
         #expect(stats.totals.tokensAcceptedTwice == 0)
-        let pool = try harness.transport.pool(for: PoolKey(credentialID: harness.credential.keyId, environment: .production))
+        let pool = try harness.transport.pool(for: harness.credentials(harness.tokens).byName["default"]!.poolKey(.production))
         #expect(pool.connections.count == 2 && pool.connections.allSatisfy { $0.configuration.ratePerSecond == rate })
         #expect(pool.connections.allSatisfy { $0.stats.sent > 0 }, "both connections carried part of the campaign")
         await harness.shutdown()

@@ -99,7 +99,9 @@ extension WorkerFleet {
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(serve.log.suffix(2000))")
             let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
             #expect(ready.status == 200, "\(ready.body)")
-            #expect(try ServeTests.json(ready.body)["checks"] as? [String: String] == ["database": "ok", "worker": "ok", "apns": "ok"],
+            #expect(try ServeTests.json(ready.body)["checks"] as? [String: String]
+                    == ["database": "ok", "worker": "ok", "apns": "ok", "credentials": "ok"], "\(ready.body)")
+            #expect(try ServeTests.json(ready.body)["credentials"] as? [String: [String: String]] == ["default": ["status": "ok"]],
                     "\(ready.body)")
             #expect(Fleet.waitUntil(10) { (try? fleet.log().first?["status"] as? String) == "accepted" }, "recorded")
 

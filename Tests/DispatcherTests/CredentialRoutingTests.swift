@@ -1,0 +1,121 @@
+import APNs
+import Dispatcher
+import Foundation
+import ProviderAuth
+import QueueModel
+import Testing
+import Threads
+
+/// Several credentials in one worker: each topic goes out with its own credential, and one APNs refuses pauses only
+/// its own deliveries (pending, attempts unspent) while the others keep sending; a reload that fixes it resumes them.
+/// The simulator knows one team (TESTTEAM01): a credential naming another team is refused with InvalidProviderToken.
+@Suite(.serialized)
+struct CredentialRoutingTests {
+    static let other = "com.example.other"
+
+    private func credential(_ harness: DispatchHarness, _ name: String, team: String, fingerprint: String = "fixture") throws -> SendingCredential {
+        let ids = try ProviderCredential(keyId: "TESTKEY001", teamId: team)
+        return SendingCredential(name: name, authorization: .token(ProviderTokenCache(key: harness.key, credential: ids),
+                                                                    keyID: ids.keyId, teamID: ids.teamId, fingerprint: fingerprint))
+    }
+
+    private func routes(fallback: String? = nil) -> TopicRoutes {
+        TopicRoutes(byBundleID: [DispatchHarness.topic: "good", Self.other: "bad"], fallback: fallback)
+    }
+
+    /// `count` devices of `topic` and a campaign to all of them.
+    private func campaign(_ harness: DispatchHarness, topic: String, count: Int, prefix: String) async throws -> CampaignID {
+        let tokens = (1...count).map { DispatchHarness.token(prefix, $0) }
+        _ = try await harness.store.importDevices(tokens.map { DeviceRegistration(token: $0, topic: topic, environment: .production) }, now: Date())
+        return try await harness.store.createCampaign(CampaignSpec(audience: .all(), content: NotificationContent(
+            bundleID: topic, payload: Payload(json: #"{"aps":{"alert":"hi"}}"#))))
+    }
+
+    private func waitUntil(_ seconds: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition()
+    }
+
+    @Test func aRefusedCredentialPausesOnlyItsDeliveriesUntilAReloadFixesIt() async throws {
+        let harness = try await DispatchHarness()
+        let good = try await campaign(harness, topic: DispatchHarness.topic, count: 40, prefix: "a11c")
+        let bad = try await campaign(harness, topic: Self.other, count: 30, prefix: "b0b0")
+        let set = CredentialSet([try credential(harness, "good", team: "TESTTEAM01"), try credential(harness, "bad", team: "OTHERTEAM1")],
+                                routes: routes())
+        let worker = Worker(store: harness.store, credentials: set, transport: harness.transport,
+                            configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200),
+                                                               retry: RetryPolicy(base: .milliseconds(50), cap: .milliseconds(300)),
+                                                               pollInterval: .milliseconds(50)),
+                            logger: .init(label: "test", sink: .none))
+        let stop = Locked(false)
+        let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
+
+        #expect(try await waitUntil(30) { try await harness.store.campaign(good).status == .completed })
+        #expect(try await harness.store.campaign(good).counters.accepted == 40)
+        // The other credential's deliveries wait, unsent as far as their attempts go, probed now and then.
+        #expect(try await waitUntil(10) { worker.credentialStatuses.first { $0.name == "bad" }?.paused != nil })
+        let paused = try #require(worker.credentialStatuses.first { $0.name == "bad" })
+        #expect(paused.paused == "403 InvalidProviderToken" && paused.pausedSince != nil)
+        #expect(worker.credentialStatuses.first { $0.name == "good" }?.paused == nil)
+        try await Task.sleep(for: .milliseconds(500))
+        let waiting = try await harness.log(bad)
+        #expect(waiting.count == 30 && waiting.allSatisfy { $0.status == .pending && $0.attempts == 0 }, "\(waiting.prefix(3))")
+        #expect(harness.server.stats().totals.statuses["403", default: 0] >= 1)
+
+        // A reload with the right team resumes them.
+        await worker.reload(retry: RetryPolicy(base: .milliseconds(50), cap: .milliseconds(300)), logLevel: .info,
+                            credentials: CredentialSet([set.byName["good"]!, try credential(harness, "bad", team: "TESTTEAM01", fingerprint: "fixed")],
+                                                       routes: routes()))
+        #expect(try await waitUntil(30) { try await harness.store.campaign(bad).status == .completed })
+        #expect(try await harness.store.campaign(bad).counters.accepted == 30)
+        #expect(try await harness.log(bad).allSatisfy { $0.attempts == 1 })
+        #expect(worker.credentialStatuses.allSatisfy { $0.paused == nil })
+        stop.withLock { $0 = true }
+        _ = try await run.value
+        await harness.shutdown()
+    }
+
+    @Test func untilIdleSendsTheOthersThenStopsNamingTheRefusedCredential() async throws {
+        let harness = try await DispatchHarness()
+        let good = try await campaign(harness, topic: DispatchHarness.topic, count: 40, prefix: "a11c")
+        let bad = try await campaign(harness, topic: Self.other, count: 30, prefix: "b0b0")
+        let set = CredentialSet([try credential(harness, "good", team: "TESTTEAM01"), try credential(harness, "bad", team: "OTHERTEAM1")],
+                                routes: routes())
+        let worker = Worker(store: harness.store, credentials: set, transport: harness.transport,
+                            configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200), pollInterval: .milliseconds(50)),
+                            logger: .init(label: "test", sink: .none))
+        do {
+            _ = try await worker.run(untilIdle: true)
+            Issue.record("the run ended without naming the refused credential")
+        } catch {
+            guard case .stopped(.credentialsRefused(403, .invalidProviderToken, "bad")) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+        }
+        #expect(try await harness.store.campaign(good).counters.accepted == 40)
+        #expect(try await harness.log(bad).allSatisfy { $0.status == .pending && $0.attempts == 0 })
+        // Left due at once for the next run, unleased.
+        #expect(try await harness.store.claim(now: Date(), limit: 100, leaseFor: .seconds(60), worker: nil).count == 30)
+        await harness.shutdown()
+    }
+
+    @Test func aTopicNoCredentialSendsWaitsAndIsNamed() async throws {
+        let harness = try await DispatchHarness()
+        let good = try await campaign(harness, topic: DispatchHarness.topic, count: 10, prefix: "a11c")
+        let orphan = try await campaign(harness, topic: "com.example.orphan", count: 5, prefix: "0f0f")
+        let worker = Worker(store: harness.store, credentials: CredentialSet([try credential(harness, "good", team: "TESTTEAM01")], routes: routes()),
+                            transport: harness.transport,
+                            configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200), pollInterval: .milliseconds(50)),
+                            logger: .init(label: "test", sink: .none))
+        await #expect(throws: DispatcherError.self) { try await worker.run(untilIdle: true) }
+        #expect(try await harness.store.campaign(good).counters.accepted == 10)
+        #expect(try await harness.log(orphan).allSatisfy { $0.status == .pending && $0.attempts == 0 })
+        #expect(harness.server.stats().totals.requests == 10)
+        await harness.shutdown()
+    }
+}
