@@ -9,6 +9,7 @@ extension API {
     func postCampaign(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
         let spec = try NotificationFields.campaign(&body, defaultTopic: settings.defaultTopic)
+        try settings.checkTopics([spec])
         let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "campaigns")
         return accepted(done, json: #"{"id":"\#(done.ids[0])"}"#, status: 201)
     }

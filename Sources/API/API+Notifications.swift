@@ -9,6 +9,7 @@ extension API {
     func postNotification(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
         let spec = try NotificationFields.notification(&body, defaultTopic: settings.defaultTopic)
+        try settings.checkTopics([spec])
         let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "notifications")
         return accepted(done, json: #"{"id":"\#(done.ids[0])","deliveries":\#(done.deliveries[0])}"#)
     }
@@ -17,6 +18,7 @@ extension API {
     func postBatch(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         let specs = try Self.batchItems(body: request.http.body, contentType: request.http.headers["Content-Type"],
                                         defaultTopic: settings.defaultTopic)
+        try settings.checkTopics(specs)
         let done = try await enqueue(EnqueueRequest(specs: specs, idempotency: try idempotency(request)), source: "batch")
         return accepted(done, json: #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"#)
     }

@@ -1,3 +1,4 @@
+import APNs
 import Events
 import Foundation
 import HTTPServer
@@ -11,10 +12,25 @@ public struct APISettings: Sendable {
     public var defaultTopic: String?
     /// `worker.lease`: a worker whose heartbeat is older is not waited for by a cancel.
     public var lease: Duration
+    /// Which credential sends which topic (`apns.credentials`): a topic none sends is refused at enqueue. nil: no
+    /// credential configured here, no topic refused.
+    public var topicRoutes: TopicRoutes?
 
-    public init(defaultTopic: String?, lease: Duration) {
+    public init(defaultTopic: String?, lease: Duration, topicRoutes: TopicRoutes? = nil) {
         self.defaultTopic = defaultTopic
         self.lease = lease
+        self.topicRoutes = topicRoutes
+    }
+
+    /// Refuses specs whose topic no credential sends, naming the item of a batch.
+    func checkTopics(_ specs: [CampaignSpec]) throws(APIError) {
+        guard let topicRoutes else { return }
+        for (index, spec) in specs.enumerated() {
+            guard let refusal = topicRoutes.refusal(for: spec.content.bundleID) else { continue }
+            var error = APIError.invalid(specs.count > 1 ? "notifications[\(index)]: \(refusal)" : refusal, field: "topic")
+            if specs.count > 1 { error.index = index }
+            throw error
+        }
     }
 }
 

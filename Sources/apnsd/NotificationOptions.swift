@@ -26,6 +26,9 @@ struct NotificationOptions {
         } catch {
             throw .usage("\(error)")
         }
+        let routes: TopicRoutes?
+        do { routes = try configuration.topicRoutes() } catch { throw .usage(error.description) }
+        if let refusal = routes?.refusal(for: content.bundleID) { throw .usage(refusal) }
     }
 
     /// Payload files and stdin are read only this far: the largest payload (VoIP, 5120 bytes) and room for

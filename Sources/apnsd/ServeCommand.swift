@@ -1,3 +1,4 @@
+import APNs
 import API
 import Dispatcher
 import Events
@@ -33,7 +34,7 @@ enum ServeCommand {
         let metricsFeed = MetricsFeed(metrics: APNsdMetrics(version: BuildInfo.version), store: store)
         let events = await EventFeed.attached(to: store)
         let api = API(store: store, events: events, metrics: metricsFeed.metrics,
-                      settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease),
+                      settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease, topicRoutes: try Self.topicRoutes(configuration)),
                       readiness: { await readiness.checks() }, credentials: { readiness.credentials() }, refreshMetrics: { await metricsFeed.refreshGauges() })
         let server: HTTPServer
         do {
@@ -96,6 +97,11 @@ enum ServeCommand {
             state.set(.failed(reason))
         }
         await transport.shutdown(deadline: .now + .seconds(5))
+    }
+
+    /// Which credential sends which topic, so the API refuses a topic none sends.
+    private static func topicRoutes(_ configuration: Configuration) throws(CLIError) -> TopicRoutes? {
+        do { return try configuration.topicRoutes() } catch { throw .usage(error.description) }
     }
 
     /// The certificate chain and key when both are set (Configuration checked they go together), read whole.
