@@ -12,6 +12,8 @@ struct CredentialPause: Sendable {
     var reason: Reason
     /// What the operator reads (`403 InvalidProviderToken`).
     var detail: String
+    /// Its certificate has expired: no probe goes (it cannot succeed) until a reload brings another.
+    var certificateExpired = false
 
     init(base: Duration, cap: Duration) {
         backoff = OutageBackoff(base: base, cap: cap)

@@ -20,7 +20,7 @@ extension Worker {
             return nil
         }
         guard var pause = state.credentialPauses[credential.name] else { return credential }
-        if !untilIdle && pause.backoff.maySend(now: now) {
+        if !untilIdle && !pause.certificateExpired && pause.backoff.maySend(now: now) {
             pause.backoff.probeSent()
             state.credentialPauses[credential.name] = pause
             return credential
@@ -75,10 +75,37 @@ extension Worker {
                     ("paused_seconds", String(format: "%.1f", pause.backoff.since.map { now.timeIntervalSince($0) } ?? 0)))
     }
 
+    /// Days before a certificate expires from which the worker warns.
+    static let certificateWarningDays = 30
+
+    /// Looks at every certificate's expiry (at the start, then twice a day): from 30 days before, a warning; once
+    /// expired, its credential is paused without probes (APNs refuses an expired certificate) until a reload.
+    func checkCertificates(_ state: inout RunState, now: Date) {
+        guard now >= state.nextCertificateCheck else { return }
+        state.nextCertificateCheck = now.addingTimeInterval(12 * 3600)
+        for credential in credentials.byName.values.sorted(by: { $0.name < $1.name }) {
+            guard let notAfter = credential.certificateExpires else { continue }
+            let expires = notAfter.formatted(.iso8601)
+            if notAfter <= now {
+                guard state.credentialPauses[credential.name]?.certificateExpired != true else { continue }
+                pauseCredential(credential.name, status: nil, reason: .badCertificate, detail: "certificate expired on \(expires)",
+                                state: &state, now: now)
+                state.credentialPauses[credential.name]?.certificateExpired = true
+                continue
+            }
+            let days = Int((notAfter.timeIntervalSince(now) / 86_400).rounded(.down))
+            if days < Self.certificateWarningDays {
+                logger.warning("apns.certificate_expiring", ("credential", credential.name), ("days_left", String(days)),
+                               ("not_after", expires), ("action", "renew the APNs certificate and reload (SIGHUP) before it expires"))
+            }
+        }
+    }
+
     /// A reload replaced the credentials: every pause ends (the next request of each tries the new settings).
     func endCredentialPauses(_ state: inout RunState, now: Date, why: String) {
         state.unrouted.removeAll()
         for name in state.credentialPauses.keys.sorted() { resumeCredential(name, state: &state, now: now) }
         credentialStates.withLock { $0 = Self.statuses(of: credentials) }
+        state.nextCertificateCheck = now
     }
 }

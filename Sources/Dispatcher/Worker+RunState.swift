@@ -61,6 +61,7 @@ extension Worker {
         var unrouted: Set<String> = []
         /// The credentials' reload generation this run last saw.
         var credentialsGeneration = 0
+        var nextCertificateCheck = Date.distantPast
         /// Bulk campaigns this run sent for, so that their completion is logged (single sends' is not).
         var bulkCampaigns: Set<Int64> = []
 

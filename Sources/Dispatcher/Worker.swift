@@ -201,6 +201,7 @@ public final class Worker: Sendable {
             state.credentialsGeneration = generation
             endCredentialPauses(&state, now: now, why: "reloaded")
         }
+        checkCertificates(&state, now: now)
         if untilIdle && !state.stopping && !state.credentialPauses.isEmpty
             && credentials.byName.keys.allSatisfy({ state.credentialPauses[$0] != nil }) {
             await beginStopping(&state, why: "every credential refused")

@@ -1,6 +1,7 @@
 import APNs
 import Dispatcher
 import Foundation
+import Logging
 import ProviderAuth
 import QueueModel
 import Testing
@@ -116,6 +117,40 @@ struct CredentialRoutingTests {
         #expect(try await harness.store.campaign(good).counters.accepted == 10)
         #expect(try await harness.log(orphan).allSatisfy { $0.status == .pending && $0.attempts == 0 })
         #expect(harness.server.stats().totals.requests == 10)
+        await harness.shutdown()
+    }
+
+    @Test func anExpiredCertificatePausesItsCredentialAndOneExpiringSoonIsWarnedAbout() async throws {
+        let harness = try await DispatchHarness()
+        let good = try await campaign(harness, topic: DispatchHarness.topic, count: 10, prefix: "a11c")
+        let old = try await campaign(harness, topic: Self.other, count: 5, prefix: "01d0")
+        let now = Date()
+        let set = CredentialSet([
+            try credential(harness, "good", team: "TESTTEAM01"),
+            SendingCredential(name: "old", authorization: .certificate(notAfter: now.addingTimeInterval(-86_400), fingerprint: "old")),
+            SendingCredential(name: "soon", authorization: .certificate(notAfter: now.addingTimeInterval(10 * 86_400 + 60), fingerprint: "soon")),
+        ], routes: TopicRoutes(byBundleID: [DispatchHarness.topic: "good", Self.other: "old", "com.example.soon": "soon"], fallback: nil))
+        let lines = Locked([String]())
+        let worker = Worker(store: harness.store, credentials: set, transport: harness.transport,
+                            configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200), pollInterval: .milliseconds(50)),
+                            logger: Logger(label: "test", sink: .custom { line in lines.withLock { $0.append(line) } }))
+        do {
+            _ = try await worker.run(untilIdle: true)
+            Issue.record("the run ended without naming the expired certificate")
+        } catch {
+            guard case .stopped(.credentialsRefused(_, .badCertificate, "old")) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+        }
+        #expect(try await harness.store.campaign(good).counters.accepted == 10)
+        #expect(try await harness.log(old).allSatisfy { $0.status == .pending && $0.attempts == 0 })
+        #expect(harness.server.stats().totals.requests == 10, "nothing was sent with the expired certificate")
+        let status = try #require(worker.credentialStatuses.first { $0.name == "old" })
+        #expect(status.paused?.hasPrefix("certificate expired on ") == true && status.certificateDaysLeft(now: now) == -1, "\(status)")
+        #expect(worker.credentialStatuses.first { $0.name == "soon" }?.certificateDaysLeft(now: now) == 10)
+        let warnings = lines.withLock { $0 }.filter { $0.contains(#""msg":"apns.certificate_expiring""#) }
+        #expect(warnings.count == 1 && warnings[0].contains(#""credential":"soon""#) && warnings[0].contains(#""days_left":"10""#), "\(warnings)")
         await harness.shutdown()
     }
 }
