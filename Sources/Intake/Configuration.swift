@@ -82,7 +82,7 @@ public struct Configuration: Sendable {
         Setting("apns.caFile", "APNSD_CA_FILE", "ca-file", "PEM", default: "none", "extra PEM CA to trust (the local simulator's); system trust otherwise") { c, v in c.caFile = try nonEmpty(v, "apns.caFile") },
         Setting("apns.proxy", "APNSD_PROXY", "proxy", "P", default: "none",
                 "`none` (environment proxies ignored), `environment` (libcurl's `https_proxy`/`no_proxy`), or an `http://`/`https://` proxy URL (credentials allowed, never logged)") { c, v in c.proxy = try proxySetting(v) },
-        Setting("apns.connections", "APNSD_CONNECTIONS", "connections", "N", default: "4", "HTTP/2 connections per environment") { c, v in c.connections = try integer(v, "apns.connections", 1...64) },
+        Setting("apns.connections", "APNSD_CONNECTIONS", "connections", "N", default: "4", "HTTP/2 connections per credential and environment") { c, v in c.connections = try integer(v, "apns.connections", 1...64) },
         Setting("apns.rate", "APNSD_RATE", "rate", "N", default: "1500", "max requests per second per connection (0 = unthrottled)") { c, v in c.rate = try integer(v, "apns.rate", 0...1_000_000) },
         Setting("apns.requestTimeout", "APNSD_REQUEST_TIMEOUT", "request-timeout", "S", default: "30", "seconds per request") { c, v in c.requestTimeout = try number(v, "apns.requestTimeout", 0.1...600) },
         Setting("retry.base", "APNSD_RETRY_BASE", "retry-base", "S", default: "1", "first backoff bound, seconds") { c, v in c.retryBase = try number(v, "retry.base", 0.001...3600) },

@@ -1,4 +1,5 @@
 import API
+import APNs
 import Events
 import Foundation
 import HTTPServer
@@ -17,12 +18,12 @@ final class APIHarness: Sendable {
 
     static let topic = "com.example.app"
 
-    init() async throws {
+    init(topicRoutes: TopicRoutes? = nil) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         store = try await Store.open(at: folder.appendingPathComponent("apnsd.sqlite").path)
         let feed = await EventFeed.attached(to: store, pollInterval: .milliseconds(20))
-        api = API(store: store, events: feed, metrics: metrics, settings: APISettings(defaultTopic: Self.topic, lease: .seconds(2)),
+        api = API(store: store, events: feed, metrics: metrics, settings: APISettings(defaultTopic: Self.topic, lease: .seconds(2), topicRoutes: topicRoutes),
                   readiness: { [("database", "ok")] })
     }
 
