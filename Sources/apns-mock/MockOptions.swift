@@ -58,10 +58,13 @@ struct MockOptions {
                                   to every 200, as Apple's sandbox does; client certificates must be valid for it.
       --client-ca CA.pem          Ask for (not require) a TLS client certificate and verify it against these CA
                                   certificates. A connection that presented one may send requests without a
-                                  token, judged by the certificate: not from this CA, expired, or without
-                                  subject UID or environment extension 403 BadCertificate; issued for the other
-                                  environment 403 BadCertificateEnvironment; topic other than its UID (bundle
-                                  id, push-type suffix allowed) 400 TopicDisallowed. No topic: the UID is used.
+                                  token, judged by the certificate (its subject UID is the bundle id; Apple's
+                                  extensions 1.2.840.113635.100.6.3.1/.2 mark development/production):
+                                  403 BadCertificate when not from this CA, expired, or lacking the UID or both
+                                  extensions; 403 BadCertificateEnvironment when issued for the other
+                                  environment only; 400 TopicDisallowed for a topic other than the bundle id
+                                  (with or without a push-type suffix). A request without apns-topic gets the
+                                  bundle id; one with an authorization header is judged by its token.
       --scenario FILE.json        Per-token behaviours and connection faults (see README).
       --stats-out FILE.json       Write the statistics here on exit (SIGINT/SIGTERM).
       --arrivals-out FILE         Write one line per push request as it arrives: wall-clock nanoseconds since

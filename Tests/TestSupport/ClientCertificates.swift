@@ -131,7 +131,7 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     private static func openssl(_ arguments: [String]) throws {
-        let result = try ToolRun.run("/usr/bin/openssl", arguments)
+        let result = try ToolRun.run("/usr/bin/env", ["openssl"] + arguments)
         guard result.status == 0 else {
             throw Failure(description: "openssl \(arguments.first ?? "") failed (\(result.status)): \(result.stderr)")
         }
