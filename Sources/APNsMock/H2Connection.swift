@@ -58,6 +58,8 @@ final class H2Connection {
     private let uniqueIDScratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 36)
     /// The client certificate presented in the handshake, judged once; nil when none was (or none is asked for).
     private var clientCertificate: ClientCertificate?
+    /// The last team-topic verdict: a connection sends one topic over and over, so the next costs a memcmp.
+    private var lastTopicVerdict: (team: Int, topic: [UInt8], allowed: Bool)?
     private let acceptedAt: UInt64
     /// Request frames received and answers sent; `tick` turns a change into `lastActivity` (no clock read per frame).
     private var activity = 0
@@ -430,8 +432,7 @@ final class H2Connection {
                 let verdict = auth.check(check.authorization, now: now)
                 der = verdict.der
                 refusal = verdict.problem
-                if refusal == nil, shared.teamsRestrictTopics, let team = verdict.team,
-                   !shared.verifier.teams[team].allows(topic: check.topic) {
+                if refusal == nil, shared.teamsRestrictTopics, let team = verdict.team, !teamMayPush(team, check) {
                     refusal = (400, .topicDisallowed)
                     failure = (Reason.topicDisallowed.rawValue,
                                "\(check.topicExample) for team \(shared.verifier.teams[team].credential.teamId)")
@@ -468,6 +469,15 @@ final class H2Connection {
         } else {
             respond(streamID: streamID, state: state, status: status, apnsID: apnsID, contentType: reason != nil)
         }
+    }
+
+    private func teamMayPush(_ team: Int, _ check: RequestCheck) -> Bool {
+        if let last = lastTopicVerdict, last.team == team, check.topicLength <= RequestCheck.topicBytes, last.topic == check.topicTail {
+            return last.allowed
+        }
+        let allowed = shared.verifier.teams[team].allows(topic: check.topic)
+        lastTopicVerdict = (team, check.topicTail, allowed)
+        return allowed
     }
 
     private func respond(streamID: Int32, state: StreamState, status: Int, apnsID: [UInt8]?, contentType: Bool) {
