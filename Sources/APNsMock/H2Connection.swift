@@ -425,7 +425,7 @@ final class H2Connection {
             var refusal: (Int, Reason)?
             if byCertificate, let clientCertificate {
                 refusal = clientCertificate.problem(topic: check.sawTopic ? check.topic : nil, environment: shared.environment)
-                if case .valid(let bundleID, _)? = self.clientCertificate, refusal?.1 == .topicDisallowed {
+                if case .valid(let bundleID, _) = clientCertificate, refusal?.1 == .topicDisallowed {
                     failure = (Reason.topicDisallowed.rawValue, "\(check.topicExample) with a certificate for \(bundleID)")
                 }
             } else {
