@@ -90,28 +90,35 @@ struct ConnectionAuth {
         verdicts[digest] = verdict
     }
 
+    /// Whether this connection was refused a token switch (429 TooManyProviderTokenUpdates): from then on it is
+    /// unusable and every request on it gets that answer until the client opens a new connection. APNs leaves such a
+    /// connection failing for its old token too (Pushy #811: failures for over an hour until the connection closed).
+    private(set) var spoiled = false
+
     /// The APNs error for this request's authorization, or nil when the request may proceed; `der` reports a DER
-    /// signature.
-    mutating func check(_ presented: PresentedAuthorization?, now: TimeInterval) -> (problem: (Int, Reason)?, der: Bool) {
-        guard let presented else { return ((403, .missingProviderToken), false) }
-        guard case .judged(let digest, let verdict) = presented else { return ((403, .invalidProviderToken), false) }
+    /// signature, `team` the index (in `verifier.teams`) of the team whose token was accepted.
+    mutating func check(_ presented: PresentedAuthorization?, now: TimeInterval) -> (problem: (Int, Reason)?, der: Bool, team: Int?) {
+        if spoiled { return ((429, .tooManyProviderTokenUpdates), false, nil) }
+        guard let presented else { return ((403, .missingProviderToken), false, nil) }
+        guard case .judged(let digest, let verdict) = presented else { return ((403, .invalidProviderToken), false, nil) }
         switch verdict {
-        case .missing: return ((403, .missingProviderToken), false)
-        case .invalid: return ((403, .invalidProviderToken), false)
-        case .expired: return ((403, .expiredProviderToken), false)
-        case .valid(let issuedAt, let der):
-            if now - TimeInterval(issuedAt) > verifier.maxAge { return ((403, .expiredProviderToken), der) }
+        case .missing: return ((403, .missingProviderToken), false, nil)
+        case .invalid: return ((403, .invalidProviderToken), false, nil)
+        case .expired: return ((403, .expiredProviderToken), false, nil)
+        case .valid(let issuedAt, let der, let team):
+            if now - TimeInterval(issuedAt) > verifier.maxAge { return ((403, .expiredProviderToken), der, nil) }
             if let current, current.digest != digest {
                 let currentExpired = now - TimeInterval(current.issuedAt) > verifier.maxAge
                 if !currentExpired && now - switchedAt < updateInterval {
-                    return ((429, .tooManyProviderTokenUpdates), der)
+                    spoiled = true
+                    return ((429, .tooManyProviderTokenUpdates), der, nil)
                 }
             }
             if current?.digest != digest {
                 current = (digest, issuedAt)
                 switchedAt = now
             }
-            return (nil, der)
+            return (nil, der, team)
         }
     }
 }

@@ -55,6 +55,11 @@ final class H2Connection {
     private var authorizedOnce = false
     private var random = FastRandom()
     private let apnsIDScratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 36)
+    private let uniqueIDScratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 36)
+    /// The client certificate presented in the handshake, judged once; nil when none was (or none is asked for).
+    private var clientCertificate: ClientCertificate?
+    /// The last team-topic verdict: a connection sends one topic over and over, so the next costs a memcmp.
+    private var lastTopicVerdict: (team: Int, topic: [UInt8], allowed: Bool)?
     private let acceptedAt: UInt64
     /// Request frames received and answers sent; `tick` turns a change into `lastActivity` (no clock read per frame).
     private var activity = 0
@@ -94,6 +99,7 @@ final class H2Connection {
         if let session { nghttp2_session_del(session) }
         SSL_free(ssl)
         apnsIDScratch.deallocate()
+        uniqueIDScratch.deallocate()
     }
 
     /// What the event loop should wait for on this socket.
@@ -120,6 +126,7 @@ final class H2Connection {
             handshakeDone = true
             handshakeWantsWrite = false
             lastActivity = MonotonicClock.nanoseconds()
+            if shared.asksClientCertificates { clientCertificate = ClientCertificate.judge(ssl) }
             startSession()
             return true
         }
@@ -408,14 +415,31 @@ final class H2Connection {
         var delay = 0
         var failure: (String, String)?
         var der = false
-        if let problem = check.finalProblem() {
+        // A request without a token on a connection that presented a certificate is judged by the certificate (which
+        // names the default topic when the request names none, as Apple documents).
+        let byCertificate = check.authorization == nil && clientCertificate != nil && !auth.spoiled
+        if let problem = check.finalProblem(topicOptional: byCertificate) {
             (status, reason) = problem
             failure = (problem.reason.rawValue, check.problemExample)
         } else {
-            let verdict = auth.check(check.authorization, now: now)
-            der = verdict.der
-            if let problem = verdict.problem {
-                (status, reason) = problem
+            var refusal: (Int, Reason)?
+            if byCertificate, let clientCertificate {
+                refusal = clientCertificate.problem(topic: check.sawTopic ? check.topic : nil, environment: shared.environment)
+                if case .valid(let bundleID, _) = clientCertificate, refusal?.1 == .topicDisallowed {
+                    failure = (Reason.topicDisallowed.rawValue, "\(check.topicExample) with a certificate for \(bundleID)")
+                }
+            } else {
+                let verdict = auth.check(check.authorization, now: now)
+                der = verdict.der
+                refusal = verdict.problem
+                if refusal == nil, shared.teamsRestrictTopics, let team = verdict.team, !teamMayPush(team, check) {
+                    refusal = (400, .topicDisallowed)
+                    failure = (Reason.topicDisallowed.rawValue,
+                               "\(check.topicExample) for team \(shared.verifier.teams[team].credential.teamId)")
+                }
+            }
+            if let refusal {
+                (status, reason) = refusal
             } else {
                 if !authorizedOnce {
                     authorizedOnce = true
@@ -429,7 +453,7 @@ final class H2Connection {
                 }
             }
         }
-        shared.stats.record(connection: id, status: status, token: check.token, windowMaximum: window.maximum,
+        shared.stats.record(connection: id, status: status, reason: reason?.rawValue, token: check.token, windowMaximum: window.maximum,
                             distinctTokens: auth.distinctTokens, derSignature: der, failure: failure)
         if let reason { state.responseBody = ErrorResponse(status: status, reason: reason, timestamp: timestamp).jsonBody }
         let apnsID = check.apnsID
@@ -447,9 +471,18 @@ final class H2Connection {
         }
     }
 
+    private func teamMayPush(_ team: Int, _ check: RequestCheck) -> Bool {
+        if let last = lastTopicVerdict, last.team == team, check.topicLength <= RequestCheck.topicBytes, last.topic == check.topicTail {
+            return last.allowed
+        }
+        let allowed = shared.verifier.teams[team].allows(topic: check.topic)
+        lastTopicVerdict = (team, check.topicTail, allowed)
+        return allowed
+    }
+
     private func respond(streamID: Int32, state: StreamState, status: Int, apnsID: [UInt8]?, contentType: Bool) {
         activity &+= 1
-        var headers = [nghttp2_nv](repeating: nghttp2_nv(), count: 3)
+        var headers = [nghttp2_nv](repeating: nghttp2_nv(), count: 4)
         var count = 0
         func add(_ name: ByteString, _ value: UnsafeBufferPointer<UInt8>) {
             headers[count] = nghttp2_nv(name: UnsafeMutablePointer(mutating: name.pointer), value: UnsafeMutablePointer(mutating: value.baseAddress),
@@ -464,6 +497,11 @@ final class H2Connection {
         } else {
             writeRandomUUID(into: apnsIDScratch)
             add(ResponseHeaders.apnsIDName, UnsafeBufferPointer(apnsIDScratch))
+        }
+        if status == 200 && shared.environment == .development {
+            // Apple's sandbox adds an id for its Push Notifications Console's delivery log; production does not.
+            writeRandomUUID(into: uniqueIDScratch)
+            add(ResponseHeaders.uniqueIDName, UnsafeBufferPointer(uniqueIDScratch))
         }
         if contentType { add(ResponseHeaders.contentTypeName, ResponseHeaders.json.buffer) }
         if state.responseBody.isEmpty {
@@ -499,6 +537,7 @@ final class H2Connection {
 private enum ResponseHeaders {
     static let statusName = ByteString(":status")
     static let apnsIDName = ByteString("apns-id")
+    static let uniqueIDName = ByteString("apns-unique-id")
     static let contentTypeName = ByteString("content-type")
     static let json = ByteString("application/json")
     private static let common: [Int: ByteString] = [

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 
 /// How to run the simulator.
@@ -8,8 +9,16 @@ public struct MockConfiguration: Sendable {
     public var port: Int
     /// The certificate and key the server presents.
     public var identity: TLSIdentity
-    /// Checks provider tokens against the team's key.
+    /// Checks provider tokens against the teams' keys (and which topics each team may push to).
     public var verifier: JWTVerifier
+    /// Which APNs host this simulator is: development answers every 200 with an `apns-unique-id` too, as Apple's
+    /// sandbox does, and client certificates must be valid for it. Production by default (today's answers, and
+    /// apnsd's default environment).
+    public var environment: Environment
+    /// CA certificates (PEM) that client certificates are verified against: with it the TLS server asks for (does
+    /// not require) a client certificate, and a connection that presented one may send requests without a token.
+    /// Nil: no client certificates are asked for.
+    public var clientCAPEM: String?
     /// Scripted behaviours and faults.
     public var scenario: Scenario
     /// The shortest time between two provider-token switches on one connection before 429 TooManyProviderTokenUpdates.
@@ -34,7 +43,8 @@ public struct MockConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 0, identity: TLSIdentity, verifier: JWTVerifier,
                 scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, threads: Int = 1,
                 tracksTokens: Bool = true, statsTokens: Bool = false,
-                handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil) {
+                handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil,
+                environment: Environment = .production, clientCAPEM: String? = nil) {
         self.host = host
         self.port = port
         self.identity = identity
@@ -47,5 +57,7 @@ public struct MockConfiguration: Sendable {
         self.handshakeTimeout = handshakeTimeout
         self.idleTimeout = idleTimeout
         self.arrivalsFile = arrivalsFile
+        self.environment = environment
+        self.clientCAPEM = clientCAPEM
     }
 }

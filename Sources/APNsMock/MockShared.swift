@@ -1,9 +1,15 @@
+import APNs
 import Foundation
 
 /// What every event loop of one simulator shares: configuration, the scenario and the stats ledger.
 final class MockShared: Sendable {
     let tls: TLSServerContext
     let verifier: JWTVerifier
+    /// Whether any team restricts its topics (else the per-request topic check is skipped).
+    let teamsRestrictTopics: Bool
+    let environment: Environment
+    /// Whether the TLS server asks for client certificates.
+    let asksClientCertificates: Bool
     let tokenUpdateInterval: TimeInterval
     let maxConcurrentStreams: Int
     /// Nanoseconds a connection has to complete its TLS handshake.
@@ -16,8 +22,11 @@ final class MockShared: Sendable {
     let arrivals: ArrivalLog?
 
     init(configuration: MockConfiguration) throws {
-        tls = try TLSServerContext(identity: configuration.identity)
+        tls = try TLSServerContext(identity: configuration.identity, clientCAPEM: configuration.clientCAPEM)
         verifier = configuration.verifier
+        teamsRestrictTopics = configuration.verifier.teams.contains { !$0.topics.isEmpty }
+        environment = configuration.environment
+        asksClientCertificates = configuration.clientCAPEM != nil
         tokenUpdateInterval = configuration.tokenUpdateInterval
         maxConcurrentStreams = configuration.scenario.connection.maxConcurrentStreams ?? 1000
         handshakeTimeout = UInt64(max(0.001, configuration.handshakeTimeout) * 1e9)

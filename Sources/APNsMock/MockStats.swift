@@ -23,6 +23,9 @@ public struct MockStats: Codable, Sendable, Equatable {
         /// Connections accepted since the start.
         public var connections: Int
         public var statuses: [String: Int]
+        /// Every error answer by its reason (validation, credentials, scripted answers alike): tells
+        /// BadCertificate from InvalidProviderToken, which share a status.
+        public var reasons: [String: Int]
         /// Requests whose JWT was signed in DER instead of APNs's raw r‖s.
         public var derSignatures: Int
         /// Tokens that were answered 200 more than once (counted whether or not tokens are listed; 0 when token

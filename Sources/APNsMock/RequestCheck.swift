@@ -8,8 +8,9 @@ import APNs
 struct RequestCheck {
     /// Longest example kept for the validation-failure statistics.
     static let exampleBytes = 80
-    /// Topic bytes kept: enough for the longest push-type suffix and a readable example.
-    static let topicBytes = 256
+    /// Topic bytes kept: a whole bundle id (at most 255 bytes) with the longest push-type suffix, for the team and
+    /// certificate topic checks; a longer topic can match no bundle id.
+    static let topicBytes = 320
 
     var methodIsPost = false
     var sawMethod = false
@@ -84,6 +85,14 @@ struct RequestCheck {
         }
     }
 
+    /// The topic as sent; one longer than `topicBytes` is its kept tail after "…" (which no bundle id matches).
+    var topic: String { (topicLength > Self.topicBytes ? "…" : "") + String(decoding: topicTail, as: UTF8.self) }
+
+    /// The topic for the statistics' examples, cut to `exampleBytes`.
+    var topicExample: String {
+        (topicLength > Self.exampleBytes ? "…" : "") + String(decoding: topicTail.suffix(Self.exampleBytes), as: UTF8.self)
+    }
+
     private mutating func checkPath(_ value: UnsafeBufferPointer<UInt8>) {
         if Self.statsPath.matches(value) { isStatsPath = true }
         guard Self.pathPrefix.isPrefix(of: value) else {
@@ -118,7 +127,8 @@ struct RequestCheck {
     }
 
     /// The APNs error for this request once all of it arrived, ignoring authorization; nil when it is valid.
-    mutating func finalProblem() -> (status: Int, reason: Reason)? {
+    /// `topicOptional`: the request may name no topic (a certificate connection's requests default to its bundle id).
+    mutating func finalProblem(topicOptional: Bool = false) -> (status: Int, reason: Reason)? {
         if !sawMethod || !methodIsPost { return (405, .methodNotAllowed) }
         if let pathProblem {
             return pathProblem == .badPath ? (404, .badPath) : (400, pathProblem)
@@ -126,10 +136,9 @@ struct RequestCheck {
         // No :path at all (nghttp2 resets such a stream first; FuzzMockRequest found the rules alone let it pass).
         if token == nil { return (404, .badPath) }
         if let headerProblem { return (400, headerProblem) }
-        if !sawTopic { return (400, .missingTopic) }
-        if let suffix = pushType.topicSuffix, !topicTail.withUnsafeBufferPointer({ ByteString.suffix(suffix, of: $0) }) {
-            let topic = String(decoding: topicTail.suffix(Self.exampleBytes), as: UTF8.self)
-            problemExample = "\(topicLength > Self.exampleBytes ? "…" : "")\(topic) for push type \(pushType.rawValue)"
+        if !sawTopic && !topicOptional { return (400, .missingTopic) }
+        if sawTopic, let suffix = pushType.topicSuffix, !topicTail.withUnsafeBufferPointer({ ByteString.suffix(suffix, of: $0) }) {
+            problemExample = "\(topicExample) for push type \(pushType.rawValue)"
             return (400, .badTopic)
         }
         if pushType == .background && priority != 5 {

@@ -12,6 +12,7 @@ final class StatsBook: @unchecked Sendable {
     private var closedHead = 0
     private var nextConnectionID = 1
     private var statuses: [Int: Int] = [:]
+    private var reasons: [String: Int] = [:]
     private var requests = 0
     private var derSignatures = 0
     private var tokens: [String: [Int: Int]] = [:]
@@ -37,12 +38,13 @@ final class StatsBook: @unchecked Sendable {
     }
 
     /// Records one answered request.
-    func record(connection: Int, status: Int, token: String?, windowMaximum: Int, distinctTokens: Int,
+    func record(connection: Int, status: Int, reason: String? = nil, token: String?, windowMaximum: Int, distinctTokens: Int,
                 derSignature: Bool, failure: (reason: String, example: String)?) {
         lock.lock()
         defer { lock.unlock() }
         requests += 1
         statuses[status, default: 0] += 1
+        if let reason { reasons[reason, default: 0] += 1 }
         if derSignature { derSignatures += 1 }
         if var entry = connections[connection] {
             entry.requests += 1
@@ -95,6 +97,7 @@ final class StatsBook: @unchecked Sendable {
         return MockStats(
             totals: .init(requests: requests, connections: nextConnectionID - 1,
                           statuses: Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
+                          reasons: reasons,
                           derSignatures: derSignatures, tokensAcceptedTwice: acceptedTwice),
             connections: connections.values.sorted { $0.id < $1.id },
             listedTokens: tokenTable,

@@ -1,10 +1,12 @@
 internal import COpenSSL
 
-/// An OpenSSL server context for TLS 1.2+ that offers only `h2` by ALPN, as APNs does.
+/// An OpenSSL server context for TLS 1.2+ that offers only `h2` by ALPN, as APNs does; with a client CA it asks
+/// for (does not require) a client certificate.
 final class TLSServerContext: @unchecked Sendable {
     let context: OpaquePointer
 
-    init(identity: TLSIdentity) throws {
+    /// `clientCAPEM`: the CA certificates (PEM) client certificates are verified against; nil asks for none.
+    init(identity: TLSIdentity, clientCAPEM: String? = nil) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw MockError.tls("SSL_CTX_new failed") }
         self.context = context
         _ = apnsd_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
@@ -28,6 +30,30 @@ final class TLSServerContext: @unchecked Sendable {
             }
         }
         SSL_CTX_set_alpn_select_cb(context, selectH2, nil)
+        if let clientCAPEM { try requestClientCertificates(verifiedBy: clientCAPEM) }
+    }
+
+    private func requestClientCertificates(verifiedBy pem: String) throws {
+        guard let store = SSL_CTX_get_cert_store(context) else { throw MockError.tls("no certificate store") }
+        var count = 0
+        try Self.withBIO(pem) { bio in
+            while let ca = PEM_read_bio_X509(bio, nil, nil, nil) {
+                defer { X509_free(ca) }
+                guard X509_STORE_add_cert(store, ca) == 1, SSL_CTX_add_client_CA(context, ca) == 1 else {
+                    throw MockError.tls("client CA certificate rejected")
+                }
+                count += 1
+            }
+            ERR_clear_error()
+        }
+        guard count > 0 else { throw MockError.tls("the client CA file holds no PEM certificate") }
+        // Request, do not require; and accept whatever comes, so that a bad certificate is answered per request
+        // (403 BadCertificate) as APNs does, instead of failing the handshake. The verdict stays readable with
+        // SSL_get_verify_result.
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, { _, _ in 1 })
+        // Session resumption with client certificates needs a context id (else OpenSSL refuses resumed sessions).
+        let id = Array("apns-mock".utf8)
+        _ = SSL_CTX_set_session_id_context(context, id, UInt32(id.count))
     }
 
     deinit { SSL_CTX_free(context) }

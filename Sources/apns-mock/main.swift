@@ -35,9 +35,18 @@ do {
 
 let server: MockServer
 do {
-    let key: SigningKey
-    do { key = try SigningKey(contentsOfFile: options.keyFile!) } catch { fail("--key-file \(options.keyFile!): \(error)") }
-    let credential = try ProviderCredential(keyId: options.keyID!, teamId: options.teamID!)
+    var teams: [MockTeam] = []
+    for team in options.teams {
+        let key: SigningKey
+        do { key = try SigningKey(contentsOfFile: team.keyFile) } catch { fail("key file \(team.keyFile): \(error)") }
+        teams.append(MockTeam(key: key, credential: try ProviderCredential(keyId: team.keyID, teamId: team.teamID),
+                              topics: Set(team.topics)))
+    }
+    var clientCAPEM: String?
+    if let path = options.clientCAFile {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { fail("cannot read --client-ca \(path)") }
+        clientCAPEM = pem
+    }
     let identity: TLSIdentity
     if let cert = options.certFile, let keyFile = options.certKeyFile {
         identity = try TLSIdentity(certificateFile: cert, keyFile: keyFile)
@@ -51,10 +60,11 @@ do {
     let scenario = try options.scenarioFile.map(Scenario.load(path:)) ?? Scenario()
     server = try MockServer(configuration: MockConfiguration(
         host: options.host, port: options.port, identity: identity,
-        verifier: JWTVerifier(key: key, credential: credential), scenario: scenario,
+        verifier: JWTVerifier(teams: teams), scenario: scenario,
         tokenUpdateInterval: options.tokenUpdateInterval, threads: options.threads, tracksTokens: options.tracksTokens,
         statsTokens: options.statsTokens, handshakeTimeout: options.handshakeTimeout, idleTimeout: options.idleTimeout,
-        arrivalsFile: options.arrivalsOut))
+        arrivalsFile: options.arrivalsOut, environment: options.environment == "development" ? .development : .production,
+        clientCAPEM: clientCAPEM))
 } catch {
     fail("\(error)")
 }

@@ -1,6 +1,8 @@
 import APNsMock
 import Foundation
+import ProviderAuth
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -156,9 +158,83 @@ struct ApnsMockExecutableTests {
         defer { directory.remove() }
         let result = try ProcessRunner.run(binary, ["--help"], in: directory)
         #expect(result.status == 0)
-        for flag in ["--handshake-timeout S", "--idle-timeout S", "--stats-tokens", "--no-token-stats", "127.0.0.1:2197"] {
+        for flag in ["--handshake-timeout S", "--idle-timeout S", "--stats-tokens", "--no-token-stats", "127.0.0.1:2197",
+                     "--team KEY.p8:KEYID:TEAMID[:TOPIC,TOPIC...]", "--environment ENV", "--client-ca CA.pem",
+                     "TopicDisallowed", "BadCertificateEnvironment", "apns-unique-id"] {
             #expect(result.stdout.contains(flag), "\(flag)")
         }
+    }
+
+    @Test("--help describes every option the parser accepts (read from MockOptions.swift's lists)")
+    func helpDescribesEveryOption() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let source = try String(contentsOf: Fixture.keysDirectory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/apns-mock/MockOptions.swift"), encoding: .utf8)
+        var names: [String] = []
+        for list in ["static let valued: Set<String> = [", "static let flagNames: Set<String> = ["] {
+            let start = try #require(source.range(of: list), "\(list) not found")
+            let body = source[start.upperBound...].prefix { $0 != "]" }
+            names += body.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        #expect(names.count >= 20 && names.contains("team") && names.contains("client-ca"), "\(names)")
+        let help = try ProcessRunner.run(binary, ["--help"], in: directory).stdout
+        for name in names {
+            // Described: the option starts a line of the OPTIONS list (or, for --key, shares --cert's line).
+            let described = help.split(separator: "\n").contains { line in
+                let trimmed = line.drop { $0 == " " }
+                return trimmed.hasPrefix("--\(name) ") || trimmed.hasPrefix("--\(name)\n") || trimmed == "--\(name)"
+                    || (line.hasPrefix("  -") && line.contains(" --\(name) ")) || trimmed.hasPrefix("-h, --\(name)")
+            }
+            #expect(described, "--\(name) is not described in --help")
+        }
+    }
+
+    @Test("several --team options, --environment development and --client-ca: each team on its topics, apns-unique-id, certificate requests")
+    func teamsEnvironmentAndCertificates() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let secondKey = directory.path("AuthKey_TESTKEY002.p8")
+        let generated = try ProcessRunner.run("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                                                                   "-out", secondKey], in: directory)
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let ca = try TestCertificateAuthority(in: directory.path("pki"))
+        let caPath = directory.path("ca.pem")
+        let mock = try Running(binary: binary, arguments: [
+            "--listen", "127.0.0.1:0", "--ca-out", caPath,
+            "--team", "\(Fixture.keyPath):TESTKEY001:TESTTEAM01:com.example.app,com.example.widget",
+            "--team", "\(secondKey):TESTKEY002:TESTTEAM02:com.other.app",
+            "--environment", "development", "--client-ca", ca.certificatePEM,
+        ], directory: directory)
+        defer { mock.stop() }
+        let port = try mock.waitForPort()
+        let curl = Curl(baseURL: "https://127.0.0.1:\(port)", caPath: caPath, directory: directory)
+        let token = Fixture.token("7e")
+        let first = try Fixture.authorization()
+        let second = try Fixture.authorization(key: try SigningKey(contentsOfFile: secondKey),
+                                               credential: try ProviderCredential(keyId: "TESTKEY002", teamId: "TESTTEAM02"))
+        let firstAnswers = try curl.send([
+            CurlRequest.push(token: token, topic: "com.example.widget", authorization: first),
+            CurlRequest.push(token: token, topic: "com.other.app", authorization: first),
+        ])
+        #expect(firstAnswers.map(\.status) == [200, 400])
+        #expect(firstAnswers[1].reason == "TopicDisallowed")
+        #expect(isCanonicalLowercaseUUID(firstAnswers[0].header("apns-unique-id")))
+        #expect(try curl.send(CurlRequest.push(token: token, topic: "com.other.app", authorization: second)).status == 200)
+        let issued = try ca.issue(bundleID: "com.cert.app", environments: [.development])
+        var presenting = curl
+        presenting.clientCertificate = .p12(path: issued.p12, password: issued.password)
+        let certificateAnswers = try presenting.send([
+            CurlRequest.push(token: token, topic: "com.cert.app", authorization: nil),
+            CurlRequest.push(token: token, topic: "com.example.app", authorization: nil),
+        ])
+        #expect(certificateAnswers.map(\.status) == [200, 400], "\(certificateAnswers.map(\.bodyText))")
+        let production = try ca.issue(bundleID: "com.cert.app", environments: [.production])
+        presenting.clientCertificate = .pem(certificate: production.certPEM, key: production.keyPEM)
+        #expect(try presenting.send(CurlRequest.push(token: token, topic: "com.cert.app", authorization: nil)).reason
+                == "BadCertificateEnvironment")
     }
 
     @Test("without --listen it serves 127.0.0.1:2197, loopback only (when that port is free)")
@@ -284,6 +360,14 @@ struct ApnsMockExecutableTests {
         ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "-1"],
         ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "soon"],
         ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-tokens", "--no-token-stats"],
+        [],
+        ["--team", "k:TESTKEY001"],
+        ["--team", "k:TESTKEY001:TESTTEAM01:com.example.app:extra"],
+        ["--team", "k:TESTKEY001:TESTTEAM01:com.example.app,,com.other.app"],
+        ["--team", "k:TESTKEY001:TESTTEAM01:bad topic"],
+        ["--team", "k::TESTTEAM01"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--environment", "staging"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--client-ca"],
     ])
     func badUsage(arguments: [String]) throws {
         let binary = try requireBinary()

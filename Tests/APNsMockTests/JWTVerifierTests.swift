@@ -31,6 +31,22 @@ struct JWTVerifierTests {
         #expect(verifier.verify(authorization: try header(), now: now) == .valid(issuedAt: 1_700_000_000 - 10, derSignature: false))
     }
 
+    @Test("with several teams a token is checked against the key its kid names, and reports that team")
+    func severalTeams() throws {
+        let otherKey = try SigningKey.generate()
+        let otherCredential = try ProviderCredential(keyId: "OTHERKEY01", teamId: "OTHERTEAM1")
+        let teams = JWTVerifier(teams: [MockTeam(key: key, credential: credential), MockTeam(key: otherKey, credential: otherCredential)])
+        #expect(teams.verify(authorization: try header(), now: now) == .valid(issuedAt: 1_700_000_000 - 10, derSignature: false, team: 0))
+        #expect(teams.verify(authorization: try header(key: otherKey, credential: otherCredential), now: now)
+                == .valid(issuedAt: 1_700_000_000 - 10, derSignature: false, team: 1))
+        // The other team's kid with this team's iss, or signed by this team's key: invalid.
+        let crossed = try ProviderCredential(keyId: "OTHERKEY01", teamId: credential.teamId)
+        #expect(teams.verify(authorization: try header(key: otherKey, credential: crossed), now: now) == .invalid("iss does not match the team"))
+        #expect(teams.verify(authorization: try header(credential: otherCredential), now: now) == .invalid("signature does not verify"))
+        let unknown = try ProviderCredential(keyId: "NOSUCHKEY1", teamId: credential.teamId)
+        #expect(teams.verify(authorization: try header(credential: unknown), now: now) == .invalid("kid names no configured key"))
+    }
+
     @Test("the bearer scheme is case-insensitive")
     func schemeCaseInsensitive() throws {
         let token = String(try header().dropFirst("bearer ".count))
@@ -71,7 +87,7 @@ struct JWTVerifierTests {
     func wrongIds() throws {
         let otherKeyId = try ProviderCredential(keyId: "OTHERKEY01", teamId: "TEAMID0001")
         let otherTeam = try ProviderCredential(keyId: "TESTKEY001", teamId: "OTHERTEAM1")
-        #expect(verifier.verify(authorization: try header(credential: otherKeyId), now: now) == .invalid("kid does not match the key"))
+        #expect(verifier.verify(authorization: try header(credential: otherKeyId), now: now) == .invalid("kid names no configured key"))
         #expect(verifier.verify(authorization: try header(credential: otherTeam), now: now) == .invalid("iss does not match the team"))
     }
 

@@ -89,7 +89,7 @@ struct MockConnectionTests {
 
     // MARK: Provider token switches
 
-    @Test("switching to a second valid token on one connection sooner than tokenUpdateInterval: 429 TooManyProviderTokenUpdates")
+    @Test("switching to a second valid token on one connection sooner than tokenUpdateInterval: 429 TooManyProviderTokenUpdates, then the connection is spoiled for every token until the client reconnects")
     func tooManyTokenUpdates() throws {
         let mock = try MockHarness(tokenUpdateInterval: 3600)
         defer { mock.stop() }
@@ -100,16 +100,20 @@ struct MockConnectionTests {
             CurlRequest.push(token: Self.token, authorization: first),
             CurlRequest.push(token: Self.token, authorization: second),
             CurlRequest.push(token: Self.token, authorization: first),
+            CurlRequest.push(token: Self.token, authorization: second),
+            CurlRequest.push(token: Self.token, authorization: nil),
         ])
-        #expect(responses.map(\.status) == [200, 429, 200])
-        #expect(responses[1].reason == "TooManyProviderTokenUpdates")
-        #expect(responses.map(\.connects) == [1, 0, 0])
+        #expect(responses.map(\.status) == [200, 429, 429, 429, 429])
+        #expect(responses.dropFirst().allSatisfy { $0.reason == "TooManyProviderTokenUpdates" })
+        #expect(responses.map(\.connects) == [1, 0, 0, 0, 0])
         let busy = try mock.busyConnections()
         #expect(busy.count == 1)
-        #expect(busy.first?.requests == 3)
+        #expect(busy.first?.requests == 5)
         #expect(busy.first?.distinctProviderTokens == 2)
-        // The same second token on a fresh connection is fine.
+        #expect(try mock.stats().totals.reasons["TooManyProviderTokenUpdates"] == 4)
+        // A fresh connection starts clean: either token is fine there.
         #expect(try mock.send(CurlRequest.push(token: Self.token, authorization: second)).status == 200)
+        #expect(try mock.send(CurlRequest.push(token: Self.token, authorization: first)).status == 200)
     }
 
     @Test("with tokenUpdateInterval 0 the switch is accepted")

@@ -61,11 +61,26 @@ struct CurlResponse {
     var reason: String? { json?["reason"] as? String }
 }
 
+/// A TLS client certificate for curl: PEM certificate and key, or a password-protected .p12.
+enum ClientCertificateFiles {
+    case pem(certificate: String, key: String)
+    case p12(path: String, password: String)
+
+    var curlArguments: [String] {
+        switch self {
+        case .pem(let certificate, let key): return ["--cert", certificate, "--key", key]
+        case .p12(let path, let password): return ["--cert-type", "P12", "--cert", "\(path):\(password)"]
+        }
+    }
+}
+
 /// Drives the curl CLI against a TLS HTTP/2 server, several requests per process over one reused connection.
 struct Curl {
     let baseURL: String
     let caPath: String
     let directory: TempDirectory
+    /// Presented to the server on every connection, when set.
+    var clientCertificate: ClientCertificateFiles? = nil
 
     /// Sends `requests` in order from ONE curl process (joined with `--next`, so curl reuses its connection).
     /// `rate` (e.g. "100/m") spaces the transfers out.
@@ -83,6 +98,7 @@ struct Curl {
                 "--request", request.method,
             ]
             if let rate { arguments += ["--rate", rate] }
+            if let clientCertificate { arguments += clientCertificate.curlArguments }
             for header in request.headers { arguments += ["--header", "\(header.name): \(header.value)"] }
             if let body = request.body {
                 arguments += ["--data-binary", "@" + (try directory.write("curl-\(id)-\(index).request", body))]

@@ -1,3 +1,4 @@
+import APNs
 import APNsMock
 import Foundation
 import ProviderAuth
@@ -14,16 +15,19 @@ final class MockHarness {
     let authorization: String
 
     /// Per-token stats are listed (`statsTokens`) unless a test turns them off.
+    /// `verifier` defaults to the fixture team's key with any topic.
     init(scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, statsTokens: Bool = true,
-         handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil) throws {
+         handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil,
+         verifier: JWTVerifier? = nil, environment: Environment = .production, clientCAPEM: String? = nil) throws {
         directory = try TempDirectory("mock")
         let identity = try TLSIdentity.throwaway()
         guard let ca = identity.caCertificatePEM else { throw HarnessError("throwaway identity has no CA") }
         caPath = try directory.write("ca.pem", ca)
         server = try MockServer(configuration: MockConfiguration(
-            port: 0, identity: identity, verifier: JWTVerifier(key: Fixture.key, credential: Fixture.credential),
+            port: 0, identity: identity, verifier: verifier ?? JWTVerifier(key: Fixture.key, credential: Fixture.credential),
             scenario: scenario, tokenUpdateInterval: tokenUpdateInterval, statsTokens: statsTokens,
-            handshakeTimeout: handshakeTimeout, idleTimeout: idleTimeout, arrivalsFile: arrivalsFile))
+            handshakeTimeout: handshakeTimeout, idleTimeout: idleTimeout, arrivalsFile: arrivalsFile,
+            environment: environment, clientCAPEM: clientCAPEM))
         authorization = try Fixture.authorization()
         curl = Curl(baseURL: "https://127.0.0.1:\(server.port)", caPath: caPath, directory: directory)
     }
@@ -36,6 +40,11 @@ final class MockHarness {
     }
 
     func send(_ request: CurlRequest) throws -> CurlResponse { try curl.send(request) }
+
+    /// A curl that presents `certificate` as its TLS client certificate.
+    func curl(presenting certificate: ClientCertificateFiles) -> Curl {
+        Curl(baseURL: curl.baseURL, caPath: caPath, directory: directory, clientCertificate: certificate)
+    }
 
     func send(_ requests: [CurlRequest], rate: String? = nil) throws -> [CurlResponse] { try curl.send(requests, rate: rate) }
 
