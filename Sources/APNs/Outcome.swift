@@ -7,8 +7,8 @@ public enum Outcome: Hashable, Sendable {
     case unregistered(Reason, since: Int64?)
     /// 400 BadDeviceToken / DeviceTokenNotForTopic: the token is wrong for this topic or environment.
     case badDeviceToken(Reason)
-    /// 429, 500, 503: try again later, with backoff. (429 TooManyProviderTokenUpdates too: apnsd mints one
-    /// token per ~50 minutes per process, so the connection recovers by itself once the interval has passed.)
+    /// 429, 500, 503: try again later, with backoff. (429 TooManyProviderTokenUpdates too: APNs then refuses the
+    /// connection until the client reconnects, which the transport does once that connection's streams are done.)
     case retryLater(Reason)
     /// 403 ExpiredProviderToken: mint a new provider token and send again.
     case refreshProviderToken

@@ -1,3 +1,4 @@
+import APNs
 internal import CCurl
 import Threads
 
@@ -58,7 +59,13 @@ extension ConnectionLoop {
                 stats.completed += 1
                 let body = transfer.responseBody
                 transfer.responseBody = []
-                complete(transfer, .response(status: transfer.responseCode(), apnsID: transfer.apnsID, body: body))
+                let status = transfer.responseCode()
+                // APNs refuses every later request on a connection that switched tokens too often, the old token
+                // included, until the client reconnects: a new connection once this one's streams are done.
+                if status == 429, ErrorResponse(status: status, body: body).reason == .tooManyProviderTokenUpdates {
+                    _ = mailbox.withLock { $0.requestReconnect() }
+                }
+                complete(transfer, .response(status: status, apnsID: transfer.apnsID, body: body))
                 continue
             }
             var error = TransportError(curlCode: code, detail: transfer.errorDetail)
