@@ -42,13 +42,16 @@ public struct LiveActivityPayload: Sendable, Equatable {
     /// content-state, the dates, relevance-score, alert, then the start members.
     public init(aps: [String: Member]) throws(APNsError) {
         event = try Self.event(aps["event"])
-        timestamp = try Self.date("timestamp", aps["timestamp"], required: true, allowZero: false)!
+        guard let timestamp = try Self.date("timestamp", aps["timestamp"], allowZero: false) else {
+            throw Self.fail("aps.timestamp is required for a liveactivity push (seconds since 1970)")
+        }
+        self.timestamp = timestamp
         try Self.contentState(aps["content-state"], event: event)
-        _ = try Self.date("stale-date", aps["stale-date"], required: false, allowZero: true)
+        _ = try Self.date("stale-date", aps["stale-date"], allowZero: true)
         if aps["dismissal-date"] != nil && event != .end {
             throw Self.fail("aps.dismissal-date only applies to an end event (it says when the ended activity is removed); leave it out of \(event.withArticle)")
         }
-        _ = try Self.date("dismissal-date", aps["dismissal-date"], required: false, allowZero: true)
+        _ = try Self.date("dismissal-date", aps["dismissal-date"], allowZero: true)
         if let score = aps["relevance-score"] {
             switch score {
             case .integer, .number: break
@@ -75,12 +78,9 @@ public struct LiveActivityPayload: Sendable, Equatable {
         return event
     }
 
-    /// A date in whole seconds since 1970; nil when it is absent and not required.
-    private static func date(_ name: String, _ member: Member?, required: Bool, allowZero: Bool) throws(APNsError) -> Int64? {
-        guard let member else {
-            if required { throw fail("aps.\(name) is required for a liveactivity push (seconds since 1970)") }
-            return nil
-        }
+    /// A date in whole seconds since 1970; nil when it is absent.
+    private static func date(_ name: String, _ member: Member?, allowZero: Bool) throws(APNsError) -> Int64? {
+        guard let member else { return nil }
         guard case .integer(let seconds) = member else {
             let got: String
             if case .number(let text) = member { got = String(text.prefix(40)) } else { got = typeName(member) }

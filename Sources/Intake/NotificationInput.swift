@@ -44,7 +44,8 @@ public struct NotificationInput: Sendable {
         self.payload = payload
     }
 
-    /// The validated content and environment; `defaultTopic` (`apns.topic`) when no topic was given.
+    /// The validated content and environment; `defaultTopic` (`apns.topic`) when no topic was given. A liveactivity
+    /// payload is also held to ActivityKit's rules (`LiveActivityPayload`).
     public func validate(defaultTopic: String?) throws(Failure) -> (content: NotificationContent, environment: Environment?) {
         guard let topic = topic ?? defaultTopic else {
             throw Failure(field: .topic, message: "no topic: give one or set apns.topic")
