@@ -41,6 +41,9 @@ import Testing
         (#""event":1,"timestamp":1765000060,"content-state":{}"#, "aps.event must be a string: start, update or end (got a number)"),
         (#""event":"Update","timestamp":1765000060,"content-state":{}"#, "aps.event 'Update' is not start, update or end"),
         (#""event":"stop","timestamp":1765000060"#, "aps.event 'stop' is not start, update or end"),
+        // A terminal escape comes back escaped, and a long value cut short: the line cannot rewrite a terminal or a log.
+        (#""event":"\u001b[2Jupdate","timestamp":1765000060"#, "aps.event '\\u{1b}[2Jupdate' is not start, update or end"),
+        (#""event":"\#(String(repeating: "u", count: 100))","timestamp":1765000060"#, "aps.event '\(String(repeating: "u", count: 40))' is not start, update or end"),
         (#""event":"update","content-state":{}"#, "aps.timestamp is required for a liveactivity push (seconds since 1970)"),
         (#""event":"update","timestamp":"1765000060","content-state":{}"#, "aps.timestamp must be a whole number of seconds since 1970 (got a string)"),
         (#""event":"update","timestamp":1765000060.5,"content-state":{}"#, "aps.timestamp must be a whole number of seconds since 1970 (got 1765000060.5)"),
