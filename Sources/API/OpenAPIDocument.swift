@@ -482,8 +482,8 @@ enum OpenAPIDocument {
             "properties": {"status": {"type": "string", "enum": ["ready", "unready"]},
                            "checks": {"type": "object", "additionalProperties": {"type": "string"}}}
           },
-          "Payload": {"type": "object", "required": ["aps"], "properties": {"aps": {"type": "object"}}, "description": "The APNs payload, sent as given."},
-          "Topic": {"type": "string", "maxLength": 255, "pattern": "^[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*$", "description": "The app's bundle id; default apns.topic."},
+          "Payload": {"type": "object", "required": ["aps"], "properties": {"aps": {"type": "object"}}, "description": "The APNs payload, sent as given. With pushType liveactivity, aps is checked against ActivityKit's rules (event start|update|end, timestamp in seconds, content-state, start's alert/attributes-type/attributes; README, Live Activities) and a broken one is a 400 naming the member."},
+          "Topic": {"type": "string", "maxLength": 255, "pattern": "^[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*$", "description": "The app's bundle id; default apns.topic. The push type's suffix (.push-type.liveactivity, .voip, …) is added when missing; another push type's .push-type. suffix is refused."},
           "Priority": {"type": "integer", "enum": [10, 5, 1]},
           "Expiration": {"type": "integer", "minimum": 0, "description": "Epoch seconds; 0: deliver once or never."},
           "CollapseID": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[^\\u0000-\\u001f\\u007f]+$"},

@@ -16,6 +16,8 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
     case payloadMissingAps
     case payloadApsNotObject
     case invalidEnvironment(String)
+    /// A liveactivity payload breaks ActivityKit's rules; the message names the `aps` member (`LiveActivityPayload`).
+    case invalidLiveActivity(String)
 
     public var description: String {
         switch self {
@@ -28,7 +30,8 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidPriority(let value):
             return "invalid priority '\(value)' (expected 10, 5 or 1)"
         case .priorityNotAllowed(let priority, let pushType):
-            return "priority \(priority.rawValue) is not allowed for push type \(pushType.rawValue) (background pushes must use priority 5)"
+            let rule = pushType == .background ? "background pushes must use priority 5" : "Live Activity pushes use 10 or 5"
+            return "priority \(priority.rawValue) is not allowed for push type \(pushType.rawValue) (\(rule))"
         case .invalidExpiration(let value):
             return "invalid expiration '\(value)' (expected UNIX seconds, 0 = deliver once or never)"
         case .invalidNotificationID(let value):
@@ -51,6 +54,8 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
             return "payload's \"aps\" is not an object; Apple's keys go in a dictionary: {\"aps\":{\"alert\":\"…\"}}"
         case .invalidEnvironment(let value):
             return "unknown environment '\(value)' (expected production or development)"
+        case .invalidLiveActivity(let why):
+            return why
         }
     }
 }

@@ -17,6 +17,7 @@ public struct NotificationContent: Hashable, Sendable {
     public init(bundleID: String, pushType: PushType = .alert, priority: Priority? = nil, expiration: Expiration? = nil,
                 collapseID: CollapseID? = nil, apnsID: NotificationID? = nil, payload: Payload) throws(APNsError) {
         try Topic.validate(bundleID)
+        try pushType.validate(bundleID: bundleID)
         let priority = priority ?? pushType.defaultPriority
         try priority.validate(for: pushType)
         try payload.validate(for: pushType)

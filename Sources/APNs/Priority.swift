@@ -23,9 +23,10 @@ public struct Priority: RawRepresentable, Hashable, Sendable, CustomStringConver
         return priority
     }
 
-    /// Checks Apple's rule that background pushes use priority 5.
+    /// Checks Apple's rules: background pushes use priority 5; Live Activity pushes 10 or 5 (ActivityKit has no 1).
     public func validate(for pushType: PushType) throws(APNsError) {
         if pushType == .background && self != .conservePower { throw .priorityNotAllowed(self, pushType) }
+        if pushType == .liveactivity && self == .low { throw .priorityNotAllowed(self, pushType) }
     }
 
     public var description: String { String(rawValue) }

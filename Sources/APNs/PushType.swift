@@ -65,6 +65,27 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
         return topic[...]
     }
 
+    /// Refuses a bundle id that already carries a `.push-type.` suffix other than this push type's own (a widgets
+    /// topic sent as liveactivity, a liveactivity topic sent as alert, a miscased `.push-type.liveActivity`):
+    /// `topic(forBundleID:)` would add a second suffix, and APNs would refuse the topic. `bundleID` has passed
+    /// `Topic.validate` (ASCII only).
+    public func validate(bundleID: String) throws(APNsError) {
+        let bytes = Array(bundleID.utf8)
+        let marker = Array(".push-type.".utf8)
+        guard bytes.count > marker.count,
+              let start = (0...(bytes.count - marker.count)).first(where: { at in
+                  zip(bytes[at..<(at + marker.count)], marker).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+              })
+        else { return }
+        let base = String(decoding: bytes[..<start], as: UTF8.self)
+        let carried = String(decoding: bytes[start...], as: UTF8.self)
+        if carried == topicSuffix { return }
+        var advice = "give the bundle id \(base)"
+        if let suffix = topicSuffix { advice += " (apnsd sends a \(rawValue) push to \(base + suffix))" }
+        if let other = Self.all.first(where: { $0.topicSuffix == carried }) { advice += ", or send it as push type \(other)" }
+        throw .invalidTopic("'\(bundleID)' carries the suffix '\(carried)', which is not for push type \(rawValue); \(advice)")
+    }
+
     /// Whether `topic` carries the suffix this push type requires (mdm topics are free-form).
     public func accepts(topic: String) -> Bool {
         guard let suffix = topicSuffix else { return true }

@@ -44,7 +44,8 @@ public struct NotificationInput: Sendable {
         self.payload = payload
     }
 
-    /// The validated content and environment; `defaultTopic` (`apns.topic`) when no topic was given.
+    /// The validated content and environment; `defaultTopic` (`apns.topic`) when no topic was given. A liveactivity
+    /// payload is also held to ActivityKit's rules (`LiveActivityPayload`).
     public func validate(defaultTopic: String?) throws(Failure) -> (content: NotificationContent, environment: Environment?) {
         guard let topic = topic ?? defaultTopic else {
             throw Failure(field: .topic, message: "no topic: give one or set apns.topic")
@@ -60,7 +61,12 @@ public struct NotificationInput: Sendable {
         let apnsID = try check(.apnsId) { () throws(APNsError) in try self.apnsID.map { (text: String) throws(APNsError) in try NotificationID(text) } }
         let environment = try check(.environment) { () throws(APNsError) in try self.environment.map(Environment.parse) }
         guard let bytes = payload else { throw Failure(field: .payload, message: "payload is required (a JSON object with \"aps\")") }
-        let payload = try check(.payload) { () throws(APNsError) in try Payload(bytes: bytes, pushType: pushType) }
+        let payload = try check(.payload) { () throws(APNsError) in
+            let payload = try Payload(bytes: bytes, pushType: pushType)
+            // APNs accepts a Live Activity push that breaks ActivityKit's rules and the device drops it: refused here.
+            if pushType == .liveactivity { _ = try LiveActivityPayload(payload: payload) }
+            return payload
+        }
         // The content checks the topic (the parts above are checked already), once: its refusal names the topic.
         do {
             let content = try NotificationContent(bundleID: topic, pushType: pushType, priority: priority, expiration: expiration,

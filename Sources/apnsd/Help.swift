@@ -223,8 +223,14 @@ enum Help {
           --idempotency-key K  a rerun with the same key and the same notification prints the first id and
                                enqueues nothing (keys are remembered 24 h); another notification is refused
 
-        EXAMPLE:
+        A Live Activity push (--push-type liveactivity, priority 10 or 5) must carry an aps that ActivityKit can
+        use — event start|update|end, timestamp in seconds, content-state, and for a start alert, attributes-type
+        and attributes (README, "Live Activities"); a broken one is refused before anything is stored.
+
+        EXAMPLES:
           apnsd send 3f2a…c9 --topic com.example.app --payload '{"aps":{"alert":"Your order shipped"}}'
+          apnsd send 8c4d…a2 --topic com.example.app --push-type liveactivity --priority 5 --payload @update.json
+            (update.json: {"aps":{"event":"update","timestamp":1765000600,"content-state":{"score":"1-0"}}})
         """,
         "campaign": """
         OVERVIEW: Bulk campaigns.

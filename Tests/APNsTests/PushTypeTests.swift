@@ -54,6 +54,31 @@ struct PushTypeTests {
         #expect(try PushType.parse(name).payloadLimit == (name == "voip" ? 5120 : 4096))
     }
 
+    @Test("a bundle id with its own push type's suffix, or none, is accepted", arguments: documentedPushTypes)
+    func ownSuffix(name: String, suffix: String?) throws {
+        let type = try PushType.parse(name)
+        try type.validate(bundleID: "com.example.app")
+        try type.validate(bundleID: "com.example.app" + (suffix ?? ""))
+        try type.validate(bundleID: "com.example.pushtype.voip")
+    }
+
+    @Test("a bundle id carrying another push type's .push-type. suffix is refused with the topic to write", arguments: documentedPushTypes)
+    func otherSuffix(name: String, suffix: String?) throws {
+        let type = try PushType.parse(name)
+        for other in PushType.all where other != type {
+            guard let carried = other.topicSuffix, carried.hasPrefix(".push-type.") else { continue }
+            #expect {
+                try type.validate(bundleID: "com.example.app" + carried)
+            } throws: { error in
+                guard let error = error as? APNsError, case .invalidTopic(let why) = error else { return false }
+                return why.contains("give the bundle id com.example.app") && why.hasSuffix("or send it as push type \(other)")
+                    && (suffix == nil || why.contains("push to com.example.app\(suffix!)"))
+            }
+        }
+        // Spelt another way, a suffix APNs does not know is refused too.
+        #expect(throws: APNsError.self) { try type.validate(bundleID: "com.example.app.PUSH-TYPE.liveactivity2") }
+    }
+
     @Test("background defaults to priority 5, everything else to 10", arguments: documentedPushTypes.map(\.name))
     func defaultPriority(name: String) throws {
         #expect(try PushType.parse(name).defaultPriority.rawValue == (name == "background" ? 5 : 10))

@@ -1,8 +1,9 @@
 import APNs
 import Foundation
+import Intake
 
 extension FuzzTargets {
-    /// `JSONValidator.validate` and `Payload(bytes:pushType:)`, with Foundation's parser as a differential
+    /// `JSONValidator.validate`, `Payload(bytes:pushType:)` and `LiveActivityPayload`, with Foundation's parser as a differential
     /// oracle: whatever the strict validator accepts, JSONSerialization must read as a dictionary, with `aps`
     /// of the kind the validator reported. (The converse is not asked: Foundation accepts duplicate keys and a
     /// byte-order mark, which the validator refuses on purpose.)
@@ -36,6 +37,19 @@ extension FuzzTargets {
                 && (summary?.aps == .object || (summary?.aps == nil && pushType == .mdm))
             require((payload != nil) == expected, "Payload(\(pushType)) \(payload == nil ? "refused" : "accepted") \(shown(bytes))")
             if let payload { require(payload.bytes == bytes, "Payload changed the bytes") }
+        }
+        // A liveactivity payload is read again by Intake's parser for ActivityKit's rules: whatever Payload accepted,
+        // the parser must read too, so a refusal names a rule of `aps`, never the JSON.
+        if let payload = try? Payload(bytes: bytes, pushType: .liveactivity) {
+            do {
+                _ = try LiveActivityPayload(payload: payload)
+            } catch {
+                guard case .invalidLiveActivity(let why) = error else {
+                    require(false, "LiveActivityPayload refused what Payload accepted (\(error)): \(shown(bytes))")
+                    return
+                }
+                require(why.hasPrefix("aps.") && !why.contains("\n"), "not one line naming an aps member: \(why)")
+            }
         }
     }
 }
