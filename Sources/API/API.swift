@@ -26,7 +26,7 @@ public struct APISettings: Sendable {
     func checkTopics(_ specs: [CampaignSpec]) throws(APIError) {
         guard let topicRoutes else { return }
         for (index, spec) in specs.enumerated() {
-            guard let refusal = topicRoutes.refusal(for: spec.content.bundleID) else { continue }
+            guard let refusal = topicRoutes.refusal(for: spec.content.bundleID, pushType: spec.content.pushType) else { continue }
             var error = APIError.invalid(specs.count > 1 ? "notifications[\(index)]: \(refusal)" : refusal, field: "topic")
             if specs.count > 1 { error.index = index }
             throw error

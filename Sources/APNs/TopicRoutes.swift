@@ -6,11 +6,15 @@ public struct TopicRoutes: Sendable, Hashable {
     public let byBundleID: [String: String]
     /// The credential for bundle ids no credential lists; nil: those are refused.
     public let fallback: String?
+    /// The credentials that authenticate with a client certificate (APNs takes Live Activity pushes over token
+    /// connections only).
+    public let certificates: Set<String>
 
     /// Routes from checked settings: each bundle id listed once, at most one credential without topics.
-    public init(byBundleID: [String: String], fallback: String?) {
+    public init(byBundleID: [String: String], fallback: String?, certificates: Set<String> = []) {
         self.byBundleID = byBundleID
         self.fallback = fallback
+        self.certificates = certificates
     }
 
     /// Every topic to the one credential `name` (a single-credential setup).
@@ -22,9 +26,13 @@ public struct TopicRoutes: Sendable, Hashable {
         return byBundleID[String(PushType.bundleID(ofTopic: topic))] ?? fallback
     }
 
-    /// Why `topic` cannot be sent, or nil when a credential sends it: for refusing a notification at enqueue.
-    public func refusal(for topic: String) -> String? {
-        guard credential(for: topic) == nil else { return nil }
+    /// Why a `pushType` notification for `topic` cannot be sent, or nil when a credential sends it: for refusing
+    /// it at enqueue.
+    public func refusal(for topic: String, pushType: PushType = .alert) -> String? {
+        if let name = credential(for: topic) {
+            guard pushType == .liveactivity, certificates.contains(name) else { return nil }
+            return "Live Activity pushes need a key (.p8): APNs takes them over token connections only, and credential '\(name)' for \(PushType.bundleID(ofTopic: topic)) is a certificate"
+        }
         let known = byBundleID.keys.sorted()
         let shown = known.prefix(10).joined(separator: ", ") + (known.count > 10 ? ", …" : "")
         return "no credential sends for topic '\(Printable.escaped(String(topic.prefix(120))))' (apns.credentials topics: \(shown))"

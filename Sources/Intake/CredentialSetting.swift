@@ -150,6 +150,7 @@ extension Configuration {
         for credential in credentials {
             for topic in credential.topics { byBundleID[topic] = credential.name }
         }
-        return TopicRoutes(byBundleID: byBundleID, fallback: credentials.first { $0.topics.isEmpty }?.name)
+        let certificates = credentials.filter { if case .certificate = $0.authentication { true } else { false } }.map(\.name)
+        return TopicRoutes(byBundleID: byBundleID, fallback: credentials.first { $0.topics.isEmpty }?.name, certificates: Set(certificates))
     }
 }

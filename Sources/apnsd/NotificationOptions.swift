@@ -28,7 +28,7 @@ struct NotificationOptions {
         }
         let routes: TopicRoutes?
         do { routes = try configuration.topicRoutes() } catch { throw .usage(error.description) }
-        if let refusal = routes?.refusal(for: content.bundleID) { throw .usage(refusal) }
+        if let refusal = routes?.refusal(for: content.bundleID, pushType: content.pushType) { throw .usage(refusal) }
     }
 
     /// Payload files and stdin are read only this far: the largest payload (VoIP, 5120 bytes) and room for

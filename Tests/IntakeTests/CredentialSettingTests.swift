@@ -46,6 +46,10 @@ import Testing
         #expect(routes.credential(for: "com.example.app.push-type.liveactivity") == "ios")
         #expect(routes.credential(for: "com.example.legacy.voip") == "legacy")
         #expect(routes.credential(for: "com.example.unknown") == "watch", "the credential without topics sends the rest")
+        // APNs takes Live Activity pushes over token connections only.
+        #expect(routes.refusal(for: "com.example.app", pushType: .liveactivity) == nil)
+        #expect(routes.refusal(for: "com.example.legacy", pushType: .liveactivity)?.contains("credential 'legacy' for com.example.legacy is a certificate") == true)
+        #expect(routes.refusal(for: "com.example.legacy", pushType: .alert) == nil)
     }
 
     @Test func theSingleKeyIsTheDefaultCredentialAndTheFallback() throws {
