@@ -65,9 +65,11 @@ import TestSupport
         let store = try await Store.open(at: folder.databasePath)
         let plans = try await store.queryPlans([
             "claim": Store.claimQuery,
-            "expand all": Store.allPageBounds,
-            "expand users": Store.insertSQL(.users),
-            "expand tokens": Store.insertSQL(.tokens),
+            "expand all": Store.allPageBounds(activity: false),
+            "expand activities": Store.allPageBounds(activity: true),
+            "expand users": Store.insertSQL(.users, activity: false),
+            "expand activities of users": Store.insertSQL(.users, activity: true),
+            "expand tokens": Store.insertSQL(.tokens, activity: false),
             "import links": Store.linkScanSQL,
             "log token": Store.logQuery(LogFilter(token: token(1), status: .failed)),
             "log campaign": Store.logQuery(LogFilter(campaign: CampaignID(1))),
@@ -96,7 +98,9 @@ import TestSupport
         }
         expect("claim", uses: "deliveries_due")
         expect("expand all", uses: "INTEGER PRIMARY KEY")  // devices in id order, filtered
+        expect("expand activities", uses: "devices_by_activity (topic=? AND kind=? AND activity_type=? AND id>?)")
         expect("expand users", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
+        expect("expand activities of users", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
         expect("expand tokens", uses: "sqlite_autoindex_devices_1")
         expect("import links", uses: "sqlite_autoindex_devices_1 (token>? AND token<?)")
         expect("log token", uses: "deliveries_by_device", sorts: true)  // a token's few rows are sorted
