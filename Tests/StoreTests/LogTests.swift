@@ -149,6 +149,8 @@ import TestSupport
             "last changed": PostgresStore.logQuery(LogFilter(until: at(50_000)), order: .byUpdateNewestFirst,
                                                    bound: .max, from: at(50_000).storeMilliseconds),
             "gauges": (PostgresStore.gaugesSQL, []),
+            "activities": (PostgresStore.allPageBounds(activity: true),
+                           [.text("com.example.app"), .null, .int(0), .int(1000), .text("activity"), .text("DeliveryAttributes")]),
         ]
         let plans = try await store.plans(queries)
         func expect(_ name: String, uses index: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -167,18 +169,23 @@ import TestSupport
         expect("follow", uses: "deliveries_by_update")
         expect("follow campaign", uses: "deliveries_by_update")
         expect("last changed", uses: "Index Scan Backward using deliveries_by_update")
+        expect("activities", uses: "devices_by_activity")
         // `/metrics`: each class's oldest due row is the first key of deliveries_due, not a scan of the pending rows.
         #expect(plans["gauges"]?.components(separatedBy: "Index Only Scan using deliveries_due").count == 3, "\(plans["gauges"] ?? "")")
         await store.close()
     }
 
-    /// 20,000 devices (users u0…: two devices each, every other device), 5 campaigns of 20,000 deliveries (1% failed,
+    /// 20,000 devices (users u0…: two devices each, every other device) and 200 Live Activity tokens, 5 campaigns of 20,000 deliveries (1% failed,
     /// 0.5% rejected, the newest 1,000 pending), a second apart, and 100 deliveries to unregistered tokens.
     static let postgresRows = """
         INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
         SELECT lpad(to_hex(i), 64, '0'), 'com.example.app', 'production', CASE WHEN i % 2 = 0 THEN 'u' || (i / 4) END,
                i % 10 <> 0, 0
         FROM generate_series(1, 20000) i;
+        INSERT INTO devices (token, topic, environment, active, registered_at, kind, activity_type)
+        SELECT lpad(to_hex(40000 + i), 64, '0'), 'com.example.app', 'production', true, 0, 'activity',
+               CASE WHEN i % 2 = 0 THEN 'DeliveryAttributes' ELSE 'RideAttributes' END
+        FROM generate_series(1, 200) i;
         INSERT INTO campaigns (kind, status, topic, push_type, priority, payload, audience, scheduled_at, created_at, expanded)
         SELECT 'bulk', 'running', 'com.example.app', 'alert', 10, '\\x00', 'all', 0, 0, true FROM generate_series(1, 5);
         INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, attempts,
