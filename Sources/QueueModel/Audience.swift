@@ -43,20 +43,6 @@ public enum Audience: Hashable, Sendable {
     }
 }
 
-/// Which Live Activity tokens an activity audience reaches: those of `kind` registered for activity type `type`.
-public struct ActivitySelector: Hashable, Sendable, CustomStringConvertible {
-    public var type: String
-    /// `activity` or `pushToStart`.
-    public var kind: DeviceKind
-
-    public init(type: String, kind: DeviceKind = .activity) {
-        self.type = type
-        self.kind = kind
-    }
-
-    public var description: String { "\(kind == .pushToStart ? "push-to-start tokens" : "activities") of \(type)" }
-}
-
 /// The kind of a campaign's audience, as stored in `campaigns.audience` (an activity audience is stored as `all`
 /// or `users`, with its `ActivitySelector` beside it).
 public enum AudienceKind: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
