@@ -37,19 +37,25 @@ public struct DeviceRegistration: Hashable, Sendable {
     /// topic (`<bundle id>.push-type.liveactivity`) is stored under the bundle id, like every device: a campaign
     /// to it (`--topic <bundle id> --push-type liveactivity`) then finds it, and a 410 deactivates it.
     public func checked() throws(StoreError) -> DeviceRegistration {
-        guard kind.isLiveActivity else {
-            guard activityType == nil else {
-                throw .invalidDevice("an activity type goes with kind activity or pushToStart, not with kind device")
-            }
-            return self
-        }
-        guard let activityType else { throw .invalidDevice("kind \(kind) needs an activity type (the ActivityAttributes type name)") }
-        try Self.validateActivityType(activityType)
+        try Self.check(kind, activityType: activityType)
+        guard kind.isLiveActivity else { return self }
         var stored = self
         if let suffix = PushType.liveactivity.topicSuffix, topic.hasSuffix(suffix), topic.count > suffix.count {
             stored.topic = String(topic.dropLast(suffix.count))
         }
         return stored
+    }
+
+    /// Checks that `activityType` goes with `kind`: required (and valid) for activity and pushToStart, refused for device.
+    public static func check(_ kind: DeviceKind, activityType: String?) throws(StoreError) {
+        guard kind.isLiveActivity else {
+            guard activityType == nil else {
+                throw .invalidDevice("an activity type goes with kind activity or pushToStart, not with kind device")
+            }
+            return
+        }
+        guard let activityType else { throw .invalidDevice("kind \(kind) needs an activity type (the ActivityAttributes type name)") }
+        try validateActivityType(activityType)
     }
 
     /// `registrations` as the registry stores them (each `checked()`), the same array when every one is a plain

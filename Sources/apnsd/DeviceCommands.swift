@@ -86,10 +86,19 @@ enum DeviceCommands {
     }
 
     static func importFile(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["topic", "environment"]).union(Configuration.flagNames), flagNames: [])
+        let arguments = try Arguments(words, valued: Set(["topic", "environment", "kind", "activity-type"]).union(Configuration.flagNames),
+                                      flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
         let source = try arguments.positionals(exactly: ["FILE (or - for stdin)"])[0]
         let topic = try topic(arguments, configuration)
+        // Every line of the file is of this kind (push-to-start tokens collected by the app, say).
+        let kind = try kind(arguments) ?? .device
+        let activityType = try arguments.value("activity-type")
+        do { try DeviceRegistration.check(kind, activityType: activityType) } catch .invalidDevice(let why) {
+            throw .usage("--activity-type: \(why)")
+        } catch {
+            throw .store(error)
+        }
         let defaultEnvironment = try arguments.value("environment").map { (text: String) throws(CLIError) -> Environment in
             do { return try Environment.parse(text) } catch { throw .usage("\(error)") }
         } ?? .production
@@ -110,7 +119,7 @@ enum DeviceCommands {
                 do {
                     guard let parsed = try ImportLine.parse(line) else { continue }
                     batch.append(DeviceRegistration(token: parsed.token, topic: topic, environment: parsed.environment ?? defaultEnvironment,
-                                                    user: parsed.user))
+                                                    user: parsed.user, kind: kind, activityType: activityType))
                 } catch {
                     Output.error("\(source):\(lineNumber): \(error)")
                     bad += 1

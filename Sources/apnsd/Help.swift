@@ -206,10 +206,12 @@ enum Help {
         OVERVIEW: Register the devices of a file (or stdin): lines 'token[,user[,environment]]'. Bad lines are
         reported with their numbers, good ones imported.
 
-        USAGE: apnsd device import FILE|- [--topic T] [--environment E]
+        USAGE: apnsd device import FILE|- [--topic T] [--environment E] [--kind K --activity-type T]
 
           --topic T          the app's bundle id (default: apns.topic)
           --environment E    for lines that name none: production (default) or development
+          --kind K           every line's kind: device (default), activity or pushToStart ('device add --help')
+          --activity-type T  every line's activity type: required with --kind activity or pushToStart
 
         EXAMPLE:
           cut -d, -f1,2 tokens.csv | apnsd device import - --topic com.example.app

@@ -54,6 +54,23 @@ import Testing
         #expect(again[1]["user"] as? String == "u1")
     }
 
+    @Test func aFileOfPushToStartTokensIsImported() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(cli.run("init").status == 0)
+        let lines = [CLI.token(1) + ",alice", CLI.token(2) + ",bob,development"].joined(separator: "\n")
+        let refused = try cli.run(["device", "import", "-", "--topic", Self.topic, "--kind", "pushToStart"], stdin: lines)
+        #expect(refused.status == 64 && refused.stderr.contains("needs an activity type"), "\(refused.stderr)")
+        #expect(try cli.run("device", "list", "--json").lines.isEmpty)
+        let imported = try cli.run(["device", "import", "-", "--topic", Self.topic, "--kind", "pushToStart",
+                                    "--activity-type", "DeliveryAttributes"], stdin: lines)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let devices = try cli.run("device", "list", "--json").lines.map(json)
+        #expect(devices.map { $0["kind"] as? String } == ["pushToStart", "pushToStart"])
+        #expect(devices.allSatisfy { $0["activityType"] as? String == "DeliveryAttributes" })
+        #expect(devices.map { $0["user"] as? String } == ["alice", "bob"])
+    }
+
     @Test func badKindsAreOneLineUsageErrorsThatChangeNothing() throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
