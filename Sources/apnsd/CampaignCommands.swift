@@ -225,7 +225,7 @@ enum CampaignCommands {
     private static func tableLine(_ campaign: Campaign) -> String {
         let pad = Output.pad
         let c = campaign.counters
-        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad("\(campaign.audience.kind)", 11)
+        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad(campaign.audience.activity == nil ? "\(campaign.audience.kind)" : "activities", 11)
             + [c.total, c.pending, c.accepted, c.unregistered, c.rejected, c.failed].map { pad(String($0), 10) }.joined()
             + Output.timestamp(campaign.scheduledAt)
     }

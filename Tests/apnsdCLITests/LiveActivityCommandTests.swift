@@ -119,6 +119,8 @@ import Testing
         #expect(all.status == 0)
         let allShown = try json(try cli.run("campaign", "show", all.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--json").stdout)
         #expect(allShown["activityType"] is NSNull && allShown["activityKind"] is NSNull)
+        let table = try cli.run("campaign", "list").lines
+        #expect(table.filter { $0.contains(" activities ") }.count == 2 && table.filter { $0.contains(" all ") }.count == 1, "\(table)")
     }
 
     @Test func activityAudiencesBreakingARuleAreUsageErrorsThatCreateNothing() throws {
