@@ -6,7 +6,8 @@ import QueueModel
 
 extension API {
     /// `PUT /v1/devices/{token}`: registers or refreshes (reactivates) a device; `replaces` deactivates the old
-    /// token with reason `Replaced`. 201 when new, 200 when it was known.
+    /// token with reason `Replaced`; `kind` (device, activity, pushToStart) and `activityType` (required for the two
+    /// Live Activity kinds, refused for device) say what the token is for. 201 when new, 200 when it was known.
     func putDevice(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         let token = try pathToken(request)
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
@@ -20,11 +21,17 @@ extension API {
         }
         let user = try body.string("user").map { (text: String) throws(APIError) in try NotificationFields.user(text, field: "user") }
         let replaces = try body.string("replaces").map { (text: String) throws(APIError) in try NotificationFields.token(text, field: "replaces") }
+        let kind = try Self.deviceKind(body.string("kind"), field: "kind") ?? .device
+        let activityType = try body.string("activityType")
         try body.finish()
         if replaces == token { throw .invalid("a token cannot replace itself", field: "replaces") }
+        let registration = DeviceRegistration(token: token, topic: topic, environment: environment, user: user, replaces: replaces,
+                                              kind: kind, activityType: activityType)
+        do { _ = try registration.checked() } catch .invalidDevice(let why) { throw .invalid(why, field: "activityType") } catch {
+            throw .store(error)
+        }
         do {
-            let result = try await store.registerDevice(
-                DeviceRegistration(token: token, topic: topic, environment: environment, user: user, replaces: replaces), now: Date())
+            let result = try await store.registerDevice(registration, now: Date())
             return JSONResponse.make(result.isNew ? 201 : 200, result.device.json.description)
         } catch {
             throw .store(error)
@@ -62,9 +69,10 @@ extension API {
         return HTTPResponse(status: 204)
     }
 
-    /// `GET /v1/devices?user=&active=true|false&limit=&after=`: a page of the registry in id order.
+    /// `GET /v1/devices?user=&active=true|false&kind=&limit=&after=`: a page of the registry in id order.
     func listDevices(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
-        try Self.allowOnly(["user", "active", "limit", "after"], request)
+        try Self.allowOnly(["user", "active", "kind", "limit", "after"], request)
+        let kind = try Self.deviceKind(request.query("kind"), field: "kind")
         let user = try request.query("user").map { (text: String) throws(APIError) in try NotificationFields.user(text, field: "user") }
         var active: Bool?
         if let text = request.query("active") {
@@ -74,7 +82,7 @@ extension API {
         let limit = try Self.limit(request, default: 100, maximum: 1000)
         let after = try Self.cursor(request)
         do {
-            let page = try await store.devices(active: active, user: user, after: after, limit: limit)
+            let page = try await store.devices(active: active, user: user, kind: kind, after: after, limit: limit)
             return JSONResponse.make(200, Self.page("devices", page.map(\.json.description),
                                                    next: page.count == limit ? page.last.map { String($0.id) } : nil))
         } catch {
@@ -91,6 +99,12 @@ extension API {
         } catch {
             throw .store(error)
         }
+    }
+
+    /// A device kind (`device`, `activity`, `pushToStart`) given as `field`, if any; 400 otherwise.
+    static func deviceKind(_ text: String?, field: String) throws(APIError) -> DeviceKind? {
+        guard let text else { return nil }
+        do { return try DeviceKind.parse(text) } catch .invalidDevice(let why) { throw .invalid(why, field: field) } catch { throw .store(error) }
     }
 
     /// 404 for a token that is not registered (for the `?topic=` asked, if any).

@@ -61,12 +61,30 @@ enum NotificationFields {
     static func campaign(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> CampaignSpec {
         let (content, environment) = try content(&body, defaultTopic: defaultTopic)
         guard var audienceBody = try body.object("audience") else { throw .invalid("audience is required", field: "audience") }
+        // An activity audience is `activityType` (with an optional `kind`), alone or with `users`.
+        let isActivity = audienceBody.has("activityType")
         let given = ["all", "users", "tokens"].filter { audienceBody.has($0) }
-        guard given.count == 1 else {
-            throw .invalid("audience takes exactly one of all, users, tokens", field: "audience")
+        guard isActivity ? !audienceBody.has("all") && !audienceBody.has("tokens") : given.count == 1 else {
+            throw .invalid("audience takes exactly one of all, users, tokens, or activityType (with users if wanted)", field: "audience")
         }
+        if !isActivity, audienceBody.has("kind") { throw .invalid("audience.kind goes with audience.activityType", field: "audience.kind") }
         let audience: Audience
-        if let all = try audienceBody.bool("all") {
+        if isActivity {
+            let type = try audienceBody.string("activityType") ?? ""
+            let kind = try API.deviceKind(audienceBody.string("kind"), field: "audience.kind") ?? .activity
+            let users = try audienceBody.strings("users", maximum: Int.max)
+            for user in users ?? [] {
+                _ = try Self.user(user, field: "audience.users")
+            }
+            audience = .activities(type: type, kind: kind, users: users, environment: environment)
+            // The rules in `validate`'s order: the kind, the push type, the activity type.
+            let field = !kind.isLiveActivity ? "audience.kind" : content.pushType != .liveactivity ? "pushType" : "audience.activityType"
+            do { try CampaignSpec(kind: .bulk, audience: audience, content: content).validate() } catch .invalidCampaign(let why) {
+                throw .invalid(why, field: field)
+            } catch {
+                throw .store(error)
+            }
+        } else if let all = try audienceBody.bool("all") {
             guard all else { throw .invalid("audience.all must be true", field: "audience.all") }
             audience = .all(environment: environment)
         } else if let users = try audienceBody.strings("users", maximum: Int.max) {

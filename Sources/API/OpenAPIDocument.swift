@@ -135,14 +135,16 @@ enum OpenAPIDocument {
           "parameters": [{"$ref": "#/components/parameters/Token"}],
           "put": {
             "operationId": "putDevice",
-            "summary": "Register a device, or refresh (and reactivate) it. `replaces` deactivates the old token with reason Replaced. Scope: send.",
+            "summary": "Register a device, or refresh (and reactivate) it. `replaces` deactivates the old token with reason Replaced. `kind` and `activityType` register a Live Activity token (under the app's bundle id, like a device); registering a token again for the same topic updates its kind and type. Scope: send.",
             "requestBody": {"required": false, "content": {"application/json": {"schema": {
               "type": "object", "additionalProperties": false,
               "properties": {
                 "topic": {"$ref": "#/components/schemas/Topic"},
                 "environment": {"$ref": "#/components/schemas/Environment"},
                 "user": {"type": "string", "minLength": 1, "maxLength": 255},
-                "replaces": {"type": "string", "description": "The token this device had before (reinstall, restore)."}}}}}},
+                "replaces": {"type": "string", "description": "The token this device had before (reinstall, restore)."},
+                "kind": {"$ref": "#/components/schemas/DeviceKind"},
+                "activityType": {"$ref": "#/components/schemas/ActivityType"}}}}}},
             "responses": {
               "201": {"description": "A new device.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Device"}}}},
               "200": {"description": "A known device, refreshed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Device"}}}},
@@ -188,6 +190,7 @@ enum OpenAPIDocument {
             "parameters": [
               {"name": "user", "in": "query", "schema": {"type": "string", "minLength": 1, "maxLength": 255}},
               {"name": "active", "in": "query", "schema": {"type": "string", "enum": ["true", "false"]}},
+              {"name": "kind", "in": "query", "schema": {"$ref": "#/components/schemas/DeviceKind"}},
               {"$ref": "#/components/parameters/Limit"},
               {"$ref": "#/components/parameters/After"}
             ],
@@ -513,7 +516,12 @@ enum OpenAPIDocument {
               "audience": {"oneOf": [
                 {"type": "object", "additionalProperties": false, "required": ["all"], "properties": {"all": {"const": true}}},
                 {"type": "object", "additionalProperties": false, "required": ["users"], "properties": {"users": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1, "maxLength": 255}}}},
-                {"type": "object", "additionalProperties": false, "required": ["tokens"], "properties": {"tokens": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/DeviceToken"}}}}]},
+                {"type": "object", "additionalProperties": false, "required": ["tokens"], "properties": {"tokens": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/DeviceToken"}}}},
+                {"type": "object", "additionalProperties": false, "required": ["activityType"],
+                 "description": "The Live Activity tokens registered for activityType under the topic's bundle id (of these users when given); pushType must be liveactivity.",
+                 "properties": {"activityType": {"$ref": "#/components/schemas/ActivityType"},
+                                "kind": {"type": "string", "enum": ["activity", "pushToStart"], "description": "activity (default): update tokens; pushToStart: push-to-start tokens."},
+                                "users": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1, "maxLength": 255}}}}]},
               "at": {"type": "string", "format": "date-time", "description": "When to start; now when not given."},
               "environment": {"$ref": "#/components/schemas/Environment"},
               "payload": {"$ref": "#/components/schemas/Payload"},
@@ -566,6 +574,8 @@ enum OpenAPIDocument {
               "status": {"$ref": "#/components/schemas/CampaignStatus"},
               "audience": {"type": "string"},
               "audienceSize": {"type": ["integer", "null"]},
+              "activityType": {"type": ["string", "null"], "description": "For an activity audience: its activity type."},
+              "activityKind": {"type": ["string", "null"], "enum": ["activity", "pushToStart", null], "description": "For an activity audience: the kind of token it reaches."},
               "environment": {"type": ["string", "null"]},
               "topic": {"type": "string"},
               "pushType": {"$ref": "#/components/schemas/PushType"},
@@ -591,7 +601,7 @@ enum OpenAPIDocument {
             }
           },
           "Device": {
-            "type": "object", "required": ["token", "topic", "environment", "user", "active", "registeredAt", "deactivatedAt", "reason"],
+            "type": "object", "required": ["token", "topic", "environment", "user", "active", "registeredAt", "deactivatedAt", "reason", "kind", "activityType"],
             "properties": {
               "token": {"$ref": "#/components/schemas/DeviceToken"},
               "topic": {"type": "string"},
@@ -600,9 +610,13 @@ enum OpenAPIDocument {
               "active": {"type": "boolean"},
               "registeredAt": {"$ref": "#/components/schemas/Time"},
               "deactivatedAt": {"type": ["string", "null"], "format": "date-time"},
-              "reason": {"type": ["string", "null"], "description": "Why it was deactivated: Unregistered, BadDeviceToken, DeviceTokenNotForTopic, Replaced, Removed."}
+              "reason": {"type": ["string", "null"], "description": "Why it was deactivated: Unregistered, BadDeviceToken, DeviceTokenNotForTopic, Replaced, Removed."},
+              "kind": {"$ref": "#/components/schemas/DeviceKind"},
+              "activityType": {"type": ["string", "null"], "description": "The ActivityAttributes type name of an activity or pushToStart token."}
             }
           },
+          "DeviceKind": {"type": "string", "enum": ["device", "activity", "pushToStart"], "description": "device (default); activity: the update token of one running Live Activity; pushToStart: the app's push-to-start token."},
+          "ActivityType": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_.]{0,199}$", "description": "The ActivityAttributes type name; required for kind activity and pushToStart, refused for device."},
           "Event": {
             "type": "object", "required": ["id", "type", "token", "topic", "reason", "at"],
             "properties": {

@@ -9,6 +9,7 @@ extension Device {
             "token": .string(token.hex), "topic": .string(topic), "environment": .string(environment.rawValue),
             "user": .string(user), "active": .bool(isActive), "registeredAt": .date(registeredAt),
             "deactivatedAt": .date(deactivatedAt), "reason": .string(reason?.rawValue),
+            "kind": .string(kind.rawValue), "activityType": .string(activityType),
         ])
     }
 }
@@ -25,6 +26,7 @@ extension Campaign {
             "finishedAt": .date(finishedAt), "expanded": .bool(isExpanded), "paused": .bool(isPaused),
             "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
             "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
+            "activityType": .string(audience.activity?.type), "activityKind": .string(audience.activity?.kind.rawValue),
         ])
     }
 }

@@ -14,6 +14,7 @@
 enum PGSchema {
     static let migrations: [(id: String, sql: String)] = [
         ("0001-postgres-schema", v1),
+        ("0002-live-activity-tokens", v2),
     ]
 
     private static let v1 = """
@@ -241,5 +242,30 @@ enum PGSchema {
             FOR EACH STATEMENT EXECUTE FUNCTION apnsd_devices_deleted();
         CREATE TRIGGER gauge_devices_updated AFTER UPDATE ON devices REFERENCING NEW TABLE AS new_rows OLD TABLE AS old_rows
             FOR EACH STATEMENT EXECUTE FUNCTION apnsd_devices_updated();
+        """
+
+    /// Live Activities, as SQLite's 0014: a device's `kind` (`device` for every existing row, `activity`,
+    /// `pushToStart`) and the activity type of the two Live Activity kinds; `devices_by_activity` holds only active
+    /// Live Activity tokens, for audiences by type; a campaign to an activity audience keeps its type and kind of
+    /// token. `campaign_view` is made again: its `c.*` was expanded when it was created, without the new columns.
+    private static let v2 = """
+        ALTER TABLE devices ADD COLUMN kind text NOT NULL DEFAULT 'device' CHECK (kind IN ('device', 'activity', 'pushToStart'));
+        ALTER TABLE devices ADD COLUMN activity_type text;
+        ALTER TABLE devices ADD CONSTRAINT devices_activity_type CHECK ((activity_type IS NULL) = (kind = 'device'));
+        CREATE INDEX devices_by_activity ON devices (topic, kind, activity_type, id) WHERE active AND activity_type IS NOT NULL;
+        ALTER TABLE campaigns ADD COLUMN audience_activity_type text;
+        ALTER TABLE campaigns ADD COLUMN audience_activity_kind text
+            CHECK ((audience_activity_kind IS NULL) = (audience_activity_type IS NULL)
+                   AND (audience_activity_kind IS NULL OR audience_activity_kind IN ('activity', 'pushToStart')));
+        DROP VIEW campaign_view;
+        CREATE VIEW campaign_view AS
+            SELECT c.*, k.total, k.pending, k.accepted, k.rejected, k.unregistered, k.failed, k.cancelled
+            FROM campaigns c
+            CROSS JOIN LATERAL (
+                SELECT COALESCE(SUM(total), 0)::bigint AS total, COALESCE(SUM(pending), 0)::bigint AS pending,
+                       COALESCE(SUM(accepted), 0)::bigint AS accepted, COALESCE(SUM(rejected), 0)::bigint AS rejected,
+                       COALESCE(SUM(unregistered), 0)::bigint AS unregistered, COALESCE(SUM(failed), 0)::bigint AS failed,
+                       COALESCE(SUM(cancelled), 0)::bigint AS cancelled
+                FROM campaign_counts WHERE campaign_id = c.id) k;
         """
 }

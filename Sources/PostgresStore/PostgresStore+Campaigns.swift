@@ -91,7 +91,8 @@ extension PostgresStore {
     static let campaignColumns = """
         id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
         collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
-        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused, verify
+        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused, verify, \
+        audience_activity_type, audience_activity_kind
         """
 
     /// The campaign `id` as read now; `StoreError.unknownCampaign` when there is none.
@@ -109,7 +110,9 @@ extension PostgresStore {
             status: try Decode.campaignStatus(rows.string(row, 2)),
             audience: AudienceSummary(kind: try Decode.audienceKind(rows.string(row, 3)),
                                       environment: try rows.optionalString(row, 4).map(Decode.environment),
-                                      size: try rows.int(row, 5)),
+                                      size: try rows.int(row, 5),
+                                      activity: try Decode.activitySelector(type: rows.optionalString(row, 27),
+                                                                            kind: rows.optionalString(row, 28))),
             content: try Decode.content(bundleID: rows.string(row, 6), pushType: rows.string(row, 7), priority: rows.int(row, 8),
                                         expiration: rows.optionalInt64(row, 9), collapseID: rows.optionalString(row, 10),
                                         apnsID: rows.optionalString(row, 24), payload: rows.data(row, 11)),
@@ -134,8 +137,8 @@ extension PostgresStore {
         let id = try insertCampaignRow(db, spec, status: .scheduled, now: now)
         switch spec.audience {
         case .tokens(let tokens, _): try stage(db, id, tokens.map(\.hex))
-        case .users(let users, _): try stage(db, id, users)
-        case .all: break
+        case .users(let users, _), .activities(_, _, let users?, _): try stage(db, id, users)
+        case .all, .activities(_, _, nil, _): break
         }
         return (id, 0)
     }
@@ -147,13 +150,15 @@ extension PostgresStore {
         let content = spec.content
         let rows = try db.query("""
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
-                audience, audience_environment, scheduled_at, created_at, started_at, apns_id, verify)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                audience, audience_environment, scheduled_at, created_at, started_at, apns_id, verify,
+                audience_activity_type, audience_activity_kind)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
             RETURNING id
             """, spec.kind.stored, status.rawValue, content.bundleID, content.pushType.rawValue, content.priority.rawValue,
             content.expiration?.secondsSince1970, content.collapseID?.value, PGValue.bytes(content.payload.bytes),
             spec.audience.kind.rawValue, spec.audience.environment?.rawValue, spec.scheduledAt?.storeMilliseconds ?? now, now,
-            status == .running ? now : nil, content.apnsID?.uuidString, spec.kind == .verify)
+            status == .running ? now : nil, content.apnsID?.uuidString, spec.kind == .verify,
+            spec.audience.activity?.type, spec.audience.activity?.kind.rawValue)
         guard let id = try rows.scalarInt64() else { throw StoreError.corruptValue("campaign insert returned no id") }
         return CampaignID(id)
     }

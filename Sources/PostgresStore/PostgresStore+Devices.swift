@@ -4,10 +4,11 @@ import QueueModel
 import Store
 
 extension PostgresStore {
-    static let deviceColumns = "id, token, topic, environment, user_id, active, registered_at, deactivated_at, reason"
+    static let deviceColumns = "id, token, topic, environment, user_id, active, registered_at, deactivated_at, reason, kind, activity_type"
 
-    /// Registers a device, or re-registers it: refreshes `registeredAt`, reactivates it, updates its environment
-    /// and (when given) its user. Returns the device as stored.
+    /// Registers a device, or re-registers it: refreshes `registeredAt`, reactivates it, updates its environment,
+    /// kind and activity type and (when given) its user. Returns the device as stored. A registration that breaks
+    /// a rule of `DeviceRegistration.checked()` fails with `StoreError.invalidDevice` and changes nothing.
     @discardableResult
     public func register(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> Device {
         try registerDevice(registration, now: now).device
@@ -20,8 +21,9 @@ extension PostgresStore {
     public func registerDevice(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> RegistrationResult {
         let nowMS = now.storeMilliseconds
         var wroteEvent = false
+        let checked = try registration.checked()
         let result = try write { db in
-            var registration = registration
+            var registration = checked
             var replaced: Device?
             if let old = registration.replaces, old != registration.token,
                let oldDevice = try Self.fetchDevice(db, token: old, topic: registration.topic), oldDevice.isActive {
@@ -31,18 +33,21 @@ extension PostgresStore {
             }
             // `xmax = 0`: the row version was inserted by this statement, not updated (the device is new).
             let rows = try db.query("""
-                INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
-                VALUES ($1, $2, $3, $4, true, $5)
+                INSERT INTO devices (token, topic, environment, user_id, active, registered_at, kind, activity_type)
+                VALUES ($1, $2, $3, $4, true, $5, $6, $7)
                 ON CONFLICT (token, topic) DO UPDATE SET
                     environment    = excluded.environment,
+                    kind           = excluded.kind,
+                    activity_type  = excluded.activity_type,
                     user_id        = COALESCE(excluded.user_id, devices.user_id),
                     active         = true,
                     registered_at  = excluded.registered_at,
                     deactivated_at = NULL,
                     reason         = NULL
                 RETURNING \(Self.deviceColumns), (xmax = 0)
-                """, registration.token.hex, registration.topic, registration.environment.rawValue, registration.user, nowMS)
-            return RegistrationResult(device: try Self.device(rows, 0), isNew: try rows.bool(0, 9), replaced: replaced)
+                """, registration.token.hex, registration.topic, registration.environment.rawValue, registration.user, nowMS,
+                registration.kind.rawValue, registration.activityType)
+            return RegistrationResult(device: try Self.device(rows, 0), isNew: try rows.bool(0, 11), replaced: replaced)
         }
         if wroteEvent { eventsCommitted() }
         return result
@@ -99,6 +104,8 @@ extension PostgresStore {
     @discardableResult
     public func importDevices(_ registrations: [DeviceRegistration], now: Date = Date(),
                               commitEvery: Int = 100_000) throws(StoreError) -> Int {
+        // Checked before anything is written: a bad registration fails the whole call and changes nothing.
+        let registrations = try DeviceRegistration.checked(registrations)
         let plan = Store.writeOrder(registrations)
         let registeredAt = now.storeMilliseconds
         var start = 0
@@ -134,11 +141,13 @@ extension PostgresStore {
         }
     }
 
-    /// One page of the registry, in id order: devices with an id greater than `after`; `active` and `user` filter
+    /// One page of the registry, in id order: devices with an id greater than `after`; `active`, `user` and `kind` filter
     /// (a user's devices through the index `devices_by_user`, so a user with few devices costs a few rows however
     /// big the registry). Page with the last device's `id` until a page comes back shorter than `limit`.
-    public func devices(active: Bool? = nil, user: String? = nil, after: Int64? = nil, limit: Int = 1000) throws(StoreError) -> [Device] {
-        let filter = active.map { $0 ? " AND active" : " AND NOT active" } ?? ""
+    public func devices(active: Bool? = nil, user: String? = nil, kind: DeviceKind? = nil, after: Int64? = nil,
+                        limit: Int = 1000) throws(StoreError) -> [Device] {
+        // The kind is one of three fixed words, written into the statement.
+        let filter = (active.map { $0 ? " AND active" : " AND NOT active" } ?? "") + (kind.map { " AND kind = '\($0.rawValue)'" } ?? "")
         return try read { db in
             let rows: PGResult
             if let user {
@@ -170,16 +179,18 @@ extension PostgresStore {
     private static let analyzeAfter = 10_000
 
     /// Upserts `registrations` (no device twice) in one statement. Users travel as a text array beside a flag
-    /// array (an array parameter here carries no NULL).
+    /// array (an array parameter here carries no NULL); an absent activity type as '' (never a valid type).
     private static func upsert(_ db: PGConnection, _ registrations: [DeviceRegistration], registeredAt: Int64) throws {
         guard !registrations.isEmpty else { return }
         try db.query("""
-            INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
-            SELECT token, topic, environment, CASE WHEN has_user = 1 THEN user_id END, true, $6
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
-                AS r(token, topic, environment, user_id, has_user)
+            INSERT INTO devices (token, topic, environment, user_id, active, registered_at, kind, activity_type)
+            SELECT token, topic, environment, CASE WHEN has_user = 1 THEN user_id END, true, $6, kind, NULLIF(activity_type, '')
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $7::text[], $8::text[])
+                AS r(token, topic, environment, user_id, has_user, kind, activity_type)
             ON CONFLICT (token, topic) DO UPDATE SET
                 environment    = excluded.environment,
+                kind           = excluded.kind,
+                activity_type  = excluded.activity_type,
                 user_id        = COALESCE(excluded.user_id, devices.user_id),
                 active         = true,
                 registered_at  = excluded.registered_at,
@@ -187,7 +198,8 @@ extension PostgresStore {
                 reason         = NULL
             """, [.texts(registrations.map(\.token.hex)), .texts(registrations.map(\.topic)),
                   .texts(registrations.map(\.environment.rawValue)), .texts(registrations.map { $0.user ?? "" }),
-                  .ints(registrations.map { $0.user == nil ? 0 : 1 }), .int(registeredAt)])
+                  .ints(registrations.map { $0.user == nil ? 0 : 1 }), .int(registeredAt),
+                  .texts(registrations.map(\.kind.rawValue)), .texts(registrations.map { $0.activityType ?? "" })])
     }
 
     static func fetchDevice(_ db: PGConnection, token: DeviceToken, topic: String) throws -> Device? {
@@ -201,7 +213,8 @@ extension PostgresStore {
                environment: try Decode.environment(rows.string(row, 3)), user: try rows.optionalString(row, 4),
                isActive: try rows.bool(row, 5), registeredAt: Milliseconds.date(try rows.int64(row, 6)),
                deactivatedAt: try rows.optionalInt64(row, 7).map(Milliseconds.date),
-               reason: try rows.optionalString(row, 8).map { Reason(rawValue: $0) })
+               reason: try rows.optionalString(row, 8).map { Reason(rawValue: $0) },
+               kind: try Decode.deviceKind(rows.string(row, 9)), activityType: try rows.optionalString(row, 10))
     }
 
     /// Deactivates the active device (`token`, `topic`) with `reason`, writing its `device.deactivated` event from

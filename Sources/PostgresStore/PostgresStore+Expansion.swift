@@ -63,7 +63,8 @@ extension PostgresStore {
     /// Inserts the delivery rows of the campaign's next page, moves its cursor and updates its counters (shard 0).
     static func expandPage(_ db: PGConnection, _ id: CampaignID, pageSize: Int, now: Int64) throws -> Page {
         let state = try db.query("""
-            SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status
+            SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status,
+                   audience_activity_type, audience_activity_kind
             FROM campaigns WHERE id = $1 FOR NO KEY UPDATE
             """, id.rawValue)
         guard state.count == 1 else { throw StoreError.unknownCampaign(id) }
@@ -76,10 +77,15 @@ extension PostgresStore {
         if try state.bool(0, 6) { return Page(finished: true) }
         let status = try state.string(0, 7)
         let started = kind == .bulk && status == CampaignStatus.scheduled.rawValue
+        let activity = try Decode.activitySelector(type: state.optionalString(0, 8), kind: state.optionalString(0, 9))
+        // An activity audience's kind and type follow the page's other parameters.
+        let activityParameters: [PGValue] = activity.map { [.text($0.kind.rawValue), .text($0.type)] } ?? []
 
         let bounds: PGResult
         if audience == .all {
-            bounds = try db.query(allPageBounds, [.text(topic), environment.map { .text($0) } ?? .null, .int(cursor), .int(Int64(pageSize))])
+            bounds = try db.query(allPageBounds(activity: activity != nil),
+                                  [.text(topic), environment.map { .text($0) } ?? .null, .int(cursor), .int(Int64(pageSize))]
+                                      + activityParameters)
         } else {
             bounds = try db.query("""
                 SELECT MAX(seq), COUNT(*) FROM (
@@ -94,10 +100,10 @@ extension PostgresStore {
         if let upper {
             // For tokens, $6 is the environment of unregistered tokens (production unless given); otherwise a filter.
             let environmentParameter = audience == .tokens ? environment ?? Environment.production.rawValue : environment
-            let counts = try db.query(insertSQL(audience), [
+            let counts = try db.query(insertSQL(audience, activity: activity != nil), [
                 .int(id.rawValue), .int(Int64(kind.priorityClass)), .int(scheduledAt), .int(now), .text(topic),
                 environmentParameter.map { .text($0) } ?? .null, .int(cursor), .int(upper),
-            ])
+            ] + activityParameters)
             inserted = try counts.int(0, 0)
             cancelled = try counts.int(0, 1)
             if audience != .all {
@@ -118,25 +124,37 @@ extension PostgresStore {
     }
 
     /// The last device id and the number of devices of the next page of an `.all` audience: $1 topic,
-    /// $2 environment or NULL, $3 cursor (exclusive), $4 page size.
-    static let allPageBounds = """
+    /// $2 environment or NULL, $3 cursor (exclusive), $4 page size; for an activity audience, $5 kind and $6
+    /// activity type (served by `devices_by_activity`).
+    static func allPageBounds(activity: Bool) -> String {
+        """
         SELECT MAX(id), COUNT(*) FROM (
             SELECT id FROM devices
             WHERE topic = $1 AND active AND ($2::text IS NULL OR environment = $2::text) AND id > $3
+              AND \(activity ? "kind = $5 AND activity_type = $6" : "kind = 'device'")
             ORDER BY id LIMIT $4) page
         """
+    }
+
+    /// The condition on a device row (`d`) of `.all` and `.users` audiences: kind `device` only; for an activity
+    /// audience, Live Activity tokens of kind $9 and activity type $10.
+    static func kindCondition(_ d: String, activity: Bool) -> String {
+        activity ? "\(d)kind = $9 AND \(d)activity_type = $10" : "\(d)kind = 'device'"
+    }
 
     /// The INSERT … SELECT of one page, returning how many rows it inserted and how many of them are cancelled.
     /// Parameters: $1 campaign, $2 priority class, $3 next_attempt_at (the scheduled time), $4 now, $5 topic,
     /// $6 environment (filter; for tokens: the one for unregistered tokens), $7 cursor (exclusive), $8 upper bound
-    /// (inclusive). A row already there (a token given twice) is skipped.
-    static func insertSQL(_ audience: AudienceKind) -> String {
+    /// (inclusive); for an activity audience (`activity`), $9 kind and $10 activity type. A row already there (a
+    /// token given twice) is skipped. Tokens are sent as given, whatever their kind.
+    static func insertSQL(_ audience: AudienceKind, activity: Bool) -> String {
         let select: String
         switch audience {
         case .all:
             select = """
                 SELECT $1, id, token, environment, $2, 'pending', NULL, $3, $4, $4 FROM devices
                 WHERE topic = $5 AND active AND ($6::text IS NULL OR environment = $6::text) AND id > $7 AND id <= $8
+                  AND \(kindCondition("", activity: activity))
                 ORDER BY id
                 """
         case .users:
@@ -144,6 +162,7 @@ extension PostgresStore {
                 SELECT $1, d.id, d.token, d.environment, $2, 'pending', NULL, $3, $4, $4
                 FROM campaign_audience a
                 JOIN devices d ON d.user_id = a.value AND d.topic = $5 AND d.active AND ($6::text IS NULL OR d.environment = $6::text)
+                                  AND \(kindCondition("d.", activity: activity))
                 WHERE a.campaign_id = $1 AND a.seq > $7 AND a.seq <= $8
                 ORDER BY a.seq, d.id
                 """

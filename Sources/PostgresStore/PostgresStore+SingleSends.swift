@@ -30,7 +30,7 @@ extension PostgresStore {
             switch spec.audience {
             case .tokens(let tokens, _): values = tokens.map(\.hex)
             case .users(let users, _): values = users
-            case .all: throw StoreError.invalidCampaign("a single send goes to tokens or users, not to all devices")
+            case .all, .activities: throw StoreError.invalidCampaign("a single send goes to tokens or users, not to all devices")
             }
             let content = spec.content
             audiences.append(spec.audience.kind.rawValue)
@@ -90,7 +90,7 @@ extension PostgresStore {
             UNION ALL
             SELECT s.id, r.seq, d.id, d.token, d.environment, false
             FROM recipient r JOIN spec s ON s.id = r.spec
-            JOIN devices d ON d.user_id = r.value AND (d.topic = s.topic) IS TRUE AND d.active
+            JOIN devices d ON d.user_id = r.value AND (d.topic = s.topic) IS TRUE AND d.active AND d.kind = 'device'
                           AND (s.environment = '' OR d.environment = s.environment)
             WHERE s.audience = 'users'
         ),

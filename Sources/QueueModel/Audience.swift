@@ -1,6 +1,8 @@
 import APNs
 
-/// Who a campaign goes to. Every audience is limited to devices of the campaign's topic.
+/// Who a campaign goes to. Every audience is limited to devices of the campaign's topic. `.all` and `.users` reach
+/// devices of kind `device` only (a regular push never goes to a Live Activity token); `.activities` reaches Live
+/// Activity tokens only; `.tokens` sends to the tokens given, whatever their kind.
 public enum Audience: Hashable, Sendable {
     /// These tokens. A registered token (for the campaign's topic) is sent in its registered environment and
     /// skipped (cancelled, reason `DeviceInactive`) when inactive; a token that is not registered is sent
@@ -10,6 +12,11 @@ public enum Audience: Hashable, Sendable {
     case users([String], environment: Environment? = nil)
     /// Every active device of the topic, optionally only those of one environment.
     case all(environment: Environment? = nil)
+    /// The active Live Activity tokens of `kind` (`activity`: update tokens; `pushToStart`) registered for the
+    /// activity type `type`, of these users when `users` is given; optionally only those of one environment.
+    /// Live Activity tokens are registered under the app's bundle id, like devices, and matched with the
+    /// campaign's bundle id; the campaign's push type is `liveactivity` (`CampaignSpec.validate`).
+    case activities(type: String, kind: DeviceKind = .activity, users: [String]? = nil, environment: Environment? = nil)
 
     /// The kind of audience, as a store records it.
     public var kind: AudienceKind {
@@ -17,18 +24,27 @@ public enum Audience: Hashable, Sendable {
         case .tokens: return .tokens
         case .users: return .users
         case .all: return .all
+        case .activities(_, _, let users, _): return users == nil ? .all : .users
         }
+    }
+
+    /// For `.activities`: the activity type and the kind of token it reaches; nil for the other audiences.
+    public var activity: ActivitySelector? {
+        guard case .activities(let type, let kind, _, _) = self else { return nil }
+        return ActivitySelector(type: type, kind: kind)
     }
 
     /// For `.tokens`: the environment of unregistered tokens; otherwise a filter. nil: not given.
     public var environment: Environment? {
         switch self {
-        case .tokens(_, let environment), .users(_, let environment), .all(let environment): return environment
+        case .tokens(_, let environment), .users(_, let environment), .all(let environment), .activities(_, _, _, let environment):
+            return environment
         }
     }
 }
 
-/// The kind of a campaign's audience, as stored in `campaigns.audience`.
+/// The kind of a campaign's audience, as stored in `campaigns.audience` (an activity audience is stored as `all`
+/// or `users`, with its `ActivitySelector` beside it).
 public enum AudienceKind: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     case tokens
     case users
@@ -45,10 +61,13 @@ public struct AudienceSummary: Hashable, Sendable {
     public var environment: Environment?
     /// How many tokens or user ids were given (duplicates included); 0 for `.all`.
     public var size: Int
+    /// For an activity audience: the Live Activity tokens it reaches; nil for device audiences.
+    public var activity: ActivitySelector?
 
-    public init(kind: AudienceKind, environment: Environment?, size: Int) {
+    public init(kind: AudienceKind, environment: Environment?, size: Int, activity: ActivitySelector? = nil) {
         self.kind = kind
         self.environment = environment
         self.size = size
+        self.activity = activity
     }
 }

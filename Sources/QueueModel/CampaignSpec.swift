@@ -5,16 +5,29 @@ import Foundation
 public struct CampaignSpec: Hashable, Sendable {
     public var kind: CampaignKind
     public var audience: Audience
-    /// What is sent to every device of the audience (validated when it was made).
-    public var content: NotificationContent
+    /// What is sent to every device of the audience (validated when it was made). A Live Activity content given
+    /// with the topic `<bundle id>.push-type.liveactivity` is kept with the bare bundle id (the `apns-topic` header
+    /// is the same): devices, Live Activity tokens included, are registered and matched under the bundle id.
+    public var content: NotificationContent {
+        didSet { content = Self.registryContent(content) }
+    }
     /// nil: now. Nothing of the campaign is expanded or sent before this time.
     public var scheduledAt: Date?
 
     public init(kind: CampaignKind = .bulk, audience: Audience, content: NotificationContent, scheduledAt: Date? = nil) {
         self.kind = kind
         self.audience = audience
-        self.content = content
+        self.content = Self.registryContent(content)
         self.scheduledAt = scheduledAt
+    }
+
+    /// `content` with its bundle id as the registry knows it: a Live Activity topic's suffix dropped.
+    static func registryContent(_ content: NotificationContent) -> NotificationContent {
+        guard content.pushType == .liveactivity, let suffix = PushType.liveactivity.topicSuffix,
+              content.bundleID.hasSuffix(suffix), content.bundleID.count > suffix.count else { return content }
+        return NotificationContent(trusted: String(content.bundleID.dropLast(suffix.count)), pushType: content.pushType,
+                                   priority: content.priority, expiration: content.expiration, collapseID: content.collapseID,
+                                   apnsID: content.apnsID, payload: content.payload)
     }
 
     /// A single send to one token.
@@ -22,10 +35,25 @@ public struct CampaignSpec: Hashable, Sendable {
         CampaignSpec(kind: .single, audience: .tokens([token], environment: environment), content: content)
     }
 
-    /// Checks the rule the content cannot: a single send goes to tokens or users.
+    /// Checks the rules the content cannot: a single send goes to tokens or users; an activity audience names a
+    /// valid activity type and a Live Activity kind of token.
     public func validate() throws(StoreError) {
         if kind == .single, case .all = audience {
             throw .invalidCampaign("a single send goes to tokens or users, not to all devices; create a bulk campaign")
+        }
+        if let activity = audience.activity {
+            if kind == .single {
+                throw .invalidCampaign("a single send goes to tokens or users; send to the activities of a type with a bulk campaign")
+            }
+            guard activity.kind.isLiveActivity else {
+                throw .invalidCampaign("an activity audience reaches activity or pushToStart tokens, not kind device")
+            }
+            guard content.pushType == .liveactivity else {
+                throw .invalidCampaign("an activity audience takes push type liveactivity, got \(content.pushType)")
+            }
+            do { try DeviceRegistration.validateActivityType(activity.type) } catch .invalidDevice(let why) {
+                throw .invalidCampaign(why)
+            }
         }
     }
 }

@@ -17,11 +17,11 @@ public struct CopyTable: Sendable, Hashable {
     /// `device_users` (PostgreSQL reads `devices.user_id`) and `deferred_batches` (written out before copying).
     public static let all: [CopyTable] = [
         CopyTable("devices", key: ["id"], columns: ["token", "topic", "environment", "user_id", "active", "registered_at",
-                                                    "deactivated_at", "reason"]),
+                                                    "deactivated_at", "reason", "kind", "activity_type"]),
         CopyTable("campaigns", key: ["id"], columns: [
             "kind", "status", "topic", "push_type", "priority", "expiration", "collapse_id", "apns_id", "payload", "audience",
             "audience_environment", "audience_size", "expanded", "expansion_cursor", "scheduled_at", "created_at",
-            "started_at", "finished_at", "paused", "verify",
+            "started_at", "finished_at", "paused", "verify", "audience_activity_type", "audience_activity_kind",
             "total", "pending", "accepted", "rejected", "unregistered", "failed", "cancelled"]),
         CopyTable("campaign_audience", key: ["campaign_id", "seq"], columns: ["value"]),
         CopyTable("deliveries", key: ["id"], columns: [

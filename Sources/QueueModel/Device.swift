@@ -16,9 +16,14 @@ public struct Device: Hashable, Sendable, Identifiable {
     public var deactivatedAt: Date?
     /// Why the device was deactivated (an APNs reason such as `Unregistered` or `BadDeviceToken`).
     public var reason: Reason?
+    /// What the token is for: a device, a Live Activity's update token or the app's push-to-start token.
+    public var kind: DeviceKind
+    /// The ActivityAttributes type name of an `activity` or `pushToStart` token; nil for a device.
+    public var activityType: String?
 
     public init(id: Int64, token: DeviceToken, topic: String, environment: Environment, user: String?,
-                isActive: Bool, registeredAt: Date, deactivatedAt: Date?, reason: Reason?) {
+                isActive: Bool, registeredAt: Date, deactivatedAt: Date?, reason: Reason?,
+                kind: DeviceKind = .device, activityType: String? = nil) {
         self.id = id
         self.token = token
         self.topic = topic
@@ -28,5 +33,7 @@ public struct Device: Hashable, Sendable, Identifiable {
         self.registeredAt = registeredAt
         self.deactivatedAt = deactivatedAt
         self.reason = reason
+        self.kind = kind
+        self.activityType = activityType
     }
 }

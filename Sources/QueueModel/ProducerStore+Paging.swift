@@ -1,8 +1,13 @@
 /// Listings as async sequences, built on the paged requirements, for every producer-side store.
 extension ProducerStore {
-    /// One page of the registry of every user (`devices(active:user:after:limit:)` without a user filter).
+    /// One page of the registry of every user and kind (`devices(active:user:kind:after:limit:)` without filters).
     public func devices(active: Bool?, after: Int64?, limit: Int) async throws(StoreError) -> [Device] {
-        try await devices(active: active, user: nil, after: after, limit: limit)
+        try await devices(active: active, user: nil, kind: nil, after: after, limit: limit)
+    }
+
+    /// One page of the registry, of every kind.
+    public func devices(active: Bool?, user: String?, after: Int64?, limit: Int) async throws(StoreError) -> [Device] {
+        try await devices(active: active, user: user, kind: nil, after: after, limit: limit)
     }
 
     /// Every device (optionally only active or inactive ones), fetched page by page as the sequence is iterated.

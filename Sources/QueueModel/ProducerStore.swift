@@ -30,8 +30,9 @@ public protocol ProducerStore: Actor {
     func importDevices(_ registrations: [DeviceRegistration], now: Date, commitEvery: Int) async throws(StoreError) -> Int
     /// The device registered with `token` for `topic`, if any.
     func device(token: DeviceToken, topic: String) async throws(StoreError) -> Device?
-    /// One page of the registry in id order: devices with an id greater than `after`; `active` and `user` filter.
-    func devices(active: Bool?, user: String?, after: Int64?, limit: Int) async throws(StoreError) -> [Device]
+    /// One page of the registry in id order: devices with an id greater than `after`; `active`, `user` and `kind`
+    /// filter.
+    func devices(active: Bool?, user: String?, kind: DeviceKind?, after: Int64?, limit: Int) async throws(StoreError) -> [Device]
     /// How many devices are registered (optionally only active or inactive ones).
     func deviceCount(active: Bool?) async throws(StoreError) -> Int
 

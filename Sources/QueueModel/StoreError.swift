@@ -44,6 +44,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidAPIKey(String)
     /// The idempotency key was used within its lifetime with a different request.
     case idempotencyConflict(key: String)
+    /// A device registration breaks a rule (message says which): a bad kind, a missing or forbidden activity type.
+    case invalidDevice(String)
     /// A device was named by token alone, and the token is registered for several topics: name the topic.
     case ambiguousDevice(token: String, topics: [String])
     /// A backup could not be written to the path (nothing is left there).
@@ -87,6 +89,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "idempotency key '\(key)' was already used with a different request (keys are remembered for 24 hours)"
         case .invalidAPIKey(let why):
             return why
+        case .invalidDevice(let why):
+            return "invalid device: \(why)"
         case .ambiguousDevice(let token, let topics):
             return "token \(token) is registered for several topics (\(topics.joined(separator: ", "))): name the topic"
         case .backupFailed(let path, let why):
@@ -102,7 +106,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .databaseLocked, .diskFull, .ioError, .readOnly, .unavailable: return true
         case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
              .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict, .ambiguousDevice,
-             .backupFailed:
+             .invalidDevice, .backupFailed:
             return false
         }
     }

@@ -55,4 +55,15 @@ package enum Decode {
         guard let value = AudienceKind(rawValue: raw) else { throw StoreError.corruptValue("audience '\(raw)'") }
         return value
     }
+
+    package static func deviceKind(_ raw: String) throws -> DeviceKind {
+        guard let value = DeviceKind(rawValue: raw) else { throw StoreError.corruptValue("device kind '\(raw)'") }
+        return value
+    }
+
+    /// An activity audience's selector from its two stored columns (both NULL for other audiences).
+    package static func activitySelector(type: String?, kind: String?) throws -> ActivitySelector? {
+        guard let type else { return nil }
+        return ActivitySelector(type: type, kind: try deviceKind(kind ?? ""))
+    }
 }

@@ -8,6 +8,8 @@ struct ImportRows {
         var topic: Range<Int>
         var environment: Range<Int>
         var user: Range<Int>?
+        var kind: Range<Int>
+        var activityType: Range<Int>?
     }
 
     private(set) var bytes: [UInt8] = []
@@ -29,7 +31,8 @@ struct ImportRows {
     private mutating func append(_ registration: borrowing DeviceRegistration) {
         rows.append(Row(token: append(registration.token.hex), topic: append(registration.topic),
                         environment: append(registration.environment.rawValue),
-                        user: registration.user.map { append($0) }))
+                        user: registration.user.map { append($0) }, kind: append(registration.kind.rawValue),
+                        activityType: registration.activityType.map { append($0) }))
     }
 
     private mutating func append(_ text: String) -> Range<Int> {

@@ -20,6 +20,7 @@ enum Schema {
         .init(id: "0011-outcome-counts", sql: v11),
         .init(id: "0012-pause", sql: v12),
         .init(id: "0013-verify", sql: v13),
+        .init(id: "0014-live-activity-tokens", sql: v14),
     ])
 
     private static let v1 = """
@@ -316,5 +317,22 @@ enum Schema {
     /// gauge apply) flagged here; the API and the CLI show its kind as `verify`.
     private static let v13 = """
         ALTER TABLE campaigns ADD COLUMN verify INTEGER NOT NULL DEFAULT 0 CHECK (verify IN (0, 1));
+        """
+
+    /// Live Activities: a device row's `kind` is `device` (every row before this migration), `activity` (the update
+    /// token of one running activity) or `pushToStart` (the app's push-to-start token), with the activity type
+    /// (ActivityAttributes name) of the two Live Activity kinds. Uniqueness stays (token, topic), the topic being
+    /// the app's bundle id for every kind. `devices_by_activity` holds only active Live Activity tokens,
+    /// for audiences by type. A campaign to an activity audience is stored as `all` or `users` with the type and
+    /// kind of token it reaches (`audience_activity_type`, `audience_activity_kind`; both NULL otherwise).
+    private static let v14 = """
+        ALTER TABLE devices ADD COLUMN kind TEXT NOT NULL DEFAULT 'device'
+            CHECK (kind = 'device' OR kind = 'activity' OR kind = 'pushToStart');
+        ALTER TABLE devices ADD COLUMN activity_type TEXT CHECK ((activity_type IS NULL) = (kind = 'device'));
+        CREATE INDEX devices_by_activity ON devices (topic, kind, activity_type, id) WHERE activity_type IS NOT NULL AND active = 1;
+        ALTER TABLE campaigns ADD COLUMN audience_activity_type TEXT;
+        ALTER TABLE campaigns ADD COLUMN audience_activity_kind TEXT
+            CHECK ((audience_activity_kind IS NULL) = (audience_activity_type IS NULL)
+                   AND (audience_activity_kind IS NULL OR audience_activity_kind = 'activity' OR audience_activity_kind = 'pushToStart'));
         """
 }

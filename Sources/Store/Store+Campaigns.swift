@@ -146,13 +146,15 @@ extension Store {
         let nowMS = now.storeMilliseconds
         try db.cached("""
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
-                audience, audience_environment, scheduled_at, created_at, started_at, apns_id, id, verify)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                audience, audience_environment, scheduled_at, created_at, started_at, apns_id, id, verify,
+                audience_activity_type, audience_activity_kind)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
             """).bind(spec.kind.stored, status.rawValue, spec.content.bundleID, spec.content.pushType.rawValue,
                       spec.content.priority.rawValue, spec.content.expiration?.secondsSince1970, spec.content.collapseID?.value,
                       spec.content.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
                       (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil,
-                      spec.content.apnsID?.uuidString, id?.rawValue, spec.kind == .verify)
+                      spec.content.apnsID?.uuidString, id?.rawValue, spec.kind == .verify,
+                      spec.audience.activity?.type, spec.audience.activity?.kind.rawValue)
             .run()
         return CampaignID(db.lastInsertRowID)
     }
@@ -160,8 +162,8 @@ extension Store {
     private func stageAudience(_ db: Connection, _ id: CampaignID, _ audience: Audience) throws {
         switch audience {
         case .tokens(let tokens, _): try stage(db, id, tokens.lazy.map(\.hex))
-        case .users(let users, _): try stage(db, id, users)
-        case .all: break
+        case .users(let users, _), .activities(_, _, let users?, _): try stage(db, id, users)
+        case .all, .activities(_, _, nil, _): break
         }
     }
 
@@ -187,7 +189,8 @@ extension Store {
     static let campaignColumns = """
         id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
         collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
-        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused, verify
+        total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused, verify, \
+        audience_activity_type, audience_activity_kind
         """
 
     static func fetchCampaign(_ db: Connection, _ id: CampaignID) throws -> Campaign {
@@ -207,7 +210,8 @@ extension Store {
             status: try Decode.campaignStatus(row.string(2)),
             audience: AudienceSummary(kind: try Decode.audienceKind(row.string(3)),
                                       environment: try row.optionalString(4).map(Decode.environment),
-                                      size: row.int(5)),
+                                      size: row.int(5),
+                                      activity: try Decode.activitySelector(type: row.optionalString(27), kind: row.optionalString(28))),
             content: try Decode.content(bundleID: row.string(6), pushType: row.string(7), priority: row.int(8),
                                         expiration: row.optionalInt64(9), collapseID: row.optionalString(10),
                                         apnsID: row.optionalString(24), payload: row.blob(11)),

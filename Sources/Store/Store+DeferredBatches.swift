@@ -69,12 +69,13 @@ extension Store {
         let recipients: Int
         switch spec.audience {
         case .tokens(let tokens, _): recipients = tokens.count
-        case .users(let users, _): recipients = users.count
-        case .all: recipients = 0
+        case .users(let users, _), .activities(_, _, let users?, _): recipients = users.count
+        case .all, .activities(_, _, nil, _): recipients = 0
         }
         let created = Milliseconds.date(batch.createdAt)
         return Campaign(id: id, kind: .single, status: .scheduled,
-                        audience: AudienceSummary(kind: spec.audience.kind, environment: spec.audience.environment, size: recipients),
+                        audience: AudienceSummary(kind: spec.audience.kind, environment: spec.audience.environment, size: recipients,
+                                                  activity: spec.audience.activity),
                         content: spec.content, scheduledAt: created, createdAt: created, startedAt: nil, finishedAt: nil,
                         isExpanded: false, counters: CampaignCounters())
     }

@@ -7,12 +7,13 @@ extension Store {
 
     /// The columns `device(from:)` reads, each after `prefix` (a table alias and a dot, or nothing).
     static func deviceColumnList(_ prefix: String) -> String {
-        ["id", "token", "topic", "environment", "user_id", "active", "registered_at", "deactivated_at", "reason"]
+        ["id", "token", "topic", "environment", "user_id", "active", "registered_at", "deactivated_at", "reason", "kind", "activity_type"]
             .map { prefix + $0 }.joined(separator: ", ")
     }
 
-    /// Registers a device, or re-registers it: refreshes `registeredAt`, reactivates it, updates its environment
-    /// and (when given) its user. Returns the device as stored.
+    /// Registers a device, or re-registers it: refreshes `registeredAt`, reactivates it, updates its environment,
+    /// kind and activity type and (when given) its user. Returns the device as stored. A registration that breaks
+    /// a rule of `DeviceRegistration.checked()` fails with `StoreError.invalidDevice` and changes nothing.
     @discardableResult
     public func register(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> Device {
         try registerDevice(registration, now: now).device
@@ -26,9 +27,10 @@ extension Store {
         let nowMS = now.storeMilliseconds
         var wroteEvent = false
         defer { if wroteEvent { eventsWritten() } }
+        let checked = try registration.checked()
         return try write { db in
+            var registration = checked
             let isNew = try Self.fetchDevice(db, token: registration.token, topic: registration.topic) == nil
-            var registration = registration
             var replaced: Device?
             if let old = registration.replaces, old != registration.token,
                let oldDevice = try Self.fetchDevice(db, token: old, topic: registration.topic), oldDevice.isActive {
@@ -107,11 +109,14 @@ extension Store {
         }
     }
 
-    /// One page of the registry, in id order: devices with an id greater than `after`; `active` and `user` filter
-    /// (a user's devices are read through `device_users`, so a user with few devices costs a few rows however
+    /// One page of the registry, in id order: devices with an id greater than `after`; `active`, `user` and `kind`
+    /// filter (a user's devices are read through `device_users`, so a user with few devices costs a few rows however
     /// big the registry). Page with the last device's `id` until a page comes back shorter than `limit`.
-    public func devices(active: Bool? = nil, user: String? = nil, after: Int64? = nil, limit: Int = 1000) throws(StoreError) -> [Device] {
-        let filter = active.map { $0 ? " AND d.active = 1" : " AND d.active = 0" } ?? ""
+    public func devices(active: Bool? = nil, user: String? = nil, kind: DeviceKind? = nil, after: Int64? = nil,
+                        limit: Int = 1000) throws(StoreError) -> [Device] {
+        // The kind is one of three fixed words: written into the statement, which stays one cached statement per kind.
+        let filter = (active.map { $0 ? " AND d.active = 1" : " AND d.active = 0" } ?? "")
+            + (kind.map { " AND d.kind = '\($0.rawValue)'" } ?? "")
         return try read { db in
             let statement: Statement
             if let user {
@@ -148,6 +153,7 @@ extension Store {
         Device(id: row.int64(0), token: try Decode.token(row.string(1)), topic: row.string(2),
                environment: try Decode.environment(row.string(3)), user: row.optionalString(4),
                isActive: row.int64(5) != 0, registeredAt: Milliseconds.date(row.int64(6)),
-               deactivatedAt: row.optionalInt64(7).map(Milliseconds.date), reason: row.optionalString(8).map { Reason(rawValue: $0) })
+               deactivatedAt: row.optionalInt64(7).map(Milliseconds.date), reason: row.optionalString(8).map { Reason(rawValue: $0) },
+               kind: try Decode.deviceKind(row.string(9)), activityType: row.optionalString(10))
     }
 }

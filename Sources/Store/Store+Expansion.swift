@@ -57,7 +57,8 @@ extension Store {
         throws -> (inserted: Int, finished: Bool, started: Bool)
     {
         let state = try db.cached("""
-            SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status
+            SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status,
+                   audience_activity_type, audience_activity_kind
             FROM campaigns WHERE id = ?
             """).bind(id.rawValue)
         guard try state.step() else {
@@ -72,13 +73,15 @@ extension Store {
         let scheduledAt = state.int64(5)
         let alreadyExpanded = state.int64(6) != 0
         let started = kind == .bulk && state.string(7) == CampaignStatus.scheduled.rawValue
+        let activity = try Decode.activitySelector(type: state.optionalString(8), kind: state.optionalString(9))
         state.reset()
         if alreadyExpanded { return (0, true, false) }
 
         let lastDelivery = try db.cached("SELECT COALESCE(MAX(id), 0) FROM deliveries").scalarInt64() ?? 0
         let bounds: Statement
         if audience == .all {
-            bounds = try db.cached(allPageBounds).bind(topic, environment, cursor, pageSize)
+            bounds = try db.cached(allPageBounds(activity: activity != nil)).bind(topic, environment, cursor, pageSize)
+            if let activity { try bounds.bindAt(5, activity.kind.rawValue); try bounds.bindAt(6, activity.type) }
         } else {
             bounds = try db.cached("""
                 SELECT MAX(seq), COUNT(*) FROM (
@@ -95,8 +98,10 @@ extension Store {
         if let upper {
             // For tokens, ?6 is the environment of unregistered tokens (production unless given); otherwise a filter.
             let environmentParameter = audience == .tokens ? environment ?? Environment.production.rawValue : environment
-            try db.cached(insertSQL(audience))
-                .bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environmentParameter, cursor, upper).run()
+            let insert = try db.cached(insertSQL(audience, activity: activity != nil))
+                .bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environmentParameter, cursor, upper)
+            if let activity { try insert.bindAt(9, activity.kind.rawValue); try insert.bindAt(10, activity.type) }
+            try insert.run()
             inserted = db.changes
             if audience == .tokens {
                 cancelled = Int(try db.cached("SELECT COUNT(*) FROM deliveries WHERE id > ? AND +status = 'cancelled'")
@@ -120,18 +125,29 @@ extension Store {
     }
 
     /// The last device id and the number of devices of the next page of an `.all` audience: ?1 topic,
-    /// ?2 environment or NULL, ?3 cursor (exclusive), ?4 page size.
-    static let allPageBounds = """
+    /// ?2 environment or NULL, ?3 cursor (exclusive), ?4 page size; for an activity audience, ?5 kind and
+    /// ?6 activity type (served by `devices_by_activity`).
+    static func allPageBounds(activity: Bool) -> String {
+        """
         SELECT MAX(id), COUNT(*) FROM (
             SELECT id FROM devices
             WHERE topic = ?1 AND active = 1 AND (?2 IS NULL OR environment = ?2) AND id > ?3
+              AND \(activity ? "kind = ?5 AND activity_type = ?6" : "kind = 'device'")
             ORDER BY id LIMIT ?4)
         """
+    }
+
+    /// The condition on a device row (`d`) of `.all` and `.users` audiences: kind `device` only; for an activity
+    /// audience, Live Activity tokens of kind ?9 and activity type ?10.
+    static func kindCondition(_ d: String, activity: Bool) -> String {
+        activity ? "\(d)kind = ?9 AND \(d)activity_type = ?10" : "\(d)kind = 'device'"
+    }
 
     /// The INSERT … SELECT of one page. Parameters: ?1 campaign, ?2 priority class, ?3 next_attempt_at (the
     /// scheduled time), ?4 now, ?5 topic, ?6 environment (filter; for tokens: the one for unregistered tokens),
-    /// ?7 cursor (exclusive), ?8 upper bound (inclusive).
-    static func insertSQL(_ audience: AudienceKind) -> String {
+    /// ?7 cursor (exclusive), ?8 upper bound (inclusive); for an activity audience (`activity`), ?9 kind and ?10
+    /// activity type. Tokens are sent as given, whatever their kind.
+    static func insertSQL(_ audience: AudienceKind, activity: Bool) -> String {
         let columns = """
             INSERT OR IGNORE INTO deliveries (campaign_id, device_id, token, environment, priority_class, status,
                 reason, next_attempt_at, created_at, updated_at)
@@ -141,6 +157,7 @@ extension Store {
             return columns + """
                 SELECT ?1, id, token, environment, ?2, 'pending', NULL, ?3, ?4, ?4 FROM devices
                 WHERE topic = ?5 AND active = 1 AND (?6 IS NULL OR environment = ?6) AND id > ?7 AND id <= ?8
+                  AND \(kindCondition("", activity: activity))
                 ORDER BY id
                 """
         case .users:
@@ -149,7 +166,7 @@ extension Store {
                 FROM campaign_audience a
                 JOIN device_users u ON u.user_id = a.value
                 JOIN devices d ON d.id = u.device_id AND d.user_id = u.user_id AND d.topic = ?5 AND d.active = 1
-                                  AND (?6 IS NULL OR d.environment = ?6)
+                                  AND (?6 IS NULL OR d.environment = ?6) AND \(kindCondition("d.", activity: activity))
                 WHERE a.campaign_id = ?1 AND a.seq > ?7 AND a.seq <= ?8
                 ORDER BY a.seq, u.device_id
                 """

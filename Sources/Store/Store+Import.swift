@@ -18,6 +18,8 @@ extension Store {
     @discardableResult
     public func importDevices(_ registrations: [DeviceRegistration], now: Date = Date(),
                               commitEvery: Int = 100_000) throws(StoreError) -> Int {
+        // Checked before anything is written: a bad registration fails the whole call and changes nothing.
+        let registrations = try DeviceRegistration.checked(registrations)
         let plan = Self.writeOrder(registrations)
         let registeredAt = now.storeMilliseconds
         // The commits leave checkpoints to a thread of their own (see `Checkpointer`), and the connection its
@@ -54,7 +56,11 @@ extension Store {
                     if let user = row.user { try statement.bindText(parameter + 3, text, user) } else {
                         try statement.bindAt(parameter + 3, String?.none)
                     }
-                    parameter += 4
+                    try statement.bindText(parameter + 4, text, row.kind)
+                    if let type = row.activityType { try statement.bindText(parameter + 5, text, type) } else {
+                        try statement.bindAt(parameter + 5, String?.none)
+                    }
+                    parameter += 6
                 }
                 try statement.run()
             }
@@ -90,17 +96,19 @@ extension Store {
         """
 
     /// Registers or re-registers `rows` devices; ?1 is the registration time, then (token, topic, environment,
-    /// user) per device.
+    /// user, kind, activity type) per device.
     private static func upsertSQL(rows: Int) -> String {
         let values = (0..<rows).map { row in
-            let first = 2 + 4 * row
-            return "(?\(first), ?\(first + 1), ?\(first + 2), ?\(first + 3), 1, ?1)"
+            let first = 2 + 6 * row
+            return "(?\(first), ?\(first + 1), ?\(first + 2), ?\(first + 3), ?\(first + 4), ?\(first + 5), 1, ?1)"
         }
         return """
-            INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
+            INSERT INTO devices (token, topic, environment, user_id, kind, activity_type, active, registered_at)
             VALUES \(values.joined(separator: ", "))
             ON CONFLICT (token, topic) DO UPDATE SET
                 environment    = excluded.environment,
+                kind           = excluded.kind,
+                activity_type  = excluded.activity_type,
                 user_id        = COALESCE(excluded.user_id, devices.user_id),
                 active         = 1,
                 registered_at  = excluded.registered_at,
@@ -147,7 +155,8 @@ extension Store {
 
     /// What `importDevices` writes: the indices of `registrations` in (token, topic) order with each device
     /// once, and for a device given several times, its merged registration (by the index kept): its last
-    /// environment and its last user given, as if its registrations had been applied in input order.
+    /// environment, kind and activity type and its last user given, as if its registrations had been applied in
+    /// input order.
     package static func writeOrder(_ registrations: [DeviceRegistration]) -> (order: [Int], merged: [Int: DeviceRegistration]) {
         let sorted = ByteOrder.indices(count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token.hex) }) { a, b in
             let left = registrations[a], right = registrations[b]
@@ -166,6 +175,8 @@ extension Store {
             }
             var registration = merged[kept] ?? registrations[kept]
             registration.environment = registrations[index].environment
+            registration.kind = registrations[index].kind
+            registration.activityType = registrations[index].activityType
             if let user = registrations[index].user { registration.user = user }
             merged[kept] = registration
         }

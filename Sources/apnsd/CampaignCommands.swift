@@ -7,7 +7,8 @@ import QueueModel
 /// `apnsd campaign create | list | show | cancel`.
 enum CampaignCommands {
     static func create(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: NotificationOptions.valued.union(["user", "tokens", "at", "idempotency-key"]).union(Configuration.flagNames),
+        let arguments = try Arguments(words, valued: NotificationOptions.valued.union(["user", "tokens", "at", "idempotency-key", "activity-type", "kind"])
+                                          .union(Configuration.flagNames),
                                       flagNames: ["all"])
         let configuration = try Configuration.load(arguments: arguments)
         let options = try NotificationOptions(arguments, configuration: configuration)
@@ -17,9 +18,9 @@ enum CampaignCommands {
         Output.line(id.description)
     }
 
-    /// Enqueues one campaign to the audience the arguments choose (`--all`, `--user ID ...` or `--tokens FILE`, at
-    /// `--at`), made by `makeSpec`; with `--idempotency-key`, a rerun returns the first run's id. Used by
-    /// `campaign create` and `device verify`.
+    /// Enqueues one campaign to the audience the arguments choose (`--all`, `--user ID ...`, `--tokens FILE` or
+    /// `--activity-type T [--kind K] [--user ID ...]`, at `--at`), made by `makeSpec`; with `--idempotency-key`, a
+    /// rerun returns the first run's id. Used by `campaign create` and `device verify`.
     static func enqueue(_ arguments: Arguments, _ configuration: Configuration, environment: Environment?,
                         makeSpec: (Audience, Date?) -> CampaignSpec) async throws(CLIError) -> CampaignID {
         var users = arguments.values("user").flatMap { $0.split(separator: ",").map(String.init) }
@@ -28,8 +29,13 @@ enum CampaignCommands {
             do { try UserID.validate(user) } catch { throw .usage("--user: \(error)") }
         }
         let tokensFile = try arguments.value("tokens")
-        let chosen = [arguments.flag("all"), !users.isEmpty, tokensFile != nil].filter { $0 }.count
-        guard chosen == 1 else { throw .usage("choose exactly one audience: --all, --user ID ..., or --tokens FILE") }
+        let activityType = try arguments.value("activity-type")
+        let tokenKind = try DeviceCommands.kind(arguments)
+        let chosen = [arguments.flag("all"), !users.isEmpty && activityType == nil, tokensFile != nil, activityType != nil].filter { $0 }.count
+        guard chosen == 1 else {
+            throw .usage("choose exactly one audience: --all, --user ID ..., --tokens FILE, or --activity-type T [--user ID ...]")
+        }
+        if tokenKind != nil && activityType == nil { throw .usage("--kind goes with --activity-type") }
         let scheduledAt = try arguments.value("at").map(parseDate)
 
         let store: any ProducerStore
@@ -68,8 +74,18 @@ enum CampaignCommands {
                 throw .store(error)
             }
         }
-        let audience: Audience = users.isEmpty ? .all(environment: environment) : .users(users, environment: environment)
+        let audience: Audience
+        if let activityType {
+            audience = .activities(type: activityType, kind: tokenKind ?? .activity, users: users.isEmpty ? nil : users,
+                                   environment: environment)
+        } else {
+            audience = users.isEmpty ? .all(environment: environment) : .users(users, environment: environment)
+        }
         let spec = makeSpec(audience, scheduledAt)
+        if audience.activity != nil {
+            // Its rules (type, kind, push type) as a usage error, before anything is opened.
+            do { try spec.validate() } catch .invalidCampaign(let why) { throw .usage("--activity-type: \(why)") } catch { throw .store(error) }
+        }
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         store = try await StoreAccess.open(configuration)
         do {
@@ -77,6 +93,13 @@ enum CampaignCommands {
         } catch {
             throw .store(error)
         }
+    }
+
+    /// `campaign show`'s audience: "all devices", "users (3)", "activities of DeliveryAttributes, users (2)"…
+    static func audienceText(_ audience: AudienceSummary) -> String {
+        let who = audience.kind == .all ? nil : "\(audience.kind) (\(audience.size))"
+        guard let activity = audience.activity else { return who ?? "all devices" }
+        return Printable.escaped(activity.description) + (who.map { ", " + $0 } ?? "")
     }
 
     private static func parseDate(_ text: String) throws(CLIError) -> Date {
@@ -129,7 +152,7 @@ enum CampaignCommands {
         Output.line("""
         campaign \(campaign.id) (\(campaign.kind)) — \(campaign.status)
           topic        \(Printable.escaped(campaign.content.topic))  push type \(campaign.content.pushType)  priority \(campaign.content.priority)
-          audience     \(campaign.audience.kind == .all ? "all devices" : "\(campaign.audience.kind) (\(campaign.audience.size))")\(campaign.audience.environment.map { " \($0)" } ?? "")\(campaign.isExpanded ? "" : " — not expanded yet")
+          audience     \(audienceText(campaign.audience))\(campaign.audience.environment.map { " \($0)" } ?? "")\(campaign.isExpanded ? "" : " — not expanded yet")
           scheduled    \(Output.timestamp(campaign.scheduledAt))
           started      \(campaign.startedAt.map(Output.timestamp) ?? "-")
           finished     \(campaign.finishedAt.map(Output.timestamp) ?? "-")
@@ -202,7 +225,7 @@ enum CampaignCommands {
     private static func tableLine(_ campaign: Campaign) -> String {
         let pad = Output.pad
         let c = campaign.counters
-        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad("\(campaign.audience.kind)", 11)
+        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad(campaign.audience.activity == nil ? "\(campaign.audience.kind)" : "activities", 11)
             + [c.total, c.pending, c.accepted, c.unregistered, c.rejected, c.failed].map { pad(String($0), 10) }.joined()
             + Output.timestamp(campaign.scheduledAt)
     }

@@ -12,22 +12,32 @@ enum DeviceCommands {
     static let devicesPerTransaction = 100_000
 
     static func add(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["topic", "environment", "user", "replaces"]).union(Configuration.flagNames),
+        let arguments = try Arguments(words, valued: Set(["topic", "environment", "user", "replaces", "kind", "activity-type"])
+                                          .union(Configuration.flagNames),
                                       flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
         let tokenText = try arguments.positionals(exactly: ["TOKEN"])[0]
         var registration = try registration(token: tokenText, user: arguments.value("user"),
                                             environment: arguments.value("environment"),
                                             topic: topic(arguments, configuration))
+        registration.kind = try kind(arguments) ?? .device
+        registration.activityType = try arguments.value("activity-type")
         if let old = try arguments.value("replaces") {
             do { registration.replaces = try DeviceToken(old) } catch { throw .usage("--replaces: \(error)") }
             guard registration.replaces != registration.token else { throw .usage("--replaces: a token cannot replace itself") }
+        }
+        // The kind's rules are checked before the store is opened: a bad combination is a usage error that writes nothing.
+        do { _ = try registration.checked() } catch .invalidDevice(let why) {
+            throw .usage("--activity-type: \(why)")
+        } catch {
+            throw .store(error)
         }
         let store = try await StoreAccess.open(configuration)
         do {
             let result = try await store.registerDevice(registration, now: Date())
             let device = result.device
-            Output.line("registered \(device.token.hex) for \(device.topic) (\(device.environment))"
+            Output.line("registered \(device.token.hex) for \(device.topic) (\(device.environment)"
+                        + (device.activityType.map { ", \(device.kind) of \($0)" } ?? "") + ")"
                         + (result.replaced.map { "; deactivated \($0.token.hex) (Replaced)" } ?? ""))
         } catch {
             throw .store(error)
@@ -76,10 +86,19 @@ enum DeviceCommands {
     }
 
     static func importFile(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["topic", "environment"]).union(Configuration.flagNames), flagNames: [])
+        let arguments = try Arguments(words, valued: Set(["topic", "environment", "kind", "activity-type"]).union(Configuration.flagNames),
+                                      flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
         let source = try arguments.positionals(exactly: ["FILE (or - for stdin)"])[0]
         let topic = try topic(arguments, configuration)
+        // Every line of the file is of this kind (push-to-start tokens collected by the app, say).
+        let kind = try kind(arguments) ?? .device
+        let activityType = try arguments.value("activity-type")
+        do { try DeviceRegistration.check(kind, activityType: activityType) } catch .invalidDevice(let why) {
+            throw .usage("--activity-type: \(why)")
+        } catch {
+            throw .store(error)
+        }
         let defaultEnvironment = try arguments.value("environment").map { (text: String) throws(CLIError) -> Environment in
             do { return try Environment.parse(text) } catch { throw .usage("\(error)") }
         } ?? .production
@@ -100,7 +119,7 @@ enum DeviceCommands {
                 do {
                     guard let parsed = try ImportLine.parse(line) else { continue }
                     batch.append(DeviceRegistration(token: parsed.token, topic: topic, environment: parsed.environment ?? defaultEnvironment,
-                                                    user: parsed.user))
+                                                    user: parsed.user, kind: kind, activityType: activityType))
                 } catch {
                     Output.error("\(source):\(lineNumber): \(error)")
                     bad += 1
@@ -125,7 +144,7 @@ enum DeviceCommands {
     }
 
     static func list(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Configuration.flagNames.union(["user"]), flagNames: ["active", "inactive", "json"])
+        let arguments = try Arguments(words, valued: Configuration.flagNames.union(["user", "kind"]), flagNames: ["active", "inactive", "json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
         if arguments.flag("active") && arguments.flag("inactive") { throw .usage("--active and --inactive exclude each other") }
@@ -134,13 +153,14 @@ enum DeviceCommands {
         if let user {
             do { try UserID.validate(user) } catch { throw .usage("--user: \(error)") }
         }
+        let kind = try kind(arguments)
         let json = arguments.flag("json")
         let store = try await StoreAccess.open(configuration, readOnly: true)
         var after: Int64?
         var table: DeviceTable?
         do {
             while true {
-                let page = try await store.devices(active: active, user: user, after: after, limit: 1000)
+                let page = try await store.devices(active: active, user: user, kind: kind, after: after, limit: 1000)
                 if json {
                     for device in page { Output.line(device.json.description) }
                 } else {
@@ -157,6 +177,12 @@ enum DeviceCommands {
         } catch {
             throw .store(error)
         }
+    }
+
+    /// `--kind device|activity|pushToStart`, if given.
+    static func kind(_ arguments: Arguments) throws(CLIError) -> DeviceKind? {
+        guard let text = try arguments.value("kind") else { return nil }
+        do { return try DeviceKind.parse(text) } catch .invalidDevice(let why) { throw .usage("--\(why)") } catch { throw .store(error) }
     }
 
     static func topic(_ arguments: Arguments, _ configuration: Configuration) throws(CLIError) -> String {

@@ -1,12 +1,12 @@
 import APNs
 import QueueModel
 
-/// `apnsd device list`'s plain columns: TOKEN TOPIC ENV USER ACTIVE REASON REGISTERED, each as wide as its
+/// `apnsd device list`'s plain columns: TOKEN TOPIC ENV KIND ACTIVITY USER ACTIVE REASON REGISTERED, each as wide as its
 /// longest value in the rows it was fitted to (at least its heading), so a reason never pushes REGISTERED out
 /// of line.
 struct DeviceTable {
     private var widths: [Int]
-    static let headings = ["TOKEN", "TOPIC", "ENV", "USER", "ACTIVE", "REASON", "REGISTERED"]
+    static let headings = ["TOKEN", "TOPIC", "ENV", "KIND", "ACTIVITY", "USER", "ACTIVE", "REASON", "REGISTERED"]
 
     init(fitting devices: [Device]) {
         widths = Self.headings.map(\.count)
@@ -20,7 +20,8 @@ struct DeviceTable {
     func line(_ device: Device) -> String { Self.join(Self.cells(device), widths) }
 
     private static func cells(_ device: Device) -> [String] {
-        [device.token.hex, Printable.escaped(device.topic), device.environment.rawValue, device.user.map(Printable.escaped) ?? "-",
+        [device.token.hex, Printable.escaped(device.topic), device.environment.rawValue, device.kind.rawValue,
+         device.activityType.map(Printable.escaped) ?? "-", device.user.map(Printable.escaped) ?? "-",
          device.isActive ? "yes" : "no", device.reason.map { Printable.escaped($0.rawValue) } ?? "-", Output.timestamp(device.registeredAt)]
     }
 

@@ -150,15 +150,24 @@ enum Help {
         OVERVIEW: Register or re-register a device (refreshes its registration time, reactivates it).
 
         USAGE: apnsd device add TOKEN [--topic T] [--environment production|development] [--user ID] [--replaces OLD]
+                                [--kind device|activity|pushToStart --activity-type T]
 
           --topic T          the app's bundle id (default: apns.topic)
           --environment E    production (default) or development
           --user ID          the user the device belongs to ('send --user', 'campaign create --user')
           --replaces OLD     the app got TOKEN in place of OLD (reinstall, restore): OLD is deactivated (reason
                              Replaced) and TOKEN keeps OLD's user unless --user is given
+          --kind K           device (default), activity (the update token of one running Live Activity) or
+                             pushToStart (the app's push-to-start token); every kind is registered under the
+                             app's bundle id (a .push-type.liveactivity suffix given is dropped)
+          --activity-type T  the ActivityAttributes type name: required with --kind activity or pushToStart,
+                             refused otherwise ('campaign create --activity-type T' sends to these tokens)
 
-        EXAMPLE:
+          Registering a token again for the same topic updates it, its kind and activity type included.
+
+        EXAMPLES:
           apnsd device add 3f2a…c9 --topic com.example.app --user 42
+          apnsd device add 80c1…7e --topic com.example.app --kind activity --activity-type DeliveryAttributes --user 42
         """,
         "device remove": """
         OVERVIEW: Deactivate a device, or every device of a user (signed out everywhere, or erased), with reason
@@ -197,10 +206,12 @@ enum Help {
         OVERVIEW: Register the devices of a file (or stdin): lines 'token[,user[,environment]]'. Bad lines are
         reported with their numbers, good ones imported.
 
-        USAGE: apnsd device import FILE|- [--topic T] [--environment E]
+        USAGE: apnsd device import FILE|- [--topic T] [--environment E] [--kind K --activity-type T]
 
           --topic T          the app's bundle id (default: apns.topic)
           --environment E    for lines that name none: production (default) or development
+          --kind K           every line's kind: device (default), activity or pushToStart ('device add --help')
+          --activity-type T  every line's activity type: required with --kind activity or pushToStart
 
         EXAMPLE:
           cut -d, -f1,2 tokens.csv | apnsd device import - --topic com.example.app
@@ -208,11 +219,13 @@ enum Help {
         "device list": """
         OVERVIEW: The registered devices.
 
-        USAGE: apnsd device list [--active|--inactive] [--user ID] [--json]
+        USAGE: apnsd device list [--active|--inactive] [--user ID] [--kind device|activity|pushToStart] [--json]
 
           --user ID          only this user's devices
-          Aligned columns: TOKEN, TOPIC, ENV, USER, ACTIVE, REASON, REGISTERED.
-          JSON Lines with --json: token, topic, environment, user, active, registeredAt, deactivatedAt, reason.
+          --kind K           only tokens of this kind
+          Aligned columns: TOKEN, TOPIC, ENV, KIND, ACTIVITY (the activity type), USER, ACTIVE, REASON, REGISTERED.
+          JSON Lines with --json: token, topic, environment, user, active, registeredAt, deactivatedAt, reason,
+          kind, activityType.
         """,
         "send": """
         OVERVIEW: Validate and enqueue one notification; print its id. Goes ahead of campaigns.
@@ -252,17 +265,25 @@ enum Help {
         "campaign create": """
         OVERVIEW: Queue a bulk campaign; print its id alone on stdout.
 
-        USAGE: apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE) [--topic T]
+        USAGE: apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE
+                                     | --activity-type T [--kind activity|pushToStart] [--user ID ...]) [--topic T]
                                      [--environment E] [--push-type P] [--priority N] [--expiration EPOCH]
                                      [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
 
           --all | --user ID ... | --tokens FILE
                                the audience: every active device, those of some users, or a file of tokens
+                               (--all and --user reach devices of kind device only, never Live Activity tokens)
+          --activity-type T    the audience: the Live Activity tokens registered for activity type T under the
+                               topic's bundle id (of the users given with --user); needs --push-type liveactivity
+          --kind K             with --activity-type: activity (default: update tokens of running activities) or
+                               pushToStart (push-to-start tokens: the push starts an activity)
           --at ISO8601         send from then on (default: now)
           --idempotency-key K  a rerun (a cron job's retry) prints the first run's id and creates nothing
 
-        EXAMPLE:
+        EXAMPLES:
           id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
+          apnsd campaign create --activity-type DeliveryAttributes --push-type liveactivity --topic com.example.app \\
+              --payload @update.json
         """,
         "campaign list": """
         OVERVIEW: The campaigns, newest first: every kind (single sends are campaigns too) and status unless

@@ -66,6 +66,8 @@ struct NotificationOptions {
         case .tokens(let tokens, let environment): audience = "tokens \(environment?.rawValue ?? "-") " + tokens.map(\.hex).joined(separator: ",")
         case .users(let users, let environment): audience = "users \(environment?.rawValue ?? "-") " + users.joined(separator: "\u{0}")
         case .all(let environment): audience = "all \(environment?.rawValue ?? "-")"
+        case .activities(let type, let kind, let users, let environment):
+            audience = "activities \(type) \(kind) \(environment?.rawValue ?? "-") " + (users?.joined(separator: "\u{0}") ?? "*")
         }
         let fields = ["\(spec.kind)", audience, c.bundleID, c.pushType.rawValue, "\(c.priority.rawValue)",
                       c.expiration.map { "\($0.secondsSince1970)" } ?? "-", c.collapseID?.value ?? "-", c.apnsID?.uuidString ?? "-",

@@ -65,9 +65,11 @@ import TestSupport
         let store = try await Store.open(at: folder.databasePath)
         let plans = try await store.queryPlans([
             "claim": Store.claimQuery,
-            "expand all": Store.allPageBounds,
-            "expand users": Store.insertSQL(.users),
-            "expand tokens": Store.insertSQL(.tokens),
+            "expand all": Store.allPageBounds(activity: false),
+            "expand activities": Store.allPageBounds(activity: true),
+            "expand users": Store.insertSQL(.users, activity: false),
+            "expand activities of users": Store.insertSQL(.users, activity: true),
+            "expand tokens": Store.insertSQL(.tokens, activity: false),
             "import links": Store.linkScanSQL,
             "log token": Store.logQuery(LogFilter(token: token(1), status: .failed)),
             "log campaign": Store.logQuery(LogFilter(campaign: CampaignID(1))),
@@ -96,7 +98,9 @@ import TestSupport
         }
         expect("claim", uses: "deliveries_due")
         expect("expand all", uses: "INTEGER PRIMARY KEY")  // devices in id order, filtered
+        expect("expand activities", uses: "devices_by_activity (topic=? AND kind=? AND activity_type=? AND id>?)")
         expect("expand users", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
+        expect("expand activities of users", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
         expect("expand tokens", uses: "sqlite_autoindex_devices_1")
         expect("import links", uses: "sqlite_autoindex_devices_1 (token>? AND token<?)")
         expect("log token", uses: "deliveries_by_device", sorts: true)  // a token's few rows are sorted
@@ -145,6 +149,8 @@ import TestSupport
             "last changed": PostgresStore.logQuery(LogFilter(until: at(50_000)), order: .byUpdateNewestFirst,
                                                    bound: .max, from: at(50_000).storeMilliseconds),
             "gauges": (PostgresStore.gaugesSQL, []),
+            "activities": (PostgresStore.allPageBounds(activity: true),
+                           [.text("com.example.app"), .null, .int(0), .int(1000), .text("activity"), .text("DeliveryAttributes")]),
         ]
         let plans = try await store.plans(queries)
         func expect(_ name: String, uses index: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -163,18 +169,23 @@ import TestSupport
         expect("follow", uses: "deliveries_by_update")
         expect("follow campaign", uses: "deliveries_by_update")
         expect("last changed", uses: "Index Scan Backward using deliveries_by_update")
+        expect("activities", uses: "devices_by_activity")
         // `/metrics`: each class's oldest due row is the first key of deliveries_due, not a scan of the pending rows.
         #expect(plans["gauges"]?.components(separatedBy: "Index Only Scan using deliveries_due").count == 3, "\(plans["gauges"] ?? "")")
         await store.close()
     }
 
-    /// 20,000 devices (users u0…: two devices each, every other device), 5 campaigns of 20,000 deliveries (1% failed,
+    /// 20,000 devices (users u0…: two devices each, every other device) and 200 Live Activity tokens, 5 campaigns of 20,000 deliveries (1% failed,
     /// 0.5% rejected, the newest 1,000 pending), a second apart, and 100 deliveries to unregistered tokens.
     static let postgresRows = """
         INSERT INTO devices (token, topic, environment, user_id, active, registered_at)
         SELECT lpad(to_hex(i), 64, '0'), 'com.example.app', 'production', CASE WHEN i % 2 = 0 THEN 'u' || (i / 4) END,
                i % 10 <> 0, 0
         FROM generate_series(1, 20000) i;
+        INSERT INTO devices (token, topic, environment, active, registered_at, kind, activity_type)
+        SELECT lpad(to_hex(40000 + i), 64, '0'), 'com.example.app', 'production', true, 0, 'activity',
+               CASE WHEN i % 2 = 0 THEN 'DeliveryAttributes' ELSE 'RideAttributes' END
+        FROM generate_series(1, 200) i;
         INSERT INTO campaigns (kind, status, topic, push_type, priority, payload, audience, scheduled_at, created_at, expanded)
         SELECT 'bulk', 'running', 'com.example.app', 'alert', 10, '\\x00', 'all', 0, 0, true FROM generate_series(1, 5);
         INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, attempts,

@@ -11,6 +11,9 @@ extension WorkerFleet {
             let sqlite = try Self.script(database: nil)
             let postgres = try Self.script(database: try PostgresCluster.shared.createDatabase())
             #expect(sqlite.count == postgres.count)
+            // The update to the activities of a type reached the update token, and only it.
+            let update = try #require(sqlite.first { $0.hasPrefix("$ apnsd log --token \(CLI.token(44))") })
+            #expect(update.contains(#""status":"accepted""#) && update.split(separator: "\n").count == 2, "\(update)")
             for (left, right) in zip(sqlite, postgres) {
                 #expect(left == right, "SQLite and PostgreSQL differ:\n\(left)\nvs\n\(right)")
             }
@@ -64,6 +67,16 @@ extension WorkerFleet {
             try run("prune", "--dry-run", "--json")
             try run("prune", "--json")
             try run("log", "--json")
+            // Live Activity tokens, and an update to the activities of a type (the devices above are never in it).
+            try run("device", "add", CLI.token(44), "--user", "u2", "--kind", "activity", "--activity-type", "DeliveryAttributes")
+            try run("device", "add", CLI.token(45), "--kind", "pushToStart", "--activity-type", "DeliveryAttributes")
+            try run("device", "add", CLI.token(46), "--kind", "activity")
+            try run("device", "list", "--kind", "activity", "--json")
+            try run("campaign", "create", "--activity-type", "DeliveryAttributes", "--push-type", "liveactivity",
+                    "--payload", #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#)
+            try run("worker", "--until-idle")
+            try run("log", "--token", CLI.token(44), "--json")
+            try run("campaign", "list", "--kind", "bulk", "--json")
             try run("campaign", "show", "999")
             return outputs
         }

@@ -26,17 +26,25 @@ extension WorkerFleet {
             let later = try cli.run("campaign", "create", "--all", "--payload", Fleet.payload, "--at", "2099-01-01T00:00:00Z")
             #expect(later.status == 0, "\(later.stderr)")
             #expect(try cli.run("api-key", "create", "ops", "--scope", "read").status == 0)
+            // A Live Activity token and a campaign to the activities of its type: kinds and audiences are copied.
+            #expect(try cli.run("device", "add", CLI.token(devices + 1), "--user", "user-1", "--kind", "activity",
+                                "--activity-type", "DeliveryAttributes").status == 0)
+            let activities = try cli.run("campaign", "create", "--activity-type", "DeliveryAttributes", "--kind", "activity", "--user", "user-1",
+                                         "--push-type", "liveactivity", "--at", "2099-01-01T00:00:00Z",
+                                         "--payload", #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#)
+            #expect(activities.status == 0, "\(activities.stderr)")
 
             let url = try PostgresCluster.shared.createDatabase()
             let migrated = try cli.run("migrate", "--from", sqlite, "--to", url, "--json")
             #expect(migrated.status == 0, "\(migrated.stderr)")
             let copied = try Fleet.json(migrated.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-            #expect(copied["devices"] as? Int == devices && copied["deliveries"] as? Int == devices, "\(copied)")
+            #expect(copied["devices"] as? Int == devices + 1 && copied["deliveries"] as? Int == devices, "\(copied)")
             #expect((copied["delivery_attempts"] as? Int ?? 0) >= 2, "the flaky token's retried answers: \(copied)")
 
             // Counts and rows equal, table by table (values as both shells print them; booleans as 0/1).
             for (table, columns) in [
-                ("devices", "id, token, topic, environment, user_id, CASE WHEN active THEN 1 ELSE 0 END, registered_at, deactivated_at, reason"),
+                ("devices", "id, token, topic, environment, user_id, CASE WHEN active THEN 1 ELSE 0 END, registered_at, deactivated_at, reason, kind, activity_type"),
+                ("campaigns", "id, audience, audience_size, audience_activity_type, audience_activity_kind"),
                 ("deliveries", "id, campaign_id, device_id, token, status, attempts, http_status, reason, created_at, updated_at"),
                 ("delivery_attempts", "delivery_id, attempt, at, http_status, reason"),
                 ("events", "id, type, token, reason, campaign_id, delivery_id, at"),
