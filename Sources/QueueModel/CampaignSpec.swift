@@ -41,6 +41,14 @@ public struct CampaignSpec: Hashable, Sendable {
         if kind == .single, case .all = audience {
             throw .invalidCampaign("a single send goes to tokens or users, not to all devices; create a bulk campaign")
         }
+        if content.pushType == .liveactivity {
+            switch audience {
+            case .all, .users:
+                // These reach kind `device` only, which a Live Activity push cannot update or start.
+                throw .invalidCampaign("a liveactivity push goes to Live Activity tokens: give the activity type (--activity-type, audience.activityType) or the tokens")
+            default: break
+            }
+        }
         if let activity = audience.activity {
             if kind == .single {
                 throw .invalidCampaign("a single send goes to tokens or users; send to the activities of a type with a bulk campaign")

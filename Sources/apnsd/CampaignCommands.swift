@@ -82,10 +82,10 @@ enum CampaignCommands {
             audience = users.isEmpty ? .all(environment: environment) : .users(users, environment: environment)
         }
         let spec = makeSpec(audience, scheduledAt)
-        if audience.activity != nil {
-            // Its rules (type, kind, push type) as a usage error, before anything is opened.
-            do { try spec.validate() } catch .invalidCampaign(let why) { throw .usage("--activity-type: \(why)") } catch { throw .store(error) }
-        }
+        // Its rules (audience and push type, activity type and kind) as a usage error, before anything is opened.
+        do { try spec.validate() } catch .invalidCampaign(let why) {
+            throw .usage(audience.activity != nil ? "--activity-type: \(why)" : why)
+        } catch { throw .store(error) }
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         store = try await StoreAccess.open(configuration)
         do {

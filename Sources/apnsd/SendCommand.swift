@@ -19,6 +19,7 @@ enum SendCommand {
             do { audience = .tokens([try DeviceToken(text)], environment: options.environment) } catch { throw .usage("\(error)") }
         }
         let spec = options.spec(kind: .single, audience: audience)
+        do { try spec.validate() } catch .invalidCampaign(let why) { throw .usage(why) } catch { throw .store(error) }
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         let store = try await StoreAccess.open(configuration)
         do {

@@ -34,11 +34,14 @@ import Testing
             #expect(shown.stdout.contains("topic        \(Self.topic).push-type.liveactivity  push type liveactivity  priority \(priority)"),
                     "\(shown.stdout)")
         }
+        // --all and --user reach kind device only: a Live Activity campaign names the activity type.
         let campaign = try cli.run("campaign", "create", "--all", "--topic", Self.topic, "--push-type", "liveactivity",
                                    "--payload", LiveActivityExamples.update)
-        #expect(campaign.status == 0, "\(campaign.stderr)")
+        #expect(campaign.status == 64 && campaign.stderr.contains("a liveactivity push goes to Live Activity tokens"), "\(campaign.stderr)")
+        let toUser = try cli.run("send", "--user", "u1", "--topic", Self.topic, "--push-type", "liveactivity", "--payload", LiveActivityExamples.update)
+        #expect(toUser.status == 64 && toUser.stderr.contains("give the activity type"), "\(toUser.stderr)")
         let rows = try written(cli)
-        #expect(rows[0].hasPrefix("4|"), "three notifications and a campaign: \(rows)")
+        #expect(rows[0].hasPrefix("3|"), "three notifications: \(rows)")
     }
 
     @Test(arguments: LiveActivityExamples.refusals.indices)
