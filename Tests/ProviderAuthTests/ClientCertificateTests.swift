@@ -77,6 +77,21 @@ struct ClientCertificateTests {
         #expect(throws: ProviderAuthError.certificatePasswordRequired) { try ClientCertificate(contentsOfFile: path, password: "") }
     }
 
+    @Test("a traditional encrypted key (\"Proc-Type: 4,ENCRYPTED\", as `openssl rsa -aes256` writes) opens with its password")
+    func traditionalEncryptedPEM() throws {
+        let files = try Files()
+        defer { files.remove() }
+        let traditional = files.directory.appendingPathComponent("traditional-key.pem").path
+        try OpenSSLCLI.succeed(["pkey", "-in", files.client.key, "-traditional", "-aes256", "-passout", "pass:old-style", "-out", traditional])
+        let path = try files.write("combined.pem", [files.client.certificate, traditional])
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).contains("Proc-Type: 4,ENCRYPTED"))
+
+        let certificate = try ClientCertificate(contentsOfFile: path, password: "old-style")
+        #expect(try Self.publicKey(ofKeyPEM: certificate.privateKeyPEM, in: files.directory) == Self.publicKey(ofCertificate: files.client.certificate))
+        #expect(throws: ProviderAuthError.wrongCertificatePassword) { try ClientCertificate(contentsOfFile: path, password: "new-style") }
+        #expect(throws: ProviderAuthError.certificatePasswordRequired) { try ClientCertificate(contentsOfFile: path, password: nil) }
+    }
+
     @Test("a .p12 with a password loads with its chain; a wrong or missing password fails the MAC check")
     func p12WithPassword() throws {
         let files = try Files()
