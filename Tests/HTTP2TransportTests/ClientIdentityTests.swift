@@ -80,6 +80,28 @@ extension TransportIO {
             #expect(!log.contains("verify error"), "\(log)")
         }
 
+        @Test("the intermediate certificate from the file is presented too: a server that trusts only the root verifies the chain")
+        func chainIsPresented() async throws {
+            let directory = try TempDirectory()
+            defer { directory.remove() }
+            let pki = try TestPKI(in: directory)
+            let client = try ClientPKI(in: directory, intermediate: true)
+            let server = try OpenSSLServer(pki: pki, clientCAFile: client.caFile, directory: directory)
+
+            let connection = try APNsConnection(configuration: ConnectionConfiguration(
+                baseURL: server.baseURL, caFile: pki.caFile, connectTimeout: .seconds(5), requestTimeout: .seconds(2),
+                transportRetries: 0, label: "chain", clientIdentity: client.identity))
+            _ = await connection.send(Self.request)
+            await connection.shutdown(timeout: .seconds(5))
+            server.stop()
+            let log = try server.log()
+
+            #expect(log.contains("depth=0 UID = \(ClientPKI.bundleID), CN = Apple Push Services: \(ClientPKI.bundleID)"), "\(log)")
+            #expect(log.contains("depth=1 CN = apnsd test intermediate CA"), "\(log)")
+            #expect(log.contains("depth=2 CN = apnsd test client CA"), "\(log)")
+            #expect(!log.contains("verify error"), "\(log)")
+        }
+
         @Test("a certificate from another CA does not verify on that server: the check above can fail")
         func otherCAIsRefused() async throws {
             let directory = try TempDirectory()
