@@ -45,7 +45,7 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
         }
     }
 
-    /// Whole days until `notAfter` (rounded down), negative once the certificate has expired.
+    /// Whole days until `notAfter` (rounded down): negative exactly when the certificate has expired at `now`.
     public func daysLeft(now: Date) -> Int {
         Int((notAfter.timeIntervalSince(now) / 86_400).rounded(.down))
     }
