@@ -1,10 +1,11 @@
-/// One HTTP/2 POST as the transport sends it: path, headers (including `authorization`), body.
+/// One HTTP/2 POST as the transport sends it: path, headers (with `authorization` for token-based
+/// authentication; none when the connection presents a client certificate), body.
 ///
 /// The transport knows nothing about JWTs; it never logs or prints header values.
 public struct APNsRequest: Sendable {
     /// The request path, e.g. `/3/device/<hex token>`.
     public var path: String
-    /// Header fields in order; names in lowercase. `authorization` is one of them.
+    /// Header fields in order; names in lowercase. `authorization` is one of them unless the credential is a certificate.
     public var headers: [(name: String, value: String)]
     /// The request body (the notification's JSON payload).
     public var body: [UInt8]

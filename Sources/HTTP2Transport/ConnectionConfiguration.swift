@@ -19,13 +19,18 @@ public struct ConnectionConfiguration: Sendable, Hashable {
     public var label: String
     /// Direct, or through a proxy.
     public var proxy: Proxy
+    /// The client certificate presented in the TLS handshake (certificate-based authentication); nil for
+    /// token-based authentication.
+    public var clientIdentity: ClientIdentity?
 
     public init(
         baseURL: String, caFile: String? = nil, ratePerSecond: Int = 1500,
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
-        maxInFlight: Int = 1000, transportRetries: Int = 1, label: String = "apns", proxy: Proxy = .none
+        maxInFlight: Int = 1000, transportRetries: Int = 1, label: String = "apns", proxy: Proxy = .none,
+        clientIdentity: ClientIdentity? = nil
     ) {
         self.proxy = proxy
+        self.clientIdentity = clientIdentity
         self.baseURL = baseURL
         self.caFile = caFile
         self.ratePerSecond = ratePerSecond
@@ -56,6 +61,11 @@ public struct ConnectionConfiguration: Sendable, Hashable {
         guard maxInFlight >= 1 else { throw invalid("maxInFlight \(maxInFlight) must be at least 1") }
         guard transportRetries >= 0 else { throw invalid("transportRetries must not be negative") }
         guard connectTimeout > .zero, requestTimeout > .zero else { throw invalid("timeouts must be positive") }
+        if let clientIdentity {
+            guard !clientIdentity.certificateChainPEM.isEmpty, !clientIdentity.privateKeyPEM.isEmpty else {
+                throw invalid("client identity of '\(label)' needs both a certificate and a private key")
+            }
+        }
     }
 }
 

@@ -82,6 +82,20 @@ final class Transfer {
         set(CURLOPT_HEADERDATA, me)
         "https".withCString { set(CURLOPT_PROTOCOLS_STR, $0) }  // libcurl copies strings
         if let caFile = configuration.caFile { caFile.withCString { set(CURLOPT_CAINFO, $0) } }
+        if let identity = configuration.clientIdentity {
+            // Blobs are copied by libcurl (CURL_BLOB_COPY), so the PEM bytes need not outlive this call.
+            func setBlob(_ option: CURLoption, _ bytes: [UInt8]) {
+                bytes.withUnsafeBytes { buffer in
+                    var blob = curl_blob(data: UnsafeMutableRawPointer(mutating: buffer.baseAddress), len: buffer.count,
+                                         flags: UInt32(CURL_BLOB_COPY))
+                    withUnsafePointer(to: &blob) { set(option, UnsafeRawPointer($0)) }
+                }
+            }
+            setBlob(CURLOPT_SSLCERT_BLOB, identity.certificateChainPEM)
+            "PEM".withCString { set(CURLOPT_SSLCERTTYPE, $0) }
+            setBlob(CURLOPT_SSLKEY_BLOB, identity.privateKeyPEM)
+            "PEM".withCString { set(CURLOPT_SSLKEYTYPE, $0) }
+        }
         switch configuration.proxy {
         case .none: "".withCString { set(CURLOPT_PROXY, $0) }  // "" also turns off libcurl's proxy variables
         case .environment: break

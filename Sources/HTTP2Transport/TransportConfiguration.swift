@@ -18,13 +18,18 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var transportRetries: Int
     /// Direct, or through a proxy (`apns.proxy`).
     public var proxy: Proxy
+    /// The client certificate of each certificate-based credential, by `PoolKey.credentialID`; pools of
+    /// credentials not listed (token-based ones) present none.
+    public var clientIdentities: [String: ClientIdentity]
 
     public init(
         baseURLs: [Environment: String] = [:], caFile: String? = nil, connectionsPerPool: Int = 2,
         ratePerConnection: Int = 1500, connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
-        maxInFlightPerConnection: Int = 1000, transportRetries: Int = 1, proxy: Proxy = .none
+        maxInFlightPerConnection: Int = 1000, transportRetries: Int = 1, proxy: Proxy = .none,
+        clientIdentities: [String: ClientIdentity] = [:]
     ) {
         self.proxy = proxy
+        self.clientIdentities = clientIdentities
         self.baseURLs = baseURLs
         self.caFile = caFile
         self.connectionsPerPool = connectionsPerPool
@@ -45,6 +50,7 @@ public struct TransportConfiguration: Sendable, Hashable {
         ConnectionConfiguration(
             baseURL: baseURL(for: key.environment), caFile: caFile, ratePerSecond: ratePerConnection,
             connectTimeout: connectTimeout, requestTimeout: requestTimeout,
-            maxInFlight: maxInFlightPerConnection, transportRetries: transportRetries, label: key.credentialID, proxy: proxy)
+            maxInFlight: maxInFlightPerConnection, transportRetries: transportRetries, label: key.credentialID, proxy: proxy,
+            clientIdentity: clientIdentities[key.credentialID])
     }
 }

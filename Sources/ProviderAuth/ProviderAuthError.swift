@@ -1,4 +1,4 @@
-/// Everything that can go wrong loading a provider key, validating its ids, or signing a provider token.
+/// Everything that can go wrong loading a provider key or client certificate, validating ids, or signing a provider token.
 public enum ProviderAuthError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No file exists at the configured key path.
     case keyFileMissing(path: String)
@@ -26,6 +26,25 @@ public enum ProviderAuthError: Error, Hashable, Sendable, CustomStringConvertibl
     case keyGenerationFailed(openSSLErrors: String)
     /// OpenSSL failed to produce a signature; carries the drained OpenSSL error queue.
     case signingFailed(openSSLErrors: String)
+    /// No file exists at the configured client certificate path.
+    case certificateFileMissing(path: String)
+    /// The client certificate file exists but could not be read.
+    case certificateFileUnreadable(path: String, reason: String)
+    /// The bytes are neither a PKCS#12 (.p12) file nor PEM text holding a certificate.
+    case notACertificate
+    /// The PKCS#12 file or the PEM private key is encrypted and no password was given.
+    case certificatePasswordRequired
+    /// The password does not open the PKCS#12 file (its MAC does not verify) or the encrypted PEM key.
+    case wrongCertificatePassword
+    /// The file holds a certificate but no private key.
+    case certificateWithoutPrivateKey
+    /// The private key in the file does not belong to its certificate.
+    case certificateKeyMismatch
+    /// The PKCS#12 file is encrypted with a legacy algorithm (RC2, from older Keychain exports) and OpenSSL's
+    /// legacy provider could not be loaded; carries the drained OpenSSL error queue.
+    case legacyPKCS12Unsupported(openSSLErrors: String)
+    /// The PKCS#12 file or PEM text could not be decoded; carries the drained OpenSSL error queue.
+    case malformedCertificate(openSSLErrors: String)
 
     public var description: String {
         switch self {
@@ -55,6 +74,24 @@ public enum ProviderAuthError: Error, Hashable, Sendable, CustomStringConvertibl
             return "generating a P-256 key failed (\(errors)): check the OpenSSL installation"
         case .signingFailed(let errors):
             return "signing the provider token failed (\(errors)): check that the key loads with `openssl pkey -in AuthKey.p8 -noout`"
+        case .certificateFileMissing(let path):
+            return "client certificate file not found at \(path): export the APNs certificate with its key as .p12 (or PEM) and point the configuration at it"
+        case .certificateFileUnreadable(let path, let reason):
+            return "client certificate file at \(path) cannot be read (\(reason)): check that the path names the .p12 or PEM file and that apnsd may read it"
+        case .notACertificate:
+            return "client certificate is neither a PKCS#12 (.p12) file nor PEM text with a certificate: export the APNs certificate and its key from Keychain Access as .p12"
+        case .certificatePasswordRequired:
+            return "client certificate file is encrypted but no password is configured: set the certificate's password (or passwordFile)"
+        case .wrongCertificatePassword:
+            return "client certificate password is wrong: set the password the file was exported with (check with `openssl pkcs12 -in cert.p12 -noout`)"
+        case .certificateWithoutPrivateKey:
+            return "client certificate file holds no private key: export the certificate together with its key (in Keychain Access, expand the certificate and export both as .p12)"
+        case .certificateKeyMismatch:
+            return "client certificate's private key does not belong to its certificate: export the certificate and its own key together"
+        case .legacyPKCS12Unsupported(let errors):
+            return "client certificate .p12 uses a legacy algorithm (RC2) and OpenSSL's legacy provider cannot be loaded (\(errors)): install it (ossl-modules/legacy.so) or re-export with `openssl pkcs12 -legacy -in old.p12 -nodes | openssl pkcs12 -export -out new.p12`"
+        case .malformedCertificate(let errors):
+            return "client certificate file does not decode (\(errors)): export the certificate and its key again"
         }
     }
 

@@ -17,6 +17,15 @@ struct ProviderAuthErrorTests {
         .invalidTeamId("TEAM"),
         .keyGenerationFailed(openSSLErrors: "x"),
         .signingFailed(openSSLErrors: "x"),
+        .certificateFileMissing(path: "/etc/apnsd/push.p12"),
+        .certificateFileUnreadable(path: "/etc/apnsd/push.p12", reason: "permission denied"),
+        .notACertificate,
+        .certificatePasswordRequired,
+        .wrongCertificatePassword,
+        .certificateWithoutPrivateKey,
+        .certificateKeyMismatch,
+        .legacyPKCS12Unsupported(openSSLErrors: "error:07880025:common libcrypto routines::reason(524325)"),
+        .malformedCertificate(openSSLErrors: "error:0680007B:asn1 encoding routines::header too long"),
     ]
 
     @Test("every description is one line that says what to do", arguments: all)

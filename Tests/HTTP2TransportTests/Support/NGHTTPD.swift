@@ -6,6 +6,8 @@ import Glibc
 
 /// nghttpd (nghttp2's reference server) over TLS on a loopback port, serving an empty file for POSTs to
 /// `/3/device/<okToken>` with 200 and 404 for other paths. With `verbose`, its frame log goes to `logFile`.
+/// With `requireClientCertificate` (`--verify-client`) it ends any handshake without a client certificate; it does
+/// not check the certificate's issuer, but TLS makes the client prove it holds the certificate's key.
 final class NGHTTPD: @unchecked Sendable {
     static let path = "/usr/sbin/nghttpd"
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: path) }
@@ -15,13 +17,14 @@ final class NGHTTPD: @unchecked Sendable {
     let logFile: String
     private var process: ChildProcess!
 
-    init(pki: TestPKI, directory: TempDirectory, port: Int? = nil, verbose: Bool = false, maxConcurrentStreams: Int = 1000) throws {
+    init(pki: TestPKI, directory: TempDirectory, port: Int? = nil, verbose: Bool = false, maxConcurrentStreams: Int = 1000,
+         requireClientCertificate: Bool = false) throws {
         let docroot = directory.file("docroot")
         try FileManager.default.createDirectory(atPath: docroot + "/3/device", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: docroot + "/3/device/" + Self.okToken, contents: Data())
         self.port = port ?? Ports.free()
         logFile = directory.file("nghttpd-\(self.port)-\(UUID().uuidString.prefix(8)).log")
-        process = try ChildProcess(path: Self.path, arguments: (verbose ? ["-v"] : []) + [
+        process = try ChildProcess(path: Self.path, arguments: (verbose ? ["-v"] : []) + (requireClientCertificate ? ["--verify-client"] : []) + [
             "-a", "127.0.0.1", "-d", docroot, "-m", String(maxConcurrentStreams),
             String(self.port), pki.keyFile, pki.certificateFile,
         ], output: logFile)
