@@ -14,7 +14,8 @@ import Threads
 /// cancelled or the worker stops).
 public final class Worker: Sendable {
     let store: any DeliveryStore
-    let transport: TransportRegistry
+    /// The pools it sends on.
+    public let transport: TransportRegistry
     /// The settings, the logger and the credentials: read at each use, so that `reload` (SIGHUP) changes them while
     /// the loop runs. `generation` counts credential reloads (a reload ends every credential's pause).
     let reloadable: Locked<(configuration: WorkerConfiguration, logger: Logger, credentials: CredentialSet, generation: Int)>

@@ -10,6 +10,8 @@ public final class TransportRegistry: Sendable {
         var closed = false
         /// Groups withdrawn so far: pools created later refuse them too.
         var withdrawnGroups: Set<Int64> = []
+        /// Client certificates of credentials added after the registry was made (a reload), by credential id.
+        var identities: [String: ClientIdentity] = [:]
     }
     private let state = Locked(State())
 
@@ -23,8 +25,9 @@ public final class TransportRegistry: Sendable {
             if state.closed { return .failure(.shutdown("transport registry is shut down")) }
             if let pool = state.pools[key] { return .success(pool) }
             do throws(TransportError) {
-                let pool = try ConnectionPool(key: key, configuration: configuration.connectionConfiguration(for: key),
-                                              count: configuration.connectionsPerPool)
+                var settings = configuration.connectionConfiguration(for: key)
+                if let identity = state.identities[key.credentialID] { settings.clientIdentity = identity }
+                let pool = try ConnectionPool(key: key, configuration: settings, count: configuration.connectionsPerPool)
                 if !state.withdrawnGroups.isEmpty { pool.connections.forEach { $0.refuse(groups: state.withdrawnGroups) } }
                 state.pools[key] = pool
                 return .success(pool)
@@ -33,6 +36,12 @@ public final class TransportRegistry: Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// The client certificate the pools of `credentialID` present from now on (a credential added by a reload; its id
+    /// is new, so no pool of it exists yet).
+    public func setClientIdentity(_ identity: ClientIdentity, for credentialID: String) {
+        state.withLock { $0.identities[credentialID] = identity }
     }
 
     /// Sends `request` on the pool for `key`.

@@ -70,6 +70,16 @@ enum ConfigCheckCommand {
             let isDefault = loaded.name == CredentialSetting.defaultName
             let name = isDefault ? "key" : "credential.\(loaded.name)"
             let topics = isDefault || loaded.setting.topics.isEmpty ? "" : " for \(loaded.setting.topics.joined(separator: ", "))"
+            if let certificate = loaded.certificate, case .certificate(let file, _) = loaded.setting.authentication {
+                let days = certificate.daysLeft(now: Date())
+                let subject = [certificate.subjectCommonName.map { "CN \($0)" }, certificate.subjectUID.map { "UID \($0)" }]
+                    .compactMap { $0 }.joined(separator: ", ")
+                let expires = "expires \(JSONLine.timestamp(certificate.notAfter))"
+                checks.append(Check(name: name, ok: days >= 0, detail: "\(file) (\(subject))\(topics): "
+                    + (days < 0 ? "expired on \(JSONLine.timestamp(certificate.notAfter)): renew it"
+                       : days < 30 ? "\(expires), in \(days) days: renew it soon" : "\(expires) (\(days) days)")))
+                continue
+            }
             guard let (key, credential) = loaded.key else { continue }
             guard case .token(let keyFile, _, _) = loaded.setting.authentication else { continue }
             do {

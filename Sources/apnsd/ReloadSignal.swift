@@ -55,7 +55,10 @@ final class ReloadSignal {
         if changed.contains(where: { Self.credentialSettings.contains($0) }) || digest != oldDigest {
             do {
                 let setup = try WorkerSetup(next)
-                credentials = setup.credentialSet(previous: worker.credentials, feed: feed)
+                let set = setup.credentialSet(previous: worker.credentials, feed: feed)
+                // A new certificate has a new pool id: its connections present it.
+                for (poolID, identity) in setup.clientIdentities(of: set) { worker.transport.setClientIdentity(identity, for: poolID) }
+                credentials = set
             } catch {
                 logger.error("reload.failed", ("error", error.message), ("action", "kept every setting as it was"))
                 return

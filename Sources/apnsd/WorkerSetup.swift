@@ -20,6 +20,8 @@ struct WorkerSetup {
         let setting: CredentialSetting
         /// The signing key and its ids; nil for a certificate.
         let key: (key: SigningKey, credential: ProviderCredential)?
+        /// The client certificate and its key; nil for a signing key.
+        let certificate: ClientCertificate?
         /// The SHA-256 of the key or certificate file: tells a replaced file from the same one.
         let fingerprint: String
 
@@ -59,9 +61,23 @@ struct WorkerSetup {
             do { credential = try ProviderCredential(keyId: keyID, teamId: teamID) } catch {
                 throw .usage(setting.name == CredentialSetting.defaultName ? "\(error)" : "\(named): \(error)")
             }
-            return LoadedCredential(setting: setting, key: (key, credential), fingerprint: fingerprint(keyFile))
-        case .certificate(let file, _):
-            throw .usage("\(named): certificate \(file): certificate credentials are not supported by this build")
+            return LoadedCredential(setting: setting, key: (key, credential), certificate: nil, fingerprint: fingerprint(keyFile))
+        case .certificate(let file, let source):
+            let password: String?
+            switch source {
+            case .none: password = nil
+            case .text(let text): password = text
+            case .file(let path):
+                guard let bytes = (try? BoundedRead.file(path, limit: 4096)) ?? nil, let text = String(bytes: bytes, encoding: .utf8) else {
+                    throw .failure("\(named): cannot read passwordFile \(path) (missing, unreadable, or over 4 KiB)")
+                }
+                password = text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text.hasSuffix("\n") ? String(text.dropLast()) : text
+            }
+            let certificate: ClientCertificate
+            do { certificate = try ClientCertificate(contentsOfFile: file, password: password) } catch {
+                throw .failure("\(named) certificate \(file): \(error)")
+            }
+            return LoadedCredential(setting: setting, key: nil, certificate: certificate, fingerprint: fingerprint(file))
         }
     }
 
@@ -96,7 +112,8 @@ struct WorkerSetup {
                 made = SendingCredential(name: name, authorization: .token(tokens, keyID: credential.keyId, teamID: credential.teamId,
                                                                             fingerprint: loaded.fingerprint))
             } else {
-                preconditionFailure("certificate credentials are refused when loading")
+                made = SendingCredential(name: loaded.name, authorization: .certificate(notAfter: loaded.certificate!.notAfter,
+                                                                                        fingerprint: loaded.fingerprint))
             }
             if let old = previous?.byName[made.name], old.poolID == made.poolID { return old }
             return made
@@ -109,7 +126,19 @@ struct WorkerSetup {
         TransportConfiguration(
             baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
             caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
-            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy)
+            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy,
+            clientIdentities: clientIdentities(of: credentialSet()))
+    }
+
+    /// The client certificate of each certificate credential, by its pool id in `set`.
+    func clientIdentities(of set: CredentialSet) -> [String: ClientIdentity] {
+        var identities: [String: ClientIdentity] = [:]
+        for loaded in credentials {
+            guard let certificate = loaded.certificate, let credential = set.byName[loaded.name] else { continue }
+            identities[credential.poolID] = ClientIdentity(certificateChainPEM: certificate.certificateChainPEM,
+                                                           privateKeyPEM: certificate.privateKeyPEM)
+        }
+        return identities
     }
 
     /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told
