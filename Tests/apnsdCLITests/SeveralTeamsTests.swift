@@ -131,5 +131,40 @@ extension WorkerFleet {
             #expect(rows.filter { $0["status"] as? String == "pending" }.allSatisfy { $0["attempts"] as? Int == 0 }, "\(rows.prefix(3))")
             #expect(worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
         }
+    
+        @Test func readyzAndMetricsSayWhichCredentialIsPausedAndWhenCertificatesExpire() throws {
+            var setup = try Self.setup()
+            defer { setup.cli.cleanUp() }
+            // The mock does not know the rides team: its tokens are refused.
+            let server = try Self.mock(setup, teams: [setup.teamA])
+            defer { server.stop() }
+            setup.cli.environment["APNSD_PRODUCTION_URL"] = "https://127.0.0.1:\(server.port)"
+            setup.cli.environment["APNSD_DEVELOPMENT_URL"] = "https://127.0.0.1:\(server.port)"
+            let cli = setup.cli
+            try #require(cli.run("init").status == 0)
+            let shop = try Self.campaign(cli, topic: Self.shop, count: 10, first: 1)
+            _ = try Self.campaign(cli, topic: Self.rides, count: 10, first: 1000)
+            let (serve, base) = try ServeTests.start(cli, [])
+            defer { serve.killIfRunning() }
+            #expect(Fleet.waitUntil(20, every: 0.05) { (try? Self.counts(cli, shop))?["status"] as? String == "completed" }, "\(serve.log.suffix(2000))")
+            #expect(Fleet.waitUntil(10, every: 0.05) {
+                let body = HTTPClient.request("GET", base + "/readyz")?.body ?? ""
+                return body.contains(#""rides":{"status":"paused""#)
+            }, "\(serve.log.suffix(2000))")
+            let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
+            #expect(ready.status == 200, "one paused credential leaves apnsd ready: \(ready.body)")
+            let json = try ServeTests.json(ready.body)
+            #expect((json["checks"] as? [String: String])?["credentials"] == "ok", "\(ready.body)")
+            let credentials = try #require(json["credentials"] as? [String: [String: Any]], "\(ready.body)")
+            #expect(credentials["shop"]?["status"] as? String == "ok")
+            #expect(credentials["rides"]?["status"] as? String == "paused" && credentials["rides"]?["reason"] as? String == "403 InvalidProviderToken"
+                    && credentials["rides"]?["since"] != nil, "\(credentials)")
+            #expect(credentials["legacy"]?["status"] as? String == "ok" && credentials["legacy"]?["certificateDaysLeft"] as? Int == 19, "\(credentials)")
+            let metrics = ServeWorkerTests.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
+            #expect(metrics[#"apnsd_credential_paused{credential="rides"}"#] == 1 && metrics[#"apnsd_credential_paused{credential="shop"}"#] == 0,
+                    "\(metrics.filter { $0.key.hasPrefix("apnsd_credential") })")
+            #expect(metrics[#"apnsd_certificate_days_left{credential="legacy"}"#] == 19)
+            #expect(serve.terminate(within: 20) != nil, "\(serve.log.suffix(2000))")
+        }
     }
 }
