@@ -367,6 +367,10 @@ public final class Worker: Sendable {
         if let stop = decision.stop { state.stop = state.stop ?? stop }
         if answer.status != nil, state.credentialPauses[sent.credential] != nil {
             resumeCredential(sent.credential, state: &state, now: now)
+        } else if answer.status == nil, var pause = state.credentialPauses[sent.credential], pause.backoff.probing {
+            // The probe got no answer: it proved nothing; the next one goes after another pause.
+            pause.backoff.unreachable(now: now, unit: random())
+            state.credentialPauses[sent.credential] = pause
         }
         let environment = job.environment
         if decision.unreachable {

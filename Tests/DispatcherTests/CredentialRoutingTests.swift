@@ -20,6 +20,14 @@ struct CredentialRoutingTests {
                                                                     keyID: ids.keyId, teamID: ids.teamId, fingerprint: fingerprint))
     }
 
+    /// A worker on the harness's store and transport with `credentials`, polling fast.
+    private func worker(_ harness: DispatchHarness, _ credentials: CredentialSet, retry: RetryPolicy = RetryPolicy(),
+                        logger: Logger = Logger(label: "test", sink: .none)) -> Worker {
+        Worker(store: harness.store, credentials: credentials, transport: harness.transport,
+               configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200), retry: retry, pollInterval: .milliseconds(50)),
+               logger: logger)
+    }
+
     private func routes(fallback: String? = nil) -> TopicRoutes {
         TopicRoutes(byBundleID: [DispatchHarness.topic: "good", Self.other: "bad"], fallback: fallback)
     }
@@ -47,11 +55,7 @@ struct CredentialRoutingTests {
         let bad = try await campaign(harness, topic: Self.other, count: 30, prefix: "b0b0")
         let set = CredentialSet([try credential(harness, "good", team: "TESTTEAM01"), try credential(harness, "bad", team: "OTHERTEAM1")],
                                 routes: routes())
-        let worker = Worker(store: harness.store, credentials: set, transport: harness.transport,
-                            configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200),
-                                                               retry: RetryPolicy(base: .milliseconds(50), cap: .milliseconds(300)),
-                                                               pollInterval: .milliseconds(50)),
-                            logger: .init(label: "test", sink: .none))
+        let worker = worker(harness, set, retry: RetryPolicy(base: .milliseconds(50), cap: .milliseconds(300)))
         let stop = Locked(false)
         let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
 
@@ -86,9 +90,7 @@ struct CredentialRoutingTests {
         let bad = try await campaign(harness, topic: Self.other, count: 30, prefix: "b0b0")
         let set = CredentialSet([try credential(harness, "good", team: "TESTTEAM01"), try credential(harness, "bad", team: "OTHERTEAM1")],
                                 routes: routes())
-        let worker = Worker(store: harness.store, credentials: set, transport: harness.transport,
-                            configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200), pollInterval: .milliseconds(50)),
-                            logger: .init(label: "test", sink: .none))
+        let worker = worker(harness, set)
         do {
             _ = try await worker.run(untilIdle: true)
             Issue.record("the run ended without naming the refused credential")
@@ -109,10 +111,7 @@ struct CredentialRoutingTests {
         let harness = try await DispatchHarness()
         let good = try await campaign(harness, topic: DispatchHarness.topic, count: 10, prefix: "a11c")
         let orphan = try await campaign(harness, topic: "com.example.orphan", count: 5, prefix: "0f0f")
-        let worker = Worker(store: harness.store, credentials: CredentialSet([try credential(harness, "good", team: "TESTTEAM01")], routes: routes()),
-                            transport: harness.transport,
-                            configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200), pollInterval: .milliseconds(50)),
-                            logger: .init(label: "test", sink: .none))
+        let worker = worker(harness, CredentialSet([try credential(harness, "good", team: "TESTTEAM01")], routes: routes()))
         await #expect(throws: DispatcherError.self) { try await worker.run(untilIdle: true) }
         #expect(try await harness.store.campaign(good).counters.accepted == 10)
         #expect(try await harness.log(orphan).allSatisfy { $0.status == .pending && $0.attempts == 0 })
@@ -131,9 +130,7 @@ struct CredentialRoutingTests {
             SendingCredential(name: "soon", authorization: .certificate(notAfter: now.addingTimeInterval(10 * 86_400 + 60), fingerprint: "soon")),
         ], routes: TopicRoutes(byBundleID: [DispatchHarness.topic: "good", Self.other: "old", "com.example.soon": "soon"], fallback: nil))
         let lines = Locked([String]())
-        let worker = Worker(store: harness.store, credentials: set, transport: harness.transport,
-                            configuration: WorkerConfiguration(lease: .seconds(5), heartbeat: .milliseconds(200), pollInterval: .milliseconds(50)),
-                            logger: Logger(label: "test", sink: .custom { line in lines.withLock { $0.append(line) } }))
+        let worker = worker(harness, set, logger: Logger(label: "test", sink: .custom { line in lines.withLock { $0.append(line) } }))
         do {
             _ = try await worker.run(untilIdle: true)
             Issue.record("the run ended without naming the expired certificate")
