@@ -13,6 +13,9 @@ enum Help {
             lines.append("  \(padded)\(setting.help.replacingOccurrences(of: "`", with: ""))")
             lines.append("                           \(setting.key), \(setting.environment)\(defaultText)")
         }
+        for list in Configuration.listSettings {
+            lines.append("  \(list.key) (config file only): \(list.help.replacingOccurrences(of: "`", with: ""))")
+        }
         return lines.joined(separator: "\n")
     }()
 
