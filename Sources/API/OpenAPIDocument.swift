@@ -30,7 +30,7 @@ enum OpenAPIDocument {
         "/readyz": {
           "get": {
             "operationId": "ready",
-            "summary": "200 when the database is writable and, when the worker runs, it can send. No key needed.",
+            "summary": "200 when the database is writable and, when the worker runs, it can send (some credential is not paused). No key needed.",
             "security": [],
             "responses": {
               "200": {"description": "Ready.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}},
@@ -483,7 +483,16 @@ enum OpenAPIDocument {
           "Readiness": {
             "type": "object", "required": ["status", "checks"],
             "properties": {"status": {"type": "string", "enum": ["ready", "unready"]},
-                           "checks": {"type": "object", "additionalProperties": {"type": "string"}}}
+                           "checks": {"type": "object", "additionalProperties": {"type": "string"}},
+                           "credentials": {"type": "object", "description": "With a worker: each sending credential by name. A paused one alone leaves apnsd ready (the check credentials fails only when every one is paused).",
+                                           "additionalProperties": {"$ref": "#/components/schemas/CredentialState"}}}
+          },
+          "CredentialState": {
+            "type": "object", "required": ["status"],
+            "properties": {"status": {"type": "string", "enum": ["ok", "paused"]},
+                           "reason": {"type": "string", "description": "Why it is paused, e.g. 403 InvalidProviderToken, or certificate expired on …"},
+                           "since": {"type": "string", "format": "date-time"},
+                           "certificateDaysLeft": {"type": "integer", "description": "Whole days until its client certificate expires (negative: expired); certificate credentials only."}}
           },
           "Payload": {"type": "object", "required": ["aps"], "properties": {"aps": {"type": "object"}}, "description": "The APNs payload, sent as given. With pushType liveactivity, aps is checked against ActivityKit's rules (event start|update|end, timestamp in seconds, content-state, start's alert/attributes-type/attributes; README, Live Activities) and a broken one is a 400 naming the member."},
           "Topic": {"type": "string", "maxLength": 255, "pattern": "^[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*$", "description": "The app's bundle id; default apns.topic. The push type's suffix (.push-type.liveactivity, .voip, …) is added when missing; another push type's .push-type. suffix is refused."},
