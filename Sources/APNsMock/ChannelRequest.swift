@@ -3,11 +3,12 @@ import Foundation
 
 /// A request to the broadcast paths (iOS 18 broadcast channels, APNS-LIVE.md): channel management
 /// (`/1/apps/<bundle>/channels`, `/1/apps/<bundle>/all-channels`) or a broadcast send (`/4/broadcasts/apps/<bundle>`).
-/// Kept by `RequestCheck` only for these paths, so a device push pays for none of it.
+/// Kept by `RequestCheck` only for these paths, so a device push pays for none of it (a class: the push's
+/// `RequestCheck` grows by one pointer, not by all of this).
 ///
 /// Bounded like the rest of a request: the channel id and the bundle id are cut off at `idBytes` (longer is
 /// refused), and the body is kept up to `bodyLimit` + 1 bytes (past that only its length counts).
-struct ChannelRequest {
+final class ChannelRequest {
     /// What the request asks for, from its path and method.
     enum Operation: String {
         case create, read, delete, list, broadcast
@@ -85,7 +86,7 @@ struct ChannelRequest {
 
     // MARK: Headers
 
-    mutating func channelIDHeader(_ value: UnsafeBufferPointer<UInt8>) {
+    func channelIDHeader(_ value: UnsafeBufferPointer<UInt8>) {
         sawChannelID = true
         guard !value.isEmpty else { return fail(ChannelReason.missingChannelID, "empty apns-channel-id") }
         guard value.count <= Self.idBytes, let decoded = Data(base64Encoded: Data(value)), !decoded.isEmpty else {
@@ -94,21 +95,21 @@ struct ChannelRequest {
         channelID = String(decoding: value, as: UTF8.self)
     }
 
-    mutating func requestIDHeader(_ value: UnsafeBufferPointer<UInt8>) {
+    func requestIDHeader(_ value: UnsafeBufferPointer<UInt8>) {
         if RequestCheck.isCanonicalUUID(value) { requestID = Array(value) } else { fail(.badMessageId, Self.example(value)) }
     }
 
     /// apns-push-type on a broadcast: LiveActivity, in any case (Apple spells it so; clients send it lowercase too).
-    mutating func pushTypeHeader(_ value: UnsafeBufferPointer<UInt8>) {
+    func pushTypeHeader(_ value: UnsafeBufferPointer<UInt8>) {
         sawPushType = true
         if String(decoding: value, as: UTF8.self).lowercased() != "liveactivity" { fail(.invalidPushType, Self.example(value)) }
     }
 
-    mutating func priorityHeader(_ value: UnsafeBufferPointer<UInt8>) {
+    func priorityHeader(_ value: UnsafeBufferPointer<UInt8>) {
         if !["10", "5", "1"].contains(String(decoding: value, as: UTF8.self)) { fail(.badPriority, Self.example(value)) }
     }
 
-    mutating func expirationHeader(_ value: UnsafeBufferPointer<UInt8>) {
+    func expirationHeader(_ value: UnsafeBufferPointer<UInt8>) {
         guard !value.isEmpty, value.count <= 19, value.allSatisfy({ (0x30...0x39).contains($0) }),
               let seconds = Int64(String(decoding: value, as: UTF8.self)) else {
             return fail(.badExpirationDate, Self.example(value))
@@ -116,12 +117,12 @@ struct ChannelRequest {
         expiration = seconds
     }
 
-    mutating func append(body chunk: UnsafeBufferPointer<UInt8>) {
+    func append(body chunk: UnsafeBufferPointer<UInt8>) {
         let room = Self.bodyLimit + 1 - body.count
         if room > 0 { body.append(contentsOf: chunk.prefix(room)) }
     }
 
-    mutating func fail(_ reason: Reason, _ example: String) {
+    func fail(_ reason: Reason, _ example: String) {
         guard headerProblem == nil else { return }
         headerProblem = reason
         self.example = example
@@ -131,7 +132,7 @@ struct ChannelRequest {
 
     /// The APNs error for what the request itself carries (headers and body; authorization and the channels held
     /// aside), or nil. `bodyBytes` is the body's whole length.
-    mutating func shapeProblem(operation: Operation, bodyBytes: Int) -> (status: Int, reason: Reason)? {
+    func shapeProblem(operation: Operation, bodyBytes: Int) -> (status: Int, reason: Reason)? {
         if let headerProblem { return (400, headerProblem) }
         switch operation {
         case .read, .delete:
@@ -159,7 +160,7 @@ struct ChannelRequest {
         return nil
     }
 
-    private mutating func missingChannelID() -> (status: Int, reason: Reason) {
+    private func missingChannelID() -> (status: Int, reason: Reason) {
         example = "no apns-channel-id"
         return (400, ChannelReason.missingChannelID)
     }
@@ -171,7 +172,7 @@ struct ChannelRequest {
     }
 
     /// A create body: `{"message-storage-policy": 0 or 1, "push-type": "LiveActivity"}` and nothing else.
-    private mutating func createBodyProblem(bodyBytes: Int) -> (status: Int, reason: Reason)? {
+    private func createBodyProblem(bodyBytes: Int) -> (status: Int, reason: Reason)? {
         if bodyBytes == 0 {
             example = "no body"
             return (400, ChannelReason.badRequestPayload)

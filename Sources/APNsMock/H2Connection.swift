@@ -480,7 +480,7 @@ final class H2Connection {
     /// channel it names.
     private func answerChannel(streamID: Int32, state: StreamState) {
         let check = state.check
-        guard var request = check.channel else { return }
+        guard let request = check.channel else { return }
         let operation = check.sawMethod ? request.operation(method: check.method) : nil
         var status = 200
         var reason: Reason?
