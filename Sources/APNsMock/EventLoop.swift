@@ -46,10 +46,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Asks the loop to close everything and waits until it has.
+    /// Stops the loop and waits for its thread; a second call only waits (the wake-up pipe is closed by then).
     func stop() {
-        var one: UInt64 = 1
-        stopping.store(true, ordering: .releasing)
-        _ = write(wakeupWrite, &one, 8)
+        if !stopping.exchange(true, ordering: .acquiringAndReleasing) {
+            var one: UInt64 = 1
+            _ = write(wakeupWrite, &one, 8)
+        }
         thread?.join()
     }
 

@@ -30,6 +30,9 @@ public final class DedicatedThread: @unchecked Sendable {
         return owner.map { pthread_equal($0, pthread_self()) != 0 } ?? false
     }
 
-    /// Waits until the body has returned. Call it once.
-    public func join() { finished.wait() }
+    /// Waits until the body has returned; any number of calls, from any thread.
+    public func join() {
+        finished.wait()
+        finished.signal()
+    }
 }

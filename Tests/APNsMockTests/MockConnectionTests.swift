@@ -24,6 +24,15 @@ struct MockConnectionTests {
         #expect(busy.allSatisfy { !$0.goawaySent })
     }
 
+    @Test("stop may be called twice: the second call returns at once")
+    func stopTwice() throws {
+        let mock = try MockHarness()
+        defer { mock.stop() }
+        #expect(try mock.send(try pushes(mock, 1)).map(\.status) == [200])
+        mock.server.stop()
+        mock.server.stop()
+    }
+
     @Test("goawayAfter 2: GOAWAY after exactly 2 answers; later requests go on new connections")
     func goaway() throws {
         let mock = try MockHarness(scenario: Scenario(connection: ConnectionFaults(goawayAfter: 2)))
