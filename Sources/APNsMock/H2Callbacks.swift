@@ -38,7 +38,10 @@ func h2OnDataChunk(
     _ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    stream(session, streamID)?.check.bodyBytes += length
+    guard let state = stream(session, streamID) else { return 0 }
+    state.check.bodyBytes += length
+    // Only the broadcast paths read their bodies; a device push keeps its length alone.
+    if state.check.channel != nil, let data { state.check.channel?.append(body: UnsafeBufferPointer(start: data, count: length)) }
     return 0
 }
 

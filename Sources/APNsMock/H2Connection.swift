@@ -388,7 +388,7 @@ final class H2Connection {
         }
         requests += 1
         window.record(now: MonotonicClock.nanoseconds())
-        if let arrivals = shared.arrivals { arrivals.record(apnsID: state.check.apnsID) }
+        if let arrivals = shared.arrivals, state.check.channel == nil { arrivals.record(apnsID: state.check.apnsID) }
         let faults = shared.scenario.scenario.connection
         if faulty, let closeAfter = faults.closeAfter, requests >= closeAfter {
             // An abrupt close: the peer sees the TCP connection drop with this request unanswered.
@@ -396,7 +396,11 @@ final class H2Connection {
             close()
             return
         }
-        answer(streamID: streamID, state: state)
+        if state.check.channel != nil {
+            answerChannel(streamID: streamID, state: state)
+        } else {
+            answer(streamID: streamID, state: state)
+        }
         if faulty, goawayStream == nil, let goawayAfter = faults.goawayAfter, requests >= goawayAfter {
             goawayStream = streamID
             let debug = Array(#"{"reason":"Shutdown"}"#.utf8)
@@ -471,6 +475,159 @@ final class H2Connection {
         }
     }
 
+    /// Answers a request to the broadcast paths: channel management or a broadcast send. The order is APNs's as
+    /// Apple describes it: the request's own form, then its credentials, then the app (topic, capability), then the
+    /// channel it names.
+    private func answerChannel(streamID: Int32, state: StreamState) {
+        let check = state.check
+        guard let request = check.channel else { return }
+        let operation = check.sawMethod ? request.operation(method: check.method) : nil
+        var status = 200
+        var reason: Reason?
+        var failure: (String, String)?
+        var der = false
+        var delay = 0
+        var channelIDOut: [UInt8]?
+        var body: [UInt8] = []
+        func refuse(_ refusal: (status: Int, reason: Reason), _ example: String?) {
+            (status, reason) = refusal
+            if let example { failure = (refusal.reason.rawValue, example) }
+        }
+        decide: do {
+            guard let operation else {
+                refuse((405, .methodNotAllowed), nil)
+                break decide
+            }
+            if let duplicate = check.headerProblem {
+                refuse((400, duplicate), check.problemExample)
+                break decide
+            }
+            if let problem = request.shapeProblem(operation: operation, bodyBytes: check.bodyBytes) {
+                refuse(problem, request.example)
+                break decide
+            }
+            let byCertificate = check.authorization == nil && clientCertificate != nil && !auth.spoiled
+            if byCertificate, let clientCertificate {
+                if let refusal = clientCertificate.problem(topic: request.bundleID, environment: shared.environment) {
+                    var example: String?
+                    if case .valid(let bundleID, _) = clientCertificate, refusal.1 == .topicDisallowed {
+                        example = "\(request.bundleID) with a certificate for \(bundleID)"
+                    }
+                    refuse(refusal, example)
+                    break decide
+                }
+            } else {
+                let verdict = auth.check(check.authorization, now: Date().timeIntervalSince1970)
+                der = verdict.der
+                if let refusal = verdict.problem {
+                    refuse(refusal, nil)
+                    break decide
+                }
+                if shared.teamsRestrictTopics, let team = verdict.team, !shared.verifier.teams[team].allows(topic: request.bundleID) {
+                    refuse((400, .topicDisallowed), "\(request.bundleID) for team \(shared.verifier.teams[team].credential.teamId)")
+                    break decide
+                }
+            }
+            if request.bundleIDHasPushTypeSuffix {
+                refuse((400, .topicDisallowed), "\(String(request.bundleID.prefix(RequestCheck.exampleBytes))): broadcast paths take the bare bundle id")
+                break decide
+            }
+            if shared.channels.featureDisabled(bundleID: request.bundleID) {
+                refuse((400, ChannelReason.featureNotEnabled), "\(request.bundleID) has no Broadcast capability")
+                break decide
+            }
+            let channels = shared.channels
+            switch operation {
+            case .create:
+                guard let id = channels.create(bundleID: request.bundleID, policy: request.requestedPolicy) else {
+                    refuse((400, ChannelReason.cannotCreateChannelConfig), "\(request.bundleID) holds \(channels.maxPerApp) channels (or the simulator its limit)")
+                    break decide
+                }
+                status = 201
+                channelIDOut = Array(id.utf8)
+            case .read:
+                guard let id = request.channelID, let policy = channels.policy(bundleID: request.bundleID, id: id) else {
+                    refuse((400, ChannelReason.channelNotRegistered), request.channelID.map { String($0.prefix(RequestCheck.exampleBytes)) })
+                    break decide
+                }
+                body = Array("{\"message-storage-policy\":\(policy),\"push-type\":\"LiveActivity\"}".utf8)
+            case .delete:
+                guard let id = request.channelID, channels.delete(bundleID: request.bundleID, id: id) else {
+                    refuse((400, ChannelReason.channelNotRegistered), request.channelID.map { String($0.prefix(RequestCheck.exampleBytes)) })
+                    break decide
+                }
+                status = 204
+            case .list:
+                let ids = channels.list(bundleID: request.bundleID)
+                body = Array("{\"channels\":[\(ids.map { "\"\($0)\"" }.joined(separator: ","))]}".utf8)
+            case .broadcast:
+                guard let id = request.channelID else { break decide }
+                switch channels.broadcast(bundleID: request.bundleID, id: id, expiration: request.expiration) {
+                case .notRegistered:
+                    refuse((400, ChannelReason.channelNotRegistered), String(id.prefix(RequestCheck.exampleBytes)))
+                case .expirationOnNoStorage:
+                    refuse((400, .badExpirationDate), "apns-expiration \(request.expiration ?? 0) on a channel that stores no message")
+                case .scripted(let scriptedStatus, let scriptedReason, let delayMs):
+                    (status, reason, delay) = (scriptedStatus, scriptedReason, delayMs)
+                case .accepted(let delayMs):
+                    delay = delayMs
+                }
+            }
+        }
+        shared.stats.record(connection: id, status: status, reason: reason?.rawValue, token: nil, windowMaximum: window.maximum,
+                            distinctTokens: auth.distinctTokens, derSignature: der, failure: failure)
+        shared.channels.record(operation: operation, reason: reason)
+        if let reason { body = ErrorResponse(status: status, reason: reason).jsonBody }
+        state.responseBody = body
+        var headers: [(ByteString, [UInt8])] = [(ResponseHeaders.requestIDName, request.requestID ?? randomUUID())]
+        if let channelIDOut { headers.append((ResponseHeaders.channelIDName, channelIDOut)) }
+        if status == 200 && operation == .broadcast && shared.environment == .development {
+            // As for device pushes: the sandbox's id for its delivery log (Pushy reads it from broadcast answers too).
+            headers.append((ResponseHeaders.uniqueIDName, randomUUID()))
+        }
+        if !body.isEmpty { headers.append((ResponseHeaders.contentTypeName, Array(ResponseHeaders.json.buffer))) }
+        if delay > 0 {
+            delayedAnswers += 1
+            loop.schedule(afterMilliseconds: delay) { [weak self] in
+                guard let self, !self.closed else { return }
+                self.delayedAnswers -= 1
+                guard nghttp2_session_find_stream(self.session, streamID) != nil else { return }
+                self.respondChannel(streamID: streamID, state: state, status: status, headers: headers)
+                self.service()
+            }
+        } else {
+            respondChannel(streamID: streamID, state: state, status: status, headers: headers)
+        }
+    }
+
+    /// Submits a broadcast-path answer: its status, `headers`, and `state.responseBody` when there is one.
+    private func respondChannel(streamID: Int32, state: StreamState, status: Int, headers: [(ByteString, [UInt8])]) {
+        activity &+= 1
+        let all = [(ResponseHeaders.statusName, Array(String(status).utf8))] + headers
+        // The values go into one buffer the header list points into; nghttp2 copies both on submit.
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, all.reduce(0) { $0 + $1.1.count }))
+        defer { storage.deallocate() }
+        var list: [nghttp2_nv] = []
+        var offset = 0
+        for (name, value) in all {
+            _ = UnsafeMutableBufferPointer(rebasing: storage[offset..<(offset + value.count)]).initialize(from: value)
+            list.append(nghttp2_nv(name: UnsafeMutablePointer(mutating: name.pointer), value: storage.baseAddress! + offset,
+                                   namelen: name.count, valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+            offset += value.count
+        }
+        if state.responseBody.isEmpty {
+            nghttp2_submit_response(session, streamID, list, list.count, nil)
+        } else {
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: h2ReadBody)
+            nghttp2_submit_response(session, streamID, list, list.count, &provider)
+        }
+    }
+
+    private func randomUUID() -> [UInt8] {
+        writeRandomUUID(into: apnsIDScratch)
+        return Array(apnsIDScratch)
+    }
+
     private func teamMayPush(_ team: Int, _ check: RequestCheck) -> Bool {
         if let last = lastTopicVerdict, last.team == team, check.topicLength <= RequestCheck.topicBytes, last.topic == check.topicTail {
             return last.allowed
@@ -539,6 +696,8 @@ private enum ResponseHeaders {
     static let apnsIDName = ByteString("apns-id")
     static let uniqueIDName = ByteString("apns-unique-id")
     static let contentTypeName = ByteString("content-type")
+    static let requestIDName = ByteString("apns-request-id")
+    static let channelIDName = ByteString("apns-channel-id")
     static let json = ByteString("application/json")
     private static let common: [Int: ByteString] = [
         200: ByteString("200"), 400: ByteString("400"), 403: ByteString("403"), 404: ByteString("404"),

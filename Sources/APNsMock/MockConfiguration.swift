@@ -39,12 +39,19 @@ public struct MockConfiguration: Sendable {
     /// Write one line per push request here as it arrives: `<wall-clock ns since 1970> <apns-id or ->` (for latency
     /// benchmarks). Nil (the default): nothing is recorded.
     public var arrivalsFile: String?
+    /// Bundle ids whose app lacks the Broadcast capability: their channel management and broadcast requests get
+    /// 400 FeatureNotEnabled. Empty (the default): every app has it.
+    public var withoutBroadcast: Set<String>
+    /// Channels one app may hold (Apple: 10,000 per app per environment); a create past it gets 400
+    /// CannotCreateChannelConfig.
+    public var maxChannelsPerApp: Int
 
     public init(host: String = "127.0.0.1", port: Int = 0, identity: TLSIdentity, verifier: JWTVerifier,
                 scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, threads: Int = 1,
                 tracksTokens: Bool = true, statsTokens: Bool = false,
                 handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil,
-                environment: Environment = .production, clientCAPEM: String? = nil) {
+                environment: Environment = .production, clientCAPEM: String? = nil,
+                withoutBroadcast: Set<String> = [], maxChannelsPerApp: Int = 10_000) {
         self.host = host
         self.port = port
         self.identity = identity
@@ -59,5 +66,7 @@ public struct MockConfiguration: Sendable {
         self.arrivalsFile = arrivalsFile
         self.environment = environment
         self.clientCAPEM = clientCAPEM
+        self.withoutBroadcast = withoutBroadcast
+        self.maxChannelsPerApp = maxChannelsPerApp
     }
 }

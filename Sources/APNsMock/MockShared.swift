@@ -18,6 +18,8 @@ final class MockShared: Sendable {
     let idleTimeout: UInt64
     let scenario: ScenarioBook
     let stats: StatsBook
+    /// The broadcast channels and their statistics.
+    let channels: ChannelBook
     /// Where push requests' arrivals are written (`MockConfiguration.arrivalsFile`); nil when not asked for.
     let arrivals: ArrivalLog?
 
@@ -32,8 +34,10 @@ final class MockShared: Sendable {
         handshakeTimeout = UInt64(max(0.001, configuration.handshakeTimeout) * 1e9)
         idleTimeout = UInt64(max(0, configuration.idleTimeout) * 1e9)
         scenario = ScenarioBook(configuration.scenario)
+        channels = ChannelBook(maxPerApp: max(1, configuration.maxChannelsPerApp), withoutBroadcast: configuration.withoutBroadcast,
+                               behaviours: configuration.scenario.broadcasts)
         stats = StatsBook(tracksTokens: configuration.tracksTokens || configuration.statsTokens,
-                          listsTokens: configuration.statsTokens)
+                          listsTokens: configuration.statsTokens, channels: channels)
         arrivals = try configuration.arrivalsFile.map(ArrivalLog.init(path:))
     }
 }

@@ -13,9 +13,30 @@ public struct MockStats: Codable, Sendable, Equatable {
     public var listedTokens: [String: [String: Int]]?
     /// Per APNs reason returned because a request broke a rule: count and one example.
     public var validationFailures: [String: Failure]
+    /// Broadcast channels: management requests, broadcasts, and each channel (these requests count in `totals` too).
+    public var channels: Channels
 
     private enum CodingKeys: String, CodingKey {
-        case totals, connections, listedTokens = "tokens", validationFailures
+        case totals, connections, listedTokens = "tokens", validationFailures, channels
+    }
+
+    public init(totals: Totals, connections: [Connection], listedTokens: [String: [String: Int]]?,
+                validationFailures: [String: Failure], channels: Channels = Channels()) {
+        self.totals = totals
+        self.connections = connections
+        self.listedTokens = listedTokens
+        self.validationFailures = validationFailures
+        self.channels = channels
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        totals = try container.decode(Totals.self, forKey: .totals)
+        connections = try container.decode([Connection].self, forKey: .connections)
+        listedTokens = try container.decodeIfPresent([String: [String: Int]].self, forKey: .listedTokens)
+        validationFailures = try container.decode([String: Failure].self, forKey: .validationFailures)
+        // Statistics written before the simulator knew channels have none.
+        channels = try container.decodeIfPresent(Channels.self, forKey: .channels) ?? Channels()
     }
 
     public struct Totals: Codable, Sendable, Equatable {
@@ -49,6 +70,54 @@ public struct MockStats: Codable, Sendable, Equatable {
         public var count: Int
         public var example: String
     }
+
+    /// What the simulator did on the broadcast paths.
+    public struct Channels: Codable, Sendable, Equatable {
+        /// Requests answered per operation (`create`, `read`, `delete`, `list`, `broadcast`; `other` for a method the
+        /// path does not take), whatever the answer.
+        public var requests: [String: Int]
+        /// Channels created and deleted since the start, and held now.
+        public var created: Int
+        public var deleted: Int
+        public var open: Int
+        /// Broadcasts answered 200, all channels together.
+        public var broadcastsAccepted: Int
+        /// Error answers on the broadcast paths, by reason (also counted in `totals.reasons`).
+        public var reasons: [String: Int]
+        /// Every channel held, and the last 10,000 deleted, by channel id.
+        public var byID: [String: ChannelEntry]
+
+        public init(requests: [String: Int] = [:], created: Int = 0, deleted: Int = 0, open: Int = 0, broadcastsAccepted: Int = 0,
+                    reasons: [String: Int] = [:], byID: [String: ChannelEntry] = [:]) {
+            self.requests = requests
+            self.created = created
+            self.deleted = deleted
+            self.open = open
+            self.broadcastsAccepted = broadcastsAccepted
+            self.reasons = reasons
+            self.byID = byID
+        }
+    }
+
+    /// One broadcast channel as the statistics show it.
+    public struct ChannelEntry: Codable, Sendable, Equatable {
+        public var bundleID: String
+        /// 0: no message stored; 1: the most recent one stored.
+        public var messageStoragePolicy: Int
+        /// Broadcasts accepted (200) on it.
+        public var broadcasts: Int
+        public var deleted: Bool
+
+        public init(bundleID: String, messageStoragePolicy: Int, broadcasts: Int, deleted: Bool) {
+            self.bundleID = bundleID
+            self.messageStoragePolicy = messageStoragePolicy
+            self.broadcasts = broadcasts
+            self.deleted = deleted
+        }
+    }
+
+    /// Broadcasts accepted on `channel` (0 for a channel never seen, or deleted and forgotten).
+    public func broadcasts(channel: String) -> Int { channels.byID[channel]?.broadcasts ?? 0 }
 
     /// Status count for one token (0 when never seen, or when tokens are not listed).
     public func count(token: String, status: Int) -> Int { tokens[token]?[String(status)] ?? 0 }

@@ -12,8 +12,15 @@ struct RequestCheck {
     /// certificate topic checks; a longer topic can match no bundle id.
     static let topicBytes = 320
 
+    /// A request's method as the simulator tells them apart.
+    enum Method {
+        case post, get, delete, other
+    }
+
     var methodIsPost = false
     var sawMethod = false
+    /// The method when it is not POST (worked out only then: a push is POST).
+    private var otherMethod = Method.other
     var pathProblem: Reason?
     var token: String?
     var headerProblem: Reason?
@@ -30,10 +37,16 @@ struct RequestCheck {
     var authorization: PresentedAuthorization?
     var bodyBytes = 0
     var isStatsPath = false
+    /// A request to the broadcast paths (channel management, broadcast sends); nil for a device push.
+    var channel: ChannelRequest?
+    /// The path starts like a broadcast path but is none: 404 BadPath whatever the method.
+    private var badBroadcastPath = false
     private var seen: UInt16 = 0
 
     private static let pathPrefix = ByteString("/3/device/")
     private static let statsPath = ByteString("/_mock/stats")
+    private static let managementPrefix = ByteString("/1/apps/")
+    private static let broadcastPrefix = ByteString("/4/broadcasts/")
 
     /// Records one header field; `judge` turns an authorization header into its verdict (the connection's cache).
     mutating func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
@@ -45,10 +58,16 @@ struct RequestCheck {
             return
         }
         seen |= field.bit
+        // Pseudo-headers come before the others, so the path has decided the route by now.
+        if channel != nil, field.rawValue > Field.authorization.rawValue {
+            channelHeader(field, value)
+            return
+        }
         switch field {
         case .method:
             sawMethod = true
             methodIsPost = post.matches(value)
+            if !methodIsPost { otherMethod = get.matches(value) ? .get : delete.matches(value) ? .delete : .other }
         case .path:
             checkPath(value)
         case .authorization:
@@ -77,13 +96,34 @@ struct RequestCheck {
                 fail(.badExpirationDate, example(value))
             }
         case .id:
-            if isCanonicalUUID(value) { apnsID = Array(value) } else {
+            if canonicalUUID(value) { apnsID = Array(value) } else {
                 fail(.badMessageId, example(value))
             }
         case .collapseID:
             if value.count > CollapseID.maximumBytes { fail(.badCollapseId, "\(value.count) bytes") }
+        case .channelID, .requestID:
+            break // not a device push's headers: APNs ignores headers it does not use
         }
     }
+
+    /// The method, once :method arrived.
+    var method: Method { methodIsPost ? .post : otherMethod }
+
+    /// A header of a broadcast-path request (cold: never a device push's).
+    private mutating func channelHeader(_ field: Field, _ value: UnsafeBufferPointer<UInt8>) {
+        let broadcast = channel?.resource == .broadcast
+        switch field {
+        case .channelID: channel?.channelIDHeader(value)
+        case .requestID: channel?.requestIDHeader(value)
+        case .pushType where broadcast: channel?.pushTypeHeader(value)
+        case .priority where broadcast: channel?.priorityHeader(value)
+        case .expiration where broadcast: channel?.expirationHeader(value)
+        default: break // apns-topic, apns-id, apns-collapse-id: not part of these APIs
+        }
+    }
+
+    /// Whether `bytes` is a UUID in canonical 8-4-4-4-12 form (any case).
+    static func isCanonicalUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { canonicalUUID(bytes) }
 
     /// The topic as sent; one longer than `topicBytes` is its kept tail after "…" (which no bundle id matches).
     var topic: String { (topicLength > Self.topicBytes ? "…" : "") + String(decoding: topicTail, as: UTF8.self) }
@@ -96,6 +136,11 @@ struct RequestCheck {
     private mutating func checkPath(_ value: UnsafeBufferPointer<UInt8>) {
         if Self.statsPath.matches(value) { isStatsPath = true }
         guard Self.pathPrefix.isPrefix(of: value) else {
+            if let request = ChannelRequest(path: value) {
+                channel = request
+                return
+            }
+            badBroadcastPath = Self.managementPrefix.isPrefix(of: value) || Self.broadcastPrefix.isPrefix(of: value)
             pathProblem = .badPath
             problemExample = example(value)
             return
@@ -129,7 +174,7 @@ struct RequestCheck {
     /// The APNs error for this request once all of it arrived, ignoring authorization; nil when it is valid.
     /// `topicOptional`: the request may name no topic (a certificate connection's requests default to its bundle id).
     mutating func finalProblem(topicOptional: Bool = false) -> (status: Int, reason: Reason)? {
-        if !sawMethod || !methodIsPost { return (405, .methodNotAllowed) }
+        if !sawMethod || !methodIsPost { return badBroadcastPath ? (404, .badPath) : (405, .methodNotAllowed) }
         if let pathProblem {
             return pathProblem == .badPath ? (404, .badPath) : (400, pathProblem)
         }
@@ -156,12 +201,13 @@ struct RequestCheck {
 
 /// The request headers the simulator looks at.
 private enum Field: UInt16, CaseIterable {
-    case method, path, authorization, topic, pushType, priority, expiration, id, collapseID
+    // method, path and authorization first: `header` tells the others apart by rawValue.
+    case method, path, authorization, topic, pushType, priority, expiration, id, collapseID, channelID, requestID
 
     private static let names: [ByteString] = [
         ByteString(":method"), ByteString(":path"), ByteString("authorization"), ByteString("apns-topic"),
         ByteString("apns-push-type"), ByteString("apns-priority"), ByteString("apns-expiration"), ByteString("apns-id"),
-        ByteString("apns-collapse-id"),
+        ByteString("apns-collapse-id"), ByteString("apns-channel-id"), ByteString("apns-request-id"),
     ]
 
     init?(_ name: UnsafeBufferPointer<UInt8>) {
@@ -186,6 +232,8 @@ private let pushTypeNames: [(ByteString, PushType)] = [
 ]
 
 private let post = ByteString("POST")
+private let get = ByteString("GET")
+private let delete = ByteString("DELETE")
 
 private func isHex(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     for byte in bytes {
@@ -197,7 +245,7 @@ private func isHex(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     return true
 }
 
-private func isCanonicalUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+private func canonicalUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard bytes.count == 36 else { return false }
     for i in 0..<36 {
         if i == 8 || i == 13 || i == 18 || i == 23 {

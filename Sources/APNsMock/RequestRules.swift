@@ -2,7 +2,8 @@ import APNs
 
 /// The simulator's request rules (`RequestCheck`) as one call on plain values, for tests and the fuzz target:
 /// the same checks a request's headers and body go through on a connection, without a connection. The
-/// authorization is returned, not judged (`JWTVerifier` does that).
+/// authorization is returned, not judged (`JWTVerifier` does that). Device pushes only: the broadcast paths
+/// (`ChannelRequest`) need the channels a connection's simulator holds, so here they come back as no device push.
 public enum RequestRules {
     /// What the simulator makes of one request.
     public struct Verdict: Sendable, Equatable {

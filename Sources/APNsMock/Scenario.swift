@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the simulator does beyond answering 200: per-token behaviours and per-connection faults.
+/// What the simulator does beyond answering 200: per-token and per-app broadcast behaviours, and per-connection faults.
 /// Loaded from the JSON file given with `--scenario`; the format is documented in the README.
 public struct Scenario: Codable, Sendable, Equatable {
     /// Behaviours by exact device token (lowercase hex).
@@ -9,12 +9,15 @@ public struct Scenario: Codable, Sendable, Equatable {
     public var tokenPrefixes: [String: TokenBehaviour]
     /// Faults applied to connections.
     public var connection: ConnectionFaults
+    /// Behaviours of broadcasts by bundle id (each channel of the app counts its own failures).
+    public var broadcasts: [String: BroadcastBehaviour]
 
     public init(tokens: [String: TokenBehaviour] = [:], tokenPrefixes: [String: TokenBehaviour] = [:],
-                connection: ConnectionFaults = ConnectionFaults()) {
+                connection: ConnectionFaults = ConnectionFaults(), broadcasts: [String: BroadcastBehaviour] = [:]) {
         self.tokens = tokens
         self.tokenPrefixes = tokenPrefixes
         self.connection = connection
+        self.broadcasts = broadcasts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -22,6 +25,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         tokens = try container.decodeIfPresent([String: TokenBehaviour].self, forKey: .tokens) ?? [:]
         tokenPrefixes = try container.decodeIfPresent([String: TokenBehaviour].self, forKey: .tokenPrefixes) ?? [:]
         connection = try container.decodeIfPresent(ConnectionFaults.self, forKey: .connection) ?? ConnectionFaults()
+        broadcasts = try container.decodeIfPresent([String: BroadcastBehaviour].self, forKey: .broadcasts) ?? [:]
         tokens = Dictionary(uniqueKeysWithValues: tokens.map { ($0.key.lowercased(), $0.value) })
         tokenPrefixes = Dictionary(uniqueKeysWithValues: tokenPrefixes.map { ($0.key.lowercased(), $0.value) })
     }
@@ -54,6 +58,10 @@ public struct Scenario: Codable, Sendable, Equatable {
                 throw MockError.badScenario("'\(token)' is not a hex token or prefix")
             }
             try behaviour.validate(token: token)
+        }
+        for (bundleID, behaviour) in broadcasts {
+            guard !bundleID.isEmpty, !bundleID.contains("/") else { throw MockError.badScenario("broadcasts: '\(bundleID)' is not a bundle id") }
+            try behaviour.validate(bundleID: bundleID)
         }
     }
 

@@ -20,10 +20,13 @@ final class StatsBook: @unchecked Sendable {
     private var failures: [String: MockStats.Failure] = [:]
     let tracksTokens: Bool
     let listsTokens: Bool
+    /// The broadcast channels, whose counts the snapshot includes.
+    let channels: ChannelBook?
 
-    init(tracksTokens: Bool, listsTokens: Bool = false) {
+    init(tracksTokens: Bool, listsTokens: Bool = false, channels: ChannelBook? = nil) {
         self.tracksTokens = tracksTokens || listsTokens
         self.listsTokens = listsTokens
+        self.channels = channels
     }
 
     /// Registers a new connection and returns its id (1, 2, … in accept order).
@@ -83,6 +86,7 @@ final class StatsBook: @unchecked Sendable {
     }
 
     func snapshot() -> MockStats {
+        let channelStats = channels?.snapshot() ?? MockStats.Channels()
         lock.lock()
         defer { lock.unlock() }
         var tokenTable: [String: [String: Int]]?
@@ -101,7 +105,8 @@ final class StatsBook: @unchecked Sendable {
                           derSignatures: derSignatures, tokensAcceptedTwice: acceptedTwice),
             connections: connections.values.sorted { $0.id < $1.id },
             listedTokens: tokenTable,
-            validationFailures: failures)
+            validationFailures: failures,
+            channels: channelStats)
     }
 
     /// The snapshot as pretty, key-sorted JSON.

@@ -30,6 +30,9 @@ struct MockOptions {
     var statsTokens = false
     var handshakeTimeout: TimeInterval = 10
     var idleTimeout: TimeInterval = 300
+    /// Bundle ids without the Broadcast capability.
+    var withoutBroadcast: [String] = []
+    var maxChannels = 10_000
 
     static let usage = """
     USAGE: apns-mock (--key-file KEY.p8 --key-id KEYID --team-id TEAMID | --team KEY.p8:KEYID:TEAMID[:TOPICS] ...
@@ -37,7 +40,9 @@ struct MockOptions {
 
     A local APNs simulator: HTTP/2 over TLS, Apple's validation and error answers, provider-token (ES256 JWT)
     checks against your teams' keys, client certificates, scripted per-token behaviours and connection faults,
-    and statistics.
+    and statistics. Device pushes (POST /3/device/TOKEN) and iOS 18 broadcast channels on the same listener:
+    channel management (POST, GET, DELETE /1/apps/BUNDLE/channels with apns-channel-id; GET
+    /1/apps/BUNDLE/all-channels) and broadcasts (POST /4/broadcasts/apps/BUNDLE), with Apple's error reasons.
 
     OPTIONS:
       --listen HOST:PORT          Address to serve on (default 127.0.0.1:2197, loopback only; port 0 picks a
@@ -65,7 +70,12 @@ struct MockOptions {
                                   environment only; 400 TopicDisallowed for a topic other than the bundle id
                                   (with or without a push-type suffix). A request without apns-topic gets the
                                   bundle id; one with an authorization header is judged by its token.
-      --scenario FILE.json        Per-token behaviours and connection faults (see README).
+      --no-broadcast BUNDLE[,BUNDLE...]
+                                  Apps without the Broadcast capability (repeatable): their channel management
+                                  and broadcast requests get 400 FeatureNotEnabled. Every other app has it.
+      --max-channels N            Channels one app may hold (default 10000, Apple's limit; 1-10000): a create
+                                  past it gets 400 CannotCreateChannelConfig.
+      --scenario FILE.json        Per-token and per-app broadcast behaviours, connection faults (see README).
       --stats-out FILE.json       Write the statistics here on exit (SIGINT/SIGTERM).
       --arrivals-out FILE         Write one line per push request as it arrives: wall-clock nanoseconds since
                                   1970 and its apns-id ("-" without one), e.g. "1764577987123456789 <uuid>"
@@ -91,7 +101,7 @@ struct MockOptions {
     """
 
     static let valued: Set<String> = ["listen", "ca-out", "cert", "key", "key-file", "key-id", "team-id", "team", "environment",
-                                      "client-ca", "scenario", "stats-out", "arrivals-out",
+                                      "client-ca", "scenario", "stats-out", "arrivals-out", "no-broadcast", "max-channels",
                                       "threads", "token-update-interval", "handshake-timeout", "idle-timeout"]
     static let flagNames: Set<String> = ["help", "stats-tokens", "no-token-stats"]
 
@@ -136,6 +146,20 @@ struct MockOptions {
                 throw UsageError("--idle-timeout expects seconds ≥ 0 (0 = never), got '\(text)'")
             }
             options.idleTimeout = seconds
+        }
+        for value in parsed.values("no-broadcast") {
+            for bundleID in value.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                guard !bundleID.isEmpty, bundleID.utf8.allSatisfy(isBundleIDByte) else {
+                    throw UsageError("--no-broadcast expects bundle ids (letters, digits, '-' and '.'), got '\(bundleID)'")
+                }
+                options.withoutBroadcast.append(bundleID)
+            }
+        }
+        if let text = try parsed.value("max-channels") {
+            guard let count = Int(text), (1...10_000).contains(count) else {
+                throw UsageError("--max-channels expects 1…10000, got '\(text)'")
+            }
+            options.maxChannels = count
         }
         options.statsTokens = parsed.flag("stats-tokens")
         options.tracksTokens = !parsed.flag("no-token-stats")

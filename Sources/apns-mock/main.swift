@@ -64,7 +64,7 @@ do {
         tokenUpdateInterval: options.tokenUpdateInterval, threads: options.threads, tracksTokens: options.tracksTokens,
         statsTokens: options.statsTokens, handshakeTimeout: options.handshakeTimeout, idleTimeout: options.idleTimeout,
         arrivalsFile: options.arrivalsOut, environment: options.environment == "development" ? .development : .production,
-        clientCAPEM: clientCAPEM))
+        clientCAPEM: clientCAPEM, withoutBroadcast: Set(options.withoutBroadcast), maxChannelsPerApp: options.maxChannels))
 } catch {
     fail("\(error)")
 }

@@ -160,7 +160,9 @@ struct ApnsMockExecutableTests {
         #expect(result.status == 0)
         for flag in ["--handshake-timeout S", "--idle-timeout S", "--stats-tokens", "--no-token-stats", "127.0.0.1:2197",
                      "--team KEY.p8:KEYID:TEAMID[:TOPIC,TOPIC...]", "--environment ENV", "--client-ca CA.pem",
-                     "TopicDisallowed", "BadCertificateEnvironment", "apns-unique-id"] {
+                     "TopicDisallowed", "BadCertificateEnvironment", "apns-unique-id", "--no-broadcast BUNDLE[,BUNDLE...]",
+                     "--max-channels N", "FeatureNotEnabled", "CannotCreateChannelConfig", "/1/apps/BUNDLE/channels",
+                     "/4/broadcasts/apps/BUNDLE"] {
             #expect(result.stdout.contains(flag), "\(flag)")
         }
     }
@@ -235,6 +237,37 @@ struct ApnsMockExecutableTests {
         presenting.clientCertificate = .pem(certificate: production.certPEM, key: production.keyPEM)
         #expect(try presenting.send(CurlRequest.push(token: token, topic: "com.cert.app", authorization: nil)).reason
                 == "BadCertificateEnvironment")
+    }
+
+    @Test("--no-broadcast and --max-channels: that app gets FeatureNotEnabled, the others a channel limit; --stats-out keeps the channels")
+    func broadcastOptions() throws {
+        let binary = try requireBinary()
+        let directory = try TempDirectory("exe")
+        defer { directory.remove() }
+        let caPath = directory.path("ca.pem")
+        let statsPath = directory.path("stats.json")
+        let mock = try Running(binary: binary, arguments: [
+            "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001",
+            "--team-id", "TESTTEAM01", "--no-broadcast", "com.plain.app,com.plain.widget", "--no-broadcast", "com.third.app",
+            "--max-channels", "1", "--stats-out", statsPath,
+        ], directory: directory)
+        defer { mock.stop() }
+        let port = try mock.waitForPort()
+        let curl = Curl(baseURL: "https://127.0.0.1:\(port)", caPath: caPath, directory: directory)
+        let auth = try Fixture.authorization()
+        let answers = try curl.send([
+            .createChannel(auth, bundleID: "com.plain.app"), .createChannel(auth, bundleID: "com.plain.widget"),
+            .listChannels(auth, bundleID: "com.third.app"), .createChannel(auth), .createChannel(auth),
+        ])
+        #expect(answers.map(\.status) == [400, 400, 400, 201, 400], "\(answers.map(\.bodyText))")
+        #expect(answers.map(\.reason) == ["FeatureNotEnabled", "FeatureNotEnabled", "FeatureNotEnabled", nil, "CannotCreateChannelConfig"])
+        let channel = try #require(answers[3].header("apns-channel-id"))
+        #expect(try curl.send(.broadcast(channel, auth)).status == 200)
+        mock.process.terminate() // SIGTERM: the statistics are written
+        #expect(try mock.wait() == 0, "\(mock.stderr)")
+        let stats = try JSONDecoder().decode(MockStats.self, from: Data(contentsOf: URL(fileURLWithPath: statsPath)))
+        #expect(stats.broadcasts(channel: channel) == 1)
+        #expect(stats.channels.reasons == ["FeatureNotEnabled": 3, "CannotCreateChannelConfig": 1])
     }
 
     @Test("without --listen it serves 127.0.0.1:2197, loopback only (when that port is free)")
@@ -368,6 +401,10 @@ struct ApnsMockExecutableTests {
         ["--team", "k::TESTTEAM01"],
         ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--environment", "staging"],
         ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--client-ca"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--no-broadcast", "com.example.app,"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--no-broadcast", "com/example"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--max-channels", "0"],
+        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--max-channels", "10001"],
     ])
     func badUsage(arguments: [String]) throws {
         let binary = try requireBinary()

@@ -195,6 +195,22 @@ struct ScenarioLoadTests {
         #expect(message.contains("xyz"))
     }
 
+    @Test("broadcasts by bundle id load; a bad failStatus or bundle id is a bad scenario naming it")
+    func broadcasts() throws {
+        let (valid, _) = try load(#"{"broadcasts": {"com.example.app": {"failTimes": 2, "failStatus": 500, "delayMs": 5}}}"#)
+        #expect(try valid.get().broadcasts == ["com.example.app": BroadcastBehaviour(failTimes: 2, failStatus: 500, delayMs: 5)])
+        for (json, named) in [(#"{"broadcasts": {"com.example.app": {"failStatus": 404}}}"#, "com.example.app"),
+                              (#"{"broadcasts": {"a/b": {}}}"#, "a/b"),
+                              (#"{"broadcasts": {"com.example.app": {"failTimes": -1}}}"#, "failTimes")] {
+            let (result, _) = try load(json)
+            guard case .failure(.badScenario(let message)) = result else {
+                Issue.record("expected badScenario for \(json), got \(result)")
+                continue
+            }
+            #expect(message.contains(named), "\(message)")
+        }
+    }
+
     @Test("a missing file names the file")
     func missingFile() {
         #expect(throws: MockError.badScenario("cannot read scenario file /nonexistent/scenario.json")) {

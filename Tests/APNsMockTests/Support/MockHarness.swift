@@ -18,7 +18,8 @@ final class MockHarness {
     /// `verifier` defaults to the fixture team's key with any topic.
     init(scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, statsTokens: Bool = true,
          handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil,
-         verifier: JWTVerifier? = nil, environment: Environment = .production, clientCAPEM: String? = nil) throws {
+         verifier: JWTVerifier? = nil, environment: Environment = .production, clientCAPEM: String? = nil,
+         withoutBroadcast: Set<String> = [], maxChannelsPerApp: Int = 10_000) throws {
         directory = try TempDirectory("mock")
         let identity = try TLSIdentity.throwaway()
         guard let ca = identity.caCertificatePEM else { throw HarnessError("throwaway identity has no CA") }
@@ -27,7 +28,8 @@ final class MockHarness {
             port: 0, identity: identity, verifier: verifier ?? JWTVerifier(key: Fixture.key, credential: Fixture.credential),
             scenario: scenario, tokenUpdateInterval: tokenUpdateInterval, statsTokens: statsTokens,
             handshakeTimeout: handshakeTimeout, idleTimeout: idleTimeout, arrivalsFile: arrivalsFile,
-            environment: environment, clientCAPEM: clientCAPEM))
+            environment: environment, clientCAPEM: clientCAPEM, withoutBroadcast: withoutBroadcast,
+            maxChannelsPerApp: maxChannelsPerApp))
         authorization = try Fixture.authorization()
         curl = Curl(baseURL: "https://127.0.0.1:\(server.port)", caPath: caPath, directory: directory)
     }
