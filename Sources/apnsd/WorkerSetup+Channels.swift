@@ -1,24 +1,21 @@
 import Channels
 import HTTP2Transport
 import Intake
+import ProviderAuth
 import QueueModel
 
-/// Channel management with the worker's credentials: each key's provider token (minted here, never logged) or
-/// each certificate's client identity, routed by TopicRoutes as pushes are.
+/// Channel management with the configured credentials: each key's provider token (its own cache, minted when first
+/// needed, never logged) or each certificate's client identity, routed by TopicRoutes as pushes are.
 extension WorkerSetup {
     /// The channel manager on `store`.
     func channelManager(store: any ChannelStore) -> ChannelManager {
-        let set = credentialSet()
-        let identities = clientIdentities(of: set)
-        let credentials = credentials.compactMap { loaded -> ChannelCredential? in
-            guard let sending = set.byName[loaded.name] else { return nil }
-            switch sending.authorization {
-            case .token(let cache, _, _, _):
-                return ChannelCredential(name: loaded.name, authentication: .token(cache))
-            case .certificate:
-                guard let identity = identities[sending.poolID] else { return nil }
-                return ChannelCredential(name: loaded.name, authentication: .certificate(identity))
+        let credentials = credentials.map { loaded -> ChannelCredential in
+            if let (key, credential) = loaded.key {
+                return ChannelCredential(name: loaded.name, authentication: .token(ProviderTokenCache(key: key, credential: credential)))
             }
+            let certificate = loaded.certificate!
+            return ChannelCredential(name: loaded.name, authentication: .certificate(
+                ClientIdentity(certificateChainPEM: certificate.certificateChainPEM, privateKeyPEM: certificate.privateKeyPEM)))
         }
         let client = ChannelClient(baseURLs: [.production: configuration.channelProductionURL,
                                               .development: configuration.channelDevelopmentURL],
