@@ -8,7 +8,7 @@ import QueueModel
 extension API {
     /// `POST /v1/channels` `{"topic", "storage": "none"|"latest", "environment"}`: creates a broadcast channel at
     /// APNs, records it, 201 with the channel (as `apnsd channel create --json`). Nothing is recorded when APNs
-    /// refuses (502 with its reason).
+    /// refuses (422 with its reason).
     func postChannel(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         let manager = try channelManager()
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
@@ -121,13 +121,16 @@ extension API {
         return ChannelReference(String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }))
     }
 
-    /// A channel failure as an API error: APNs's refusals are 502 with Apple's reason in the message.
+    /// A channel failure as an API error: APNs's 4xx refusals (FeatureNotEnabled, ChannelNotRegistered, a provider
+    /// token refused…) are 422 with Apple's status and reason in the message, as the request cannot be carried out
+    /// as it stands; APNs's own failures, an answer that is not APNs's, or no answer are 502.
     static func channelError(_ error: ChannelError) -> APIError {
         switch error {
         case .invalid(let why), .noCredential(let why): return .invalid(why, field: "topic")
         case .unknownChannel: return .notFound("\(error)")
         case .alreadyDeleted: return APIError(409, "conflict", "\(error)")
-        case .apns: return APIError(502, "apns_refused", "\(error)")
+        case .apns(_, let status, _, _) where (400..<500).contains(status): return APIError(422, "apns_refused", "\(error)")
+        case .apns: return APIError(502, "apns_failed", "\(error)")
         case .badAnswer: return APIError(502, "apns_bad_answer", "\(error)")
         case .transport: return APIError(502, "apns_unreachable", "\(error)")
         case .store(let error): return .store(error)

@@ -224,7 +224,7 @@ enum OpenAPIDocument {
         "/v1/channels": {
           "post": {
             "operationId": "postChannel",
-            "summary": "Create an iOS 18 broadcast channel at APNs (channel management API, the credential that sends the topic) and record it. Nothing is recorded when APNs refuses (502, Apple's reason in the message). Scope: admin.",
+            "summary": "Create an iOS 18 broadcast channel at APNs (channel management API, the credential that sends the topic) and record it. Nothing is recorded when APNs refuses (422, Apple's status and reason in the message). Scope: admin.",
             "requestBody": {"required": false, "content": {"application/json": {"schema": {
               "type": "object", "additionalProperties": false,
               "properties": {
@@ -238,7 +238,8 @@ enum OpenAPIDocument {
               "403": {"$ref": "#/components/responses/Forbidden"},
               "413": {"$ref": "#/components/responses/TooLarge"},
               "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
-              "502": {"$ref": "#/components/responses/APNsRefused"},
+              "422": {"$ref": "#/components/responses/APNsRefused"},
+              "502": {"$ref": "#/components/responses/APNsFailed"},
               "503": {"$ref": "#/components/responses/Unavailable"}
             }
           },
@@ -260,7 +261,8 @@ enum OpenAPIDocument {
               "400": {"$ref": "#/components/responses/Invalid"},
               "401": {"$ref": "#/components/responses/Unauthorized"},
               "403": {"$ref": "#/components/responses/Forbidden"},
-              "502": {"$ref": "#/components/responses/APNsRefused"},
+              "422": {"$ref": "#/components/responses/APNsRefused"},
+              "502": {"$ref": "#/components/responses/APNsFailed"},
               "503": {"$ref": "#/components/responses/Unavailable"}
             }
           }
@@ -276,7 +278,8 @@ enum OpenAPIDocument {
               "401": {"$ref": "#/components/responses/Unauthorized"},
               "403": {"$ref": "#/components/responses/Forbidden"},
               "404": {"$ref": "#/components/responses/NotFound"},
-              "502": {"$ref": "#/components/responses/APNsRefused"},
+              "422": {"$ref": "#/components/responses/APNsRefused"},
+              "502": {"$ref": "#/components/responses/APNsFailed"},
               "503": {"$ref": "#/components/responses/Unavailable"}
             }
           },
@@ -290,7 +293,8 @@ enum OpenAPIDocument {
               "403": {"$ref": "#/components/responses/Forbidden"},
               "404": {"$ref": "#/components/responses/NotFound"},
               "409": {"$ref": "#/components/responses/Conflict"},
-              "502": {"$ref": "#/components/responses/APNsRefused"},
+              "422": {"$ref": "#/components/responses/APNsRefused"},
+              "502": {"$ref": "#/components/responses/APNsFailed"},
               "503": {"$ref": "#/components/responses/Unavailable"}
             }
           }
@@ -509,7 +513,9 @@ enum OpenAPIDocument {
           "TooLarge": {"description": "The body is over 1 MiB (64 MiB on the batch and campaign routes).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "The body is not Content-Type: application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "IdempotencyKeyReused": {"description": "The Idempotency-Key was used with another body.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "APNsRefused": {"description": "APNs refused the channel request (the message has its status and reason, e.g. 400 ChannelNotRegistered), answered unexpectedly, or could not be reached.",
+          "APNsRefused": {"description": "APNs refused the channel request (code apns_refused; the message has APNs's status and reason, e.g. 400 ChannelNotRegistered or 400 FeatureNotEnabled).",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "APNsFailed": {"description": "APNs failed (a 5xx: apns_failed), answered unexpectedly (apns_bad_answer), or could not be reached (apns_unreachable).",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Unavailable": {"description": "The database cannot be used right now (Retry-After), or the server is shutting down: retry.",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}

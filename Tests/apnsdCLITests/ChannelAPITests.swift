@@ -3,7 +3,7 @@ import Testing
 
 extension APIServe {
     /// `/v1/channels` through `apnsd serve` against the in-process apns-mock: the routes mirror `apnsd channel`
-    /// (create admin, read read, delete admin), APNs's refusals are 502 with Apple's reason and write nothing.
+    /// (create admin, read read, delete admin), APNs's refusals are 422 with Apple's reason and write nothing.
     @Suite struct ChannelAPITests {
         static let topic = ChannelCLITests.topic
 
@@ -59,7 +59,7 @@ extension APIServe {
         }
 
         @Test func refusalsAreAnsweredAndWriteNothing() throws {
-            let setup = try ChannelCLITests.setup(withoutBroadcast: [ChannelCLITests.other])
+            var setup = try ChannelCLITests.setup(withoutBroadcast: [ChannelCLITests.other])
             defer { setup.stop() }
             let api = try APIHarness(cli: setup.cli, initialized: true)
             defer { api.stop() }
@@ -68,8 +68,8 @@ extension APIServe {
                 (#"{"topic":"\#(Self.topic)","storage":"always"}"#, 400, "storage", "not none or latest"),
                 (#"{"topic":"\#(Self.topic)","environment":"staging"}"#, 400, "environment", "unknown environment"),
                 (#"{"topic":"\#(Self.topic)","policy":1}"#, 400, nil, "policy"),
-                (#"{"topic":"\#(ChannelCLITests.other)"}"#, 502, nil, "400 FeatureNotEnabled"),
-                (#"{"topic":"com.example.notours"}"#, 502, nil, "400 TopicDisallowed"),
+                (#"{"topic":"\#(ChannelCLITests.other)"}"#, 422, nil, "400 FeatureNotEnabled"),
+                (#"{"topic":"com.example.notours"}"#, 422, nil, "400 TopicDisallowed"),
             ] as [(String, Int, String?, String)] {
                 let answer = try api.call("POST", "/v1/channels", key: api.admin, json: body)
                 let error = try APIHarness.error(answer)
@@ -79,6 +79,13 @@ extension APIServe {
             #expect(try APIHarness.query(setup.cli.database, "SELECT COUNT(*) FROM channels") == ["0"])
             #expect(try api.call("GET", "/v1/channels?environment=production", key: api.reader).status == 400, "environment needs topic")
             #expect(try api.call("GET", "/v1/channels?color=red", key: api.reader).status == 400)
+            // APNs not answering at all: 502, nothing recorded.
+            setup.server.stop()
+            let unreachable = try api.call("POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(Self.topic)"}"#)
+            let error = try APIHarness.error(unreachable)
+            #expect(unreachable.status == 502 && error["code"] as? String == "apns_unreachable", "\(unreachable.body)")
+            #expect(try APIHarness.query(setup.cli.database, "SELECT COUNT(*) FROM channels") == ["0"])
+            setup.server = try ChannelCLITests.mock(setup.identity)
         }
 
         /// Without any credential, the channel routes say so (503) rather than failing later.
