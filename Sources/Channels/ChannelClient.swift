@@ -11,11 +11,14 @@ public struct ChannelClient: Sendable {
     /// An extra CA to trust (`apns.caFile`, the simulator's).
     public var caFile: String?
     public var timeout: Duration
+    /// `apns.proxy`, as for pushes.
+    public var proxy: Proxy
 
-    public init(baseURLs: [Environment: String] = [:], caFile: String? = nil, timeout: Duration = .seconds(30)) {
+    public init(baseURLs: [Environment: String] = [:], caFile: String? = nil, timeout: Duration = .seconds(30), proxy: Proxy = .none) {
         self.baseURLs = baseURLs
         self.caFile = caFile
         self.timeout = timeout
+        self.proxy = proxy
     }
 
     /// The base URL for `environment`, Apple's when none is set.
@@ -76,6 +79,7 @@ public struct ChannelClient: Sendable {
         if method == .post { headers.append(("content-type", "application/json")) }
         var http = HTTPExchange(timeout: timeout, connectTimeout: .seconds(10), caFile: caFile, requireHTTP2: true,
                                 maximumResponseBody: Self.listBodyLimit)
+        http.proxy = proxy
         switch credential.authentication {
         case .token(let cache):
             // The token goes in the header only: never into an error or a log line.

@@ -3,8 +3,8 @@ import Threads
 
 /// One HTTP(S) request on libcurl's easy interface (the webhook's POST, APNs channel management's POST, GET and
 /// DELETE): a handle per call, performed on a thread of its own so the blocking call never occupies Swift's
-/// cooperative pool. TLS peer and host verification are always on; proxy variables are ignored; redirects are not
-/// followed.
+/// cooperative pool. TLS peer and host verification are always on; redirects are not followed; proxy variables are
+/// ignored unless `proxy` says otherwise.
 public struct HTTPExchange: Sendable {
     /// The whole request's limit, connection included.
     public var timeout: Duration
@@ -13,6 +13,8 @@ public struct HTTPExchange: Sendable {
     public var caFile: String?
     /// A TLS client certificate to present (certificate-based APNs authentication); none otherwise.
     public var clientIdentity: ClientIdentity?
+    /// How to reach the server: directly by default (the webhook's); APNs channel management follows `apns.proxy`.
+    public var proxy: Proxy = .none
     /// HTTP/2 over TLS only (APNs answers nothing else); otherwise libcurl's default (HTTP/1.1, or h2 if offered).
     public var requireHTTP2: Bool
 
@@ -79,7 +81,11 @@ public struct HTTPExchange: Sendable {
         set(CURLOPT_SSL_VERIFYHOST, 2)
         set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout.milliseconds)
         set(CURLOPT_TIMEOUT_MS, timeout.milliseconds)
-        set(CURLOPT_PROXY, "")  // "" also turns off libcurl's proxy variables
+        switch proxy {
+        case .none: set(CURLOPT_PROXY, "")  // "" also turns off libcurl's proxy variables
+        case .environment: break
+        case .url(let url): set(CURLOPT_PROXY, url)
+        }
         if let caFile { set(CURLOPT_CAINFO, caFile) }
         if let identity = clientIdentity {
             // Blobs are copied by libcurl (CURL_BLOB_COPY), so the PEM bytes need not outlive this call.

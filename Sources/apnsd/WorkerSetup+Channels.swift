@@ -19,7 +19,8 @@ extension WorkerSetup {
         }
         let client = ChannelClient(baseURLs: [.production: configuration.channelProductionURL,
                                               .development: configuration.channelDevelopmentURL],
-                                   caFile: configuration.caFile, timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
+                                   caFile: configuration.caFile, timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
+                                   proxy: configuration.transportProxy)
         return ChannelManager(store: store, client: client, credentials: credentials, routes: routes)
     }
 }

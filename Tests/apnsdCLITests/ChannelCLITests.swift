@@ -182,6 +182,19 @@ import Testing
         #expect(!unreachable.stderr.contains("eyJ"))
     }
 
+    /// Channel management follows apns.proxy as pushes do: the environment's proxy is ignored unless asked for.
+    @Test func channelManagementFollowsTheProxySetting() throws {
+        let setup = try Self.setup()
+        defer { setup.stop() }
+        let dead = ["https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"]
+        let direct = try setup.cli.run(["channel", "create", "--topic", Self.topic], environment: dead)
+        #expect(direct.status == 0, "the environment's proxy is not used: \(direct.stderr)")
+        let proxied = try setup.cli.run(["channel", "create", "--topic", Self.topic, "--proxy", "http://127.0.0.1:9"])
+        Self.expectRefused(proxied, "did not reach APNs")
+        #expect(proxied.stderr.contains("port 9"), "\(proxied.stderr)")
+        #expect(try setup.rows("SELECT COUNT(*) FROM channels") == ["1"])
+    }
+
     /// Refused before anything is sent (exit 64): a suffixed bundle id, an unknown policy or environment.
     @Test func badInputIsRefusedBeforeAPNs() throws {
         let setup = try Self.setup()
