@@ -701,7 +701,7 @@ enum OpenAPIDocument {
           "Channel": {
             "type": "object", "required": ["id", "channelId", "topic", "environment", "storage", "messageStoragePolicy", "credential", "createdAt", "deletedAt"],
             "properties": {
-              "id": {"type": "integer", "description": "The local number."},
+              "id": {"type": "string", "description": "The local number (a JSON string, as every id)."},
               "channelId": {"type": "string", "description": "The id APNs gave (base64)."},
               "topic": {"type": "string"},
               "environment": {"type": "string", "enum": ["production", "development"]},

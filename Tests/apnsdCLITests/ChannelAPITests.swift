@@ -22,7 +22,7 @@ extension APIServe {
             #expect(created.status == 201, "\(created.body)")
             let channel = try APIHarness.object(created)
             let id = try #require(channel["channelId"] as? String)
-            #expect(channel["id"] as? Int == 1 && channel["storage"] as? String == "none" && channel["messageStoragePolicy"] as? Int == 0)
+            #expect(channel["id"] as? String == "1" && channel["storage"] as? String == "none" && channel["messageStoragePolicy"] as? Int == 0)
             #expect(channel["environment"] as? String == "production" && channel["credential"] as? String == "default")
             #expect(setup.server.stats().channels.byID[id]?.messageStoragePolicy == 0)
             // No topic: apns.topic; no storage: latest.
@@ -42,7 +42,7 @@ extension APIServe {
             let urlSafe = id.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             let byID = try api.call("GET", "/v1/channels/\(urlSafe)", key: api.reader)
             let found = try APIHarness.object(byID)
-            #expect(byID.status == 200 && found["id"] as? Int == 1, "\(byID.body)")
+            #expect(byID.status == 200 && found["id"] as? String == "1", "\(byID.body)")
             #expect(try api.call("GET", "/v1/channels/99", key: api.reader).status == 404)
 
             // Delete: admin; the row is kept, marked; a second delete is a conflict.

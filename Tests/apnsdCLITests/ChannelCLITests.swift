@@ -107,7 +107,7 @@ import Testing
         let shown = try cli.run("channel", "show", "2")
         #expect(shown.status == 0 && shown.stdout.contains("at APNs      exists, storage none"), "\(shown.stdout)\(shown.stderr)")
         let shownJSON = try Self.created(try cli.run("channel", "show", ids[2], "--json"))
-        #expect(shownJSON["id"] as? Int == 3 && shownJSON["apnsStorage"] as? String == "latest")
+        #expect(shownJSON["id"] as? String == "3" && shownJSON["apnsStorage"] as? String == "latest")
         #expect(setup.server.stats().channels.requests["read"] == 2)
 
         // delete: at APNs, then the row is marked and kept.
