@@ -8,6 +8,7 @@ public struct BroadcastBehaviour: Codable, Sendable, Equatable {
     /// Wait this long before answering each broadcast.
     public var delayMs: Int?
 
+    /// A behaviour; nil members keep the normal answer.
     public init(failTimes: Int? = nil, failStatus: Int? = nil, delayMs: Int? = nil) {
         self.failTimes = failTimes
         self.failStatus = failStatus

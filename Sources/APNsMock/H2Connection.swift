@@ -445,12 +445,7 @@ final class H2Connection {
             if let refusal {
                 (status, reason) = refusal
             } else {
-                if !authorizedOnce {
-                    authorizedOnce = true
-                    if shared.scenario.scenario.connection.singleStreamUntilAuthorized == true {
-                        submitSettings(maxStreams: shared.maxConcurrentStreams)
-                    }
-                }
+                authorized()
                 if let token = check.token,
                    let scripted = shared.scenario.answer(token: token, nowMilliseconds: Int64(now * 1000)) {
                     (status, reason, timestamp, delay) = scripted
@@ -472,6 +467,15 @@ final class H2Connection {
             }
         } else {
             respond(streamID: streamID, state: state, status: status, apnsID: apnsID, contentType: reason != nil)
+        }
+    }
+
+    /// A request passed its credentials: the first one lifts the single-stream limit, when the scenario sets it.
+    private func authorized() {
+        guard !authorizedOnce else { return }
+        authorizedOnce = true
+        if shared.scenario.scenario.connection.singleStreamUntilAuthorized == true {
+            submitSettings(maxStreams: shared.maxConcurrentStreams)
         }
     }
 
@@ -528,6 +532,7 @@ final class H2Connection {
                     break decide
                 }
             }
+            authorized()
             if request.bundleIDHasPushTypeSuffix {
                 refuse((400, .topicDisallowed), "\(String(request.bundleID.prefix(RequestCheck.exampleBytes))): broadcast paths take the bare bundle id")
                 break decide

@@ -20,6 +20,7 @@ public struct MockStats: Codable, Sendable, Equatable {
         case totals, connections, listedTokens = "tokens", validationFailures, channels
     }
 
+    /// Statistics made of these parts (the simulator makes them; tests and tools may too).
     public init(totals: Totals, connections: [Connection], listedTokens: [String: [String: Int]]?,
                 validationFailures: [String: Failure], channels: Channels = Channels()) {
         self.totals = totals
@@ -29,6 +30,7 @@ public struct MockStats: Codable, Sendable, Equatable {
         self.channels = channels
     }
 
+    /// Decodes `/_mock/stats` JSON; one without `channels` (an older simulator's) gets empty channel counts.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         totals = try container.decode(Totals.self, forKey: .totals)
@@ -87,6 +89,7 @@ public struct MockStats: Codable, Sendable, Equatable {
         /// Every channel held, and the last 10,000 deleted, by channel id.
         public var byID: [String: ChannelEntry]
 
+        /// Channel counts; all zero by default.
         public init(requests: [String: Int] = [:], created: Int = 0, deleted: Int = 0, open: Int = 0, broadcastsAccepted: Int = 0,
                     reasons: [String: Int] = [:], byID: [String: ChannelEntry] = [:]) {
             self.requests = requests
@@ -108,6 +111,7 @@ public struct MockStats: Codable, Sendable, Equatable {
         public var broadcasts: Int
         public var deleted: Bool
 
+        /// One channel's entry.
         public init(bundleID: String, messageStoragePolicy: Int, broadcasts: Int, deleted: Bool) {
             self.bundleID = bundleID
             self.messageStoragePolicy = messageStoragePolicy

@@ -219,9 +219,22 @@ struct MockChannelTests {
         let answers = try curl.send([.createChannel(nil), .listChannels(nil), .createChannel(nil, bundleID: "com.other.app")])
         #expect(answers.map(\.status) == [201, 200, 400], "\(answers.map(\.bodyText))")
         #expect(answers[2].reason == "TopicDisallowed")
+        let channel = try #require(answers[0].header("apns-channel-id"))
+        let broadcast = try curl.send(.broadcast(channel, nil))
+        #expect(broadcast.status == 200 && isCanonicalLowercaseUUID(broadcast.header("apns-unique-id")))
         let expired = try ca.issue(bundleID: "com.example.app", environments: [.development], daysValid: -1)
         let refused = try mock.curl(presenting: .pem(certificate: expired.certPEM, key: expired.keyPEM)).send(.listChannels(nil))
         #expect(refused.status == 403 && refused.reason == "BadCertificate")
+    }
+
+    @Test("switching provider tokens too soon on a connection is 429 TooManyProviderTokenUpdates here too, and spoils the connection")
+    func tokenSwitch() throws {
+        let mock = try MockHarness()
+        defer { mock.stop() }
+        let fresh = try Fixture.authorization()
+        let answers = try mock.send([.listChannels(mock.authorization), .listChannels(fresh), .listChannels(mock.authorization)])
+        #expect(answers.map(\.status) == [200, 429, 429])
+        #expect(answers[1].reason == "TooManyProviderTokenUpdates" && answers[2].reason == "TooManyProviderTokenUpdates")
     }
 
     @Test("a repeated apns-channel-id is 400 DuplicateHeaders")

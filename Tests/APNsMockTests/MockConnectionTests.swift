@@ -141,6 +141,16 @@ struct MockConnectionTests {
         #expect(run.maxConcurrentStreams == [1, 7], "\(run.output)")
     }
 
+    @Test("singleStreamUntilAuthorized: an authorized channel management request lifts the limit too")
+    func singleStreamLiftedByChannelRequest() throws {
+        let mock = try MockHarness(scenario: Scenario(connection: ConnectionFaults(maxConcurrentStreams: 7, singleStreamUntilAuthorized: true)))
+        defer { mock.stop() }
+        let run = try NGHTTP.run(mock, requests: 1, authorization: try Fixture.authorization(), token: Self.token,
+                                 getPath: "/1/apps/com.example.app/all-channels")
+        #expect(run.statuses == [200], "\(run.output)")
+        #expect(run.maxConcurrentStreams == [1, 7], "\(run.output)")
+    }
+
     @Test("singleStreamUntilAuthorized stays at 1 while requests are not authorized")
     func singleStreamWhileUnauthorized() throws {
         let mock = try MockHarness(scenario: Scenario(connection: ConnectionFaults(maxConcurrentStreams: 7, singleStreamUntilAuthorized: true)))

@@ -7,6 +7,19 @@ import TestSupport
 /// `GET /_mock/stats`, fetched with curl after traffic that curl sent.
 @Suite("Mock: statistics")
 struct MockStatsTests {
+    @Test("statistics written before channels existed still decode, with empty channel counts")
+    func decodesWithoutChannels() throws {
+        let mock = try MockHarness()
+        defer { mock.stop() }
+        _ = try mock.createChannel()
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(mock.server.statsJSON())) as? [String: Any])
+        #expect(object["channels"] != nil)
+        object["channels"] = nil
+        let older = try JSONDecoder().decode(MockStats.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(older.channels == MockStats.Channels())
+        #expect(older.totals.statuses["201"] == 1)
+    }
+
     @Test("30 requests on one connection: counts per connection, per token, totals and validation failures")
     func thirtyRequests() throws {
         let mock = try MockHarness()

@@ -39,5 +39,12 @@ import Testing
         #expect(responses.map(\.status) == [410, 410, 400, 429, 200, 503], "\(responses.map(\.status)) \(mock.stderr)")
         #expect(responses[0].bodyText == #"{"reason":"Unregistered","timestamp":1764460800000}"#)
         #expect(responses[2].reason == "BadDeviceToken" && responses[3].reason == "TooManyRequests")
+        // "broadcasts": each channel of com.example.scores fails twice with 429, then takes broadcasts.
+        let created = try curl.send(.createChannel(authorization, bundleID: "com.example.scores"))
+        let channel = try #require(created.header("apns-channel-id"), "\(created.status) \(created.bodyText)")
+        let broadcasts = try curl.send(Array(repeating: .broadcast(channel, authorization, bundleID: "com.example.scores"), count: 3))
+        #expect(broadcasts.map(\.status) == [429, 429, 200])
+        let rides = try #require(try curl.send(.createChannel(authorization, bundleID: "com.example.rides")).header("apns-channel-id"))
+        #expect(try curl.send(.broadcast(rides, authorization, bundleID: "com.example.rides")).status == 200)
     }
 }

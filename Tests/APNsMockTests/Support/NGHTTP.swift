@@ -10,13 +10,16 @@ enum NGHTTP {
         var maxConcurrentStreams: [Int]
     }
 
-    /// POSTs `requests` pushes to `token` over one connection (`-m`) with `nghttp -v`, and reads the frames it logs.
-    static func run(_ mock: MockHarness, requests: Int, authorization: String?, token: String) throws -> Run {
-        let payload = try mock.directory.write("nghttp-\(UUID().uuidString).json", #"{"aps":{"alert":"hi"}}"#)
-        var arguments = ["-v", "-n", "--no-dep", "-t", "10", "-m", String(requests), "-d", payload,
-                         "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert"]
+    /// POSTs `requests` pushes to `token` over one connection (`-m`) with `nghttp -v`, and reads the frames it logs;
+    /// with `getPath`, GETs that path instead.
+    static func run(_ mock: MockHarness, requests: Int, authorization: String?, token: String, getPath: String? = nil) throws -> Run {
+        var arguments = ["-v", "-n", "--no-dep", "-t", "10", "-m", String(requests)]
+        if getPath == nil {
+            let payload = try mock.directory.write("nghttp-\(UUID().uuidString).json", #"{"aps":{"alert":"hi"}}"#)
+            arguments += ["-d", payload, "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert"]
+        }
         if let authorization { arguments += ["-H", "authorization: \(authorization)"] }
-        arguments.append("https://127.0.0.1:\(mock.port)/3/device/\(token)")
+        arguments.append("https://127.0.0.1:\(mock.port)" + (getPath ?? "/3/device/\(token)"))
         let result = try ProcessRunner.run("nghttp", arguments, in: mock.directory)
         var statuses: [Int] = []
         var maxStreams: [Int] = []
