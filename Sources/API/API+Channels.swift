@@ -49,35 +49,21 @@ extension API {
         }
         let environment: Environment?
         do { environment = try request.query("environment").map(Environment.parse) } catch { throw .invalid("\(error)", field: "environment") }
-        guard let topic = request.query("topic") else {
-            if environment != nil { throw .invalid("environment needs topic (it names which APNs list to compare with)", field: "environment") }
-            do {
-                let channels = try await manager.list(topic: nil, includeDeleted: includeDeleted)
-                return JSONResponse.make(200, "{\"channels\":\(JSONResponse.array(channels.map(\.json.description)))}")
-            } catch {
-                throw Self.channelError(error)
-            }
-        }
         do {
-            let local = try await manager.list(topic: topic, includeDeleted: includeDeleted)
-            let environments = environment.map { [$0] } ?? {
-                let used = Environment.all.filter { env in local.contains { $0.environment == env && !$0.isDeleted } }
-                return used.isEmpty ? [.production] : used
-            }()
-            var listed: [Int64: Bool] = [:]
-            var notRecorded: [String] = []
-            for env in environments {
-                let comparison = try await manager.compare(topic: topic, environment: env)
-                for channel in comparison.both { listed[channel.id] = true }
-                for channel in comparison.localOnly { listed[channel.id] = false }
-                notRecorded += comparison.apnsOnly.map {
-                    JSONLine(["channelId": .string($0), "topic": .string(topic), "environment": .string(env.rawValue)]).description
+            let listing = try await manager.list(topic: request.query("topic"), environment: environment, includeDeleted: includeDeleted)
+            let rows = listing.rows.map { row in
+                row.atAPNs.map { row.channel.json.adding([("atAPNs", .bool($0))]) }?.description ?? row.channel.json.description
+            }
+            var body = "{\"channels\":\(JSONResponse.array(rows))"
+            if listing.compared {
+                let extra = listing.notRecorded.map {
+                    JSONLine(["channelId": .string($0.channelID), "topic": .string($0.topic), "environment": .string($0.environment.rawValue)]).description
                 }
+                body += ",\"notRecorded\":\(JSONResponse.array(extra))"
             }
-            let rows = local.filter { environment == nil || $0.environment == environment }.map { channel in
-                listed[channel.id].map { channel.json.adding([("atAPNs", .bool($0))]) }?.description ?? channel.json.description
-            }
-            return JSONResponse.make(200, "{\"channels\":\(JSONResponse.array(rows)),\"notRecorded\":\(JSONResponse.array(notRecorded))}")
+            return JSONResponse.make(200, body + "}")
+        } catch .invalid(let why) where request.query("topic") == nil {
+            throw .invalid(why, field: "environment")
         } catch {
             throw Self.channelError(error)
         }

@@ -31,25 +31,42 @@ public struct ChannelManager: Sendable {
         }
     }
 
-    /// The local table (only `topic`'s when given; deleted rows with `includeDeleted`).
-    public func list(topic: String?, includeDeleted: Bool) async throws(ChannelError) -> [Channel] {
-        if let topic { do { try ChannelManagement.validate(bundleID: topic) } catch { throw .invalid("\(error)") } }
-        do { return try await store.channels(topic: topic, includeDeleted: includeDeleted) } catch { throw .store(error) }
-    }
-
-    /// The local table of `topic` compared with APNs's `all-channels` in `environment`.
-    public func compare(topic: String, environment: Environment) async throws(ChannelError) -> ChannelComparison {
+    /// The local table (only `topic`'s when given; deleted rows with `includeDeleted`). With a topic, APNs's
+    /// `all-channels` is read too — in `environment`, or in each environment the topic has live channels in
+    /// (production when none) — and compared: each row says whether APNs lists it, and APNs's other channels are
+    /// `notRecorded`. `environment` without a topic is refused (it names which APNs list to compare with).
+    public func list(topic: String?, environment: Environment? = nil, includeDeleted: Bool) async throws(ChannelError) -> ChannelListing {
+        guard let topic else {
+            if environment != nil { throw .invalid("an environment needs a topic (it names which APNs list to compare with)") }
+            do {
+                let rows = try await store.channels(topic: nil, includeDeleted: includeDeleted)
+                return ChannelListing(rows: rows.map { .init(channel: $0, atAPNs: nil) }, notRecorded: [], compared: false)
+            } catch {
+                throw .store(error)
+            }
+        }
         do { try ChannelManagement.validate(bundleID: topic) } catch { throw .invalid("\(error)") }
         let credential = try credential(for: topic)
-        let remote = try await client.list(bundleID: topic, environment: environment, credential: credential)
         let local: [Channel]
-        do { local = try await store.channels(topic: topic, includeDeleted: false) } catch { throw .store(error) }
-        let mine = local.filter { $0.environment == environment }
-        let remoteSet = Set(remote)
-        let localSet = Set(mine.map(\.channelID))
-        return ChannelComparison(topic: topic, environment: environment, both: mine.filter { remoteSet.contains($0.channelID) },
-                                 localOnly: mine.filter { !remoteSet.contains($0.channelID) },
-                                 apnsOnly: remote.filter { !localSet.contains($0) })
+        do { local = try await store.channels(topic: topic, includeDeleted: includeDeleted) } catch { throw .store(error) }
+        let environments = environment.map { [$0] } ?? {
+            let used = Environment.all.filter { env in local.contains { $0.environment == env && !$0.isDeleted } }
+            return used.isEmpty ? [.production] : used
+        }()
+        var listed: [Int64: Bool] = [:]
+        var notRecorded: [ChannelListing.Unrecorded] = []
+        for env in environments {
+            let remote = Set(try await client.list(bundleID: topic, environment: env, credential: credential))
+            var known: Set<String> = []
+            // Only live rows are compared (a deleted one is not expected at APNs; if it is still listed, it shows as not recorded).
+            for channel in local where channel.environment == env && !channel.isDeleted {
+                known.insert(channel.channelID)
+                listed[channel.id] = remote.contains(channel.channelID)
+            }
+            notRecorded += remote.subtracting(known).sorted().map { .init(channelID: $0, topic: topic, environment: env) }
+        }
+        let rows = local.filter { environment == nil || $0.environment == environment }.map { ChannelListing.Row(channel: $0, atAPNs: listed[$0.id]) }
+        return ChannelListing(rows: rows, notRecorded: notRecorded, compared: true)
     }
 
     /// The local row and, for a channel not deleted, its storage policy as APNs reads it.

@@ -34,8 +34,7 @@ enum ChannelCommands {
         Output.line("created channel \(channel.id): \(channel.channelID) (\(channel.topic), \(channel.environment), storage \(channel.storage), credential \(channel.credential))")
     }
 
-    /// The local table; with `--topic B`, also APNs's `all-channels` for B (in `--environment`, or in each
-    /// environment B has rows in, production when none), marking channels only one side knows.
+    /// The local table; with `--topic B`, also APNs's `all-channels` for B (ChannelManager.list).
     static func list(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(words, valued: Set(["topic", "environment"]).union(Configuration.flagNames), flagNames: ["json", "deleted"])
         let configuration = try Configuration.load(arguments: arguments)
@@ -44,34 +43,26 @@ enum ChannelCommands {
         if let topic { do { try ChannelManagement.validate(bundleID: topic) } catch { throw .usage("--topic: \(error)") } }
         let environment = try environment(arguments)
         if environment != nil && topic == nil { throw .usage("--environment needs --topic (it names which APNs list to compare with)") }
-        let json = arguments.flag("json")
-        guard let topic else {
-            let store = try await StoreAccess.openForChannels(configuration, readOnly: true)
-            let channels: [Channel]
-            do { channels = try await store.channels(topic: nil, includeDeleted: arguments.flag("deleted")) } catch { throw .store(error) }
-            return printTable(channels.map { ($0, nil) }, apnsOnly: [], json: json)
-        }
-        let setup = try WorkerSetup(configuration)
-        let manager = setup.channelManager(store: try await StoreAccess.openForChannels(configuration))
+        let store = try await StoreAccess.openForChannels(configuration, readOnly: true)
+        let listing: ChannelListing
         do {
-            let local = try await manager.list(topic: topic, includeDeleted: arguments.flag("deleted"))
-            let environments = environment.map { [$0] } ?? {
-                let used = Environment.all.filter { env in local.contains { $0.environment == env && !$0.isDeleted } }
-                return used.isEmpty ? [.production] : used
-            }()
-            var listed: [String: Bool] = [:]
-            var apnsOnly: [(String, Environment)] = []
-            for env in environments {
-                let comparison = try await manager.compare(topic: topic, environment: env)
-                for channel in comparison.both { listed["\(channel.id)"] = true }
-                for channel in comparison.localOnly { listed["\(channel.id)"] = false }
-                apnsOnly += comparison.apnsOnly.map { ($0, env) }
+            if let topic {
+                let setup = try WorkerSetup(configuration)
+                if let why = setup.routes.refusal(for: topic) { throw CLIError.usage(why) }
+                listing = try await setup.channelManager(store: store).list(topic: topic, environment: environment,
+                                                                            includeDeleted: arguments.flag("deleted"))
+            } else {
+                let rows = try await store.channels(topic: nil, includeDeleted: arguments.flag("deleted"))
+                listing = ChannelListing(rows: rows.map { .init(channel: $0, atAPNs: nil) }, notRecorded: [], compared: false)
             }
-            let rows = local.filter { environment == nil || $0.environment == environment }.map { ($0, listed["\($0.id)"]) }
-            printTable(rows, apnsOnly: apnsOnly.map { (topic, $0.0, $0.1) }, json: json)
-        } catch {
+        } catch let error as CLIError {
+            throw error
+        } catch let error as ChannelError {
             throw .failure(error.description)
+        } catch {
+            throw .store(error)
         }
+        printTable(listing, json: arguments.flag("json"))
     }
 
     static func show(_ words: [String]) async throws(CLIError) {
@@ -115,34 +106,34 @@ enum ChannelCommands {
         do { return try Environment.parse(text) } catch { throw .usage("--environment: \(error)") }
     }
 
-    /// Aligned columns, or JSON Lines; `atAPNs` is nil when APNs was not asked.
-    private static func printTable(_ rows: [(Channel, Bool?)], apnsOnly: [(topic: String, channelID: String, environment: Environment)], json: Bool) {
+    /// Aligned columns, or JSON Lines (`atAPNs` only when APNs was asked).
+    private static func printTable(_ listing: ChannelListing, json: Bool) {
         if json {
-            for (channel, atAPNs) in rows {
-                Output.line(atAPNs.map { channel.json.adding([("atAPNs", .bool($0))]) }?.description ?? channel.json.description)
+            for row in listing.rows {
+                Output.line(row.atAPNs.map { row.channel.json.adding([("atAPNs", .bool($0))]) }?.description ?? row.channel.json.description)
             }
-            for extra in apnsOnly {
-                Output.line(JSONLine(["id": .int(nil), "channelId": .string(extra.channelID), "topic": .string(extra.topic),
+            for extra in listing.notRecorded {
+                Output.line(JSONLine(["id": .string(nil), "channelId": .string(extra.channelID), "topic": .string(extra.topic),
                                       "environment": .string(extra.environment.rawValue), "atAPNs": .bool(true)]).description)
             }
             return
         }
-        let compared = rows.contains { $0.1 != nil } || !apnsOnly.isEmpty
-        let width = max(26, (rows.map(\.0.channelID.count) + apnsOnly.map(\.channelID.count)).max().map { $0 + 2 } ?? 0)
-        let topicWidth = max(24, (rows.map(\.0.topic.count) + apnsOnly.map(\.topic.count)).max().map { $0 + 2 } ?? 0)
-        Output.line(Output.pad("ID", 8) + Output.pad("CHANNEL ID", width) + Output.pad("TOPIC", topicWidth) + Output.pad("ENVIRONMENT", 13)
-                    + Output.pad("STORAGE", 9) + Output.pad("CREATED", 26) + (compared ? Output.pad("DELETED", 26) + "AT APNS" : "DELETED"))
-        for (channel, atAPNs) in rows {
+        let ids = listing.rows.map(\.channel.channelID) + listing.notRecorded.map(\.channelID)
+        let topics = listing.rows.map(\.channel.topic) + listing.notRecorded.map(\.topic)
+        let width = max(26, (ids.map(\.count).max() ?? 0) + 2), topicWidth = max(24, (topics.map(\.count).max() ?? 0) + 2)
+        let pad = Output.pad
+        Output.line(pad("ID", 8) + pad("CHANNEL ID", width) + pad("TOPIC", topicWidth) + pad("ENVIRONMENT", 13) + pad("STORAGE", 9)
+                    + pad("CREATED", 26) + (listing.compared ? pad("DELETED", 26) + "AT APNS" : "DELETED"))
+        for row in listing.rows {
+            let channel = row.channel
             let deleted = channel.deletedAt.map(Output.timestamp) ?? "-"
-            Output.line(Output.pad("\(channel.id)", 8) + Output.pad(channel.channelID, width) + Output.pad(channel.topic, topicWidth)
-                        + Output.pad(channel.environment.rawValue, 13) + Output.pad(channel.storage.rawValue, 9)
-                        + Output.pad(Output.timestamp(channel.createdAt), 26)
-                        + (compared ? Output.pad(deleted, 26) + (atAPNs.map { $0 ? "yes" : "missing" } ?? "-") : deleted))
+            Output.line(pad("\(channel.id)", 8) + pad(channel.channelID, width) + pad(channel.topic, topicWidth)
+                        + pad(channel.environment.rawValue, 13) + pad(channel.storage.rawValue, 9) + pad(Output.timestamp(channel.createdAt), 26)
+                        + (listing.compared ? pad(deleted, 26) + (row.atAPNs.map { $0 ? "yes" : "missing" } ?? "-") : deleted))
         }
-        for extra in apnsOnly {
-            Output.line(Output.pad("-", 8) + Output.pad(extra.channelID, width) + Output.pad(extra.topic, topicWidth)
-                        + Output.pad(extra.environment.rawValue, 13) + Output.pad("?", 9) + Output.pad("-", 26) + Output.pad("-", 26)
-                        + "not recorded")
+        for extra in listing.notRecorded {
+            Output.line(pad("-", 8) + pad(extra.channelID, width) + pad(extra.topic, topicWidth) + pad(extra.environment.rawValue, 13)
+                        + pad("?", 9) + pad("-", 26) + pad("-", 26) + "not recorded")
         }
     }
 }
