@@ -36,5 +36,10 @@ extension API {
         Route("DELETE", "/v1/users/{user}/devices", scope: .send) { api, request throws(APIError) in
             try await api.deleteUserDevices(request)
         },
+
+        Route("POST", "/v1/channels", scope: .admin) { api, request throws(APIError) in try await api.postChannel(request) },
+        Route("GET", "/v1/channels", scope: .read) { api, request throws(APIError) in try await api.listChannels(request) },
+        Route("GET", "/v1/channels/{id}", scope: .read) { api, request throws(APIError) in try await api.getChannel(request) },
+        Route("DELETE", "/v1/channels/{id}", scope: .admin) { api, request throws(APIError) in try await api.deleteChannel(request) },
     ]
 }

@@ -1,4 +1,5 @@
 import APNs
+import Channels
 import Events
 import Foundation
 import HTTPServer
@@ -44,6 +45,8 @@ public final class API: Sendable {
     let readiness: @Sendable () async -> [(String, String)]
     let credentials: @Sendable () -> [CredentialReadiness]
     let refreshMetrics: @Sendable () async -> Void
+    /// Broadcast channel management (`/v1/channels`); nil when no credential is configured.
+    let channels: ChannelManager?
     let authenticator: Authenticator
     let enqueueQueue: EnqueueQueue
     let rates = CampaignRates()
@@ -56,7 +59,8 @@ public final class API: Sendable {
     public init(store: any ProducerStore & APIKeyStore, events: EventFeed, metrics: APNsdMetrics, settings: APISettings,
                 readiness: @escaping @Sendable () async -> [(String, String)],
                 credentials: @escaping @Sendable () -> [CredentialReadiness] = { [] },
-                refreshMetrics: @escaping @Sendable () async -> Void = {}) {
+                refreshMetrics: @escaping @Sendable () async -> Void = {}, channels: ChannelManager? = nil) {
+        self.channels = channels
         self.store = store
         self.events = events
         self.metrics = metrics

@@ -35,6 +35,7 @@ struct APIError: Error, Sendable {
         case .unknownCampaign(let id): return .notFound("no notification or campaign \(id)")
         case .invalidCampaign(let why): return .invalid(why)
         case .invalidDevice(let why): return .invalid(why)
+        case .invalidChannel: return APIError(409, "conflict", "\(error)")
         case .idempotencyConflict: return APIError(422, "idempotency_key_reused", "\(error)")
         case .notADraft: return APIError(409, "conflict", "\(error)")
         case .ambiguousDevice: return .invalid("\(error)", field: "topic")

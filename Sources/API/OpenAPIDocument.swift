@@ -12,7 +12,7 @@ enum OpenAPIDocument {
       "info": {
         "title": "apnsd",
         "version": "1",
-        "description": "apnsd's HTTP API (`apnsd serve`): durable, idempotent push notifications for Apple devices. Every /v1 route needs `Authorization: Bearer SECRET` (`apnsd api-key create NAME`): a missing or unknown key is 401, a key without the route's scope is 403. Scopes: send (enqueue and cancel notifications, register and remove devices), read (every GET), admin (campaigns: create, cancel, retry). Ids are JSON strings. Times are ISO 8601 UTC. Errors are {\"error\": {\"code\", \"message\", \"field\"?, \"index\"?}}."
+        "description": "apnsd's HTTP API (`apnsd serve`): durable, idempotent push notifications for Apple devices. Every /v1 route needs `Authorization: Bearer SECRET` (`apnsd api-key create NAME`): a missing or unknown key is 401, a key without the route's scope is 403. Scopes: send (enqueue and cancel notifications, register and remove devices), read (every GET), admin (campaigns: create, cancel, retry; broadcast channels: create, delete). Ids are JSON strings. Times are ISO 8601 UTC. Errors are {\"error\": {\"code\", \"message\", \"field\"?, \"index\"?}}."
       },
       "security": [{"bearer": []}],
       "paths": {
@@ -217,6 +217,84 @@ enum OpenAPIDocument {
               "400": {"$ref": "#/components/responses/Invalid"},
               "401": {"$ref": "#/components/responses/Unauthorized"},
               "403": {"$ref": "#/components/responses/Forbidden"},
+              "503": {"$ref": "#/components/responses/Unavailable"}
+            }
+          }
+        },
+        "/v1/channels": {
+          "post": {
+            "operationId": "postChannel",
+            "summary": "Create an iOS 18 broadcast channel at APNs (channel management API, the credential that sends the topic) and record it. Nothing is recorded when APNs refuses (422, Apple's status and reason in the message). Scope: admin.",
+            "requestBody": {"required": false, "content": {"application/json": {"schema": {
+              "type": "object", "additionalProperties": false,
+              "properties": {
+                "topic": {"$ref": "#/components/schemas/Topic"},
+                "storage": {"$ref": "#/components/schemas/ChannelStorage"},
+                "environment": {"$ref": "#/components/schemas/Environment"}}}}}},
+            "responses": {
+              "201": {"description": "Created and recorded.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Channel"}}}},
+              "400": {"$ref": "#/components/responses/Invalid"},
+              "401": {"$ref": "#/components/responses/Unauthorized"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "413": {"$ref": "#/components/responses/TooLarge"},
+              "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+              "422": {"$ref": "#/components/responses/APNsRefused"},
+              "502": {"$ref": "#/components/responses/APNsFailed"},
+              "503": {"$ref": "#/components/responses/Unavailable"}
+            }
+          },
+          "get": {
+            "operationId": "listChannels",
+            "summary": "The recorded channels in id order (deleted ones with deleted=true). With topic, APNs's list of the app's channels is read too (in environment, or each environment the app has channels in; production when none): each channel gains atAPNs, and notRecorded lists those APNs has that are not recorded here. Scope: read.",
+            "parameters": [
+              {"name": "topic", "in": "query", "schema": {"$ref": "#/components/schemas/Topic"}},
+              {"name": "environment", "in": "query", "schema": {"$ref": "#/components/schemas/Environment"}},
+              {"name": "deleted", "in": "query", "schema": {"type": "string", "enum": ["true", "false"]}}
+            ],
+            "responses": {
+              "200": {"description": "The channels.", "content": {"application/json": {"schema": {
+                "type": "object", "required": ["channels"],
+                "properties": {"channels": {"type": "array", "items": {"$ref": "#/components/schemas/Channel"}},
+                               "notRecorded": {"type": "array", "items": {"type": "object", "required": ["channelId", "topic", "environment"],
+                                 "properties": {"channelId": {"type": "string"}, "topic": {"type": "string"},
+                                                "environment": {"type": "string", "enum": ["production", "development"]}}}}}}}}},
+              "400": {"$ref": "#/components/responses/Invalid"},
+              "401": {"$ref": "#/components/responses/Unauthorized"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "422": {"$ref": "#/components/responses/APNsRefused"},
+              "502": {"$ref": "#/components/responses/APNsFailed"},
+              "503": {"$ref": "#/components/responses/Unavailable"}
+            }
+          }
+        },
+        "/v1/channels/{id}": {
+          "parameters": [{"name": "id", "in": "path", "required": true, "description": "The local number, or the APNs channel id (in base64url spelling when it holds '/': '-' for '+', '_' for '/').", "schema": {"type": "string", "minLength": 1}}],
+          "get": {
+            "operationId": "getChannel",
+            "summary": "A channel, with apnsStorage: its policy as APNs reads it now (null once deleted). Scope: read.",
+            "responses": {
+              "200": {"description": "The channel.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChannelShown"}}}},
+              "400": {"$ref": "#/components/responses/Invalid"},
+              "401": {"$ref": "#/components/responses/Unauthorized"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "422": {"$ref": "#/components/responses/APNsRefused"},
+              "502": {"$ref": "#/components/responses/APNsFailed"},
+              "503": {"$ref": "#/components/responses/Unavailable"}
+            }
+          },
+          "delete": {
+            "operationId": "deleteChannel",
+            "summary": "Delete the channel at APNs, then mark its row deleted (kept). Scope: admin.",
+            "responses": {
+              "200": {"description": "Deleted; the row as kept.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Channel"}}}},
+              "400": {"$ref": "#/components/responses/Invalid"},
+              "401": {"$ref": "#/components/responses/Unauthorized"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "409": {"$ref": "#/components/responses/Conflict"},
+              "422": {"$ref": "#/components/responses/APNsRefused"},
+              "502": {"$ref": "#/components/responses/APNsFailed"},
               "503": {"$ref": "#/components/responses/Unavailable"}
             }
           }
@@ -435,6 +513,10 @@ enum OpenAPIDocument {
           "TooLarge": {"description": "The body is over 1 MiB (64 MiB on the batch and campaign routes).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "The body is not Content-Type: application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "IdempotencyKeyReused": {"description": "The Idempotency-Key was used with another body.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "APNsRefused": {"description": "APNs refused the channel request (code apns_refused; the message has APNs's status and reason, e.g. 400 ChannelNotRegistered or 400 FeatureNotEnabled).",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "APNsFailed": {"description": "APNs failed (a 5xx: apns_failed), answered unexpectedly (apns_bad_answer), or could not be reached (apns_unreachable).",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Unavailable": {"description": "The database cannot be used right now (Retry-After), or the server is shutting down: retry.",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         },
@@ -623,6 +705,26 @@ enum OpenAPIDocument {
               "kind": {"$ref": "#/components/schemas/DeviceKind"},
               "activityType": {"type": ["string", "null"], "description": "The ActivityAttributes type name of an activity or pushToStart token."}
             }
+          },
+          "ChannelStorage": {"type": "string", "enum": ["none", "latest"], "description": "latest (default): APNs keeps the most recent message (message-storage-policy 1); none: nothing is kept (policy 0; broadcasts need expiration 0)."},
+          "Channel": {
+            "type": "object", "required": ["id", "channelId", "topic", "environment", "storage", "messageStoragePolicy", "credential", "createdAt", "deletedAt"],
+            "properties": {
+              "id": {"type": "string", "description": "The local number (a JSON string, as every id)."},
+              "channelId": {"type": "string", "description": "The id APNs gave (base64)."},
+              "topic": {"type": "string"},
+              "environment": {"type": "string", "enum": ["production", "development"]},
+              "storage": {"$ref": "#/components/schemas/ChannelStorage"},
+              "messageStoragePolicy": {"type": "integer", "enum": [0, 1]},
+              "credential": {"type": "string"},
+              "createdAt": {"$ref": "#/components/schemas/Time"},
+              "deletedAt": {"type": ["string", "null"], "format": "date-time"},
+              "atAPNs": {"type": "boolean", "description": "Listed by APNs (GET /v1/channels?topic= only)."}
+            }
+          },
+          "ChannelShown": {
+            "allOf": [{"$ref": "#/components/schemas/Channel"}, {"type": "object", "required": ["apnsStorage"],
+              "properties": {"apnsStorage": {"type": ["string", "null"], "enum": ["none", "latest", null]}}}]
           },
           "DeviceKind": {"type": "string", "enum": ["device", "activity", "pushToStart"], "description": "device (default); activity: the update token of one running Live Activity; pushToStart: the app's push-to-start token."},
           "ActivityType": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_.]{0,199}$", "description": "The ActivityAttributes type name; required for kind activity and pushToStart, refused for device."},

@@ -18,6 +18,8 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidEnvironment(String)
     /// A liveactivity payload breaks ActivityKit's rules; the message names the `aps` member (`LiveActivityPayload`).
     case invalidLiveActivity(String)
+    /// A broadcast channel request breaks a rule (a suffixed bundle id, a channel id that is not base64, a policy).
+    case invalidChannel(String)
 
     public var description: String {
         switch self {
@@ -55,6 +57,8 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidEnvironment(let value):
             return "unknown environment '\(value)' (expected production or development)"
         case .invalidLiveActivity(let why):
+            return why
+        case .invalidChannel(let why):
             return why
         }
     }

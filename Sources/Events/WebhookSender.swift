@@ -20,7 +20,7 @@ public actor WebhookSender {
         /// How often the store is read for events another process wrote (this one's wake the sender at once).
         public var pollInterval: Duration = .seconds(1)
         /// The POST's timeouts and CA; a stop waits for a POST in flight.
-        public var post = HTTPPost()
+        public var post = HTTPExchange()
 
         public init() {}
     }

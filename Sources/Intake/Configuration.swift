@@ -13,6 +13,9 @@ public struct Configuration: Sendable {
     public var topic: String?
     public var productionURL = Environment.production.defaultBaseURL
     public var developmentURL = Environment.development.defaultBaseURL
+    /// Broadcast channel management (`apnsd channel`, `/v1/channels`): other hosts and ports than pushes.
+    public var channelProductionURL = ChannelManagement.defaultBaseURL(.production)
+    public var channelDevelopmentURL = ChannelManagement.defaultBaseURL(.development)
     public var caFile: String?
     public var proxy: ProxySetting = .none
     public var connections = 4
@@ -79,6 +82,12 @@ public struct Configuration: Sendable {
                 "base URL for production devices") { c, v in c.productionURL = try url(v, "apns.productionURL") },
         Setting("apns.developmentURL", "APNSD_DEVELOPMENT_URL", "development-url", "URL", default: "https://api.sandbox.push.apple.com",
                 "base URL for development devices") { c, v in c.developmentURL = try url(v, "apns.developmentURL") },
+        Setting("apns.channelProductionURL", "APNSD_CHANNEL_PRODUCTION_URL", "channel-production-url", "URL",
+                default: "https://api-manage-broadcast.push.apple.com:2196",
+                "base URL of broadcast channel management in production") { c, v in c.channelProductionURL = try url(v, "apns.channelProductionURL") },
+        Setting("apns.channelDevelopmentURL", "APNSD_CHANNEL_DEVELOPMENT_URL", "channel-development-url", "URL",
+                default: "https://api-manage-broadcast.sandbox.push.apple.com:2195",
+                "base URL of broadcast channel management in development") { c, v in c.channelDevelopmentURL = try url(v, "apns.channelDevelopmentURL") },
         Setting("apns.caFile", "APNSD_CA_FILE", "ca-file", "PEM", default: "none", "extra PEM CA to trust (the local simulator's); system trust otherwise") { c, v in c.caFile = try nonEmpty(v, "apns.caFile") },
         Setting("apns.proxy", "APNSD_PROXY", "proxy", "P", default: "none",
                 "`none` (environment proxies ignored), `environment` (libcurl's `https_proxy`/`no_proxy`), or an `http://`/`https://` proxy URL (credentials allowed, never logged)") { c, v in c.proxy = try proxySetting(v) },

@@ -9,7 +9,7 @@ extension PostgresStore: MigrationTarget {
     /// Every table of the schema, emptied by `--replace`.
     private static let allTables = ["devices", "campaigns", "campaign_counts", "campaign_audience", "deliveries", "delivery_attempts",
                                     "cancel_requests", "cancel_acks", "workers", "api_keys", "idempotency_keys", "events",
-                                    "webhook_cursor", "outcome_counts", "gauge_counts"]
+                                    "webhook_cursor", "outcome_counts", "gauge_counts", "channels"]
 
     public func nonEmptyTables() throws(StoreError) -> [String] {
         try read { db in
@@ -78,7 +78,7 @@ extension PostgresStore: MigrationTarget {
 
     public func finishImport() throws(StoreError) {
         try write { db in
-            for table in ["devices", "campaigns", "deliveries", "workers", "api_keys", "events"] {
+            for table in ["devices", "campaigns", "deliveries", "workers", "api_keys", "events", "channels"] {
                 try db.execute("SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)")
             }
             try db.execute("SELECT setval(pg_get_serial_sequence('cancel_requests', 'seq'), COALESCE((SELECT MAX(seq) FROM cancel_requests), 0) + 1, false)")

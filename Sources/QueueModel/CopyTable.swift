@@ -35,5 +35,7 @@ public struct CopyTable: Sendable, Hashable {
                                                    "delivery_id", "at"]),
         CopyTable("webhook_cursor", key: ["id"], columns: ["event_id", "updated_at"]),
         CopyTable("outcome_counts", key: ["minute", "status", "reason"], columns: ["count", "requests"]),
+        CopyTable("channels", key: ["id"], columns: ["channel_id", "topic", "environment", "storage", "credential", "created_at",
+                                                     "deleted_at"]),
     ]
 }

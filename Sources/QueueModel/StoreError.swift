@@ -48,6 +48,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidDevice(String)
     /// A device was named by token alone, and the token is registered for several topics: name the topic.
     case ambiguousDevice(token: String, topics: [String])
+    /// A broadcast channel record breaks a rule (message says which), or its APNs id is already recorded.
+    case invalidChannel(String)
     /// A backup could not be written to the path (nothing is left there).
     case backupFailed(String, String)
 
@@ -89,6 +91,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "idempotency key '\(key)' was already used with a different request (keys are remembered for 24 hours)"
         case .invalidAPIKey(let why):
             return why
+        case .invalidChannel(let why):
+            return why
         case .invalidDevice(let why):
             return "invalid device: \(why)"
         case .ambiguousDevice(let token, let topics):
@@ -106,7 +110,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .databaseLocked, .diskFull, .ioError, .readOnly, .unavailable: return true
         case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
              .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict, .ambiguousDevice,
-             .invalidDevice, .backupFailed:
+             .invalidDevice, .invalidChannel, .backupFailed:
             return false
         }
     }

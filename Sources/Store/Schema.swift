@@ -21,6 +21,7 @@ enum Schema {
         .init(id: "0012-pause", sql: v12),
         .init(id: "0013-verify", sql: v13),
         .init(id: "0014-live-activity-tokens", sql: v14),
+        .init(id: "0015-broadcast-channels", sql: v15),
     ])
 
     private static let v1 = """
@@ -334,5 +335,24 @@ enum Schema {
         ALTER TABLE campaigns ADD COLUMN audience_activity_kind TEXT
             CHECK ((audience_activity_kind IS NULL) = (audience_activity_type IS NULL)
                    AND (audience_activity_kind IS NULL OR audience_activity_kind = 'activity' OR audience_activity_kind = 'pushToStart'));
+        """
+
+    /// iOS 18 broadcast channels (`apnsd channel`): one row per channel APNs created, by a local number that a
+    /// broadcast delivery can reference; `channel_id` as APNs gave it (base64, no length assumed), unique per
+    /// environment (a channel belongs to one); `storage` the message storage policy (0 none, 1 latest);
+    /// `credential` the name of the credential that made it. A deleted channel keeps its row with `deleted_at`.
+    private static let v15 = """
+        CREATE TABLE channels (
+            id          INTEGER PRIMARY KEY,
+            channel_id  TEXT    NOT NULL CHECK (channel_id <> ''),
+            topic       TEXT    NOT NULL CHECK (topic <> ''),
+            environment TEXT    NOT NULL CHECK (environment = 'production' OR environment = 'development'),
+            storage     INTEGER NOT NULL CHECK (storage = 0 OR storage = 1),
+            credential  TEXT    NOT NULL,
+            created_at  INTEGER NOT NULL,
+            deleted_at  INTEGER
+        );
+        CREATE UNIQUE INDEX channels_by_channel_id ON channels (channel_id, environment);
+        CREATE INDEX channels_by_topic ON channels (topic, id);
         """
 }

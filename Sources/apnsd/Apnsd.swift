@@ -79,6 +79,14 @@ struct Apnsd {
             case "retry": try await CampaignCommands.retry(args)
             default: try await CampaignCommands.cancel(args)
             }
+        case "channel":
+            let (sub, args) = try subcommand(rest, of: "channel", ["create", "list", "show", "delete"])
+            switch sub {
+            case "create": try await ChannelCommands.create(args)
+            case "list": try await ChannelCommands.list(args)
+            case "show": try await ChannelCommands.show(args)
+            default: try await ChannelCommands.delete(args)
+            }
         case "api-key":
             let (sub, args) = try subcommand(rest, of: "api-key", ["create", "list", "revoke"])
             switch sub {

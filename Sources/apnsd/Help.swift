@@ -68,6 +68,8 @@ enum Help {
       config check             Load the settings and the key, mint a token, resolve the APNs hosts; exit 0/1.
       api-key create|list|revoke
                                Keys for the HTTP API: a secret printed once, only its hash stored.
+      channel create|list|show|delete
+                               iOS 18 broadcast channels (Live Activities), at APNs and in a local table.
 
     Run 'apnsd <command> --help' (e.g. 'apnsd device add --help') for a command's options;
     'apnsd --version' for the version and build.
@@ -423,7 +425,8 @@ enum Help {
 
           NAME      1-64 characters of A-Z a-z 0-9 . _ -
           --scope   send (enqueue and cancel notifications, register and remove devices), read (every GET),
-                    admin (campaigns: create, cancel, retry). Without --scope: send and read.
+                    admin (campaigns: create, cancel, retry; broadcast channels: create, delete).
+                    Without --scope: send and read.
 
         EXAMPLES:
           apnsd api-key create backend > backend.secret
@@ -441,6 +444,74 @@ enum Help {
         OVERVIEW: Delete an API key: it stops working at once, and its name may be used again.
 
         USAGE: apnsd api-key revoke NAME
+        """,
+        "channel": """
+        OVERVIEW: iOS 18 broadcast channels for Live Activities, over Apple's channel management API
+        (apns.channelProductionURL / apns.channelDevelopmentURL), authenticated with the credential that sends
+        the bundle id (apns.credentials topics) and kept in the local 'channels' table too.
+
+        USAGE:
+          apnsd channel create --topic BUNDLE [--storage none|latest] [--environment E]
+          apnsd channel list [--topic BUNDLE [--environment E]] [--deleted] [--json]
+          apnsd channel show ID [--json]
+          apnsd channel delete ID
+
+        ID is the local number 'create' printed, or the channel id APNs gave (base64).
+        Run 'apnsd channel <subcommand> --help' for its options.
+
+        EXAMPLES:
+          apnsd channel create --topic com.example.scores --storage none
+          apnsd channel list --topic com.example.scores
+          apnsd channel delete 3
+        """,
+        "channel create": """
+        OVERVIEW: Create a broadcast channel at APNs, then record it locally (nothing is recorded when APNs
+        refuses: its reason is printed, exit 1).
+
+        USAGE: apnsd channel create --topic BUNDLE [--storage none|latest] [--environment E] [--json]
+
+          --topic         the app's bundle id, without a .push-type. suffix (default: apns.topic)
+          --storage       latest (default): APNs keeps the most recent message (message-storage-policy 1);
+                          none: nothing is kept (policy 0), a larger publishing budget, broadcasts need
+                          expiration 0. The policy cannot change later.
+          --environment   production (default) or development; a channel belongs to one environment
+          --json          the new channel as JSON: id, channelId, topic, environment, storage,
+                          messageStoragePolicy, credential, createdAt, deletedAt
+
+        EXAMPLES:
+          apnsd channel create --topic com.example.scores
+          apnsd channel create --topic com.example.scores --storage none --environment development
+        """,
+        "channel list": """
+        OVERVIEW: The channels recorded locally (not deleted ones unless --deleted). With --topic, APNs's list of
+        that app's channels is read too (in --environment, or in each environment the app has channels in;
+        production when none) and a last column says whether APNs lists each one ("missing": deleted elsewhere);
+        channels APNs lists that are not recorded here are shown as "not recorded".
+
+        USAGE: apnsd channel list [--topic BUNDLE [--environment E]] [--deleted] [--json]
+
+          --topic         only this app's channels, compared with APNs
+          --environment   with --topic: compare in this environment only
+          --deleted       also the channels deleted with 'channel delete' (their rows are kept)
+          --json          JSON Lines as 'channel create --json'; with --topic also atAPNs (true/false), and
+                          channels only APNs knows as {"id":null,"channelId",…,"atAPNs":true}
+        """,
+        "channel show": """
+        OVERVIEW: One channel: the local row, and its storage policy as APNs reads it now (not asked for a
+        deleted channel). An APNs error (ChannelNotRegistered…) is printed with its reason, exit 1.
+
+        USAGE: apnsd channel show ID [--json]
+
+          ID       the local number or the APNs channel id
+          --json   as 'channel create --json', plus apnsStorage (none, latest, or null when deleted)
+        """,
+        "channel delete": """
+        OVERVIEW: Delete a channel at APNs, then mark its local row deleted (kept for the log; 'channel list
+        --deleted' shows it). Messages APNs holds already are not discarded.
+
+        USAGE: apnsd channel delete ID
+
+          ID   the local number or the APNs channel id
         """,
     ]
 }

@@ -33,9 +33,14 @@ enum ServeCommand {
         // just before each /metrics render.
         let metricsFeed = MetricsFeed(metrics: APNsdMetrics(version: BuildInfo.version), store: store)
         let events = await EventFeed.attached(to: store)
+        // Channel management uses the credentials as loaded at start (a SIGHUP reload reaches the worker only);
+        // with --no-worker, the credentials when they are configured and load, or no channel routes (503).
+        let channelSetup = setup ?? (try? WorkerSetup(configuration))
+        let channels = channelSetup?.channelManager(store: store)
         let api = API(store: store, events: events, metrics: metricsFeed.metrics,
                       settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease, topicRoutes: try Self.topicRoutes(configuration)),
-                      readiness: { await readiness.checks() }, credentials: { readiness.credentials() }, refreshMetrics: { await metricsFeed.refreshGauges() })
+                      readiness: { await readiness.checks() }, credentials: { readiness.credentials() }, refreshMetrics: { await metricsFeed.refreshGauges() },
+                      channels: channels)
         let server: HTTPServer
         do {
             server = try HTTPServer.start(listen: listen, tls: tls, options: API.serverOptions, bodyLimit: { api.bodyLimit(method: $0, path: $1) }) { request in

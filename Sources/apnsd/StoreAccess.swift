@@ -20,13 +20,18 @@ enum StoreAccess {
     }
 
     /// `apnsd serve`: one read-write store for the API and its worker.
-    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore {
+    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & ChannelStore {
         try await openAny(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
     }
 
     /// API-key management (`apnsd api-key`); `readOnly` for listing.
     static func openForAPIKeys(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError) -> any APIKeyStore {
         try await openAny(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
+    }
+
+    /// Broadcast channels (`apnsd channel`); `readOnly` for listing.
+    static func openForChannels(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError) -> any ChannelStore {
+        try await openAny(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 16)
     }
 
     /// `apnsd backup`: read-only, so an operator who may only read the file can copy it.
@@ -40,7 +45,7 @@ enum StoreAccess {
     }
 
     /// Every store protocol, on either engine.
-    typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore & BackupStore
+    typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore & BackupStore & ChannelStore
 
     /// The store `database` names: a `postgres://` or `postgresql://` URL is PostgreSQL, anything else a SQLite file.
     private static func openAny(_ configuration: Configuration, create: Bool, readOnly: Bool,

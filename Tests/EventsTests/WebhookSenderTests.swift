@@ -51,7 +51,7 @@ import Threads
         options.retryBase = .milliseconds(20)
         options.retryCap = .milliseconds(100)
         options.pollInterval = .seconds(3600)
-        options.post = HTTPPost(timeout: .seconds(10), connectTimeout: .seconds(5))
+        options.post = HTTPExchange(timeout: .seconds(10), connectTimeout: .seconds(5))
         let url = "http://127.0.0.1:\(server.address.port)/hook"
 
         let sender = WebhookSender(store: store, url: url, secret: Self.secret, logger: logger, options: options)
@@ -92,7 +92,7 @@ import Threads
         var options = WebhookSender.Options()
         options.retryBase = .milliseconds(10)
         options.retryCap = .milliseconds(20)
-        options.post = HTTPPost(timeout: .seconds(2), connectTimeout: .seconds(1))
+        options.post = HTTPExchange(timeout: .seconds(2), connectTimeout: .seconds(1))
         // Port 1 on loopback: connection refused.
         let sender = WebhookSender(store: temporary.store, url: "http://127.0.0.1:1/hook", secret: Self.secret, logger: logger, options: options)
         await sender.start()

@@ -84,7 +84,7 @@ enum Engine: String, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// Everything a store offers, on either engine, plus raw SQL for tests that look under it.
-typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore & RawSQL
+typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore & ChannelStore & RawSQL
 
 /// Raw SQL on a store (tests only). Both engines read the same statements for simple SQL.
 protocol RawSQL: Actor {

@@ -33,6 +33,12 @@ extension WorkerFleet {
                                          "--push-type", "liveactivity", "--at", "2099-01-01T00:00:00Z",
                                          "--payload", #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#)
             #expect(activities.status == 0, "\(activities.stderr)")
+            // Broadcast channels (the mock serves channel management too): one live, one deleted; both rows are copied.
+            var channels = cli
+            channels.environment["APNSD_CHANNEL_PRODUCTION_URL"] = cli.environment["APNSD_PRODUCTION_URL"]
+            #expect(try channels.run("channel", "create", "--topic", Fleet.topic).status == 0)
+            #expect(try channels.run("channel", "create", "--topic", Fleet.topic, "--storage", "none").status == 0)
+            #expect(try channels.run("channel", "delete", "1").status == 0)
 
             let url = try PostgresCluster.shared.createDatabase()
             let migrated = try cli.run("migrate", "--from", sqlite, "--to", url, "--json")
@@ -49,6 +55,7 @@ extension WorkerFleet {
                 ("delivery_attempts", "delivery_id, attempt, at, http_status, reason"),
                 ("events", "id, type, token, reason, campaign_id, delivery_id, at"),
                 ("api_keys", "id, name, secret_hash, scopes"),
+                ("channels", "id, channel_id, topic, environment, storage, credential, created_at, deleted_at"),
             ] {
                 let sqliteColumns = columns.replacingOccurrences(of: "CASE WHEN active THEN 1 ELSE 0 END", with: "active")
                 let left = try fleet.query("SELECT \(sqliteColumns) FROM \(table) ORDER BY 1, 2")
@@ -60,7 +67,8 @@ extension WorkerFleet {
             var postgres = cli
             postgres.environment["APNSD_DATABASE"] = url
             for arguments in [["campaign", "list", "--json"], ["campaign", "show", "1", "--json"], ["log", "--json", "--status", "unregistered"],
-                              ["log", "--json", "--token", flaky, "--attempts"], ["device", "list", "--user", "user-1", "--json"]] {
+                              ["log", "--json", "--token", flaky, "--attempts"], ["device", "list", "--user", "user-1", "--json"],
+                              ["channel", "list", "--deleted", "--json"]] {
                 let before = try cli.run(arguments), after = try postgres.run(arguments)
                 #expect(before.status == 0 && after.status == 0 && before.stdout == after.stdout && !before.stdout.isEmpty,
                         "\(arguments.joined(separator: " ")):\n\(before.stdout)\(before.stderr)\nvs\n\(after.stdout)\(after.stderr)")
@@ -70,6 +78,10 @@ extension WorkerFleet {
             let laterID = try #require(Int(later.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
             #expect(next.status == 0 && Int(next.stdout.trimmingCharacters(in: .whitespacesAndNewlines))! > laterID, "\(next.stdout)\(next.stderr)")
             #expect(try postgres.run("campaign", "show", String(laterID), "--json").stdout.contains(#""status":"scheduled""#))
+            var postgresChannels = postgres
+            postgresChannels.environment["APNSD_CHANNEL_PRODUCTION_URL"] = cli.environment["APNSD_PRODUCTION_URL"]
+            let channel = try postgresChannels.run("channel", "create", "--topic", Fleet.topic)
+            #expect(channel.status == 0 && channel.stdout.hasPrefix("created channel 3:"), "\(channel.stdout)\(channel.stderr)")
 
             // Into a database that holds rows: refused, unless --replace.
             let again = try cli.run("migrate", "--from", sqlite, "--to", url)

@@ -1,4 +1,6 @@
+import APNsMock
 import Foundation
+import ProviderAuth
 import Testing
 import TestSupport
 
@@ -15,8 +17,20 @@ extension APIServe {
 
         @Test func generatedRequestsGetDocumentedAnswers() throws {
             try #require(FileManager.default.isExecutableFile(atPath: Self.executable), "no \(Self.executable): run scripts/setup")
-            let cli = try CLI()
+            var cli = try CLI()
             defer { cli.cleanUp() }
+            // A key and apns-mock for channel management: /v1/channels reaches APNs (the mock takes any bundle id).
+            let identity = try TLSIdentity.throwaway()
+            let mock = try MockServer(configuration: MockConfiguration(
+                identity: identity, verifier: JWTVerifier(key: try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8")),
+                                                          credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"))))
+            defer { mock.stop() }
+            let url = "https://127.0.0.1:\(mock.port)"
+            cli.environment.merge([
+                "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
+                "APNSD_CA_FILE": try cli.write("ca.pem", identity.caCertificatePEM!),
+                "APNSD_CHANNEL_PRODUCTION_URL": url, "APNSD_CHANNEL_DEVELOPMENT_URL": url,
+            ]) { $1 }
             try #require(cli.run("init").status == 0)
             let key = try cli.run("api-key", "create", "schemathesis", "--scope", "send", "--scope", "read", "--scope", "admin")
             try #require(key.status == 0 && key.lines.count == 1, "\(key.stderr)")

@@ -1,0 +1,26 @@
+import Channels
+import HTTP2Transport
+import Intake
+import ProviderAuth
+import QueueModel
+
+/// Channel management with the configured credentials: each key's provider token (its own cache, minted when first
+/// needed, never logged) or each certificate's client identity, routed by TopicRoutes as pushes are.
+extension WorkerSetup {
+    /// The channel manager on `store`.
+    func channelManager(store: any ChannelStore) -> ChannelManager {
+        let credentials = credentials.map { loaded -> ChannelCredential in
+            if let (key, credential) = loaded.key {
+                return ChannelCredential(name: loaded.name, authentication: .token(ProviderTokenCache(key: key, credential: credential)))
+            }
+            let certificate = loaded.certificate!
+            return ChannelCredential(name: loaded.name, authentication: .certificate(
+                ClientIdentity(certificateChainPEM: certificate.certificateChainPEM, privateKeyPEM: certificate.privateKeyPEM)))
+        }
+        let client = ChannelClient(baseURLs: [.production: configuration.channelProductionURL,
+                                              .development: configuration.channelDevelopmentURL],
+                                   caFile: configuration.caFile, timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
+                                   proxy: configuration.transportProxy)
+        return ChannelManager(store: store, client: client, credentials: credentials, routes: routes)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+extension APIServe {
+    /// `/v1/channels` through `apnsd serve` against the in-process apns-mock: the routes mirror `apnsd channel`
+    /// (create admin, read read, delete admin), APNs's refusals are 422 with Apple's reason and write nothing.
+    @Suite struct ChannelAPITests {
+        static let topic = ChannelCLITests.topic
+
+        @Test func createListShowDeleteThroughTheAPI() throws {
+            var setup = try ChannelCLITests.setup(withoutBroadcast: [ChannelCLITests.other])
+            setup.cli.environment["APNSD_TOPIC"] = Self.topic
+            defer { setup.stop() }
+            let api = try APIHarness(cli: setup.cli, initialized: true)
+            defer { api.stop() }
+
+            // Scopes: create and delete are admin; a send+read key may not.
+            let forbidden = try api.call("POST", "/v1/channels", key: api.backend, json: #"{"topic":"\#(Self.topic)"}"#)
+            #expect(forbidden.status == 403, "\(forbidden.body)")
+
+            let created = try api.call("POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(Self.topic)","storage":"none"}"#)
+            #expect(created.status == 201, "\(created.body)")
+            let channel = try APIHarness.object(created)
+            let id = try #require(channel["channelId"] as? String)
+            #expect(channel["id"] as? String == "1" && channel["storage"] as? String == "none" && channel["messageStoragePolicy"] as? Int == 0)
+            #expect(channel["environment"] as? String == "production" && channel["credential"] as? String == "default")
+            #expect(setup.server.stats().channels.byID[id]?.messageStoragePolicy == 0)
+            // No topic: apns.topic; no storage: latest.
+            let byDefault = try APIHarness.object(try api.call("POST", "/v1/channels", key: api.admin, json: "{}"))
+            #expect(byDefault["topic"] as? String == Self.topic && byDefault["storage"] as? String == "latest", "\(byDefault)")
+
+            // Lists: the table, and with ?topic= the comparison with APNs.
+            let listed = try APIHarness.object(try api.call("GET", "/v1/channels", key: api.reader))
+            #expect((listed["channels"] as? [[String: Any]])?.count == 2)
+            let compared = try APIHarness.object(try api.call("GET", "/v1/channels?topic=\(Self.topic)", key: api.reader))
+            let rows = try #require(compared["channels"] as? [[String: Any]])
+            #expect(rows.count == 2 && rows[0]["atAPNs"] as? Bool == true && (compared["notRecorded"] as? [Any])?.isEmpty == true, "\(compared)")
+
+            // Show by local number and by APNs id (base64url in a path).
+            let shown = try APIHarness.object(try api.call("GET", "/v1/channels/1", key: api.reader))
+            #expect(shown["apnsStorage"] as? String == "none" && shown["channelId"] as? String == id)
+            let urlSafe = id.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            let byID = try api.call("GET", "/v1/channels/\(urlSafe)", key: api.reader)
+            let found = try APIHarness.object(byID)
+            #expect(byID.status == 200 && found["id"] as? String == "1", "\(byID.body)")
+            #expect(try api.call("GET", "/v1/channels/99", key: api.reader).status == 404)
+
+            // Delete: admin; the row is kept, marked; a second delete is a conflict.
+            #expect(try api.call("DELETE", "/v1/channels/1", key: api.reader).status == 403)
+            let deleted = try api.call("DELETE", "/v1/channels/1", key: api.admin)
+            let marked = try APIHarness.object(deleted)
+            #expect(deleted.status == 200 && marked["deletedAt"] is String, "\(deleted.body)")
+            #expect(setup.server.stats().channels.byID[id]?.deleted == true)
+            #expect(try api.call("DELETE", "/v1/channels/1", key: api.admin).status == 409)
+            let withDeleted = try APIHarness.object(try api.call("GET", "/v1/channels?deleted=true", key: api.reader))
+            #expect((withDeleted["channels"] as? [[String: Any]])?.count == 2)
+            let live = try APIHarness.object(try api.call("GET", "/v1/channels", key: api.reader))
+            #expect((live["channels"] as? [Any])?.count == 1)
+        }
+
+        @Test func refusalsAreAnsweredAndWriteNothing() throws {
+            var setup = try ChannelCLITests.setup(withoutBroadcast: [ChannelCLITests.other])
+            defer { setup.stop() }
+            let api = try APIHarness(cli: setup.cli, initialized: true)
+            defer { api.stop() }
+            for (body, status, field, says) in [
+                (#"{"topic":"\#(Self.topic).push-type.liveactivity"}"#, 400, "topic", ".push-type. suffix"),
+                (#"{"topic":"\#(Self.topic)","storage":"always"}"#, 400, "storage", "not none or latest"),
+                (#"{"topic":"\#(Self.topic)","environment":"staging"}"#, 400, "environment", "unknown environment"),
+                (#"{"topic":"\#(Self.topic)","policy":1}"#, 400, nil, "policy"),
+                (#"{"topic":"\#(ChannelCLITests.other)"}"#, 422, nil, "400 FeatureNotEnabled"),
+                (#"{"topic":"com.example.notours"}"#, 422, nil, "400 TopicDisallowed"),
+            ] as [(String, Int, String?, String)] {
+                let answer = try api.call("POST", "/v1/channels", key: api.admin, json: body)
+                let error = try APIHarness.error(answer)
+                #expect(answer.status == status && (error["message"] as? String)?.contains(says) == true, "\(body): \(answer.status) \(answer.body)")
+                if let field { #expect(error["field"] as? String == field, "\(body)") }
+            }
+            #expect(try APIHarness.query(setup.cli.database, "SELECT COUNT(*) FROM channels") == ["0"])
+            #expect(try api.call("GET", "/v1/channels?environment=production", key: api.reader).status == 400, "environment needs topic")
+            #expect(try api.call("GET", "/v1/channels?color=red", key: api.reader).status == 400)
+            // APNs not answering at all: 502, nothing recorded.
+            setup.server.stop()
+            let unreachable = try api.call("POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(Self.topic)"}"#)
+            let error = try APIHarness.error(unreachable)
+            #expect(unreachable.status == 502 && error["code"] as? String == "apns_unreachable", "\(unreachable.body)")
+            #expect(try APIHarness.query(setup.cli.database, "SELECT COUNT(*) FROM channels") == ["0"])
+            setup.server = try ChannelCLITests.mock(setup.identity)
+        }
+
+        /// Without any credential, the channel routes say so (503) rather than failing later.
+        @Test func withoutACredentialTheRoutesAreUnavailable() throws {
+            let cli = try CLI()
+            defer { cli.cleanUp() }
+            let api = try APIHarness(cli: cli)
+            defer { api.stop() }
+            let answer = try api.call("GET", "/v1/channels", key: api.reader)
+            let error = try APIHarness.error(answer)
+            #expect(answer.status == 503 && error["code"] as? String == "channels_unavailable", "\(answer.body)")
+        }
+    }
+}
