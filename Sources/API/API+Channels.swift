@@ -36,12 +36,11 @@ extension API {
     static let defaultChannelStorage = ChannelStorage.latest
 
     /// `GET /v1/channels?topic=&environment=&deleted=true`: `{"channels": [...]}`, the local table in id order (not
-    /// deleted ones unless `deleted=true`). With `topic`, APNs's list for that app is read too (in `environment`, or in
+    /// deleted ones unless `deleted=true`; readable without a credential). With `topic`, APNs's list for that app is read too (in `environment`, or in
     /// each environment the app has channels in; production when none): each channel gains `atAPNs`, and
     /// `notRecorded` lists the channels APNs has that are not recorded here.
     func listChannels(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         try Self.allowOnly(["topic", "environment", "deleted"], request)
-        let manager = try channelManager()
         var includeDeleted = false
         if let text = request.query("deleted") {
             guard text == "true" || text == "false" else { throw .invalid("deleted must be true or false", field: "deleted") }
@@ -49,24 +48,33 @@ extension API {
         }
         let environment: Environment?
         do { environment = try request.query("environment").map(Environment.parse) } catch { throw .invalid("\(error)", field: "environment") }
-        do {
-            let listing = try await manager.list(topic: request.query("topic"), environment: environment, includeDeleted: includeDeleted)
-            let rows = listing.rows.map { row in
-                row.atAPNs.map { row.channel.json.adding([("atAPNs", .bool($0))]) }?.description ?? row.channel.json.description
+        let listing: ChannelListing
+        if channels == nil, request.query("topic") == nil, environment == nil, let local = store as? any ChannelStore {
+            // Without a credential the local table is still readable (as `apnsd channel list`); asking APNs is not.
+            let rows: [Channel]
+            do { rows = try await local.channels(topic: nil, includeDeleted: includeDeleted) } catch { throw .store(error) }
+            listing = ChannelListing(rows: rows.map { .init(channel: $0, atAPNs: nil) }, notRecorded: [], compared: false)
+        } else {
+            let manager = try channelManager()
+            do {
+                listing = try await manager.list(topic: request.query("topic"), environment: environment, includeDeleted: includeDeleted)
+            } catch .invalid(let why) where request.query("topic") == nil {
+                throw .invalid(why, field: "environment")
+            } catch {
+                throw Self.channelError(error)
             }
-            var body = "{\"channels\":\(JSONResponse.array(rows))"
-            if listing.compared {
-                let extra = listing.notRecorded.map {
-                    JSONLine(["channelId": .string($0.channelID), "topic": .string($0.topic), "environment": .string($0.environment.rawValue)]).description
-                }
-                body += ",\"notRecorded\":\(JSONResponse.array(extra))"
-            }
-            return JSONResponse.make(200, body + "}")
-        } catch .invalid(let why) where request.query("topic") == nil {
-            throw .invalid(why, field: "environment")
-        } catch {
-            throw Self.channelError(error)
         }
+        let rows = listing.rows.map { row in
+            row.atAPNs.map { row.channel.json.adding([("atAPNs", .bool($0))]) }?.description ?? row.channel.json.description
+        }
+        var body = "{\"channels\":\(JSONResponse.array(rows))"
+        if listing.compared {
+            let extra = listing.notRecorded.map {
+                JSONLine(["channelId": .string($0.channelID), "topic": .string($0.topic), "environment": .string($0.environment.rawValue)]).description
+            }
+            body += ",\"notRecorded\":\(JSONResponse.array(extra))"
+        }
+        return JSONResponse.make(200, body + "}")
     }
 
     /// `GET /v1/channels/{id}`: the channel (local number or APNs id; in a path, an id with '/' is written in

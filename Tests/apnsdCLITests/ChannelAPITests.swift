@@ -88,15 +88,20 @@ extension APIServe {
             setup.server = try ChannelCLITests.mock(setup.identity)
         }
 
-        /// Without any credential, the channel routes say so (503) rather than failing later.
+        /// Without any credential, the routes that ask APNs say so (503) rather than failing later; the local table
+        /// is still listed.
         @Test func withoutACredentialTheRoutesAreUnavailable() throws {
             let cli = try CLI()
             defer { cli.cleanUp() }
             let api = try APIHarness(cli: cli)
             defer { api.stop() }
-            let answer = try api.call("GET", "/v1/channels", key: api.reader)
-            let error = try APIHarness.error(answer)
-            #expect(answer.status == 503 && error["code"] as? String == "channels_unavailable", "\(answer.body)")
+            let listed = try api.call("GET", "/v1/channels", key: api.reader)
+            #expect(listed.status == 200 && listed.body.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"channels":[]}"#, "\(listed.body)")
+            for (method, path) in [("GET", "/v1/channels?topic=com.example.app"), ("GET", "/v1/channels/1"), ("DELETE", "/v1/channels/1")] {
+                let answer = try api.call(method, path, key: method == "GET" ? api.reader : api.admin)
+                let error = try APIHarness.error(answer)
+                #expect(answer.status == 503 && error["code"] as? String == "channels_unavailable", "\(method) \(path): \(answer.body)")
+            }
         }
     }
 }
