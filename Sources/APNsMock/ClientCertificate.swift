@@ -39,7 +39,7 @@ enum ClientCertificate: Equatable {
         case .bad: return (403, .badCertificate)
         case .valid(let bundleID, let environments):
             guard environments.contains(environment) else { return (403, .badCertificateEnvironment) }
-            if let topic, TopicBase.bundleID(of: topic) != bundleID { return (400, .topicDisallowed) }
+            if let topic, PushType.bundleID(ofTopic: topic) != bundleID { return (400, .topicDisallowed) }
             return nil
         }
     }

@@ -1,3 +1,4 @@
+import APNs
 import ProviderAuth
 
 /// One team the simulator accepts provider tokens from: its signing key, the key id and team id tokens must name,
@@ -20,6 +21,6 @@ public struct MockTeam: Sendable {
 
     /// Whether this team may push to `topic` (as sent in apns-topic).
     public func allows(topic: String) -> Bool {
-        topics.isEmpty || topics.contains(TopicBase.bundleID(of: topic))
+        topics.isEmpty || topics.contains(String(PushType.bundleID(ofTopic: topic)))
     }
 }

@@ -6,8 +6,9 @@ extension Worker {
     /// The credential to send `job` with, or nil when it must wait: no credential sends its topic, or its
     /// credential is paused (one probe goes when the pause ends). A job that waits is written back as pending,
     /// its attempts unspent (with `untilIdle`, left leased until the run ends instead: nothing probes then).
-    func sendingCredential(for job: DeliveryJob, state: inout RunState, now: Date, untilIdle: Bool) -> SendingCredential? {
-        let credentials = self.credentials
+    /// `credentials` is read once per turn by the caller (it sits behind the reload lock).
+    func sendingCredential(for job: DeliveryJob, from credentials: CredentialSet, state: inout RunState, now: Date,
+                           untilIdle: Bool) -> SendingCredential? {
         guard let credential = credentials.credential(for: job.content.bundleID) else {
             if state.unrouted.insert(job.content.bundleID).inserted {
                 logger.error("worker.no_credential_for_topic", ("topic", job.content.bundleID),
@@ -25,15 +26,14 @@ extension Worker {
             state.credentialPauses[credential.name] = pause
             return credential
         }
-        wait(job, state: &state, now: now, untilIdle: untilIdle)
+        wait(job, of: credential.name, state: &state, now: now, untilIdle: untilIdle)
         return nil
     }
 
     /// `job` of a paused credential waits, unsent and its attempt not counted: written back as pending, due when
     /// the pause ends (with `untilIdle`, left leased and released when the run ends).
-    func wait(_ job: DeliveryJob, state: inout RunState, now: Date, untilIdle: Bool) {
-        guard !untilIdle, let name = credentials.routes.credential(for: job.content.bundleID),
-              let pause = state.credentialPauses[name] else { return }
+    func wait(_ job: DeliveryJob, of name: String, state: inout RunState, now: Date, untilIdle: Bool) {
+        guard !untilIdle, let pause = state.credentialPauses[name] else { return }
         state.results.append(DeliveryResult(job, disposition: .retry(at: pause.due(now: now, unit: random())),
                                             httpStatus: pause.status, reason: pause.reason, countsAsAttempt: false))
     }

@@ -292,13 +292,13 @@ public final class Worker: Sendable {
 
     private func submit(_ state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>, now: Date, untilIdle: Bool) {
         // Read once per turn, not per job: the settings sit behind a lock (SIGHUP may replace them).
-        let configuration = self.configuration
+        let (configuration, credentials) = (self.configuration, self.credentials)
         // A paused pool gets one probe once its pause is over.
         for environment in state.held.keys where !(state.held[environment]?.isEmpty ?? true) {
             guard !state.stopping, state.inFlight < configuration.maxInFlight,
                   state.outages[environment]?.maySend(now: now) ?? true else { continue }
             let job = state.held[environment]!.removeFirst()
-            guard let credential = sendingCredential(for: job, state: &state, now: now, untilIdle: untilIdle) else { continue }
+            guard let credential = sendingCredential(for: job, from: credentials, state: &state, now: now, untilIdle: untilIdle) else { continue }
             state.outages[environment]?.probeSent()
             launch(job, with: credential, state: &state, group: &group)
         }
@@ -313,7 +313,7 @@ public final class Worker: Sendable {
                 state.results.append(result)
                 continue
             }
-            guard let credential = sendingCredential(for: job, state: &state, now: now, untilIdle: untilIdle) else { continue }
+            guard let credential = sendingCredential(for: job, from: credentials, state: &state, now: now, untilIdle: untilIdle) else { continue }
             if var outage = state.outages[job.environment], outage.isOut {
                 if state.held[job.environment, default: []].isEmpty && outage.maySend(now: now) {
                     outage.probeSent()
@@ -348,7 +348,7 @@ public final class Worker: Sendable {
             // The key cannot sign: a configuration error of this credential only.
             pauseCredential(sent.credential, status: nil, reason: .invalidProviderToken,
                             detail: "cannot make a provider token: \(failure)", state: &state, now: clock())
-            wait(job, state: &state, now: clock(), untilIdle: untilIdle)
+            wait(job, of: sent.credential, state: &state, now: clock(), untilIdle: untilIdle)
             return
         }
         guard let answer = sent.answer else { return }  // never sent: released when the worker ends
@@ -361,7 +361,7 @@ public final class Worker: Sendable {
         let decision = DeliveryDecision.decide(job: job, answer: answer, now: now, policy: configuration.retry, unit: random())
         if case .credentialsRefused(let status, let reason, _)? = decision.stop {
             pauseCredential(sent.credential, status: status, reason: reason, detail: "\(status) \(reason)", state: &state, now: now)
-            wait(job, state: &state, now: now, untilIdle: untilIdle)
+            wait(job, of: sent.credential, state: &state, now: now, untilIdle: untilIdle)
             return
         }
         if let stop = decision.stop { state.stop = state.stop ?? stop }

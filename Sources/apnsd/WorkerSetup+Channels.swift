@@ -13,9 +13,7 @@ extension WorkerSetup {
             if let (key, credential) = loaded.key {
                 return ChannelCredential(name: loaded.name, authentication: .token(ProviderTokenCache(key: key, credential: credential)))
             }
-            let certificate = loaded.certificate!
-            return ChannelCredential(name: loaded.name, authentication: .certificate(
-                ClientIdentity(certificateChainPEM: certificate.certificateChainPEM, privateKeyPEM: certificate.privateKeyPEM)))
+            return ChannelCredential(name: loaded.name, authentication: .certificate(loaded.clientIdentity!))
         }
         let client = ChannelClient(baseURLs: [.production: configuration.channelProductionURL,
                                               .development: configuration.channelDevelopmentURL],

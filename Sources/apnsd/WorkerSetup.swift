@@ -26,6 +26,11 @@ struct WorkerSetup {
         let fingerprint: String
 
         var name: String { setting.name }
+
+        /// What the transport presents for a certificate credential; nil for a key.
+        var clientIdentity: ClientIdentity? {
+            certificate.map { ClientIdentity(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
+        }
     }
 
     init(_ configuration: Configuration) throws(CLIError) {
@@ -121,22 +126,21 @@ struct WorkerSetup {
         return CredentialSet(sending, routes: routes)
     }
 
-    /// The transport every credential's pools share.
-    func transportConfiguration() -> TransportConfiguration {
+    /// The transport every credential's pools share, with the client certificates of `set`'s certificate credentials.
+    func transportConfiguration(for set: CredentialSet) -> TransportConfiguration {
         TransportConfiguration(
             baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
             caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy,
-            clientIdentities: clientIdentities(of: credentialSet()))
+            clientIdentities: clientIdentities(of: set))
     }
 
     /// The client certificate of each certificate credential, by its pool id in `set`.
     func clientIdentities(of set: CredentialSet) -> [String: ClientIdentity] {
         var identities: [String: ClientIdentity] = [:]
         for loaded in credentials {
-            guard let certificate = loaded.certificate, let credential = set.byName[loaded.name] else { continue }
-            identities[credential.poolID] = ClientIdentity(certificateChainPEM: certificate.certificateChainPEM,
-                                                           privateKeyPEM: certificate.privateKeyPEM)
+            guard let identity = loaded.clientIdentity, let credential = set.byName[loaded.name] else { continue }
+            identities[credential.poolID] = identity
         }
         return identities
     }
@@ -144,13 +148,14 @@ struct WorkerSetup {
     /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told
     /// of its answers, outcomes, connections and token mints.
     func makeWorker(store: any DeliveryStore, feed: MetricsFeed? = nil) -> (worker: Worker, transport: TransportRegistry) {
-        let transport = TransportRegistry(configuration: transportConfiguration())
+        let credentials = credentialSet(feed: feed)
+        let transport = TransportRegistry(configuration: transportConfiguration(for: credentials))
         feed?.watch(transport)
         var settings = WorkerConfiguration(lease: configuration.lease,
                                            heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
                                            retry: configuration.retryPolicy)
         settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
-        let worker = Worker(store: store, credentials: credentialSet(feed: feed), transport: transport, configuration: settings,
+        let worker = Worker(store: store, credentials: credentials, transport: transport, configuration: settings,
                             logger: logger, observer: feed)
         return (worker, transport)
     }
