@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// The `apns-mock` command line tool, run as a separate process.
-@Suite("apns-mock executable")
+@Suite("apns-mock executable", .offThePool)
 struct ApnsMockExecutableTests {
     /// The built `apns-mock`, next to the test bundle (both live in the build's bin directory).
     static let binary: String? = {

@@ -2,8 +2,9 @@ import APNsMock
 import Foundation
 import ProviderAuth
 import Testing
+import TestSupport
 
-@Suite("JWTVerifier")
+@Suite("JWTVerifier", .offThePool)
 struct JWTVerifierTests {
     let key: SigningKey
     let credential: ProviderCredential

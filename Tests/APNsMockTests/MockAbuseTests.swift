@@ -1,6 +1,7 @@
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +9,7 @@ import Glibc
 /// Clients that misbehave on purpose, against the real `apns-mock` process: its memory and CPU stay bounded and a
 /// normal client (curl, a fresh connection each time) is served throughout. Limits are generous — the machine is
 /// shared — but each attack, unbounded, goes far past them. Each test prints what it measured.
-@Suite("Mock: abusive clients", .serialized)
+@Suite("Mock: abusive clients", .offThePool, .serialized)
 struct MockAbuseTests {
     private func report(_ line: String) { print("apns-mock abuse: \(line)") }
 

@@ -2,10 +2,11 @@ import APNs
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 
 /// Broadcast sends on the simulator (`POST /4/broadcasts/apps/<bundle>`): accepted on a channel it holds, refused
 /// with Apple's reasons otherwise, and counted per channel.
-@Suite("Mock: broadcast sends")
+@Suite("Mock: broadcast sends", .offThePool)
 struct MockBroadcastTests {
     static let requestID = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
 

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Client-certificate connections: the TLS server asks for a certificate, and requests without a token are
 /// judged by it as APNs judges Apple's push certificates.
-@Suite("Mock: client certificates")
+@Suite("Mock: client certificates", .offThePool)
 struct MockClientCertificateTests {
     static let token = Fixture.token("ce47")
     static let bundleID = "com.example.app"

@@ -1,9 +1,10 @@
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 
 /// Connection faults and per-connection token rules, driven by one curl process that reuses one HTTP/2 connection.
-@Suite("Mock: connections")
+@Suite("Mock: connections", .offThePool)
 struct MockConnectionTests {
     static let token = Fixture.token("c0ffee")
 

@@ -2,9 +2,10 @@ import APNs
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 
 /// The host the simulator plays: development (Apple's sandbox) adds apns-unique-id to its 200s, production not.
-@Suite("Mock: environment")
+@Suite("Mock: environment", .offThePool)
 struct MockEnvironmentTests {
     static let token = Fixture.token("e7")
 

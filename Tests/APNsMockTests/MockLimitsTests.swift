@@ -1,13 +1,14 @@
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The simulator's limits, one at a time, in process: timeouts, header sizes, resets, what the stats reveal,
 /// where it listens.
-@Suite("Mock: limits")
+@Suite("Mock: limits", .offThePool)
 struct MockLimitsTests {
     static let token = Fixture.token("1e")
 

@@ -1,9 +1,10 @@
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 
 /// Scripted per-token behaviours (Scenario.tokens / tokenPrefixes), seen through curl.
-@Suite("Mock: scripted token behaviours")
+@Suite("Mock: scripted token behaviours", .offThePool)
 struct MockScenarioTests {
     static let token = Fixture.token("a1b2c3d4")
 
@@ -136,7 +137,7 @@ struct MockScenarioTests {
     }
 }
 
-@Suite("Scenario.load")
+@Suite("Scenario.load", .offThePool)
 struct ScenarioLoadTests {
     private func load(_ json: String) throws -> (Result<Scenario, MockError>, String) {
         let directory = try TempDirectory("scenario")

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `GET /_mock/stats`, fetched with curl after traffic that curl sent.
-@Suite("Mock: statistics")
+@Suite("Mock: statistics", .offThePool)
 struct MockStatsTests {
     @Test("statistics written before channels existed still decode, with empty channel counts")
     func decodesWithoutChannels() throws {

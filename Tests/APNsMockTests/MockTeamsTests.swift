@@ -2,10 +2,11 @@ import APNsMock
 import Foundation
 import ProviderAuth
 import Testing
+import TestSupport
 
 /// Several teams on one simulator: each token is checked against the key its kid names, and a team that lists
 /// topics may push only to those.
-@Suite("Mock: several teams")
+@Suite("Mock: several teams", .offThePool)
 struct MockTeamsTests {
     static let token = Fixture.token("7ea")
     static let otherCredential = try! ProviderCredential(keyId: "TESTKEY002", teamId: "TESTTEAM02")

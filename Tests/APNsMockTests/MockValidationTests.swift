@@ -1,9 +1,10 @@
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 
 /// The simulator answers like APNs (APNS.md "Request headers", "Responses"), seen by the curl CLI over TLS HTTP/2.
-@Suite("Mock: requests over curl")
+@Suite("Mock: requests over curl", .offThePool)
 struct MockValidationTests {
     static let token = Fixture.token("0123456789abcdef")
 

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The README's "Scenario file" example is a working scenario: apns-mock loads it as printed and answers as its
 /// table says.
-@Suite struct ReadmeScenarioTests {
+@Suite(.offThePool) struct ReadmeScenarioTests {
     static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("README.md")
 

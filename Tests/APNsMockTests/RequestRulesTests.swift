@@ -1,9 +1,10 @@
 import APNs
 import APNsMock
 import Testing
+import TestSupport
 
 /// The simulator's request rules on plain values (`RequestRules.check`, what FuzzMockRequest drives).
-@Suite struct RequestRulesTests {
+@Suite(.offThePool) struct RequestRulesTests {
     static let token = "3f2a1c0e9b8d7f6a5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29"
 
     static func headers(_ pairs: [(String, String)]) -> [(name: [UInt8], value: [UInt8])] {

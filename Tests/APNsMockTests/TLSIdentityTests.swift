@@ -1,8 +1,9 @@
 import APNsMock
 import Foundation
 import Testing
+import TestSupport
 
-@Suite("TLSIdentity")
+@Suite("TLSIdentity", .offThePool)
 final class TLSIdentityTests {
     let directory: URL
     let identity: TLSIdentity

@@ -1,10 +1,11 @@
 import Foundation
 import HTTP2Transport
 import Testing
+import TestSupport
 
 extension TransportIO {
     /// Certificate-based authentication: a pool's connections present the client certificate of its credential.
-    @Suite(.enabled(if: NGHTTPD.isAvailable)) struct ClientIdentityTests {
+    @Suite(.enabled(if: NGHTTPD.isAvailable), .offThePool) struct ClientIdentityTests {
         static let request = APNsRequest(path: "/3/device/\(NGHTTPD.okToken)", headers: [("apns-topic", ClientPKI.bundleID)],
                                          body: Array("{}".utf8))
 

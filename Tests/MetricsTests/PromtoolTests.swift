@@ -3,10 +3,11 @@ import Foundation
 import Metrics
 import QueueModel
 import Testing
+import TestSupport
 
 /// The full apnsd registry, with values, passes `promtool check metrics` (Debian's prometheus package; scripts/setup
 /// installs it).
-@Suite struct PromtoolTests {
+@Suite(.offThePool) struct PromtoolTests {
     static let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test func promtoolAcceptsTheApnsdRegistry() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 import ProviderAuth
 
-@Suite("Loading client certificates")
+@Suite("Loading client certificates", .offThePool)
 struct ClientCertificateTests {
     static let bundleID = "com.example.app"
     static let subject = "/UID=\(bundleID)/CN=Apple Push Services: \(bundleID)/OU=TEAM123456/O=Example/C=US"

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 import ProviderAuth
 
-@Suite("Minting provider tokens")
+@Suite("Minting provider tokens", .offThePool)
 struct ProviderTokenMintTests {
     let key: SigningKey
     let credential: ProviderCredential

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ProviderAuth
 
-@Suite("Loading .p8 keys")
+@Suite("Loading .p8 keys", .offThePool)
 struct SigningKeyLoadingTests {
     @Test("the throwaway Apple-style key loads and its public key matches openssl's")
     func loadsGoodKey() throws {

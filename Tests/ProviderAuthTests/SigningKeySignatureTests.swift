@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ProviderAuth
 
-@Suite("ES256 signatures")
+@Suite("ES256 signatures", .offThePool)
 struct SigningKeySignatureTests {
     let key: SigningKey
     let message = Array("eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJURUFNIn0".utf8)

@@ -2,9 +2,10 @@ import Foundation
 import ProviderAuth
 import Store
 import Testing
+import TestSupport
 
 /// `apnsd api-key create | list | revoke` as an operator runs them: a secret shown once, never again.
-@Suite struct APIKeyCommandTests {
+@Suite(.offThePool) struct APIKeyCommandTests {
     func json(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Every invalid input gets one line on stderr, the right exit code, and changes nothing.
-@Suite struct BadInputTests {
+@Suite(.offThePool) struct BadInputTests {
     static let topic = "com.example.cli"
 
     /// The rows of every table an operator cares about, as the CLI prints them.

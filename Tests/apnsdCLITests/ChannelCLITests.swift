@@ -7,7 +7,7 @@ import Testing
 /// `apnsd channel create | list | show | delete` end to end against the in-process apns-mock's channel management:
 /// each storage policy, the local table, each APNs refusal that can reach the CLI (one line with Apple's reason,
 /// exit 1, nothing written), and a suffixed bundle id refused before anything is sent.
-@Suite struct ChannelCLITests {
+@Suite(.offThePool) struct ChannelCLITests {
     static let topic = "com.example.scores"
     static let other = "com.example.other"
 

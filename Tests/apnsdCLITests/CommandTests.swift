@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The CLI's contract for scripts: outputs, JSON shapes, settings precedence, imports.
-@Suite struct CommandTests {
+@Suite(.offThePool) struct CommandTests {
     static let topic = "com.example.cli"
 
     func json(_ line: String) throws -> [String: Any] {

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `apnsd config check`: what it finds, its exit code, and that it never prints key material or a token.
-@Suite struct ConfigCheckTests {
+@Suite(.offThePool) struct ConfigCheckTests {
     private func configured() throws -> CLI {
         var cli = try CLI()
         cli.environment.merge([

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `apnsd device remove`, `apnsd device add --replaces` and `apnsd backup`, through the real binary.
-@Suite struct DeviceRemoveTests {
+@Suite(.offThePool) struct DeviceRemoveTests {
     @Test func removeByTokenAndByUserAndReplace() throws {
         let cli = try CLI()
         defer { cli.cleanUp() }

@@ -1,10 +1,11 @@
 import Foundation
 import Intake
 import Testing
+import TestSupport
 
 /// The CLI's self-description: `--version`, usage on no command, and a help of its own for every command and
 /// subcommand — each found from `apnsd --help`'s command list, so a command added there is checked here too.
-@Suite struct HelpTests {
+@Suite(.offThePool) struct HelpTests {
     /// `device add|import|list` → device, device add, device import, device list; `cancel ID` → cancel.
     static func commandPaths(inMainHelp help: String) -> [String] {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false)

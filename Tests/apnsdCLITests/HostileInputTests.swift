@@ -4,7 +4,7 @@ import TestSupport
 
 /// What an attacker or a careless operator feeds apnsd is refused before anything is written: exit 64, one
 /// line on stderr, and the database file byte for byte as it was.
-@Suite struct HostileInputTests {
+@Suite(.offThePool) struct HostileInputTests {
     static let topic = "com.example.cli"
     static let good = #"{"aps":{"alert":"hi"}}"#
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A `.p8` any user can read is warned about (it still works: the warning names the fix); a private one is not.
-@Suite struct KeyFileTests {
+@Suite(.offThePool) struct KeyFileTests {
     @Test func aWorldReadableKeyGetsOneWarningLine() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `apnsd send` and `apnsd campaign create` with `--push-type liveactivity`: a valid start, update and end are
 /// enqueued with the suffixed topic; every invalid variant exits 64 with one line naming what is wrong, and
 /// changes nothing.
-@Suite struct LiveActivityCLITests {
+@Suite(.offThePool) struct LiveActivityCLITests {
     static let topic = "com.example.cli"
 
     /// The rows an enqueue would add to, counted by the `sqlite3` shell.

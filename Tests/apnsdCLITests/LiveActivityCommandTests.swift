@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `device add --kind K --activity-type T`, `device list` with kinds, and `campaign create --activity-type T`.
-@Suite struct LiveActivityCommandTests {
+@Suite(.offThePool) struct LiveActivityCommandTests {
     static let topic = "com.example.live"
     static let update = #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#
 

@@ -1,9 +1,10 @@
 import API
 import Foundation
 import Testing
+import TestSupport
 
 /// `GET /openapi.json` documents exactly the routes the router serves: every method and template on both sides.
-@Suite struct OpenAPIRoutesTests {
+@Suite(.offThePool) struct OpenAPIRoutesTests {
     /// "METHOD /template" for every operation of an OpenAPI document's `paths`.
     static func operations(_ document: [String: Any]) throws -> Set<String> {
         let paths = try #require(document["paths"] as? [String: [String: Any]], "no paths")

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Databases this user may not write: read-only commands still work, writing ones fail with one line and change
 /// nothing, and `init --group` shares a database between users. "Another user" is nobody (`OtherUser`).
-@Suite struct PermissionTests {
+@Suite(.offThePool) struct PermissionTests {
     static let topic = "com.example.permissions"
     static let otherUserUnavailable = Comment(rawValue: "skipped: this test \(OtherUser.unavailable ?? "")")
     static let payload = #"{"aps":{"alert":"hi"}}"#

@@ -32,7 +32,7 @@ extension APIServe {
             process.arguments = ["--config.file=\(config)", "--storage.tsdb.path=\(cli.directory.appendingPathComponent("tsdb").path)",
                                  "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn"]
             let log = cli.directory.appendingPathComponent("prometheus.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
             process.standardError = handle

@@ -144,7 +144,7 @@ extension WorkerFleet {
 }
 
 /// `apnsd prune --enable-incremental-vacuum` on a database created before incremental vacuum.
-@Suite struct PruneVacuumConversionTests {
+@Suite(.offThePool) struct PruneVacuumConversionTests {
     @Test func convertsOnceAndNotUnderARunningWorker() throws {
         let cli = try CLI()
         defer { cli.cleanUp() }

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `apnsd serve`: the listening line, the unauthenticated routes, JSON errors, a clean stop.
-@Suite struct ServeTests {
+@Suite(.offThePool) struct ServeTests {
     /// Starts `apnsd serve ARGS --listen 127.0.0.1:0` and waits for its first stdout line; the process and base URL.
     static func start(_ cli: CLI, _ arguments: [String]) throws -> (BackgroundWorker, String) {
         let serve = try BackgroundWorker(cli: cli, arguments: ["serve", "--listen", "127.0.0.1:0"] + arguments)

@@ -1,9 +1,10 @@
 import Foundation
 import Intake
 import Testing
+import TestSupport
 
 /// Settings are declared once (`Configuration.settings`); the README's table and `--help` must say the same.
-@Suite struct SettingsDocumentationTests {
+@Suite(.offThePool) struct SettingsDocumentationTests {
     static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("README.md")
 

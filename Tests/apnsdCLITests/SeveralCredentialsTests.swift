@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `apns.credentials` on the command line: a topic no credential sends is refused at enqueue (nothing written), a
 /// topic with a push type's suffix is its app's, and a wrong list stops every command with one line.
-@Suite struct SeveralCredentialsTests {
+@Suite(.offThePool) struct SeveralCredentialsTests {
     static let good = #"{"aps":{"alert":"hi"}}"#
 
     /// A CLI whose only credential, `ios`, sends com.example.app.

@@ -5,7 +5,7 @@ import Testing
 /// deploy/'s systemd services — every `*.service` there, so a unit added later is held to the same — are
 /// sandboxed well enough for `systemd-analyze security` (≤ 2.5 of 10), cannot restart forever on a bad key or
 /// config, and those that sign (worker, serve) read the key through `LoadCredential=`.
-@Suite struct SystemdUnitTests {
+@Suite(.offThePool) struct SystemdUnitTests {
     static let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("deploy")
 
