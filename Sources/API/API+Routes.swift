@@ -37,6 +37,7 @@ extension API {
             try await api.deleteUserDevices(request)
         },
 
+        Route("POST", "/v1/broadcasts", scope: .send) { api, request throws(APIError) in try await api.postBroadcast(request) },
         Route("POST", "/v1/channels", scope: .admin) { api, request throws(APIError) in try await api.postChannel(request) },
         Route("GET", "/v1/channels", scope: .read) { api, request throws(APIError) in try await api.listChannels(request) },
         Route("GET", "/v1/channels/{id}", scope: .read) { api, request throws(APIError) in try await api.getChannel(request) },

@@ -11,16 +11,21 @@ enum NotificationFields {
 
     /// Reads the shared members and validates them; `defaultTopic` is `apns.topic`.
     static func content(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> (content: NotificationContent, environment: Environment?) {
-        let input = NotificationInput(
-            topic: try body.string("topic"), pushType: try body.string("pushType"),
-            priority: try body.integer("priority").map(String.init), expiration: try body.integer("expiration").map(String.init),
-            collapseID: try body.string("collapseId"), apnsID: try body.string("apnsId"), environment: try body.string("environment"),
-            payload: try body.rawObject("payload"))
+        let input = try input(&body)
         do {
             return try input.validate(defaultTopic: defaultTopic)
         } catch {
             throw .invalid(error.message, field: body.path + error.field.rawValue)
         }
+    }
+
+    /// The shared members as given, not yet validated.
+    static func input(_ body: inout JSONBody) throws(APIError) -> NotificationInput {
+        NotificationInput(
+            topic: try body.string("topic"), pushType: try body.string("pushType"),
+            priority: try body.integer("priority").map(String.init), expiration: try body.integer("expiration").map(String.init),
+            collapseID: try body.string("collapseId"), apnsID: try body.string("apnsId"), environment: try body.string("environment"),
+            payload: try body.rawObject("payload"))
     }
 
     /// The members that name a notification's audience: exactly one of them is given.

@@ -221,6 +221,27 @@ enum OpenAPIDocument {
             }
           }
         },
+        "/v1/broadcasts": {
+          "post": {
+            "operationId": "postBroadcast",
+            "summary": "Enqueue an iOS 18 broadcast: a Live Activity update or end on a channel (POST /4/broadcasts/apps/<bundle id>), sent, retried and logged as a notification is. Checked against the channel first: its app, its environment, expiration 0 on a channel that stores no message (sent as 0 when left out). Scope: send.",
+            "parameters": [{"$ref": "#/components/parameters/IdempotencyKey"}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BroadcastRequest"}}}},
+            "responses": {
+              "202": {"description": "Enqueued.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BroadcastEnqueued"}}}},
+              "200": {"description": "A replay: the first response to this Idempotency-Key and body; nothing enqueued.",
+                      "headers": {"Idempotent-Replayed": {"$ref": "#/components/headers/IdempotentReplayed"}},
+                      "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BroadcastEnqueued"}}}},
+              "400": {"$ref": "#/components/responses/Invalid"},
+              "401": {"$ref": "#/components/responses/Unauthorized"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "413": {"$ref": "#/components/responses/TooLarge"},
+              "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+              "422": {"$ref": "#/components/responses/IdempotencyKeyReused"},
+              "503": {"$ref": "#/components/responses/Unavailable"}
+            }
+          }
+        },
         "/v1/channels": {
           "post": {
             "operationId": "postChannel",
@@ -601,6 +622,22 @@ enum OpenAPIDocument {
               "apnsId": {"$ref": "#/components/schemas/APNsID"}
             }
           },
+          "BroadcastRequest": {
+            "type": "object", "additionalProperties": false, "required": ["channel", "payload"],
+            "properties": {
+              "channel": {"type": "string", "minLength": 1, "description": "The channel's number (GET /v1/channels) or the id APNs gave it."},
+              "payload": {"$ref": "#/components/schemas/Payload"},
+              "topic": {"$ref": "#/components/schemas/Topic"},
+              "pushType": {"type": "string", "enum": ["liveactivity"]},
+              "priority": {"$ref": "#/components/schemas/Priority"},
+              "expiration": {"$ref": "#/components/schemas/Expiration"},
+              "environment": {"$ref": "#/components/schemas/Environment"},
+              "apnsId": {"$ref": "#/components/schemas/APNsID"}
+            }
+          },
+          "BroadcastEnqueued": {"type": "object", "required": ["id", "channel", "deliveries"],
+            "properties": {"id": {"$ref": "#/components/schemas/ID"}, "channel": {"$ref": "#/components/schemas/ID"},
+                           "deliveries": {"type": "integer", "minimum": 1, "maximum": 1}}},
           "CampaignRequest": {
             "type": "object", "additionalProperties": false, "required": ["payload", "audience"],
             "properties": {
@@ -637,7 +674,8 @@ enum OpenAPIDocument {
             "properties": {
               "id": {"$ref": "#/components/schemas/ID"},
               "campaign": {"$ref": "#/components/schemas/ID"},
-              "token": {"$ref": "#/components/schemas/DeviceToken"},
+              "token": {"oneOf": [{"$ref": "#/components/schemas/DeviceToken"}, {"type": "null"}], "description": "null for a broadcast."},
+              "channel": {"type": ["integer", "null"], "description": "A broadcast's channel (its number); null for a device."},
               "status": {"$ref": "#/components/schemas/DeliveryStatus"},
               "httpStatus": {"type": ["integer", "null"]},
               "reason": {"type": ["string", "null"]},
@@ -667,6 +705,7 @@ enum OpenAPIDocument {
               "audienceSize": {"type": ["integer", "null"]},
               "activityType": {"type": ["string", "null"], "description": "For an activity audience: its activity type."},
               "activityKind": {"type": ["string", "null"], "enum": ["activity", "pushToStart", null], "description": "For an activity audience: the kind of token it reaches."},
+              "channel": {"type": ["integer", "null"], "description": "For a broadcast: its channel's number."},
               "environment": {"type": ["string", "null"]},
               "topic": {"type": "string"},
               "pushType": {"$ref": "#/components/schemas/PushType"},

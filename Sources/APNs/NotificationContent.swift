@@ -53,6 +53,22 @@ public struct NotificationContent: Hashable, Sendable {
         if let apnsID { headers.append((HeaderName.id, apnsID.uuidString)) }
         return headers
     }
+
+    /// The path of a broadcast of this content (`POST /4/broadcasts/apps/<bundle id>`, no push-type suffix).
+    public var broadcastPath: String { "/4/broadcasts/apps/" + bundleID }
+
+    /// The headers of a broadcast of this content on the channel `channelID`: no topic (the bundle id is in the
+    /// path), the push type as Apple spells it for broadcasts, and a chosen id as `apns-request-id`.
+    public func broadcastHeaders(channelID: String) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [
+            (HeaderName.channelID, channelID),
+            (HeaderName.pushType, PushType.broadcastValue),
+            (HeaderName.priority, String(priority.rawValue)),
+        ]
+        if let expiration { headers.append((HeaderName.expiration, String(expiration.secondsSince1970))) }
+        if let apnsID { headers.append((HeaderName.requestID, apnsID.uuidString)) }
+        return headers
+    }
 }
 
 /// The request header names APNs reads, spelled once.
@@ -64,6 +80,8 @@ public enum HeaderName {
     public static let expiration = "apns-expiration"
     public static let collapseID = "apns-collapse-id"
     public static let id = "apns-id"
+    public static let channelID = "apns-channel-id"
+    public static let requestID = "apns-request-id"
 
     /// The `authorization` value for a provider token (JWT).
     public static func bearer(_ jwt: String) -> String { "bearer " + jwt }

@@ -13,6 +13,12 @@ public struct Payload: Hashable, Sendable {
         self.bytes = bytes
     }
 
+    /// Validates `bytes` for `pushType` within `limit` instead of the push type's (a broadcast's 5120 bytes).
+    public init(bytes: [UInt8], pushType: PushType, limit: Int) throws(APNsError) {
+        try Self.validate(bytes, pushType: pushType, limit: limit)
+        self.bytes = bytes
+    }
+
     /// Bytes read back from where they were stored after validation: not checked again.
     public init(trusted bytes: [UInt8]) { self.bytes = bytes }
 
@@ -28,8 +34,8 @@ public struct Payload: Hashable, Sendable {
 
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    private static func validate(_ bytes: [UInt8], pushType: PushType) throws(APNsError) {
-        let limit = pushType.payloadLimit
+    private static func validate(_ bytes: [UInt8], pushType: PushType, limit: Int? = nil) throws(APNsError) {
+        let limit = limit ?? pushType.payloadLimit
         guard !bytes.isEmpty else { throw .payloadEmpty }
         guard bytes.count <= limit else { throw .payloadTooLarge(bytes: bytes.count, limit: limit) }
         let summary: JSONValidator.Summary

@@ -95,6 +95,12 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// The payload limit in bytes: 5120 for VoIP, 4096 for everything else.
     public var payloadLimit: Int { self == .voip ? 5120 : 4096 }
 
+    /// A broadcast's payload limit (Live Activity updates and ends on a channel).
+    public static let broadcastPayloadLimit = 5120
+
+    /// `apns-push-type` on a broadcast: Apple spells it `LiveActivity` there.
+    public static let broadcastValue = "LiveActivity"
+
     /// The priority to use when none is given: background pushes must use 5.
     public var defaultPriority: Priority { self == .background ? .conservePower : .immediate }
 

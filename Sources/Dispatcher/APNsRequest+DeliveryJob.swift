@@ -7,10 +7,20 @@ extension APNsRequest {
     /// parses no JSON) with its headers, and the provider token. Single sends are expedited: they pass the
     /// campaign requests already waiting on the connection. The campaign id groups requests for `withdraw`.
     /// `authorization` nil: the connection's client certificate authenticates the request.
+    /// A broadcast goes to its app's broadcast path with the channel's id.
     init(job: DeliveryJob, authorization: String?) {
-        var headers = job.content.headers
+        let path: String
+        var headers: [(name: String, value: String)]
+        switch job.target {
+        case .device(let token):
+            path = "/3/device/" + token.hex
+            headers = job.content.headers
+        case .channel(_, let channelID):
+            path = job.content.broadcastPath
+            headers = job.content.broadcastHeaders(channelID: channelID)
+        }
         if let authorization { headers.insert((HeaderName.authorization, authorization), at: 0) }
-        self.init(path: "/3/device/" + job.token.hex, headers: headers, body: job.content.payload.bytes,
+        self.init(path: path, headers: headers, body: job.content.payload.bytes,
                   isExpedited: job.kind == .single, group: job.campaignID.rawValue)
     }
 }

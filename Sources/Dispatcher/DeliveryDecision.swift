@@ -95,8 +95,9 @@ public struct DeliveryDecision: Hashable, Sendable {
         let at = now.addingTimeInterval(policy.delay(afterAttempts: max(attempts, 1), unit: unit, previous: job.previousDelay).seconds)
         let expired = job.content.expiration.map { $0.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up))) }
             ?? (at > giveUpDate(job, policy: policy))
-        // apns-expiration 0 means "try once": never retried.
-        let tryOnce = job.content.expiration?.secondsSince1970 == 0
+        // apns-expiration 0 means "try once": never retried. Not for a broadcast: a no-storage channel requires 0,
+        // which says nothing about retrying one APNs did not take (retry.maxAge bounds it).
+        let tryOnce = job.content.expiration?.secondsSince1970 == 0 && !job.isBroadcast
         guard policy.allowsRetry(afterAttempts: attempts), !expired, !tryOnce else {
             return DeliveryDecision(result: DeliveryResult(job, disposition: .failed, httpStatus: status, reason: reason,
                                                            countsAsAttempt: countsAsAttempt))

@@ -65,7 +65,12 @@ extension Worker {
     func logAnswer(_ job: DeliveryJob, _ answer: TransportResult, seconds: Double) {
         let logger = self.logger
         guard logger.minimumLevel <= .debug else { return }
-        logger.debug("apns.request", ("token", job.token.description), ("apns.environment", job.environment.rawValue),
+        let target: (String, String)
+        switch job.target {
+        case .device(let token): target = ("token", token.description)
+        case .channel(let id, _): target = ("channel", String(id))
+        }
+        logger.debug("apns.request", target, ("apns.environment", job.environment.rawValue),
                      ("campaign.id", job.campaignID.description), ("status", answer.status.map(String.init) ?? "none"),
                      ("reason", answer.errorResponse?.reason?.rawValue ?? (answer.status == nil ? "\(answer)" : "")),
                      ("latency_ms", String(format: "%.1f", seconds * 1000)))

@@ -32,20 +32,30 @@ extension Transfer {
         return Int32(CURL_PREREQFUNC_OK)
     }
 
-    /// CURLOPT_HEADERFUNCTION: picks `apns-id` out of the response headers; everything else is ignored.
+    /// CURLOPT_HEADERFUNCTION: picks `apns-id` (a broadcast's answer: `apns-request-id`) out of the response
+    /// headers; everything else is ignored.
     static let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         data, size, count, user in
         let length = size * count
         guard let data, let user, length > 8 else { return length }
         let line = UnsafeRawBufferPointer(start: data, count: length)
-        let name: StaticString = "apns-id:"
-        for i in 0..<8 where line[i] | 0x20 != name.utf8Start[i] { return length }
-        var start = 8, end = length
+        guard let nameLength = idHeaderLength(line) else { return length }
+        var start = nameLength, end = length
         while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
         while end > start, line[end - 1] == 0x0A || line[end - 1] == 0x0D || line[end - 1] == 0x20 { end -= 1 }
         let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
         transfer.apnsID = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
         return length
+    }
+
+    /// The length of `apns-id:` or `apns-request-id:` when the header line starts with either (any case), else nil.
+    private static func idHeaderLength(_ line: UnsafeRawBufferPointer) -> Int? {
+        for name: StaticString in ["apns-id:", "apns-request-id:"] where line.count > name.utf8CodeUnitCount {
+            var matches = true
+            for i in 0..<name.utf8CodeUnitCount where line[i] | 0x20 != name.utf8Start[i] { matches = false; break }
+            if matches { return name.utf8CodeUnitCount }
+        }
+        return nil
     }
 
     /// CURLOPT_SOCKOPTFUNCTION: libcurl opened the connection's socket (user data: the owner).

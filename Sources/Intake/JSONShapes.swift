@@ -27,6 +27,7 @@ extension Campaign {
             "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
             "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
             "activityType": .string(audience.activity?.type), "activityKind": .string(audience.activity?.kind.rawValue),
+            "channel": .int(audience.channel.map(Int.init)),
         ])
     }
 }
@@ -34,7 +35,7 @@ extension Campaign {
 extension LogEntry {
     public var json: JSONLine {
         JSONLine([
-            "id": .string(id.description), "campaign": .string(campaignID.description), "token": .string(token.hex), "status": .string(status.rawValue),
+            "id": .string(id.description), "campaign": .string(campaignID.description), "token": .string(token?.hex), "channel": .int(channel.map(Int.init)), "status": .string(status.rawValue),
             "httpStatus": .int(httpStatus), "reason": .string(reason?.rawValue), "apnsId": .string(apnsID),
             "attempts": .int(attempts), "updatedAt": .date(updatedAt),
         ])

@@ -78,7 +78,7 @@ public struct NotificationInput: Sendable {
         }
     }
 
-    private func check<T>(_ field: Field, _ body: () throws(APNsError) -> T) throws(Failure) -> T {
+    func check<T>(_ field: Field, _ body: () throws(APNsError) -> T) throws(Failure) -> T {
         do { return try body() } catch { throw Failure(field: field, message: "\(error)") }
     }
 }

@@ -13,7 +13,7 @@ public final class APNsdMetrics: Sendable {
     public static let transportError = "error"
     /// The API routes notifications and campaigns are enqueued through (the CLI runs in its own process, so a
     /// serve's metrics cannot see its enqueues: `apnsd_queue_pending` does).
-    public static let sources = ["notifications", "batch", "campaigns"]
+    public static let sources = ["notifications", "batch", "campaigns", "broadcasts"]
 
     public let registry = MetricsRegistry()
     public let buildInfo: MetricFamily

@@ -16,6 +16,7 @@ enum PGSchema {
         ("0001-postgres-schema", v1),
         ("0002-live-activity-tokens", v2),
         ("0003-broadcast-channels", v3),
+        ("0004-broadcasts", v4),
     ]
 
     private static let v1 = """
@@ -286,5 +287,22 @@ enum PGSchema {
         );
         CREATE UNIQUE INDEX channels_by_channel_id ON channels (channel_id, environment);
         CREATE INDEX channels_by_topic ON channels (topic, id);
+        """
+
+    /// Broadcasts, as SQLite's 0016: a single-send campaign and its one delivery name the channel; the delivery's
+    /// `token` holds the id APNs gave the channel. `campaign_view` is made again for the new column.
+    private static let v4 = """
+        ALTER TABLE campaigns ADD COLUMN channel_id bigint REFERENCES channels (id);
+        ALTER TABLE deliveries ADD COLUMN channel_id bigint REFERENCES channels (id);
+        DROP VIEW campaign_view;
+        CREATE VIEW campaign_view AS
+            SELECT c.*, k.total, k.pending, k.accepted, k.rejected, k.unregistered, k.failed, k.cancelled
+            FROM campaigns c
+            CROSS JOIN LATERAL (
+                SELECT COALESCE(SUM(total), 0)::bigint AS total, COALESCE(SUM(pending), 0)::bigint AS pending,
+                       COALESCE(SUM(accepted), 0)::bigint AS accepted, COALESCE(SUM(rejected), 0)::bigint AS rejected,
+                       COALESCE(SUM(unregistered), 0)::bigint AS unregistered, COALESCE(SUM(failed), 0)::bigint AS failed,
+                       COALESCE(SUM(cancelled), 0)::bigint AS cancelled
+                FROM campaign_counts WHERE campaign_id = c.id) k;
         """
 }

@@ -92,7 +92,7 @@ extension PostgresStore {
         id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
         collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
         total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused, verify, \
-        audience_activity_type, audience_activity_kind
+        audience_activity_type, audience_activity_kind, channel_id
         """
 
     /// The campaign `id` as read now; `StoreError.unknownCampaign` when there is none.
@@ -112,7 +112,8 @@ extension PostgresStore {
                                       environment: try rows.optionalString(row, 4).map(Decode.environment),
                                       size: try rows.int(row, 5),
                                       activity: try Decode.activitySelector(type: rows.optionalString(row, 27),
-                                                                            kind: rows.optionalString(row, 28))),
+                                                                            kind: rows.optionalString(row, 28)),
+                                      channel: try rows.optionalInt64(row, 29)),
             content: try Decode.content(bundleID: rows.string(row, 6), pushType: rows.string(row, 7), priority: rows.int(row, 8),
                                         expiration: rows.optionalInt64(row, 9), collapseID: rows.optionalString(row, 10),
                                         apnsID: rows.optionalString(row, 24), payload: rows.data(row, 11)),
@@ -130,6 +131,9 @@ extension PostgresStore {
     /// returns its id and the delivery rows created now (a bulk campaign's come with its expansion: 0).
     static func insertCampaign(_ db: PGConnection, _ spec: CampaignSpec, now: Int64) throws -> (id: CampaignID, deliveries: Int) {
         try spec.validate()
+        if case .channel(let channel) = spec.audience {
+            return (try insertBroadcast(db, spec, channel: try broadcastChannel(db, spec, channel, now: now), now: now), 1)
+        }
         if spec.kind == .single {
             let inserted = try insertSingles(db, [spec], now: now)[0]
             return (inserted.id, inserted.deliveries)
@@ -138,9 +142,50 @@ extension PostgresStore {
         switch spec.audience {
         case .tokens(let tokens, _): try stage(db, id, tokens.map(\.hex))
         case .users(let users, _), .activities(_, _, let users?, _): try stage(db, id, users)
-        case .all, .activities(_, _, nil, _): break
+        case .all, .activities(_, _, nil, _), .channel: break
         }
         return (id, 0)
+    }
+
+    /// The channel a broadcast goes to, checked as SQLite checks it: `invalidCampaign` when it is unknown, deleted
+    /// or of another app, when it stores no message and the content has an expiration, or for a time to come.
+    static func broadcastChannel(_ db: PGConnection, _ spec: CampaignSpec, _ number: Int64, now: Int64) throws -> Channel {
+        if let at = spec.scheduledAt, at.storeMilliseconds > now {
+            throw StoreError.invalidCampaign("a broadcast is sent now: leave out the time")
+        }
+        let rows = try db.query("SELECT \(channelColumns) FROM channels WHERE id = $1", number)
+        guard rows.count > 0 else { throw StoreError.invalidCampaign("no channel \(number) (apnsd channel list)") }
+        let channel = try Self.channel(rows, 0)
+        if let refusal = channel.broadcastRefusal(for: spec.content) { throw StoreError.invalidCampaign(refusal) }
+        return channel
+    }
+
+    /// A broadcast: its campaign, already expanded and counted, and its one delivery to `channel`.
+    private static func insertBroadcast(_ db: PGConnection, _ spec: CampaignSpec, channel: Channel, now: Int64) throws -> CampaignID {
+        let content = spec.content
+        let rows = try db.query("""
+            WITH made AS (
+                INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload, apns_id,
+                    audience, audience_environment, audience_size, expanded, expansion_cursor, scheduled_at, created_at,
+                    started_at, channel_id)
+                VALUES ('single', 'running', $1, $2, $3, $4, $5, $6, $7, 'tokens', $8, 1, true, 1, $9, $9, $9, $10)
+                RETURNING id
+            ),
+            counted AS (
+                INSERT INTO campaign_counts (campaign_id, shard, kind, total, pending, cancelled)
+                SELECT id, 0, 'single', 1, 1, 0 FROM made
+            ),
+            delivered AS (
+                INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, next_attempt_at,
+                    created_at, updated_at, channel_id)
+                SELECT id, NULL, $11, $8, 0, 'pending', $9, $9, $9, $10 FROM made
+            )
+            SELECT id FROM made
+            """, content.bundleID, content.pushType.rawValue, content.priority.rawValue, content.expiration?.secondsSince1970,
+            content.collapseID?.value, PGValue.bytes(content.payload.bytes), content.apnsID?.uuidString,
+            channel.environment.rawValue, now, channel.id, channel.channelID)
+        guard let id = try rows.scalarInt64() else { throw StoreError.corruptValue("broadcast insert returned no id") }
+        return CampaignID(id)
     }
 
     // MARK: - Internals

@@ -56,9 +56,9 @@ extension PostgresStore: ChannelStore {
         }
     }
 
-    private static let channelColumns = "id, channel_id, topic, environment, storage, credential, created_at, deleted_at"
+    static let channelColumns = "id, channel_id, topic, environment, storage, credential, created_at, deleted_at"
 
-    private static func channel(_ rows: PGResult, _ row: Int) throws -> Channel {
+    static func channel(_ rows: PGResult, _ row: Int) throws -> Channel {
         let policy = Int(try rows.int64(row, 4))
         guard let storage = ChannelStorage(messageStoragePolicy: policy) else {
             throw StoreError.corruptValue("message storage policy \(policy) of channel \(try rows.int64(row, 0))")

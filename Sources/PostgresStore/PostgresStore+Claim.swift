@@ -158,11 +158,13 @@ extension PostgresStore {
     /// guesses of the batch's size (a merge join would read the key from its start).
     static let claimSQL = """
         WITH singles AS (
-            SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at
+            SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at,
+                   channel_id
             FROM deliveries WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at <= $1
             ORDER BY next_attempt_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED),
         bulk AS (
-            SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at
+            SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at,
+                   channel_id
             FROM deliveries WHERE $3 AND status = 'pending' AND priority_class = 1 AND next_attempt_at <= $1
             ORDER BY next_attempt_at, id LIMIT GREATEST($2 - (SELECT COUNT(*) FROM singles), 0) FOR NO KEY UPDATE SKIP LOCKED),
         picked AS (
@@ -186,7 +188,8 @@ extension PostgresStore {
             CASE WHEN p.attempts > 0 THEN p.next_attempt_at - p.updated_at END, p.priority_class, p.next_attempt_at, p.first,
             CASE WHEN p.first THEN c.kind END, CASE WHEN p.first THEN c.topic END, CASE WHEN p.first THEN c.push_type END,
             CASE WHEN p.first THEN c.priority END, CASE WHEN p.first THEN c.expiration END,
-            CASE WHEN p.first THEN c.collapse_id END, CASE WHEN p.first THEN c.payload END, CASE WHEN p.first THEN c.apns_id END
+            CASE WHEN p.first THEN c.collapse_id END, CASE WHEN p.first THEN c.payload END, CASE WHEN p.first THEN c.apns_id END,
+            p.channel_id
         """
 
     /// A row of a claim batch: the shared row, its order, and its campaign's parameters on the first row of each
@@ -201,7 +204,8 @@ extension PostgresStore {
             row = ClaimedRow(id: try rows.int64(index, 0), campaign: try rows.int64(index, 1), token: try rows.string(index, 2),
                              environment: try rows.string(index, 3), attempts: try rows.int(index, 4),
                              deviceInactive: try rows.bool(index, 5), registeredAt: try rows.optionalInt64(index, 6),
-                             createdAt: try rows.int64(index, 7), previousDelay: try rows.optionalInt64(index, 8))
+                             createdAt: try rows.int64(index, 7), previousDelay: try rows.optionalInt64(index, 8),
+                             channel: try rows.optionalInt64(index, 20))
             priorityClass = try rows.int64(index, 9)
             dueAt = try rows.int64(index, 10)
             parameters = try rows.bool(index, 11) ? SendingParameters(rows, index, from: 12) : nil

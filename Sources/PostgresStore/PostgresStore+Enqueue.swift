@@ -39,7 +39,7 @@ extension PostgresStore {
                     }
                     if writerOfKey[Self.name(key)] != nil { continue }
                 }
-                if let invalid = Self.fault(request.specs) {
+                if let invalid = try Self.fault(db, request.specs, now: nowMS) {
                     results[index] = .failure(invalid)
                     continue
                 }
@@ -110,13 +110,21 @@ extension PostgresStore {
             """, [.texts(unique.sorted())])
     }
 
-    /// The first spec's fault that refuses the request, if any.
-    private static func fault(_ specs: [CampaignSpec]) -> StoreError? {
+    /// The first spec's fault that refuses the request, if any (a broadcast's channel is read to check it).
+    private static func fault(_ db: PGConnection, _ specs: [CampaignSpec], now: Int64) throws -> StoreError? {
         for spec in specs {
-            do { try spec.validate() } catch { return error }
+            do {
+                try spec.validate()
+                if case .channel(let number) = spec.audience { _ = try broadcastChannel(db, spec, number, now: now) }
+            } catch let error as StoreError where error.isRequestFault {
+                return error
+            }
         }
         return nil
     }
+
+    /// A single send `insertSingles` writes with others (to tokens or users; a broadcast is written alone).
+    private static func isBatchedSingle(_ spec: CampaignSpec) -> Bool { spec.kind == .single && spec.audience.channel == nil }
 
     /// A key's name in a group: its scope and key.
     private static func name(_ key: IdempotencyKey) -> String { key.scope + "\n" + key.key }
@@ -138,7 +146,7 @@ extension PostgresStore {
             run.removeAll()
         }
         for index in indices {
-            if requests[index].specs.allSatisfy({ $0.kind == .single }) {
+            if requests[index].specs.allSatisfy(isBatchedSingle) {
                 run.append(index)
                 continue
             }
@@ -156,7 +164,7 @@ extension PostgresStore {
         var index = specs.startIndex
         while index < specs.endIndex {
             var end = index
-            while end < specs.endIndex, specs[end].kind == .single { end += 1 }
+            while end < specs.endIndex, isBatchedSingle(specs[end]) { end += 1 }
             if end > index {
                 let inserted = try insertSingles(db, specs[index..<end], now: now)
                 ids += inserted.map(\.id)

@@ -124,7 +124,8 @@ extension PostgresStore {
                 let status = try Decode.deliveryStatus(rows.string(row, 4))
                 return LogEntry(
                     id: DeliveryID(try rows.int64(row, 0)), campaignID: CampaignID(try rows.int64(row, 1)),
-                    token: try Decode.token(rows.string(row, 2)), environment: try Decode.environment(rows.string(row, 3)),
+                    target: try Decode.target(token: rows.string(row, 2), channel: rows.optionalInt64(row, 12)),
+                    environment: try Decode.environment(rows.string(row, 3)),
                     status: status, httpStatus: try rows.optionalInt64(row, 5).map { Int($0) },
                     reason: try rows.optionalString(row, 6).map { Reason(rawValue: $0) }, apnsID: try rows.optionalString(row, 7),
                     attempts: try rows.int(row, 8),
@@ -159,7 +160,7 @@ extension PostgresStore {
         }
         var sql = """
             SELECT id, campaign_id, token, environment, status, http_status, reason, apns_id, attempts,
-                   next_attempt_at, created_at, updated_at
+                   next_attempt_at, created_at, updated_at, channel_id
             FROM deliveries WHERE
             """
         let id = parameter(.int(bound))

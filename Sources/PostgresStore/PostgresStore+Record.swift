@@ -110,7 +110,7 @@ extension PostgresStore {
             outcomes[key, default: (0, 0)].count += 1
             if result.countsAsAttempt { outcomes[key, default: (0, 0)].requests += 1 }
             if new == .failed { failed.append(result.deliveryID.rawValue) }
-            if result.deactivation != nil { deactivations.append(index) }
+            if result.deactivation != nil, result.token != nil { deactivations.append(index) }
         }
         try PGQueue.addCounts(db, deltas, shard: PGQueue.shard(worker))
         try countOutcomes(db, outcomes, shard: PGQueue.shard(worker), now: now)
@@ -130,7 +130,7 @@ extension PostgresStore {
                       ORDER BY u.token, u.topic, u.n) u
                 WHERE d.token = u.token AND d.topic = u.topic AND d.active AND d.registered_at < u.before
                 RETURNING u.n
-                """, [.int(now), .texts(deactivations.map { results[$0].token.hex }), .texts(deactivations.map { results[$0].topic }),
+                """, [.int(now), .texts(deactivations.map { results[$0].token!.hex }), .texts(deactivations.map { results[$0].topic }),
                       .texts(deactivations.map { results[$0].deactivation!.reason.rawValue }),
                       // No 410 timestamp: always (every registration is older than the end of time).
                       .ints(deactivations.map { results[$0].deactivation!.unregisteredAt ?? Int64.max })])

@@ -30,7 +30,7 @@ extension PostgresStore {
             switch spec.audience {
             case .tokens(let tokens, _): values = tokens.map(\.hex)
             case .users(let users, _): values = users
-            case .all, .activities: throw StoreError.invalidCampaign("a single send goes to tokens or users, not to all devices")
+            case .all, .activities, .channel: throw StoreError.invalidCampaign("a single send goes to tokens or users, not to all devices")
             }
             let content = spec.content
             audiences.append(spec.audience.kind.rawValue)

@@ -17,11 +17,14 @@ public enum Audience: Hashable, Sendable {
     /// Live Activity tokens are registered under the app's bundle id, like devices, and matched with the
     /// campaign's bundle id; the campaign's push type is `liveactivity` (`CampaignSpec.validate`).
     case activities(type: String, kind: DeviceKind = .activity, users: [String]? = nil, environment: Environment? = nil)
+    /// A broadcast (iOS 18) to the channel with this local number (`channels`, `apnsd channel list`): one delivery,
+    /// sent with `POST /4/broadcasts/apps/<bundle id>` in the channel's environment. A single send.
+    case channel(Int64)
 
     /// The kind of audience, as a store records it.
     public var kind: AudienceKind {
         switch self {
-        case .tokens: return .tokens
+        case .tokens, .channel: return .tokens
         case .users: return .users
         case .all: return .all
         case .activities(_, _, let users, _): return users == nil ? .all : .users
@@ -39,7 +42,15 @@ public enum Audience: Hashable, Sendable {
         switch self {
         case .tokens(_, let environment), .users(_, let environment), .all(let environment), .activities(_, _, _, let environment):
             return environment
+        case .channel:
+            return nil
         }
+    }
+
+    /// For `.channel`: the channel's local number; nil for the other audiences.
+    public var channel: Int64? {
+        guard case .channel(let id) = self else { return nil }
+        return id
     }
 }
 
@@ -63,11 +74,14 @@ public struct AudienceSummary: Hashable, Sendable {
     public var size: Int
     /// For an activity audience: the Live Activity tokens it reaches; nil for device audiences.
     public var activity: ActivitySelector?
+    /// For a broadcast: the channel's local number (stored with kind `tokens`, size 1); nil otherwise.
+    public var channel: Int64?
 
-    public init(kind: AudienceKind, environment: Environment?, size: Int, activity: ActivitySelector? = nil) {
+    public init(kind: AudienceKind, environment: Environment?, size: Int, activity: ActivitySelector? = nil, channel: Int64? = nil) {
         self.kind = kind
         self.environment = environment
         self.size = size
         self.activity = activity
+        self.channel = channel
     }
 }

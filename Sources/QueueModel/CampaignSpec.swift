@@ -38,6 +38,12 @@ public struct CampaignSpec: Hashable, Sendable {
     /// Checks the rules the content cannot: a single send goes to tokens or users; an activity audience names a
     /// valid activity type and a Live Activity kind of token.
     public func validate() throws(StoreError) {
+        if audience.channel != nil {
+            guard kind == .single else { throw .invalidCampaign("a broadcast is a single send (apnsd send --channel, POST /v1/broadcasts)") }
+            guard content.pushType == .liveactivity else {
+                throw .invalidCampaign("a broadcast is a Live Activity update or end: push type liveactivity, not \(content.pushType)")
+            }
+        }
         if kind == .single, case .all = audience {
             throw .invalidCampaign("a single send goes to tokens or users, not to all devices; create a bulk campaign")
         }

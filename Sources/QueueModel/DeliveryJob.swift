@@ -1,12 +1,12 @@
 import APNs
 import Foundation
 
-/// One claimed delivery: everything the worker needs to send one notification to one device.
+/// One claimed delivery: everything the worker needs to send one notification to one device or channel.
 public struct DeliveryJob: Hashable, Sendable {
     public var id: DeliveryID
     public var campaignID: CampaignID
     public var kind: CampaignKind
-    public var token: DeviceToken
+    public var target: DeliveryTarget
     public var environment: Environment
     /// What to send, shared (copy-on-write) between the jobs of one campaign.
     public var content: NotificationContent
@@ -26,10 +26,19 @@ public struct DeliveryJob: Hashable, Sendable {
     public init(id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, token: DeviceToken, environment: Environment,
                 content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date, createdAt: Date? = nil,
                 previousDelay: Duration? = nil) {
+        self.init(id: id, campaignID: campaignID, kind: kind, target: .device(token), environment: environment, content: content,
+                  attempts: attempts, deviceRegisteredAt: deviceRegisteredAt, leasedUntil: leasedUntil, createdAt: createdAt,
+                  previousDelay: previousDelay)
+    }
+
+    /// A job to a device or a broadcast channel.
+    public init(id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, target: DeliveryTarget, environment: Environment,
+                content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date, createdAt: Date? = nil,
+                previousDelay: Duration? = nil) {
         self.id = id
         self.campaignID = campaignID
         self.kind = kind
-        self.token = token
+        self.target = target
         self.environment = environment
         self.content = content
         self.attempts = attempts
@@ -38,4 +47,10 @@ public struct DeliveryJob: Hashable, Sendable {
         self.createdAt = createdAt ?? leasedUntil
         self.previousDelay = previousDelay
     }
+
+    /// The device token; nil for a broadcast.
+    public var token: DeviceToken? { target.token }
+
+    /// Whether it goes to a broadcast channel.
+    public var isBroadcast: Bool { if case .channel = target { true } else { false } }
 }

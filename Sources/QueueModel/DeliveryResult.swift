@@ -41,8 +41,8 @@ public struct DeliveryResult: Hashable, Sendable {
     public var deliveryID: DeliveryID
     /// The delivery's campaign, whose counters move.
     public var campaignID: CampaignID
-    /// The delivery's device token, deactivated for `topic` by a `deactivation`.
-    public var token: DeviceToken
+    /// The delivery's device token, deactivated for `topic` by a `deactivation`; nil for a broadcast.
+    public var token: DeviceToken?
     /// The campaign's bundle id: the registry's topic of the device.
     public var topic: String
     public var disposition: Disposition

@@ -5,7 +5,8 @@ import Foundation
 public struct LogEntry: Hashable, Sendable, Identifiable {
     public var id: DeliveryID
     public var campaignID: CampaignID
-    public var token: DeviceToken
+    /// The device, or the broadcast channel.
+    public var target: DeliveryTarget
     public var environment: Environment
     public var status: DeliveryStatus
     public var httpStatus: Int?
@@ -17,11 +18,11 @@ public struct LogEntry: Hashable, Sendable, Identifiable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(id: DeliveryID, campaignID: CampaignID, token: DeviceToken, environment: Environment, status: DeliveryStatus,
+    public init(id: DeliveryID, campaignID: CampaignID, target: DeliveryTarget, environment: Environment, status: DeliveryStatus,
                 httpStatus: Int?, reason: Reason?, apnsID: String?, attempts: Int, nextAttemptAt: Date?, createdAt: Date, updatedAt: Date) {
         self.id = id
         self.campaignID = campaignID
-        self.token = token
+        self.target = target
         self.environment = environment
         self.status = status
         self.httpStatus = httpStatus
@@ -31,5 +32,14 @@ public struct LogEntry: Hashable, Sendable, Identifiable {
         self.nextAttemptAt = nextAttemptAt
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+    }
+
+    /// The device token; nil for a broadcast.
+    public var token: DeviceToken? { target.token }
+
+    /// A broadcast's channel (local number); nil for a device.
+    public var channel: Int64? {
+        guard case .channel(let id, _) = target else { return nil }
+        return id
     }
 }

@@ -15,9 +15,11 @@ package struct ClaimedRow {
     package var createdAt: Int64
     /// How long the last retry waited (from its last answer to its due time), for decorrelated jitter.
     package var previousDelay: Int64?
+    /// A broadcast's channel (local number); `token` then holds the id APNs gave it.
+    package var channel: Int64?
 
     package init(id: Int64, campaign: Int64, token: String, environment: String, attempts: Int, deviceInactive: Bool,
-                 registeredAt: Int64?, createdAt: Int64, previousDelay: Int64?) {
+                 registeredAt: Int64?, createdAt: Int64, previousDelay: Int64?, channel: Int64? = nil) {
         self.id = id
         self.campaign = campaign
         self.token = token
@@ -27,13 +29,15 @@ package struct ClaimedRow {
         self.registeredAt = registeredAt
         self.createdAt = createdAt
         self.previousDelay = previousDelay
+        self.channel = channel
     }
 
     /// The worker's job for this row, leased until `leasedUntil`.
     package func job(_ parameters: SendingParameters, leasedUntil: Int64) throws -> DeliveryJob {
         DeliveryJob(
             id: DeliveryID(id), campaignID: CampaignID(campaign), kind: parameters.kind,
-            token: try Decode.token(token), environment: try Decode.environment(environment),
+            target: try Decode.target(token: token, channel: channel),
+            environment: try Decode.environment(environment),
             content: parameters.content, attempts: attempts, deviceRegisteredAt: registeredAt.map(Milliseconds.date),
             leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(createdAt),
             previousDelay: previousDelay.map { .milliseconds(max($0, 0)) })

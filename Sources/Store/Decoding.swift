@@ -7,6 +7,13 @@ package enum Decode {
         do { return try DeviceToken(hex) } catch { throw StoreError.corruptValue("device token: \(error)") }
     }
 
+    /// A delivery's target: its channel when it names one (`token` then holds the id APNs gave the channel),
+    /// otherwise its device token.
+    package static func target(token: String, channel: Int64?) throws -> DeliveryTarget {
+        if let channel { return .channel(id: channel, channelID: token) }
+        return .device(try Self.token(token))
+    }
+
     package static func environment(_ raw: String) throws -> Environment {
         guard let value = Environment(rawValue: raw) else { throw StoreError.corruptValue("environment '\(raw)'") }
         return value

@@ -28,8 +28,8 @@ enum DeferredBatch {
                 record.append(code(environment))
                 appendVarint(UInt64(users.count), to: &record)
                 for user in users { appendText(user, to: &record) }
-            case .all, .activities:
-                preconditionFailure("a single send never targets every device nor activities (CampaignSpec.validate)")
+            case .all, .activities, .channel:
+                preconditionFailure("a deferred single send never targets every device, activities or a channel (Store.defers)")
             }
             appendText(content.bundleID, to: &record)
             appendText(content.pushType.rawValue, to: &record)

@@ -22,6 +22,7 @@ enum Schema {
         .init(id: "0013-verify", sql: v13),
         .init(id: "0014-live-activity-tokens", sql: v14),
         .init(id: "0015-broadcast-channels", sql: v15),
+        .init(id: "0016-broadcasts", sql: v16),
     ])
 
     private static let v1 = """
@@ -354,5 +355,13 @@ enum Schema {
         );
         CREATE UNIQUE INDEX channels_by_channel_id ON channels (channel_id, environment);
         CREATE INDEX channels_by_topic ON channels (topic, id);
+        """
+
+    /// Broadcasts (`apnsd send --channel`): a single-send campaign whose one delivery goes to a channel. Both rows
+    /// name the channel's local number; the delivery's `token` holds the id APNs gave the channel (what is sent),
+    /// with no device.
+    private static let v16 = """
+        ALTER TABLE campaigns ADD COLUMN channel_id INTEGER REFERENCES channels (id);
+        ALTER TABLE deliveries ADD COLUMN channel_id INTEGER REFERENCES channels (id);
         """
 }

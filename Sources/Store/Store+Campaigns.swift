@@ -21,6 +21,10 @@ extension Store {
     /// the next id; a deferred batch's notifications take the ids reserved for them.
     func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date, id: CampaignID? = nil) throws -> (id: CampaignID, deliveries: Int) {
         try spec.validate()
+        if case .channel(let channel) = spec.audience {
+            if let at = spec.scheduledAt, at > now { throw StoreError.invalidCampaign("a broadcast is sent now: leave out the time") }
+            return (try insertBroadcast(db, spec, channel: channel, now: now.storeMilliseconds, id: id), 1)
+        }
         if spec.kind == .single, case .tokens(let tokens, let environment) = spec.audience, tokens.count == 1,
            (spec.scheduledAt ?? now) <= now {
             return (try insertSingleSend(db, spec, to: tokens[0], environment: environment, now: now.storeMilliseconds, id: id), 1)
@@ -137,6 +141,35 @@ extension Store {
         return id
     }
 
+    /// A broadcast: its campaign, already expanded, and its one delivery to the channel (`token` the id APNs gave
+    /// it, in the channel's environment), refused when the channel is unknown, deleted or of another app, or stores
+    /// no message while the content has an expiration.
+    private func insertBroadcast(_ db: Connection, _ spec: CampaignSpec, channel number: Int64, now: Int64,
+                                 id: CampaignID?) throws -> CampaignID {
+        let lookup = try db.cached("SELECT \(Self.channelColumns) FROM channels WHERE id = ?").bind(number)
+        let channel = try lookup.step() ? try Self.channel(lookup) : nil
+        lookup.reset()
+        guard let channel else { throw StoreError.invalidCampaign("no channel \(number) (apnsd channel list)") }
+        if let refusal = channel.broadcastRefusal(for: spec.content) { throw StoreError.invalidCampaign(refusal) }
+        let content = spec.content
+        try db.cached("""
+            INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload, apns_id,
+                audience, audience_environment, audience_size, expanded, expansion_cursor, scheduled_at, created_at,
+                started_at, total, pending, id, channel_id)
+            VALUES ('single', 'running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, 'tokens', ?8, 1, 1, 1, ?9, ?9, ?9, 1, 1, ?10, ?11)
+            """).bind(content.bundleID, content.pushType.rawValue, content.priority.rawValue, content.expiration?.secondsSince1970,
+                      content.collapseID?.value, content.payload.bytes, content.apnsID?.uuidString, channel.environment.rawValue,
+                      now, id?.rawValue, channel.id).run()
+        let id = CampaignID(db.lastInsertRowID)
+        try db.cached("""
+            INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, next_attempt_at,
+                created_at, updated_at, channel_id)
+            VALUES (?1, NULL, ?2, ?3, ?4, 'pending', ?5, ?5, ?5, ?6)
+            """).bind(id.rawValue, channel.channelID, channel.environment.rawValue, CampaignKind.single.priorityClass, now,
+                      channel.id).run()
+        return id
+    }
+
     private func initialStatus(_ spec: CampaignSpec, now: Date) -> CampaignStatus {
         spec.kind == .single && (spec.scheduledAt ?? now) <= now ? .running : .scheduled
     }
@@ -163,7 +196,7 @@ extension Store {
         switch audience {
         case .tokens(let tokens, _): try stage(db, id, tokens.lazy.map(\.hex))
         case .users(let users, _), .activities(_, _, let users?, _): try stage(db, id, users)
-        case .all, .activities(_, _, nil, _): break
+        case .all, .activities(_, _, nil, _), .channel: break
         }
     }
 
@@ -190,7 +223,7 @@ extension Store {
         id, kind, status, audience, audience_environment, audience_size, topic, push_type, priority, expiration, \
         collapse_id, payload, scheduled_at, created_at, started_at, finished_at, expanded, \
         total, pending, accepted, rejected, unregistered, failed, cancelled, apns_id, paused, verify, \
-        audience_activity_type, audience_activity_kind
+        audience_activity_type, audience_activity_kind, channel_id
         """
 
     static func fetchCampaign(_ db: Connection, _ id: CampaignID) throws -> Campaign {
@@ -211,7 +244,8 @@ extension Store {
             audience: AudienceSummary(kind: try Decode.audienceKind(row.string(3)),
                                       environment: try row.optionalString(4).map(Decode.environment),
                                       size: row.int(5),
-                                      activity: try Decode.activitySelector(type: row.optionalString(27), kind: row.optionalString(28))),
+                                      activity: try Decode.activitySelector(type: row.optionalString(27), kind: row.optionalString(28)),
+                                      channel: row.optionalInt64(29)),
             content: try Decode.content(bundleID: row.string(6), pushType: row.string(7), priority: row.int(8),
                                         expiration: row.optionalInt64(9), collapseID: row.optionalString(10),
                                         apnsID: row.optionalString(24), payload: row.blob(11)),

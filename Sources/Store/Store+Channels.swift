@@ -62,9 +62,9 @@ extension Store: ChannelStore {
         }
     }
 
-    private static let channelColumns = "id, channel_id, topic, environment, storage, credential, created_at, deleted_at"
+    static let channelColumns = "id, channel_id, topic, environment, storage, credential, created_at, deleted_at"
 
-    private static func channel(_ statement: Statement) throws -> Channel {
+    static func channel(_ statement: Statement) throws -> Channel {
         let policy = Int(statement.int64(4))
         guard let storage = ChannelStorage(messageStoragePolicy: policy) else {
             throw StoreError.corruptValue("message storage policy \(policy) of channel \(statement.int64(0))")

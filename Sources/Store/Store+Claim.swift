@@ -62,7 +62,7 @@ extension Store {
                                                environment: select.string(3), attempts: select.int(4),
                                                deviceInactive: select.int64(5) != 0,
                                                registeredAt: select.optionalInt64(6), createdAt: select.int64(7),
-                                               previousDelay: select.optionalInt64(8)))
+                                               previousDelay: select.optionalInt64(8), channel: select.optionalInt64(9)))
                     }
                     select.reset()
                     var leased = "["
@@ -141,7 +141,7 @@ extension Store {
     static let claimQuery = """
         SELECT d.id, d.campaign_id, d.token, d.environment, d.attempts,
                d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at, d.created_at,
-               IIF(d.attempts > 0, d.next_attempt_at - d.updated_at, NULL)
+               IIF(d.attempts > 0, d.next_attempt_at - d.updated_at, NULL), d.channel_id
         FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
         WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
         ORDER BY d.next_attempt_at, d.id LIMIT ?3

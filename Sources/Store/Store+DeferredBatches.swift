@@ -16,7 +16,8 @@ extension Store {
 
     /// Whether `specs` go in as a deferred batch.
     static func defers(_ specs: [CampaignSpec], now: Date) -> Bool {
-        specs.count >= deferredBatchMinimum && specs.allSatisfy { $0.kind == .single && ($0.scheduledAt ?? now) <= now }
+        specs.count >= deferredBatchMinimum
+            && specs.allSatisfy { $0.kind == .single && $0.audience.channel == nil && ($0.scheduledAt ?? now) <= now }
     }
 
     /// Stores `specs` inside the caller's transaction: the last as its campaign now (so that every later campaign
@@ -71,6 +72,7 @@ extension Store {
         case .tokens(let tokens, _): recipients = tokens.count
         case .users(let users, _), .activities(_, _, let users?, _): recipients = users.count
         case .all, .activities(_, _, nil, _): recipients = 0
+        case .channel: recipients = 1
         }
         let created = Milliseconds.date(batch.createdAt)
         return Campaign(id: id, kind: .single, status: .scheduled,

@@ -117,7 +117,7 @@ extension Store {
 
 extension StoreError {
     /// A fault of one enqueue request (refused alone), not of the database (which fails the whole group).
-    var isRequestFault: Bool {
+    package var isRequestFault: Bool {
         switch self {
         case .invalidCampaign, .idempotencyConflict, .unknownCampaign: true
         default: false

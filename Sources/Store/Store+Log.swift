@@ -87,7 +87,8 @@ extension Store {
                 let status = try Decode.deliveryStatus(statement.string(4))
                 entries.append(LogEntry(
                     id: DeliveryID(statement.int64(0)), campaignID: CampaignID(statement.int64(1)),
-                    token: try Decode.token(statement.string(2)), environment: try Decode.environment(statement.string(3)),
+                    target: try Decode.target(token: statement.string(2), channel: statement.optionalInt64(12)),
+                    environment: try Decode.environment(statement.string(3)),
                     status: status, httpStatus: statement.optionalInt64(5).map { Int($0) },
                     reason: statement.optionalString(6).map { Reason(rawValue: $0) }, apnsID: statement.optionalString(7),
                     attempts: statement.int(8),
@@ -136,7 +137,7 @@ extension Store {
         // Named, because SQLite would rather walk the whole table in id order than sort the window's rows.
         var sql = """
             SELECT id, campaign_id, token, environment, status, http_status, reason, apns_id, attempts,
-                   next_attempt_at, created_at, updated_at
+                   next_attempt_at, created_at, updated_at, channel_id
             FROM deliveries\(windowIndex ? " INDEXED BY deliveries_by_update" : "") WHERE
             """
         switch order {

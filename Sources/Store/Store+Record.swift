@@ -110,8 +110,8 @@ extension Store {
                 outcomes[Self.outcomeKey(result), default: (0, 0)].count += 1
                 if result.countsAsAttempt { outcomes[Self.outcomeKey(result), default: (0, 0)].requests += 1 }
                 if new == .failed { failed.append(id) }
-                if let deactivation = result.deactivation {
-                    try deactivate.bind(result.token.hex, result.topic, nowMS, deactivation.reason.rawValue,
+                if let deactivation = result.deactivation, let token = result.token {
+                    try deactivate.bind(token.hex, result.topic, nowMS, deactivation.reason.rawValue,
                                         deactivation.unregisteredAt).run()
                     if db.changes > 0 {
                         report.devicesDeactivated += db.changes

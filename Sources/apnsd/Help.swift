@@ -235,9 +235,13 @@ enum Help {
         "send": """
         OVERVIEW: Validate and enqueue one notification; print its id. Goes ahead of campaigns.
 
-        USAGE: apnsd send TOKEN|--user ID --payload JSON|@FILE [--topic T] [--push-type P] [--priority 10|5|1]
-                          [--expiration EPOCH] [--collapse-id ID] [--apns-id UUID] [--environment E]
-                          [--idempotency-key K]
+        USAGE: apnsd send TOKEN|--user ID|--channel ID --payload JSON|@FILE [--topic T] [--push-type P]
+                          [--priority 10|5|1] [--expiration EPOCH] [--collapse-id ID] [--apns-id UUID]
+                          [--environment E] [--idempotency-key K]
+          --channel ID         an iOS 18 broadcast on a channel (its number from `apnsd channel list`, or the id
+                               APNs gave it): a Live Activity update or end, payload up to 5120 bytes, priority
+                               10, 5 or 1; topic and environment are the channel's; a channel that stores no
+                               message takes expiration 0 (sent as 0 when left out)
           --idempotency-key K  a rerun with the same key and the same notification prints the first id and
                                enqueues nothing (keys are remembered 24 h); another notification is refused
 
@@ -249,6 +253,7 @@ enum Help {
           apnsd send 3f2a…c9 --topic com.example.app --payload '{"aps":{"alert":"Your order shipped"}}'
           apnsd send 8c4d…a2 --topic com.example.app --push-type liveactivity --priority 5 --payload @update.json
             (update.json: {"aps":{"event":"update","timestamp":1765000600,"content-state":{"score":"1-0"}}})
+          apnsd send --channel 3 --priority 5 --payload @update.json
         """,
         "campaign": """
         OVERVIEW: Bulk campaigns.

@@ -28,7 +28,7 @@ struct LogPrinter: Sendable {
 
     static func tableLine(_ entry: LogEntry) -> String {
         let pad = Output.pad
-        return pad(entry.campaignID.description, 10) + pad(entry.token.description, 18) + pad(entry.status.rawValue, 14)
+        return pad(entry.campaignID.description, 10) + pad(entry.target.description, 18) + pad(entry.status.rawValue, 14)
             + pad(entry.httpStatus.map(String.init) ?? "-", 6) + pad(entry.reason.map { Printable.escaped($0.rawValue) } ?? "-", 28) + pad(String(entry.attempts), 10)
             + pad(entry.apnsID.map(Printable.escaped) ?? "-", 38) + Output.timestamp(entry.updatedAt)
     }

@@ -14,11 +14,7 @@ struct NotificationOptions {
     var environment: Environment?
 
     init(_ arguments: Arguments, configuration: Configuration) throws(CLIError) {
-        guard let source = try arguments.value("payload") else { throw CLIError.usage("--payload is required (JSON text, or @FILE)") }
-        let input = NotificationInput(
-            topic: try arguments.value("topic"), pushType: try arguments.value("push-type"), priority: try arguments.value("priority"),
-            expiration: try arguments.value("expiration"), collapseID: try arguments.value("collapse-id"),
-            apnsID: try arguments.value("apns-id"), environment: try arguments.value("environment"), payload: try Self.read(source))
+        let input = try Self.input(arguments)
         do {
             (content, environment) = try input.validate(defaultTopic: configuration.topic)
         } catch where error.field == .topic && input.topic == nil && configuration.topic == nil {
@@ -29,6 +25,15 @@ struct NotificationOptions {
         let routes: TopicRoutes?
         do { routes = try configuration.topicRoutes() } catch { throw .usage(error.description) }
         if let refusal = routes?.refusal(for: content.bundleID, pushType: content.pushType) { throw .usage(refusal) }
+    }
+
+    /// The notification's fields as given on the command line, the payload read (inline, `@FILE` or `@-`).
+    static func input(_ arguments: Arguments) throws(CLIError) -> NotificationInput {
+        guard let source = try arguments.value("payload") else { throw CLIError.usage("--payload is required (JSON text, or @FILE)") }
+        return NotificationInput(
+            topic: try arguments.value("topic"), pushType: try arguments.value("push-type"), priority: try arguments.value("priority"),
+            expiration: try arguments.value("expiration"), collapseID: try arguments.value("collapse-id"),
+            apnsID: try arguments.value("apns-id"), environment: try arguments.value("environment"), payload: try Self.read(source))
     }
 
     /// Payload files and stdin are read only this far: the largest payload (VoIP, 5120 bytes) and room for
@@ -68,6 +73,7 @@ struct NotificationOptions {
         case .all(let environment): audience = "all \(environment?.rawValue ?? "-")"
         case .activities(let type, let kind, let users, let environment):
             audience = "activities \(type) \(kind) \(environment?.rawValue ?? "-") " + (users?.joined(separator: "\u{0}") ?? "*")
+        case .channel(let id): audience = "channel \(id)"
         }
         let fields = ["\(spec.kind)", audience, c.bundleID, c.pushType.rawValue, "\(c.priority.rawValue)",
                       c.expiration.map { "\($0.secondsSince1970)" } ?? "-", c.collapseID?.value ?? "-", c.apnsID?.uuidString ?? "-",

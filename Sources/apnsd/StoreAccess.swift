@@ -34,6 +34,11 @@ enum StoreAccess {
         try await openAny(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 16)
     }
 
+    /// `apnsd send --channel`: the channel is read, then the broadcast enqueued.
+    static func openForBroadcast(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & ChannelStore {
+        try await openAny(configuration, create: false, readOnly: false, cacheSizeMiB: 16)
+    }
+
     /// `apnsd backup`: read-only, so an operator who may only read the file can copy it.
     static func openForBackup(_ configuration: Configuration) async throws(CLIError) -> any BackupStore {
         try await openAny(configuration, create: false, readOnly: true, cacheSizeMiB: 16)

@@ -9,7 +9,7 @@ import Testing
     static let time = Date(timeIntervalSince1970: 1_796_115_600)
 
     @Test func aDeliveryCarriesItsIdAndItsCampaignAsStrings() throws {
-        let entry = LogEntry(id: DeliveryID(rawValue: 7), campaignID: CampaignID(42), token: try DeviceToken(String(repeating: "ab", count: 32)),
+        let entry = LogEntry(id: DeliveryID(rawValue: 7), campaignID: CampaignID(42), target: .device(try DeviceToken(String(repeating: "ab", count: 32))),
                              environment: .production, status: .accepted, httpStatus: 200, reason: nil, apnsID: nil, attempts: 1,
                              nextAttemptAt: nil, createdAt: Self.time, updatedAt: Self.time)
         let text = entry.json.description

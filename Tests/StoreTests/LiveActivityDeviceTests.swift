@@ -22,7 +22,7 @@ import TestSupport
     /// The tokens of the campaign's deliveries, after expanding everything due.
     private func expandedTokens(_ store: AnyStore, _ id: CampaignID) async throws -> Set<DeviceToken> {
         try await store.expandAll(now: at(10), pageSize: 2)
-        return Set(try await store.allLog(LogFilter(campaign: id)).map(\.token))
+        return Set(try await store.allLog(LogFilter(campaign: id)).compactMap(\.token))
     }
 
     @Test(arguments: Engine.all) func kindsAndActivityTypesAreStoredAndRead(engine: Engine) async throws {
@@ -40,10 +40,10 @@ import TestSupport
         #expect(suffixed.topic == topic)
         #expect(try await store.device(token: token(3, prefix: 0xac), topic: topic)?.kind == .activity)
 
-        #expect(try await store.devices(active: nil, user: nil, kind: .activity, after: nil, limit: 100).map(\.token)
+        #expect(try await store.devices(active: nil, user: nil, kind: .activity, after: nil, limit: 100).compactMap(\.token)
                 == [token(1, prefix: 0xac), token(3, prefix: 0xac)])
-        #expect(try await store.devices(active: nil, user: nil, kind: .pushToStart, after: nil, limit: 100).map(\.token) == [token(2, prefix: 0xac)])
-        #expect(try await store.devices(active: nil, user: nil, kind: .device, after: nil, limit: 100).map(\.token) == [token(1)])
+        #expect(try await store.devices(active: nil, user: nil, kind: .pushToStart, after: nil, limit: 100).compactMap(\.token) == [token(2, prefix: 0xac)])
+        #expect(try await store.devices(active: nil, user: nil, kind: .device, after: nil, limit: 100).compactMap(\.token) == [token(1)])
         #expect(try await store.devices(active: nil, user: "alice", kind: .activity, after: nil, limit: 100).count == 1)
         #expect(try await store.devices(active: nil, user: "alice", kind: .device, after: nil, limit: 100).isEmpty)
 
@@ -143,12 +143,12 @@ import TestSupport
         // A single send to a user: the same rule.
         let single = try await store.enqueueSingle(CampaignSpec(kind: .single, audience: .users(["u0"]),
                                                                 content: try NotificationContent(bundleID: topic, payload: payload())), now: t0)
-        #expect(Set(try await store.allLog(LogFilter(campaign: single)).map(\.token)) == devices)
+        #expect(Set(try await store.allLog(LogFilter(campaign: single)).compactMap(\.token)) == devices)
         // Tokens named one by one are sent as given, whatever their kind (an update to one activity).
         let named = try await store.createCampaign(liveActivity(.tokens([token(0, prefix: 0xac)])), now: t0)
         try await store.expandAll(now: at(10))
         let entries = try await store.allLog(LogFilter(campaign: named))
-        #expect(entries.map(\.token) == [token(0, prefix: 0xac)])
+        #expect(entries.compactMap(\.token) == [token(0, prefix: 0xac)])
     }
 
     @Test(arguments: Engine.all) func activityAudiencesBreakingARuleAreRefused(engine: Engine) async throws {
@@ -179,7 +179,7 @@ import TestSupport
         _ = try await store.register(activity(1), now: t0)
         let id = try await store.createCampaign(liveActivity(.activities(type: "DeliveryAttributes")), now: t0)
         try await store.expandAll(now: t0)
-        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(60), worker: nil).sorted { $0.token < $1.token }
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(60), worker: nil).sorted { $0.token! < $1.token! }
         #expect(jobs.count == 2)
         #expect(jobs.allSatisfy { $0.content.topic == topic + ".push-type.liveactivity" })
         let report = try await store.record([.unregistered(jobs[0], reason: .unregistered, timestamp: nil), .accepted(jobs[1], apnsID: nil)],
@@ -212,7 +212,7 @@ import TestSupport
         }
         let store = try await Store.open(at: folder.databasePath)
         let devices = try await store.devices(active: nil, after: nil, limit: 10)
-        #expect(devices.map(\.token) == [token(1), token(2)])
+        #expect(devices.compactMap(\.token) == [token(1), token(2)])
         #expect(devices.allSatisfy { $0.kind == .device && $0.activityType == nil })
         #expect(try await store.scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = 'devices_by_activity'") == 1)
         // The old rows take the new rules: a Live Activity kind needs its type.
@@ -239,7 +239,7 @@ import TestSupport
         let store = try await PostgresStore.open(url: url)
         #expect(try await store.scalar("SELECT COUNT(*) FROM schema_migrations") == Int64(PGSchema.migrations.count))
         let devices = try await store.devices(active: nil, after: nil, limit: 10)
-        #expect(devices.map(\.token) == [token(1), token(2)])
+        #expect(devices.compactMap(\.token) == [token(1), token(2)])
         #expect(devices.allSatisfy { $0.kind == .device && $0.activityType == nil })
         await #expect(throws: StoreError.self) { try await store.execute("UPDATE devices SET kind = 'activity' WHERE id = 1") }
         _ = try await store.register(activity(1, user: "alice"), now: t0)

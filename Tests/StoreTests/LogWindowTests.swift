@@ -19,7 +19,7 @@ import Testing
         _ = try await store.record([.retry(byToken[token(3)]!, at: at(25), httpStatus: 429, reason: .tooManyRequests)], by: nil, now: at(20))
         _ = try await store.record([.badToken(byToken[token(4)]!, httpStatus: 400, reason: .badDeviceToken, apnsID: nil)], by: nil, now: at(40))
         let again = try await store.claim(now: at(26), limit: 10, leaseFor: .seconds(30), worker: nil)
-        #expect(again.map(\.token) == [token(3)])
+        #expect(again.compactMap(\.token) == [token(3)])
         _ = try await store.record([.accepted(again[0], apnsID: nil)], by: nil, now: at(30))
         return campaign
     }
@@ -29,7 +29,7 @@ import Testing
         defer { database.remove() }
         let store = try await database.open()
         _ = try await Self.knownLog(store)
-        func tokens(_ filter: LogFilter) async throws -> [DeviceToken] { try await store.allLog(filter).map(\.token) }
+        func tokens(_ filter: LogFilter) async throws -> [DeviceToken] { try await store.allLog(filter).compactMap(\.token) }
 
         #expect(try await tokens(LogFilter(user: "u1")) == [token(2), token(3)])
         #expect(try await tokens(LogFilter(user: "nobody")).isEmpty)
@@ -43,9 +43,9 @@ import Testing
 
         // Newest first, in pages (what `--limit N` reads before printing them oldest first).
         let newest = try await store.recentLog(LogFilter(since: at(10)), before: nil, limit: 2)
-        #expect(newest.map(\.token) == [token(4), token(3)])
+        #expect(newest.compactMap(\.token) == [token(4), token(3)])
         let next = try await store.recentLog(LogFilter(since: at(10)), before: newest.last?.id, limit: 2)
-        #expect(next.map(\.token) == [token(2), token(1)])
+        #expect(next.compactMap(\.token) == [token(2), token(1)])
     }
 
     @Test(arguments: Engine.all) func changesComeInUpdateOrderAndPageWithinAMillisecond(engine: Engine) async throws {
@@ -54,25 +54,25 @@ import Testing
         let store = try await database.open()
         _ = try await Self.knownLog(store)
         let changed = try await store.changedLog(LogFilter(), from: at(10), after: nil, limit: 1000)
-        #expect(changed.map(\.token) == [token(0), token(1), token(2), token(3), token(4)])
+        #expect(changed.compactMap(\.token) == [token(0), token(1), token(2), token(3), token(4)])
         #expect(changed.map(\.updatedAt) == [at(10), at(10), at(10), at(30), at(40)])
         // The three rows of +10 s, paged by id within that millisecond.
         let first = try await store.changedLog(LogFilter(), from: at(10), after: nil, limit: 2)
         let rest = try await store.changedLog(LogFilter(), from: first.last!.updatedAt, after: first.last!.id, limit: 10)
-        #expect((first + rest).map(\.token) == changed.map(\.token))
-        #expect(try await store.changedLog(LogFilter(user: "u1"), from: at(11), after: nil, limit: 1000).map(\.token) == [token(3)])
+        #expect((first + rest).compactMap(\.token) == changed.compactMap(\.token))
+        #expect(try await store.changedLog(LogFilter(user: "u1"), from: at(11), after: nil, limit: 1000).compactMap(\.token) == [token(3)])
         #expect(try await store.changedLog(LogFilter(), from: at(41), after: nil, limit: 1000).isEmpty)
         // A window in update order (`apnsd log --until …` alone): the untouched row first, bounded on both sides.
-        #expect(try await store.changedLog(LogFilter(until: at(35)), from: Date(timeIntervalSince1970: 0), after: nil, limit: 1000).map(\.token)
+        #expect(try await store.changedLog(LogFilter(until: at(35)), from: Date(timeIntervalSince1970: 0), after: nil, limit: 1000).compactMap(\.token)
                 == [token(5), token(0), token(1), token(2), token(3)])
-        #expect(try await store.changedLog(LogFilter(since: at(10), until: at(30)), from: at(10), after: nil, limit: 1000).map(\.token)
+        #expect(try await store.changedLog(LogFilter(since: at(10), until: at(30)), from: at(10), after: nil, limit: 1000).compactMap(\.token)
                 == [token(0), token(1), token(2)])
         // Newest change first, backwards from a time (`--limit` with a window), paged within a millisecond.
         let last = try await store.lastChanged(LogFilter(until: at(40)), through: at(40), before: nil, limit: 3)
-        #expect(last.map(\.token) == [token(3), token(2), token(1)])
+        #expect(last.compactMap(\.token) == [token(3), token(2), token(1)])
         let older = try await store.lastChanged(LogFilter(until: at(40)), through: last.last!.updatedAt, before: last.last!.id, limit: 10)
-        #expect(older.map(\.token) == [token(0), token(5)])
-        #expect(try await store.lastChanged(LogFilter(since: at(20)), through: .distantFuture, before: nil, limit: 1000).map(\.token) == [token(4), token(3)])
+        #expect(older.compactMap(\.token) == [token(0), token(5)])
+        #expect(try await store.lastChanged(LogFilter(since: at(20)), through: .distantFuture, before: nil, limit: 1000).compactMap(\.token) == [token(4), token(3)])
     }
 
     @Test(arguments: Engine.all) func everyAnswerIsKeptAndOnlyRetriesCostARow(engine: Engine) async throws {

@@ -13,7 +13,7 @@ import Testing
         try await store.expandAll(now: t0)
         let jobs = try await store.claim(now: at(1), limit: count, leaseFor: .seconds(60), worker: nil)
         #expect(jobs.count == count)
-        return (store, id, jobs.sorted { $0.token < $1.token })
+        return (store, id, jobs.sorted { $0.token! < $1.token! })
     }
 
     @Test(arguments: Engine.all) func unregisteredOlderThanTheRegistrationKeepsTheDeviceActive(engine: Engine) async throws {
@@ -29,13 +29,13 @@ import Testing
         #expect(report.applied == 3)
         #expect(report.devicesDeactivated == 2)
 
-        let kept = try #require(try await store.device(token: jobs[0].token, topic: topic))
+        let kept = try #require(try await store.device(token: jobs[0].token!, topic: topic))
         #expect(kept.isActive)
-        let gone = try #require(try await store.device(token: jobs[1].token, topic: topic))
+        let gone = try #require(try await store.device(token: jobs[1].token!, topic: topic))
         #expect(!gone.isActive)
         #expect(gone.reason == .unregistered)
         #expect(gone.deactivatedAt == at(2))
-        #expect(try await store.device(token: jobs[2].token, topic: topic)?.reason == .expiredToken)
+        #expect(try await store.device(token: jobs[2].token!, topic: topic)?.reason == .expiredToken)
         // The delivery says what APNs said either way.
         let entries = try await store.allLog(LogFilter(status: .unregistered))
         #expect(entries.count == 3)
@@ -46,13 +46,13 @@ import Testing
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let (store, id, jobs) = try await claimedCampaign(database, devices: 2)
-        _ = try await store.register(DeviceRegistration(token: jobs[0].token, topic: otherTopic), now: t0)
+        _ = try await store.register(DeviceRegistration(token: jobs[0].token!, topic: otherTopic), now: t0)
         _ = try await store.record([.badToken(jobs[0], reason: .badDeviceToken),
                                 .badToken(jobs[1], reason: .deviceTokenNotForTopic)], by: nil, now: at(2))
-        #expect(try await store.device(token: jobs[0].token, topic: topic)?.isActive == false)
-        #expect(try await store.device(token: jobs[0].token, topic: topic)?.reason == .badDeviceToken)
-        #expect(try await store.device(token: jobs[1].token, topic: topic)?.reason == .deviceTokenNotForTopic)
-        #expect(try await store.device(token: jobs[0].token, topic: otherTopic)?.isActive == true)
+        #expect(try await store.device(token: jobs[0].token!, topic: topic)?.isActive == false)
+        #expect(try await store.device(token: jobs[0].token!, topic: topic)?.reason == .badDeviceToken)
+        #expect(try await store.device(token: jobs[1].token!, topic: topic)?.reason == .deviceTokenNotForTopic)
+        #expect(try await store.device(token: jobs[0].token!, topic: otherTopic)?.isActive == true)
         #expect(try await store.campaign(id).counters == CampaignCounters(total: 2, rejected: 2))
         // An inactive device is never sent to again.
         _ = try await store.createCampaign(bulk(.all()), now: at(3))
@@ -108,7 +108,7 @@ import Testing
         for status in DeliveryStatus.allCases {
             #expect(try await store.allLog(LogFilter(campaign: id, status: status)).count == campaign.counters[status])
         }
-        let accepted = try await store.allLog(LogFilter(token: jobs[0].token))
+        let accepted = try await store.allLog(LogFilter(token: jobs[0].token!))
         #expect(accepted.first?.apnsID == "123e4567-e89b-12d3-a456-426614174000")
     }
 

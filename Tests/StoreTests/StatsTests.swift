@@ -15,7 +15,7 @@ import Testing
         let campaign = try await store.createCampaign(bulk(.all()), now: t0)
         try await store.expandAll(now: t0)
         let worker = try await store.registerWorker(host: "h", pid: 1, now: t0)
-        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(60), worker: nil).sorted { $0.token < $1.token }
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(60), worker: nil).sorted { $0.token! < $1.token! }
         // An hour ago: two accepted. Now: three accepted, a 429 to retry, a 410, a BadDeviceToken. Written by two
         // writers (on PostgreSQL, two shards of the per-minute counters, summed when read).
         _ = try await store.record([.accepted(jobs[0], apnsID: nil), .accepted(jobs[1], apnsID: nil)], by: nil, now: at(60))

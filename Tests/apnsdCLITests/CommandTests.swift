@@ -72,7 +72,7 @@ import TestSupport
         #expect(Int(id) != nil)
         let log = try cli.run("log", "--campaign", id, "--json").lines.map(json)
         #expect(log.count == 1)
-        #expect(Set(log[0].keys) == ["id", "campaign", "token", "status", "httpStatus", "reason", "apnsId", "attempts", "updatedAt"])
+        #expect(Set(log[0].keys) == ["id", "campaign", "token", "status", "httpStatus", "reason", "apnsId", "attempts", "updatedAt", "channel"])
         #expect(log[0]["campaign"] as? String == id, "ids are JSON strings: \(log[0])")
         #expect((log[0]["id"] as? String).flatMap { Int($0) } != nil, "a delivery's id is a JSON string: \(log[0])")
         #expect(log[0]["status"] as? String == "pending" && log[0]["token"] as? String == CLI.token(9))
