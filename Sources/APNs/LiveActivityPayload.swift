@@ -34,6 +34,11 @@ public struct LiveActivityPayload: Sendable, Equatable {
     /// sender expects something that will not happen.
     public static let startOnly = ["attributes-type", "attributes", "input-push-token", "input-push-channel"]
 
+    /// How far ahead of the clock a timestamp may be (clocks differ a little): the device drops every later push
+    /// stamped before the newest it has, so one an hour or more ahead (a unit or clock mistake) silences the
+    /// activity until that time.
+    public static let futureTolerance: Int64 = 3600
+
     public let event: Event
     /// When the content was produced, in seconds since 1970: the device drops a push older than the one it has.
     public let timestamp: Int64
@@ -66,6 +71,13 @@ public struct LiveActivityPayload: Sendable, Equatable {
             return
         }
         try Self.startMembers(aps)
+    }
+
+    /// Refuses a timestamp more than `futureTolerance` after `now` (seconds since 1970).
+    public func checkTimestamp(now: Int64) throws(APNsError) {
+        guard timestamp > now + Self.futureTolerance else { return }
+        let hours = Double(timestamp - now) / 3600
+        throw Self.fail("aps.timestamp \(timestamp) is \(hours < 48 ? "\(Int(hours.rounded())) h" : "\(Int((hours / 24).rounded())) days") ahead of now (\(now)): the device would ignore every update stamped before it; give the time the content was produced")
     }
 
     private static func event(_ member: Member?) throws(APNsError) -> Event {

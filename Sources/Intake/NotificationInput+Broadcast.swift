@@ -7,7 +7,7 @@ extension NotificationInput {
     /// never starts one) of the channel's app, payload up to 5120 bytes, priority 10, 5 or 1, no collapse id. The
     /// topic defaults to the channel's and must be its app; the environment is the channel's. A channel that stores
     /// no message takes expiration 0, which is what is sent when none is given.
-    public func validateBroadcast(channel: Channel) throws(Failure) -> NotificationContent {
+    public func validateBroadcast(channel: Channel, now: Date = Date()) throws(Failure) -> NotificationContent {
         if let topic, PushType.bundleID(ofTopic: topic) != channel.topic {
             throw Failure(field: .topic, message: "channel \(channel.id) belongs to \(channel.topic), not \(Printable.escaped(String(topic.prefix(120))))")
         }
@@ -36,7 +36,7 @@ extension NotificationInput {
             if Self.event(of: payload) == "start" {
                 throw APNsError.invalidLiveActivity("a broadcast updates or ends Live Activities (aps.event update or end); start one with push-to-start tokens")
             }
-            _ = try LiveActivityPayload(payload: payload)
+            try LiveActivityPayload(payload: payload).checkTimestamp(now: Int64(now.timeIntervalSince1970))
             return payload
         }
         return NotificationContent(trusted: channel.topic, pushType: .liveactivity, priority: priority, expiration: expiration,

@@ -1,4 +1,5 @@
 import APNs
+import Foundation
 
 /// A notification's fields as a producer gave them (command-line flags or an API request's JSON members, as text),
 /// validated in one place for both: the CLI's `send` / `campaign create` and the HTTP API.
@@ -45,8 +46,8 @@ public struct NotificationInput: Sendable {
     }
 
     /// The validated content and environment; `defaultTopic` (`apns.topic`) when no topic was given. A liveactivity
-    /// payload is also held to ActivityKit's rules (`LiveActivityPayload`).
-    public func validate(defaultTopic: String?) throws(Failure) -> (content: NotificationContent, environment: Environment?) {
+    /// payload is also held to ActivityKit's rules (`LiveActivityPayload`), its timestamp to `now`.
+    public func validate(defaultTopic: String?, now: Date = Date()) throws(Failure) -> (content: NotificationContent, environment: Environment?) {
         guard let topic = topic ?? defaultTopic else {
             throw Failure(field: .topic, message: "no topic: give one or set apns.topic")
         }
@@ -64,7 +65,9 @@ public struct NotificationInput: Sendable {
         let payload = try check(.payload) { () throws(APNsError) in
             let payload = try Payload(bytes: bytes, pushType: pushType)
             // APNs accepts a Live Activity push that breaks ActivityKit's rules and the device drops it: refused here.
-            if pushType == .liveactivity { _ = try LiveActivityPayload(payload: payload) }
+            if pushType == .liveactivity {
+                try LiveActivityPayload(payload: payload).checkTimestamp(now: Int64(now.timeIntervalSince1970))
+            }
             return payload
         }
         // The content checks the topic (the parts above are checked already), once: its refusal names the topic.

@@ -1,3 +1,4 @@
+import Foundation
 import APNs
 import Intake
 import Testing
@@ -153,6 +154,29 @@ import Testing
         let alert = failure(input(topic: "com.example.app.push-type.liveactivity", pushType: nil, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)))
         #expect(alert?.field == .topic)
         #expect(alert?.message == "invalid topic: 'com.example.app.push-type.liveactivity' carries the suffix '.push-type.liveactivity', which is not for push type alert; give the bundle id com.example.app, or send it as push type liveactivity")
+    }
+
+    @Test func aTimestampMoreThanAnHourAheadOfTheClockIsRefused() throws {
+        let now = Date(timeIntervalSince1970: 1_765_000_000)
+        func stamped(_ seconds: Int64) -> NotificationInput {
+            input(payload: Array(#"{"aps":{"event":"update","timestamp":\#(seconds),"content-state":{}}}"#.utf8))
+        }
+        // Clocks differ: up to an hour ahead is taken; earlier is always fine (the device keeps the newest).
+        #expect(try stamped(1_765_003_600).validate(defaultTopic: nil, now: now).content.pushType == .liveactivity)
+        #expect(try stamped(1_700_000_000).validate(defaultTopic: nil, now: now).content.pushType == .liveactivity)
+        do {
+            _ = try stamped(1_765_007_200 + 1).validate(defaultTopic: nil, now: now)
+            Issue.record("a timestamp 2 h ahead was accepted")
+        } catch {
+            #expect(error.field == .payload)
+            #expect(error.message == "aps.timestamp 1765007201 is 2 h ahead of now (1765000000): the device would ignore every update stamped before it; give the time the content was produced")
+        }
+        do {
+            _ = try stamped(1_765_000_000 + 30 * 86_400).validate(defaultTopic: nil, now: now)
+            Issue.record("a timestamp 30 days ahead was accepted")
+        } catch {
+            #expect(error.message.contains("is 30 days ahead of now"))
+        }
     }
 
     @Test func otherPushTypesAreNotHeldToTheLiveActivityRules() throws {
