@@ -43,12 +43,12 @@ public final class API: Sendable {
     let store: any ProducerStore & APIKeyStore
     let events: EventFeed
     let metrics: APNsdMetrics
-    let settings: APISettings
+    private let initialSettings: APISettings
     let readiness: @Sendable () async -> [(String, String)]
     let credentials: @Sendable () -> [CredentialReadiness]
     let refreshMetrics: @Sendable () async -> Void
-    /// Broadcast channel management (`/v1/channels`); nil when no credential is configured.
-    let channels: ChannelManager?
+    /// What a SIGHUP reload of the credentials replaces (`reloadCredentials`).
+    private let reloadable: Locked<(channels: ChannelManager?, topicRoutes: TopicRoutes?)>
     let authenticator: Authenticator
     let enqueueQueue: EnqueueQueue
     let rates = CampaignRates()
@@ -62,16 +62,31 @@ public final class API: Sendable {
                 readiness: @escaping @Sendable () async -> [(String, String)],
                 credentials: @escaping @Sendable () -> [CredentialReadiness] = { [] },
                 refreshMetrics: @escaping @Sendable () async -> Void = {}, channels: ChannelManager? = nil) {
-        self.channels = channels
+        reloadable = Locked((channels, settings.topicRoutes))
         self.store = store
         self.events = events
         self.metrics = metrics
-        self.settings = settings
+        initialSettings = settings
         self.readiness = readiness
         self.credentials = credentials
         self.refreshMetrics = refreshMetrics
         authenticator = Authenticator(store: store)
         enqueueQueue = EnqueueQueue(store: store)
+    }
+
+    /// The settings, with the topic routes of the credentials loaded last.
+    var settings: APISettings {
+        var settings = initialSettings
+        settings.topicRoutes = reloadable.withLock { $0.topicRoutes }
+        return settings
+    }
+
+    /// Broadcast channel management (`/v1/channels`) with the credentials loaded last; nil when none is configured.
+    var channels: ChannelManager? { reloadable.withLock { $0.channels } }
+
+    /// After a SIGHUP rebuilt the credentials: channel management and the topics refused at enqueue follow them.
+    public func reloadCredentials(channels: ChannelManager?, topicRoutes: TopicRoutes?) {
+        reloadable.withLock { $0 = (channels, topicRoutes) }
     }
 
     /// The HTTP server's own answers (a body over its limit, a request during a stop) in the API's error format.

@@ -16,15 +16,17 @@ final class ReloadSignal {
     private let source: any DispatchSourceSignal
     private let queue = DispatchQueue(label: "apnsd.reload")
 
-    /// Starts listening for SIGHUP; reloads apply to `worker` one at a time, in order.
-    init(arguments: Arguments, configuration: Configuration, worker: Worker, feed: MetricsFeed? = nil) {
+    /// Starts listening for SIGHUP; reloads apply to `worker` one at a time, in order. `credentialsChanged` is told
+    /// of credentials rebuilt (serve's channel management and enqueue checks follow them).
+    init(arguments: Arguments, configuration: Configuration, worker: Worker, feed: MetricsFeed? = nil,
+         credentialsChanged: (@Sendable (WorkerSetup) -> Void)? = nil) {
         signal(SIGHUP, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
         let current = Locked((configuration: configuration, keyDigest: Self.digests(configuration)))
         source.setEventHandler {
             let done = DispatchSemaphore(value: 0)
             Task {
-                await Self.reload(arguments: arguments, current: current, worker: worker, feed: feed)
+                await Self.reload(arguments: arguments, current: current, worker: worker, feed: feed, credentialsChanged: credentialsChanged)
                 done.signal()
             }
             // One reload at a time: the next SIGHUP waits on this (serial) queue.
@@ -36,7 +38,7 @@ final class ReloadSignal {
     deinit { source.cancel() }
 
     private static func reload(arguments: Arguments, current: Locked<(configuration: Configuration, keyDigest: String?)>,
-                               worker: Worker, feed: MetricsFeed?) async {
+                               worker: Worker, feed: MetricsFeed?, credentialsChanged: (@Sendable (WorkerSetup) -> Void)?) async {
         let (old, oldDigest) = current.withLock { ($0.configuration, $0.keyDigest) }
         let next: Configuration
         do {
@@ -50,6 +52,7 @@ final class ReloadSignal {
         let changed = Self.changed(old, next)
         let digest = Self.digests(next)
         var credentials: CredentialSet?
+        var rebuilt: WorkerSetup?
         // Rebuilt when a credential's settings or files changed; a credential whose key did not change keeps its
         // token (APNs refuses a key's tokens renewed within 20 minutes), even under another path.
         if changed.contains(where: { Self.credentialSettings.contains($0) }) || digest != oldDigest {
@@ -59,6 +62,7 @@ final class ReloadSignal {
                 // A new certificate has a new pool id: its connections present it.
                 for (poolID, identity) in setup.clientIdentities(of: set) { worker.transport.setClientIdentity(identity, for: poolID) }
                 credentials = set
+                rebuilt = setup
             } catch {
                 logger.error("reload.failed", ("error", error.message), ("action", "kept every setting as it was"))
                 return
@@ -68,6 +72,7 @@ final class ReloadSignal {
             new.byName.values.filter { worker.credentials.byName[$0.name]?.poolID != $0.poolID }.map(\.name).sorted()
         } ?? []
         await worker.reload(retry: next.retryPolicy, logLevel: next.loggerLevel, credentials: credentials)
+        if let rebuilt { credentialsChanged?(rebuilt) }
         current.withLock { $0 = (next, digest) }
         let applied = changed.filter { reloadable.contains($0) } + (renewed.isEmpty ? [] : ["signing key (new provider token)"])
         let restart = changed.filter { !reloadable.contains($0) }

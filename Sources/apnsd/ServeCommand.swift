@@ -33,8 +33,8 @@ enum ServeCommand {
         // just before each /metrics render.
         let metricsFeed = MetricsFeed(metrics: APNsdMetrics(version: BuildInfo.version), store: store)
         let events = await EventFeed.attached(to: store)
-        // Channel management uses the credentials as loaded at start (a SIGHUP reload reaches the worker only);
-        // with --no-worker, the credentials when they are configured and load, or no channel routes (503).
+        // Channel management uses the credentials loaded at start, then those a SIGHUP reload rebuilds (with the
+        // worker); with --no-worker, the credentials when they are configured and load, or no channel routes (503).
         let channelSetup = setup ?? (try? WorkerSetup(configuration))
         let channels = channelSetup?.channelManager(store: store)
         let api = API(store: store, events: events, metrics: metricsFeed.metrics,
@@ -66,7 +66,11 @@ enum ServeCommand {
         // must not end the server as its default action would.
         signal(SIGHUP, SIG_IGN)
         let workerTask = setup.map { setup in
-            Task { await runWorker(setup, store: store, state: workerState!, feed: metricsFeed, arguments: arguments) }
+            Task {
+                await runWorker(setup, store: store, state: workerState!, feed: metricsFeed, arguments: arguments) { rebuilt in
+                    api.reloadCredentials(channels: rebuilt.channelManager(store: store), topicRoutes: rebuilt.routes)
+                }
+            }
         }
         while StopSignals.count == 0 {
             try? await Task.sleep(for: .milliseconds(50))
@@ -85,9 +89,11 @@ enum ServeCommand {
     /// The same worker `apnsd worker` runs (never until idle); its end is recorded in `state`, not thrown: the API
     /// keeps answering, and `/readyz` says why the worker stopped.
     private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState,
-                                  feed: MetricsFeed, arguments: Arguments) async {
+                                  feed: MetricsFeed, arguments: Arguments,
+                                  credentialsChanged: @escaping @Sendable (WorkerSetup) -> Void) async {
         let (worker, transport) = setup.makeWorker(store: store, feed: feed)
-        let reload = ReloadSignal(arguments: arguments, configuration: setup.configuration, worker: worker, feed: feed)
+        let reload = ReloadSignal(arguments: arguments, configuration: setup.configuration, worker: worker, feed: feed,
+                                  credentialsChanged: credentialsChanged)
         defer { withExtendedLifetime(reload) {} }
         state.attach(contact: { worker.apnsContact })
         state.attach(credentials: { worker.credentialStatuses })
