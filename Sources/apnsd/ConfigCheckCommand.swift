@@ -31,6 +31,7 @@ enum ConfigCheckCommand {
         }
         checks.append(resolve("production", configuration.productionURL))
         checks.append(resolve("development", configuration.developmentURL))
+        checks.append(channelHosts(configuration))
         checks.append(api(configuration))
         checks.append(Check(name: "topic", ok: true, detail: configuration.topic.map { "default topic \($0)" } ?? "no default topic (each send names one)"))
         if let webhook = configuration.webhookURL {
@@ -91,6 +92,13 @@ enum ConfigCheckCommand {
             }
         }
         return checks
+    }
+
+    /// The channel management hosts (`apnsd channel`), both environments, in one check named `channels`.
+    private static func channelHosts(_ configuration: Configuration) -> Check {
+        let checks = [resolve("production", configuration.channelProductionURL),
+                      resolve("development", configuration.channelDevelopmentURL)]
+        return Check(name: "channels", ok: checks.allSatisfy(\.ok), detail: checks.map { "\($0.name) \($0.detail)" }.joined(separator: "; "))
     }
 
     /// The URL's host through the system resolver (what libcurl will use).

@@ -9,6 +9,7 @@ import TestSupport
         cli.environment.merge([
             "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
             "APNSD_PRODUCTION_URL": "https://127.0.0.1:8443", "APNSD_DEVELOPMENT_URL": "https://localhost:8444", "APNSD_TOPIC": "com.example.app",
+            "APNSD_CHANNEL_PRODUCTION_URL": "https://127.0.0.1:2196", "APNSD_CHANNEL_DEVELOPMENT_URL": "https://localhost:2195",
         ]) { $1 }
         return cli
     }
@@ -32,7 +33,20 @@ import TestSupport
         let object = try Fleet.json(json.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(json.status == 0 && object["ok"] as? Bool == true)
         let checks = try #require(object["checks"] as? [String: [String: Any]])
-        #expect(Set(checks.keys).isSuperset(of: ["settings", "database", "key", "ca", "production", "development", "api", "topic"]))
+        #expect(Set(checks.keys).isSuperset(of: ["settings", "database", "key", "ca", "production", "development", "channels", "api", "topic"]))
+        #expect((checks["channels"]?["detail"] as? String)?.hasPrefix("production https://127.0.0.1:2196 → 127.0.0.1; development https://localhost:2195 → ") == true,
+                "\(checks["channels"] ?? [:])")
+    }
+
+    @Test func aChannelHostThatDoesNotResolveFails() throws {
+        var cli = try configured()
+        defer { cli.cleanUp() }
+        try #require(cli.run("init").status == 0)
+        cli.environment["APNSD_CHANNEL_DEVELOPMENT_URL"] = "https://api-manage-broadcast.sandbox.invalid:2195"
+        let checked = try cli.run("config", "check")
+        #expect(checked.status == 1 && checked.stderr.hasSuffix("apnsd: error: config check failed: channels\n"), "\(checked.stdout)\(checked.stderr)")
+        #expect(checked.lines.contains { $0.hasPrefix("FAIL  channels") && $0.contains("cannot resolve api-manage-broadcast.sandbox.invalid") },
+                "\(checked.stdout)")
     }
 
     @Test func eachProblemIsNamedAndExitsOne() throws {
