@@ -128,8 +128,9 @@ enum Help {
         """,
         "config check": """
         OVERVIEW: Check the settings before a deploy: loads them (file → environment → flags), loads the key and
-        mints a provider token, resolves the APNs hosts (push and channel management), opens the database read-only, checks the CA file and the
-        API's listen address and TLS files. One line per check; never prints the key or a token.
+        mints a provider token, resolves the APNs hosts (push and channel management), opens the database
+        read-only, checks the CA file and the API's listen address and TLS files. One line per check; never prints
+        the key or a token.
 
         USAGE: apnsd config check [--json]
 
