@@ -95,8 +95,10 @@ enum CampaignCommands {
         }
     }
 
-    /// `campaign show`'s audience: "all devices", "users (3)", "activities of DeliveryAttributes, users (2)"…
+    /// `campaign show`'s audience: "all devices", "users (3)", "activities of DeliveryAttributes, users (2)",
+    /// "channel 3"…
     static func audienceText(_ audience: AudienceSummary) -> String {
+        if let channel = audience.channel { return "channel \(channel)" }
         let who = audience.kind == .all ? nil : "\(audience.kind) (\(audience.size))"
         guard let activity = audience.activity else { return who ?? "all devices" }
         return Printable.escaped(activity.description) + (who.map { ", " + $0 } ?? "")
@@ -225,7 +227,7 @@ enum CampaignCommands {
     private static func tableLine(_ campaign: Campaign) -> String {
         let pad = Output.pad
         let c = campaign.counters
-        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad(campaign.audience.activity == nil ? "\(campaign.audience.kind)" : "activities", 11)
+        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad(campaign.audience.channel != nil ? "channel" : campaign.audience.activity == nil ? "\(campaign.audience.kind)" : "activities", 11)
             + [c.total, c.pending, c.accepted, c.unregistered, c.rejected, c.failed].map { pad(String($0), 10) }.joined()
             + Output.timestamp(campaign.scheduledAt)
     }

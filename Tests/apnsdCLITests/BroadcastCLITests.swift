@@ -65,6 +65,8 @@ import Testing
         #expect(log.status == 0 && log.stdout.contains("channel 1") && log.stdout.contains("accepted"), "\(log.stdout)\(log.stderr)")
         let json = try Fleet.json(try #require(try setup.cli.run("log", "--campaign", first, "--json").lines.first))
         #expect(json["channel"] as? Int == 1 && json["token"] is NSNull, "\(json)")
+        let text = try setup.cli.run("campaign", "show", first)
+        #expect(text.stdout.contains("audience     channel 1 production"), "\(text.stdout)")
         let shown = try setup.cli.run("campaign", "show", first, "--json")
         #expect(try Fleet.json(shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["channel"] as? Int == 1, "\(shown.stdout)")
     }
@@ -132,5 +134,12 @@ import Testing
             "accepted|3|200|-", "rejected|1|400|ChannelNotRegistered",
         ])
         #expect(setup.server.stats().channels.reasons == ["ChannelNotRegistered": 1])
+        // The app's Broadcast capability switched off: 400 FeatureNotEnabled, rejected.
+        setup.server.stop()
+        setup.use(try MockServer(configuration: MockConfiguration(identity: setup.identity, verifier: JWTVerifier(teams: [team]),
+                                                                  withoutBroadcast: [Self.topic])))
+        _ = try Self.broadcast(setup, "--channel", "1", "--payload", Self.end)
+        #expect(try setup.cli.run("worker", "--until-idle").status == 0)
+        #expect(try setup.rows("SELECT status, attempts, http_status, reason FROM deliveries WHERE id = 3") == ["rejected|1|400|FeatureNotEnabled"])
     }
 }
