@@ -110,16 +110,22 @@ import Testing
     }
 
     @Test func busyAnswersAreRetriedAndRefusalsRecorded() throws {
-        // TooManyRequests twice on each channel of the app, then accepted.
-        var setup = try Self.setup(Scenario(broadcasts: [Self.topic: BroadcastBehaviour(failTimes: 2, failStatus: 429)]))
+        // TooManyRequests twice on each channel of the app, then accepted; the other app's: 503 once.
+        var setup = try Self.setup(Scenario(broadcasts: [Self.topic: BroadcastBehaviour(failTimes: 2, failStatus: 429),
+                                                         ChannelCLITests.other: BroadcastBehaviour(failTimes: 1, failStatus: 503)]))
         defer { setup.stop() }
         let busy = try Self.channel(setup, storage: "latest")
         _ = try Self.channel(setup, storage: "latest")
+        let down = try Self.channel(setup, storage: "none", topic: ChannelCLITests.other)
         _ = try Self.broadcast(setup, "--channel", "1", "--payload", Self.update)
+        _ = try Self.broadcast(setup, "--channel", "3", "--payload", Self.update)
         let worker = try setup.cli.run("worker", "--until-idle")
         #expect(worker.status == 0, "\(worker.stderr)")
         let stats = setup.server.stats()
         #expect(stats.broadcasts(channel: busy) == 1 && stats.channels.reasons["TooManyRequests"] == 2, "\(stats.channels)")
+        #expect(stats.broadcasts(channel: down) == 1 && stats.channels.reasons["ServiceUnavailable"] == 1, "\(stats.channels)")
+        #expect(try setup.rows("SELECT status, attempts FROM deliveries ORDER BY id") == ["accepted|3", "accepted|2"],
+                "expiration 0 (a none channel) is retried all the same")
         let answers = try setup.cli.run("log", "--campaign", "1", "--attempts", "--json")
         #expect(answers.stdout.contains("TooManyRequests"), "\(answers.stdout)")
         // An APNs that no longer knows channel 2 (a fresh mock, as after the app's Broadcast capability was switched
@@ -131,7 +137,7 @@ import Testing
         _ = try Self.broadcast(setup, "--channel", "2", "--payload", Self.update)
         #expect(try setup.cli.run("worker", "--until-idle").status == 0)
         #expect(try setup.rows("SELECT status, attempts, http_status, COALESCE(reason, '-') FROM deliveries ORDER BY id") == [
-            "accepted|3|200|-", "rejected|1|400|ChannelNotRegistered",
+            "accepted|3|200|-", "accepted|2|200|-", "rejected|1|400|ChannelNotRegistered",
         ])
         #expect(setup.server.stats().channels.reasons == ["ChannelNotRegistered": 1])
         // The app's Broadcast capability switched off: 400 FeatureNotEnabled, rejected.
@@ -140,6 +146,6 @@ import Testing
                                                                   withoutBroadcast: [Self.topic])))
         _ = try Self.broadcast(setup, "--channel", "1", "--payload", Self.end)
         #expect(try setup.cli.run("worker", "--until-idle").status == 0)
-        #expect(try setup.rows("SELECT status, attempts, http_status, reason FROM deliveries WHERE id = 3") == ["rejected|1|400|FeatureNotEnabled"])
+        #expect(try setup.rows("SELECT status, attempts, http_status, reason FROM deliveries WHERE id = 4") == ["rejected|1|400|FeatureNotEnabled"])
     }
 }

@@ -216,8 +216,8 @@ import Testing
 }
 
 extension WorkerFleet.SeveralTeamsTests {
-    /// Channels of each app go out with the app's credential: a second team's key, and a certificate credential's
-    /// client certificate (no JWT).
+    /// Channels of each app go out with the app's credential, and so do broadcasts on them: a second team's key,
+    /// and a certificate credential's client certificate (no JWT).
     @Test func channelsUseTheCredentialThatSendsTheirApp() throws {
         var setup = try Self.setup()
         defer { setup.cli.cleanUp() }
@@ -226,6 +226,7 @@ extension WorkerFleet.SeveralTeamsTests {
         let url = "https://127.0.0.1:\(server.port)"
         setup.cli.environment.merge(["APNSD_CHANNEL_PRODUCTION_URL": url, "APNSD_PRODUCTION_URL": url]) { $1 }
         try #require(setup.cli.run("init").status == 0)
+        var ids: [String] = []
         for (topic, credential) in [(Self.shop, "shop"), (Self.rides, "rides"), (Self.legacy, "legacy")] {
             let created = try setup.cli.run("channel", "create", "--topic", topic, "--json")
             #expect(created.status == 0, "\(topic): \(created.stderr)")
@@ -233,6 +234,14 @@ extension WorkerFleet.SeveralTeamsTests {
             #expect(channel["credential"] as? String == credential)
             let id = try #require(channel["channelId"] as? String)
             #expect(server.stats().channels.byID[id]?.bundleID == topic)
+            let sent = try setup.cli.run("send", "--channel", id, "--payload", BroadcastCLITests.update)
+            #expect(sent.status == 0, "\(topic): \(sent.stderr)")
+            ids.append(id)
+        }
+        let worker = try setup.cli.run("worker", "--until-idle")
+        #expect(worker.status == 0, "\(worker.stderr.suffix(1500))")
+        #expect(ids.map { server.stats().broadcasts(channel: $0) } == [1, 1, 1], "\(server.stats().channels)")
+        for id in ids {
             #expect(try setup.cli.run("channel", "show", id).status == 0)
             #expect(try setup.cli.run("channel", "delete", id).status == 0)
         }
