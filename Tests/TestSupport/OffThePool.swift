@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 
-/// Runs a test's body on threads of its own instead of Swift's cooperative pool. For tests that block their thread
-/// (a child process waited for, a blocking socket, a sleep): the pool has one thread per core, so on a 2-core machine
-/// two such tests would hold it whole and starve every async test beside them (a server's handler task, a worker).
+/// Runs a test's body on threads of its own instead of Swift's cooperative pool, where Swift Testing runs even a
+/// synchronous test. For tests that block their thread (a child process waited for, a blocking socket, a sleep): the
+/// pool starts with one thread per core and adds about one a second while they block, so on a 2-core machine a few
+/// dozen such tests queued at the start held it for a minute and starved the async tests beside them (a server's
+/// handler task, a worker).
 public struct OffThePool: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
