@@ -9,6 +9,20 @@ extension TransportIO {
         static let request = APNsRequest(path: "/3/device/\(NGHTTPD.okToken)", headers: [("apns-topic", ClientPKI.bundleID)],
                                          body: Array("{}".utf8))
 
+        /// One request from a connection presenting `client`'s identity to `server`, then the server stopped: the
+        /// transport's result and what s_server logged of the handshake. s_server speaks no HTTP/2: the request ends
+        /// without a response once the handshake is done.
+        static func present(_ client: ClientPKI, to server: OpenSSLServer, trusting pki: TestPKI,
+                            label: String) async throws -> (result: TransportResult, log: String) {
+            let connection = try APNsConnection(configuration: ConnectionConfiguration(
+                baseURL: server.baseURL, caFile: pki.caFile, connectTimeout: .seconds(5), requestTimeout: .seconds(2),
+                transportRetries: 0, label: label, clientIdentity: client.identity))
+            let result = await connection.send(request)
+            await connection.shutdown(timeout: .seconds(5))
+            server.stop()
+            return (result, try server.log())
+        }
+
         @Test("a server that requires a client certificate answers a connection that presents one, and refuses one without")
         func presentedToAServerThatRequiresOne() async throws {
             let directory = try TempDirectory()
@@ -65,15 +79,7 @@ extension TransportIO {
             let pki = try TestPKI(in: directory)
             let client = try ClientPKI(in: directory)
             let server = try OpenSSLServer(pki: pki, clientCAFile: client.caFile, directory: directory)
-
-            // s_server speaks no HTTP/2: the request ends without a response once the handshake is done.
-            let connection = try APNsConnection(configuration: ConnectionConfiguration(
-                baseURL: server.baseURL, caFile: pki.caFile, connectTimeout: .seconds(5), requestTimeout: .seconds(2),
-                transportRetries: 0, label: "certificate", clientIdentity: client.identity))
-            let result = await connection.send(Self.request)
-            await connection.shutdown(timeout: .seconds(5))
-            server.stop()
-            let log = try server.log()
+            let (result, log) = try await Self.present(client, to: server, trusting: pki, label: "certificate")
 
             #expect(result.status == nil)
             #expect(log.contains("depth=0 UID = \(ClientPKI.bundleID), CN = Apple Push Services: \(ClientPKI.bundleID)"), "\(log)")
@@ -88,14 +94,7 @@ extension TransportIO {
             let pki = try TestPKI(in: directory)
             let client = try ClientPKI(in: directory, intermediate: true)
             let server = try OpenSSLServer(pki: pki, clientCAFile: client.caFile, directory: directory)
-
-            let connection = try APNsConnection(configuration: ConnectionConfiguration(
-                baseURL: server.baseURL, caFile: pki.caFile, connectTimeout: .seconds(5), requestTimeout: .seconds(2),
-                transportRetries: 0, label: "chain", clientIdentity: client.identity))
-            _ = await connection.send(Self.request)
-            await connection.shutdown(timeout: .seconds(5))
-            server.stop()
-            let log = try server.log()
+            let (_, log) = try await Self.present(client, to: server, trusting: pki, label: "chain")
 
             #expect(log.contains("depth=0 UID = \(ClientPKI.bundleID), CN = Apple Push Services: \(ClientPKI.bundleID)"), "\(log)")
             #expect(log.contains("depth=1 CN = apnsd test intermediate CA"), "\(log)")
@@ -111,14 +110,7 @@ extension TransportIO {
             let client = try ClientPKI(in: directory)
             let stranger = try ClientPKI(in: directory, name: "stranger")
             let server = try OpenSSLServer(pki: pki, clientCAFile: client.caFile, directory: directory)
-
-            let connection = try APNsConnection(configuration: ConnectionConfiguration(
-                baseURL: server.baseURL, caFile: pki.caFile, connectTimeout: .seconds(5), requestTimeout: .seconds(2),
-                transportRetries: 0, label: "stranger", clientIdentity: stranger.identity))
-            let result = await connection.send(Self.request)
-            await connection.shutdown(timeout: .seconds(5))
-            server.stop()
-            let log = try server.log()
+            let (result, log) = try await Self.present(stranger, to: server, trusting: pki, label: "stranger")
 
             #expect(result.status == nil)
             #expect(log.contains("verify error"), "\(log)")

@@ -1,6 +1,5 @@
 import APNsMock
 import Foundation
-import ProviderAuth
 import TestSupport
 import Testing
 
@@ -13,14 +12,8 @@ import Testing
     static let end = #"{"aps":{"event":"end","timestamp":1700000100,"content-state":{"score":"3-1"},"dismissal-date":1700003600}}"#
 
     /// The channel CLI's setup on a mock with `scenario` (fast retries).
-    static func setup(_ scenario: Scenario = Scenario(), withoutBroadcast: Set<String> = []) throws -> ChannelCLITests.Setup {
-        var setup = try ChannelCLITests.setup()
-        setup.server.stop()
-        let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
-        let team = MockTeam(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"),
-                            topics: [topic, ChannelCLITests.other])
-        setup.use(try MockServer(configuration: MockConfiguration(identity: setup.identity, verifier: JWTVerifier(teams: [team]),
-                                                                  scenario: scenario, withoutBroadcast: withoutBroadcast)))
+    static func setup(_ scenario: Scenario = Scenario()) throws -> ChannelCLITests.Setup {
+        var setup = try ChannelCLITests.setup(scenario: scenario)
         setup.cli.environment.merge(["APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.2"]) { $1 }
         return setup
     }
@@ -131,9 +124,7 @@ import Testing
         // An APNs that no longer knows channel 2 (a fresh mock, as after the app's Broadcast capability was switched
         // off): 400 ChannelNotRegistered, recorded as rejected, not retried.
         setup.server.stop()
-        let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
-        let team = MockTeam(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"), topics: [Self.topic])
-        setup.use(try MockServer(configuration: MockConfiguration(identity: setup.identity, verifier: JWTVerifier(teams: [team]))))
+        setup.use(try ChannelCLITests.mock(setup.identity))
         _ = try Self.broadcast(setup, "--channel", "2", "--payload", Self.update)
         #expect(try setup.cli.run("worker", "--until-idle").status == 0)
         #expect(try setup.rows("SELECT status, attempts, http_status, COALESCE(reason, '-') FROM deliveries ORDER BY id") == [
@@ -142,8 +133,7 @@ import Testing
         #expect(setup.server.stats().channels.reasons == ["ChannelNotRegistered": 1])
         // The app's Broadcast capability switched off: 400 FeatureNotEnabled, rejected.
         setup.server.stop()
-        setup.use(try MockServer(configuration: MockConfiguration(identity: setup.identity, verifier: JWTVerifier(teams: [team]),
-                                                                  withoutBroadcast: [Self.topic])))
+        setup.use(try ChannelCLITests.mock(setup.identity, withoutBroadcast: [Self.topic]))
         _ = try Self.broadcast(setup, "--channel", "1", "--payload", Self.end)
         #expect(try setup.cli.run("worker", "--until-idle").status == 0)
         #expect(try setup.rows("SELECT status, attempts, http_status, reason FROM deliveries WHERE id = 4") == ["rejected|1|400|FeatureNotEnabled"])

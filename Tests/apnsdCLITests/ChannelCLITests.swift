@@ -34,15 +34,16 @@ import Testing
         func rows(_ sql: String) throws -> [String] { try APIHarness.query(cli.database, sql) }
     }
 
-    static func mock(_ identity: TLSIdentity, withoutBroadcast: Set<String> = [], maxChannels: Int = 10_000) throws -> MockServer {
+    static func mock(_ identity: TLSIdentity, scenario: Scenario = Scenario(), withoutBroadcast: Set<String> = [],
+                     maxChannels: Int = 10_000) throws -> MockServer {
         let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
         // The team sends for the two apps only: any other bundle id is TopicDisallowed.
         let team = MockTeam(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"), topics: [topic, other])
-        return try MockServer(configuration: MockConfiguration(identity: identity, verifier: JWTVerifier(teams: [team]),
+        return try MockServer(configuration: MockConfiguration(identity: identity, verifier: JWTVerifier(teams: [team]), scenario: scenario,
                                                                withoutBroadcast: withoutBroadcast, maxChannelsPerApp: maxChannels))
     }
 
-    static func setup(withoutBroadcast: Set<String> = [], maxChannels: Int = 10_000) throws -> Setup {
+    static func setup(scenario: Scenario = Scenario(), withoutBroadcast: Set<String> = [], maxChannels: Int = 10_000) throws -> Setup {
         var cli = try CLI()
         let identity = try TLSIdentity.throwaway()
         let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
@@ -53,7 +54,8 @@ import Testing
             "APNSD_KEY_FILE": key, "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
             "APNSD_CA_FILE": ca, "APNSD_REQUEST_TIMEOUT": "10",
         ]) { $1 }
-        var setup = Setup(cli: cli, server: try mock(identity, withoutBroadcast: withoutBroadcast, maxChannels: maxChannels), identity: identity)
+        var setup = Setup(cli: cli, server: try mock(identity, scenario: scenario, withoutBroadcast: withoutBroadcast, maxChannels: maxChannels),
+                          identity: identity)
         setup.use(setup.server)
         try #require(setup.cli.run("init").status == 0)
         return setup

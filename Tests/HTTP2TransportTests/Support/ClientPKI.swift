@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2Transport
 import ProviderAuth
+import TestSupport
 
 /// A throwaway client CA and a client certificate it issued (RSA, with Apple's UID/CN subject layout), made by
 /// the openssl command-line tool and loaded through ProviderAuth as apnsd loads a PEM certificate file. With
@@ -51,18 +52,10 @@ struct ClientPKI {
     }
 
     private static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "openssl", code: Int(process.terminationStatus), userInfo: [
-                NSLocalizedDescriptionKey: "openssl \(arguments.first ?? "") failed: \(String(decoding: output, as: UTF8.self))"])
+        let run = try ToolRun.run("/usr/bin/env", ["openssl"] + arguments)
+        guard run.status == 0 else {
+            throw NSError(domain: "openssl", code: Int(run.status), userInfo: [
+                NSLocalizedDescriptionKey: "openssl \(arguments.first ?? "") failed: \(run.stdout)\(run.stderr)"])
         }
     }
 }
