@@ -27,8 +27,8 @@ public struct APISettings: Sendable {
     func checkTopics(_ specs: [CampaignSpec]) throws(APIError) {
         guard let topicRoutes else { return }
         for (index, spec) in specs.enumerated() {
-            // A broadcast may go over a certificate connection: only its app's route is checked.
-            let pushType = spec.audience.channel == nil ? spec.content.pushType : .alert
+            // A broadcast is no device push: only its app's route is checked.
+            let pushType = spec.audience.channel == nil ? spec.content.pushType : nil
             guard let refusal = topicRoutes.refusal(for: spec.content.bundleID, pushType: pushType) else { continue }
             var error = APIError.invalid(specs.count > 1 ? "notifications[\(index)]: \(refusal)" : refusal, field: "topic")
             if specs.count > 1 { error.index = index }

@@ -27,8 +27,9 @@ public struct TopicRoutes: Sendable, Hashable {
     }
 
     /// Why a `pushType` notification for `topic` cannot be sent, or nil when a credential sends it: for refusing
-    /// it at enqueue.
-    public func refusal(for topic: String, pushType: PushType = .alert) -> String? {
+    /// it at enqueue. `pushType` nil asks only whether a credential sends the app (channel management, broadcasts:
+    /// a certificate serves those too).
+    public func refusal(for topic: String, pushType: PushType? = nil) -> String? {
         if let name = credential(for: topic) {
             guard pushType == .liveactivity, certificates.contains(name) else { return nil }
             return "Live Activity pushes need a key (.p8): APNs takes them over token connections only, and credential '\(name)' for \(PushType.bundleID(ofTopic: topic)) is a certificate"
