@@ -45,7 +45,10 @@ extension NotificationInput {
 
     /// `aps.event` of a payload already checked to be a JSON object, when it is a string.
     private static func event(of payload: Payload) -> String? {
-        let object = try? JSONSerialization.jsonObject(with: Data(payload.bytes)) as? [String: Any]
-        return (object?["aps"] as? [String: Any])?["event"] as? String
+        guard let tree = try? JSONParser.parse(payload.bytes), let aps = tree.member(of: tree.root, named: "aps")?.value,
+              tree[aps].kind == .object, let event = tree.member(of: aps, named: "event")?.value, tree[event].kind == .string else {
+            return nil
+        }
+        return tree.string(event)
     }
 }

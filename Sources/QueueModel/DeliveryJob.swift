@@ -52,5 +52,5 @@ public struct DeliveryJob: Hashable, Sendable {
     public var token: DeviceToken? { target.token }
 
     /// Whether it goes to a broadcast channel.
-    public var isBroadcast: Bool { if case .channel = target { true } else { false } }
+    public var isBroadcast: Bool { target.channel != nil }
 }

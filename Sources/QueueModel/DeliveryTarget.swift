@@ -13,6 +13,12 @@ public enum DeliveryTarget: Hashable, Sendable, CustomStringConvertible {
         return token
     }
 
+    /// The channel's local number; nil for a device.
+    public var channel: Int64? {
+        guard case .channel(let id, _) = self else { return nil }
+        return id
+    }
+
     /// The token (shortened, as `DeviceToken` shows it) or `channel N`.
     public var description: String {
         switch self {

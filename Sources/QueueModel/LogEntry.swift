@@ -38,8 +38,5 @@ public struct LogEntry: Hashable, Sendable, Identifiable {
     public var token: DeviceToken? { target.token }
 
     /// A broadcast's channel (local number); nil for a device.
-    public var channel: Int64? {
-        guard case .channel(let id, _) = target else { return nil }
-        return id
-    }
+    public var channel: Int64? { target.channel }
 }
