@@ -20,11 +20,23 @@ public enum Ports {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
+        let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
+        // Linux may pick the destination port as the source port when nothing listens there: the socket then
+        // connects to itself (TCP simultaneous open), which is not a listener.
+        return connected && localPort(of: fd) != port
+    }
+
+    private static func localPort(of fd: Int32) -> Int {
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+        }
+        return named ? Int(UInt16(bigEndian: local.sin_port)) : 0
     }
 
     /// Waits until `port` accepts connections (or `timeout` passes).
