@@ -12,7 +12,8 @@ extension TransportIO {
             let directory = try TempDirectory()
             defer { directory.remove() }
             let pki = try TestPKI(in: directory)
-            let port = Ports.free()
+            let (refusing, port) = Ports.refusing()
+            defer { close(refusing) }
             let connection = try APNsConnection(configuration: ConnectionConfiguration(
                 baseURL: "https://127.0.0.1:\(port)", caFile: pki.caFile, connectTimeout: .seconds(2)))
             let result = await connection.send(APNsRequest(path: "/3/device/abcd", headers: [], body: Array("{}".utf8)))

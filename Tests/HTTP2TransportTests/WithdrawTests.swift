@@ -46,7 +46,8 @@ extension TransportIO {
         }
 
         @Test func aFailedConnectSaysNothingWasSent() async throws {
-            let port = Ports.free()
+            let (refusing, port) = Ports.refusing()
+            defer { close(refusing) }
             let connection = try APNsConnection(configuration: ConnectionConfiguration(
                 baseURL: "https://127.0.0.1:\(port)", ratePerSecond: 0, connectTimeout: .seconds(2), label: "test"))
             let mock = try MockFixture()

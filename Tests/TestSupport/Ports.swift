@@ -57,6 +57,12 @@ public enum Ports {
         return (fd, port)
     }
 
+    /// A loopback port that refuses connections and stays so: bound and not listening, so no other test can take it.
+    /// Returns (descriptor, port); close the descriptor when done.
+    public static func refusing() -> (descriptor: Int32, port: Int) {
+        boundLoopbackSocket()
+    }
+
     /// A TCP socket bound to 127.0.0.1 on a port the kernel picked, and that port.
     private static func boundLoopbackSocket() -> (descriptor: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
