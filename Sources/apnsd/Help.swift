@@ -373,7 +373,9 @@ enum Help {
                          {"status": "unready", "checks": {NAME: "ok" | REASON}}.
           GET /metrics   Prometheus text format.
           SIGINT/SIGTERM stop accepting, finish open requests (up to 10 s), drain the worker, exit 0.
-          SIGHUP         Reload the worker's key, retry.* and log.level, as 'apnsd worker' does.
+          SIGHUP         Reload the worker's key, retry.* and log.level, as 'apnsd worker' does; the topics
+                         the API accepts and channel management follow the credentials reloaded (with
+                         --no-worker, the credentials are all that is reloaded).
 
         EXAMPLES:
           apnsd serve --listen 127.0.0.1:8080

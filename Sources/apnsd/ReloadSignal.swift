@@ -7,8 +7,9 @@ import Threads
 
 /// SIGHUP for `apnsd worker` and `apnsd serve`: reads the settings again (config file → environment → flags) and
 /// the key file, and applies to the running worker what can change without a restart — the key (another key id or
-/// team, or other key material), the retry settings and the log level. The log names what was applied and what
-/// changed but needs a restart; a setting or key that does not load leaves everything as it was.
+/// team, or other key material), the retry settings and the log level. Without a worker (`serve --no-worker`) only
+/// the credentials apply: the topics the API accepts and channel management follow them. The log names what was
+/// applied and what changed but needs a restart; a setting or key that does not load leaves everything as it was.
 final class ReloadSignal {
     /// Settings (`Configuration`'s property names) a running worker takes on SIGHUP.
     static let reloadable: Set<String> = ["keyFile", "keyID", "teamID", "credentials", "retryBase", "retryCap", "maxAttempts", "retryMaxAge", "retryJitter", "logLevel"]
@@ -16,9 +17,9 @@ final class ReloadSignal {
     private let source: any DispatchSourceSignal
     private let queue = DispatchQueue(label: "apnsd.reload")
 
-    /// Starts listening for SIGHUP; reloads apply to `worker` one at a time, in order. `credentialsChanged` is told
-    /// of credentials rebuilt (serve's channel management and enqueue checks follow them).
-    init(arguments: Arguments, configuration: Configuration, worker: Worker, feed: MetricsFeed? = nil,
+    /// Starts listening for SIGHUP; reloads apply to `worker` (when there is one) one at a time, in order.
+    /// `credentialsChanged` is told of credentials rebuilt (serve's channel management and enqueue checks follow them).
+    init(arguments: Arguments, configuration: Configuration, worker: Worker?, feed: MetricsFeed? = nil,
          credentialsChanged: (@Sendable (WorkerSetup) -> Void)? = nil) {
         signal(SIGHUP, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
@@ -38,7 +39,7 @@ final class ReloadSignal {
     deinit { source.cancel() }
 
     private static func reload(arguments: Arguments, current: Locked<(configuration: Configuration, keyDigest: String?)>,
-                               worker: Worker, feed: MetricsFeed?, credentialsChanged: (@Sendable (WorkerSetup) -> Void)?) async {
+                               worker: Worker?, feed: MetricsFeed?, credentialsChanged: (@Sendable (WorkerSetup) -> Void)?) async {
         let (old, oldDigest) = current.withLock { ($0.configuration, $0.keyDigest) }
         let next: Configuration
         do {
@@ -58,24 +59,33 @@ final class ReloadSignal {
         if changed.contains(where: { Self.credentialSettings.contains($0) }) || digest != oldDigest {
             do {
                 let setup = try WorkerSetup(next)
-                let set = setup.credentialSet(previous: worker.credentials, feed: feed)
-                // A new certificate has a new pool id: its connections present it.
-                for (poolID, identity) in setup.clientIdentities(of: set) { worker.transport.setClientIdentity(identity, for: poolID) }
-                credentials = set
+                if let worker {
+                    let set = setup.credentialSet(previous: worker.credentials, feed: feed)
+                    // A new certificate has a new pool id: its connections present it.
+                    for (poolID, identity) in setup.clientIdentities(of: set) { worker.transport.setClientIdentity(identity, for: poolID) }
+                    credentials = set
+                }
                 rebuilt = setup
             } catch {
                 logger.error("reload.failed", ("error", error.message), ("action", "kept every setting as it was"))
                 return
             }
         }
-        let renewed = credentials.map { new in
-            new.byName.values.filter { worker.credentials.byName[$0.name]?.poolID != $0.poolID }.map(\.name).sorted()
-        } ?? []
-        await worker.reload(retry: next.retryPolicy, logLevel: next.loggerLevel, credentials: credentials)
+        var renewed: [String] = []
+        if let worker {
+            renewed = credentials.map { new in
+                new.byName.values.filter { worker.credentials.byName[$0.name]?.poolID != $0.poolID }.map(\.name).sorted()
+            } ?? []
+            await worker.reload(retry: next.retryPolicy, logLevel: next.loggerLevel, credentials: credentials)
+        }
         if let rebuilt { credentialsChanged?(rebuilt) }
         current.withLock { $0 = (next, digest) }
-        let applied = changed.filter { reloadable.contains($0) } + (renewed.isEmpty ? [] : ["signing key (new provider token)"])
-        let restart = changed.filter { !reloadable.contains($0) }
+        // Without a worker the retry settings are unused (neither applied nor waiting for a restart); the log level
+        // of serve's own loggers is read at start.
+        let applies = worker == nil ? credentialSettings : reloadable
+        let unused = worker == nil ? reloadable.subtracting(credentialSettings).subtracting(["logLevel"]) : []
+        let applied = changed.filter { applies.contains($0) } + (renewed.isEmpty ? [] : ["signing key (new provider token)"])
+        let restart = changed.filter { !applies.contains($0) && !unused.contains($0) }
         logger.info("reload.done", ("applied", applied.isEmpty ? "nothing changed" : applied.joined(separator: ",")),
                     ("needs_restart", restart.joined(separator: ",")))
     }

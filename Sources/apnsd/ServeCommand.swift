@@ -62,14 +62,18 @@ enum ServeCommand {
         }
         let prune = EventPruner(store: store, keepUndelivered: webhook != nil, logger: Logger(label: "apnsd.events", minimumLevel: level))
         let pruner = Task { await prune.run() }
-        // SIGHUP reloads the worker's settings (ReloadSignal); without a worker there is nothing to reload, and it
-        // must not end the server as its default action would.
-        signal(SIGHUP, SIG_IGN)
+        // SIGHUP reloads the settings (ReloadSignal): with the worker, what it can take; without, the credentials,
+        // which the API's topic checks and channel management follow.
+        let reloadCredentials: @Sendable (WorkerSetup) -> Void = { rebuilt in
+            api.reloadCredentials(channels: rebuilt.channelManager(store: store), topicRoutes: rebuilt.routes)
+        }
+        let apiReload = setup == nil
+            ? ReloadSignal(arguments: arguments, configuration: configuration, worker: nil, credentialsChanged: reloadCredentials) : nil
+        defer { withExtendedLifetime(apiReload) {} }
         let workerTask = setup.map { setup in
             Task {
-                await runWorker(setup, store: store, state: workerState!, feed: metricsFeed, arguments: arguments) { rebuilt in
-                    api.reloadCredentials(channels: rebuilt.channelManager(store: store), topicRoutes: rebuilt.routes)
-                }
+                await runWorker(setup, store: store, state: workerState!, feed: metricsFeed, arguments: arguments,
+                                credentialsChanged: reloadCredentials)
             }
         }
         while StopSignals.count == 0 {

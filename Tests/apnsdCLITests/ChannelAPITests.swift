@@ -58,7 +58,8 @@ extension APIServe {
             #expect((live["channels"] as? [Any])?.count == 1)
         }
 
-        @Test func aReloadGivesChannelsAndEnqueueChecksTheNewCredentials() throws {
+        /// With the worker, and API-only (`--no-worker`, where the credentials are all a reload applies).
+        @Test(arguments: [false, true]) func aReloadGivesChannelsAndEnqueueChecksTheNewCredentials(withoutWorker: Bool) throws {
             var setup = try ChannelCLITests.setup()
             defer { setup.stop() }
             // Credentials from the config file only: first for the scores app alone.
@@ -71,7 +72,7 @@ extension APIServe {
                     """#)
             }
             setup.cli.environment["APNSD_CONFIG"] = try configure([Self.topic])
-            let api = try APIHarness(cli: setup.cli, arguments: [], initialized: true)
+            let api = try APIHarness(cli: setup.cli, arguments: withoutWorker ? ["--no-worker"] : [], initialized: true)
             defer { api.stop() }
             let other = ChannelCLITests.other
             let refused = try api.call("POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(other)"}"#)
@@ -82,6 +83,7 @@ extension APIServe {
             _ = try configure([Self.topic, other])
             kill(api.serve.pid, SIGHUP)
             #expect(Fleet.waitUntil(20, every: 0.02) { api.serve.log.contains("reload.done") }, "\(api.serve.log.suffix(1500))")
+            #expect(api.serve.log.contains(#""applied":"credentials""#), "\(api.serve.log.suffix(1500))")
             let created = try api.call("POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(other)"}"#)
             #expect(created.status == 201, "\(created.body)")
             #expect(try APIHarness.object(created)["credential"] as? String == "sports")
