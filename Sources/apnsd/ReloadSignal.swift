@@ -12,7 +12,7 @@ import Threads
 /// applied and what changed but needs a restart; a setting or key that does not load leaves everything as it was.
 final class ReloadSignal {
     /// Settings (`Configuration`'s property names) a running worker takes on SIGHUP.
-    static let reloadable: Set<String> = ["keyFile", "keyID", "teamID", "credentials", "retryBase", "retryCap", "maxAttempts", "retryMaxAge", "retryJitter", "logLevel"]
+    static let reloadable = credentialSettings.union(retrySettings).union(["logLevel"])
 
     private let source: any DispatchSourceSignal
     private let queue = DispatchQueue(label: "apnsd.reload")
@@ -83,7 +83,7 @@ final class ReloadSignal {
         // Without a worker the retry settings are unused (neither applied nor waiting for a restart); the log level
         // of serve's own loggers is read at start.
         let applies = worker == nil ? credentialSettings : reloadable
-        let unused = worker == nil ? reloadable.subtracting(credentialSettings).subtracting(["logLevel"]) : []
+        let unused = worker == nil ? retrySettings : []
         let applied = changed.filter { applies.contains($0) } + (renewed.isEmpty ? [] : ["signing key (new provider token)"])
         let restart = changed.filter { !applies.contains($0) && !unused.contains($0) }
         logger.info("reload.done", ("applied", applied.isEmpty ? "nothing changed" : applied.joined(separator: ",")),
@@ -92,6 +92,9 @@ final class ReloadSignal {
 
     /// The settings that make up the credentials.
     static let credentialSettings: Set<String> = ["keyFile", "keyID", "teamID", "credentials"]
+
+    /// The settings only a worker reads.
+    static let retrySettings: Set<String> = ["retryBase", "retryCap", "maxAttempts", "retryMaxAge", "retryJitter"]
 
     /// Every credential file's SHA-256, so that a key or certificate replaced in place is noticed.
     private static func digests(_ configuration: Configuration) -> String? {
