@@ -10,18 +10,24 @@ let package = Package(
     ],
     targets: [
         // System C libraries, each wrapped once: a module map plus a header of tiny static inline shims.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
-                       providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
-                       providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
-                       providers: [.apt(["libnghttp2-dev"])]),
-        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
-                       providers: [.apt(["libmicrohttpd-dev"])]),
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq",
-                       providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CNGHTTP2", pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
 
         .target(name: "APNs"),
         .target(name: "Threads"),
@@ -35,22 +41,43 @@ let package = Package(
         .target(name: "ArgumentParsing"),
         .target(name: "Metrics", dependencies: ["APNs", "QueueModel", "Threads"]),
         .target(name: "Intake", dependencies: ["APNs", "QueueModel", "Logging"]),
-        .target(name: "API", dependencies: ["APNs", "Channels", "Events", "HTTPServer", "Intake", "Logging", "Metrics", "ProviderAuth", "QueueModel", "Threads"]),
-        .target(name: "Events", dependencies: ["APNs", "QueueModel", "Threads", "Logging", "ProviderAuth", "HTTP2Transport", "Intake"]),
+        .target(
+            name: "API",
+            dependencies: [
+                "APNs", "Channels", "Events", "HTTPServer", "Intake", "Logging", "Metrics", "ProviderAuth",
+                "QueueModel", "Threads",
+            ]),
+        .target(
+            name: "Events",
+            dependencies: ["APNs", "QueueModel", "Threads", "Logging", "ProviderAuth", "HTTP2Transport", "Intake"]),
         .target(name: "Channels", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport"]),
-        .target(name: "Dispatcher", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging", "Threads"]),
+        .target(
+            name: "Dispatcher",
+            dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging", "Threads"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
-        .executableTarget(name: "apnsd", dependencies: ["API", "Channels", "Events", "Threads", "APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer", "Metrics", "QueueModel", "Store", "PostgresStore", "Dispatcher", "Logging", "Intake", "ArgumentParsing"]),
+        .executableTarget(
+            name: "apnsd",
+            dependencies: [
+                "API", "Channels", "Events", "Threads", "APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer",
+                "Metrics", "QueueModel", "Store", "PostgresStore", "Dispatcher", "Logging", "Intake", "ArgumentParsing",
+            ]),
 
-        .executableTarget(name: "apnsd-bench", dependencies: ["APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock", "ArgumentParsing", "Metrics", "QueueModel",
-                                                                     "API"],
-                          path: "Benchmarks/apnsd-bench"),
+        .executableTarget(
+            name: "apnsd-bench",
+            dependencies: [
+                "APNs", "ProviderAuth", "HTTP2Transport", "Store", "Dispatcher", "Logging", "APNsMock",
+                "ArgumentParsing", "Metrics", "QueueModel",
+                "API",
+            ],
+            path: "Benchmarks/apnsd-bench"),
 
         // Fuzz targets (scripts/fuzz; FUZZING.md). Each is its own executable so that only it links libFuzzer's
         // main when scripts/fuzz builds it with --sanitize=fuzzer -DFUZZING; in the normal build each is a small
         // replay runner (FuzzPayload FILE|DIR...) and FuzzCorpusTests runs the seed corpus through the same code.
-        .target(name: "FuzzTargets", dependencies: ["APNs", "Intake", "ProviderAuth", "APNsMock"], path: "Tests/Fuzz/FuzzTargets"),
+        .target(
+            name: "FuzzTargets", dependencies: ["APNs", "Intake", "ProviderAuth", "APNsMock"],
+            path: "Tests/Fuzz/FuzzTargets"),
         .executableTarget(name: "FuzzPayload", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzPayload"),
         .executableTarget(name: "FuzzImportLine", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzImportLine"),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzConfig"),
@@ -64,15 +91,36 @@ let package = Package(
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "MetricsTests", dependencies: ["TestSupport", "Metrics", "APNs", "QueueModel"]),
         .testTarget(name: "ProviderAuthTests", dependencies: ["TestSupport", "ProviderAuth"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
-        .testTarget(name: "StoreTests", dependencies: ["TestSupport", "Store", "PostgresStore", "QueueModel", "APNs", "Threads"]),
-        .testTarget(name: "EventsTests", dependencies: ["TestSupport", "Events", "Store", "QueueModel", "HTTPServer", "HTTP2Transport", "ProviderAuth", "APNs", "Intake", "Threads", "Logging"]),
-        .testTarget(name: "DispatcherTests", dependencies: ["TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Logging", "Metrics", "Threads"]),
+        .testTarget(
+            name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: ["TestSupport", "Store", "PostgresStore", "QueueModel", "APNs", "Threads"]),
+        .testTarget(
+            name: "EventsTests",
+            dependencies: [
+                "TestSupport", "Events", "Store", "QueueModel", "HTTPServer", "HTTP2Transport", "ProviderAuth", "APNs",
+                "Intake", "Threads", "Logging",
+            ]),
+        .testTarget(
+            name: "DispatcherTests",
+            dependencies: [
+                "TestSupport", "Dispatcher", "QueueModel", "Store", "HTTP2Transport", "APNsMock", "ProviderAuth",
+                "APNs", "Logging", "Metrics", "Threads",
+            ]),
         // Runs the built apnsd binary as a user would (scripts/test builds every product first).
-        .testTarget(name: "apnsdCLITests", dependencies: ["TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake", "API"]),
+        .testTarget(
+            name: "apnsdCLITests",
+            dependencies: [
+                "TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake", "API",
+            ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Events", "HTTPServer", "Metrics", "ProviderAuth", "QueueModel", "Store"]),
+        .testTarget(
+            name: "APITests",
+            dependencies: ["API", "Events", "HTTPServer", "Metrics", "ProviderAuth", "QueueModel", "Store"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
-        .testTarget(name: "HTTP2TransportTests", dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Threads"]),
+        .testTarget(
+            name: "HTTP2TransportTests",
+            dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Threads"]),
     ]
 )

@@ -23,7 +23,9 @@ enum MetricsBenchmark {
         let batch = 100_000
         for first in stride(from: 0, to: devices, by: batch) {
             let registrations = try (first..<min(devices, first + batch)).map { index in
-                DeviceRegistration(token: try DeviceToken(String(format: "%048llx%016llx", UInt64(index), splitmix(UInt64(index)))), topic: topic)
+                DeviceRegistration(
+                    token: try DeviceToken(String(format: "%048llx%016llx", UInt64(index), splitmix(UInt64(index)))),
+                    topic: topic)
             }
             _ = try await store.importDevices(registrations)
         }
@@ -36,10 +38,14 @@ enum MetricsBenchmark {
         // Some rows leased, some answered (a tenth of the devices deactivated by 410s), some waiting for a retry.
         let worker = try await store.registerWorker(host: "bench", pid: 1, now: Date())
         let claimed = try await store.claim(now: Date(), limit: devices / 5, leaseFor: .seconds(30), worker: worker)
-        let answered = claimed.prefix(devices / 10).map { DeliveryResult.unregistered($0, reason: .unregistered, timestamp: nil) }
-            + claimed.dropFirst(devices / 10).prefix(devices / 20).map { DeliveryResult.retry($0, at: Date().addingTimeInterval(600)) }
+        let answered =
+            claimed.prefix(devices / 10).map { DeliveryResult.unregistered($0, reason: .unregistered, timestamp: nil) }
+            + claimed.dropFirst(devices / 10).prefix(devices / 20).map {
+                DeliveryResult.retry($0, at: Date().addingTimeInterval(600))
+            }
         for part in stride(from: 0, to: answered.count, by: 10_000) {
-            _ = try await store.record(Array(answered[part..<min(answered.count, part + 10_000)]), by: worker, now: Date())
+            _ = try await store.record(
+                Array(answered[part..<min(answered.count, part + 10_000)]), by: worker, now: Date())
         }
 
         let gauges = try await store.gauges(now: Date())
@@ -79,7 +85,9 @@ enum MetricsBenchmark {
                 metrics.apnsRequest(environment, status: status, seconds: 0.05)
             }
         }
-        for route in ["/healthz", "/readyz", "/metrics"] { metrics.httpRequest(route: route, code: 200, seconds: 0.001) }
+        for route in ["/healthz", "/readyz", "/metrics"] {
+            metrics.httpRequest(route: route, code: 200, seconds: 0.001)
+        }
         return metrics
     }
 

@@ -9,7 +9,8 @@ enum ParseBatchBenchmark {
         let body = Array(data)
         let items: Int
         do {
-            items = try API.batchSpecs(body: body, contentType: "application/json", defaultTopic: "com.example.bench").count
+            items = try API.batchSpecs(body: body, contentType: "application/json", defaultTopic: "com.example.bench")
+                .count
         } catch {
             fail("\(path) is refused: \(error)")
         }
@@ -19,7 +20,8 @@ enum ParseBatchBenchmark {
             let begin = ContinuousClock.now
             // The specs are dropped inside the timed part, as the route drops them after enqueueing.
             do {
-                let specs = try API.batchSpecs(body: body, contentType: "application/json", defaultTopic: "com.example.bench")
+                let specs = try API.batchSpecs(
+                    body: body, contentType: "application/json", defaultTopic: "com.example.bench")
                 precondition(specs.count == items)
             } catch {
                 fail("\(error)")

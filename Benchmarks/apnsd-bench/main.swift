@@ -18,39 +18,39 @@ import ProviderAuth
 import Synchronization
 
 let usage = """
-USAGE: apnsd-bench <command> [options]     (a benchmark tool — never point it at a real Apple key or host)
+    USAGE: apnsd-bench <command> [options]     (a benchmark tool — never point it at a real Apple key or host)
 
-COMMANDS:
-  mint-jwt --key-file K.p8 --key-id ID --team-id TEAM
-      Prints an ES256 provider token (JWT) for the benchmark's own THROWAWAY key, so h2load and the bare C
-      loop can authenticate to apns-mock. Benchmark use only: never run it with a real Apple .p8 key.
+    COMMANDS:
+      mint-jwt --key-file K.p8 --key-id ID --team-id TEAM
+          Prints an ES256 provider token (JWT) for the benchmark's own THROWAWAY key, so h2load and the bare C
+          loop can authenticate to apns-mock. Benchmark use only: never run it with a real Apple .p8 key.
 
-  send --url https://127.0.0.1:PORT --ca-file CA.pem --jwt-file F (--requests M | --seconds S)
-       [--inflight N] [--connections C] [--rate R] [--device HEX] [--topic T]
-      Sends POST /3/device/HEX through apnsd's transport (ConnectionPool of C APNsConnections, R req/s per
-      connection, 0 = unthrottled, N requests in flight per connection), either M requests or for S seconds.
-      Prints: requests, seconds, rate, statuses, failures, and for --seconds the completions inside the window.
+      send --url https://127.0.0.1:PORT --ca-file CA.pem --jwt-file F (--requests M | --seconds S)
+           [--inflight N] [--connections C] [--rate R] [--device HEX] [--topic T]
+          Sends POST /3/device/HEX through apnsd's transport (ConnectionPool of C APNsConnections, R req/s per
+          connection, 0 = unthrottled, N requests in flight per connection), either M requests or for S seconds.
+          Prints: requests, seconds, rate, statuses, failures, and for --seconds the completions inside the window.
 
-  mock-stats FILE.json
-      Summarises apns-mock statistics (GET /_mock/stats or --stats-out): totals, per-connection request
-      counts and maximum one-second windows, distinct tokens, tokens answered 200 exactly once.
+      mock-stats FILE.json
+          Summarises apns-mock statistics (GET /_mock/stats or --stats-out): totals, per-connection request
+          counts and maximum one-second windows, distinct tokens, tokens answered 200 exactly once.
 
-  gen-tokens COUNT [--seed S]
-      Writes COUNT distinct pseudo-random 64-hex device tokens as "token,user" lines to stdout.
+      gen-tokens COUNT [--seed S]
+          Writes COUNT distinct pseudo-random 64-hex device tokens as "token,user" lines to stdout.
 
-  metrics --database FILE [--devices N] [--repeat R]
-      Fills a new database FILE with N devices (default 1000000) and a bulk campaign expanded to one delivery
-      each (some leased, answered, retried), then times the store's gauge query and a whole /metrics render
-      R times each (default 1000). Prints the fill times, the gauges, and median/p99/max in microseconds.
+      metrics --database FILE [--devices N] [--repeat R]
+          Fills a new database FILE with N devices (default 1000000) and a bulk campaign expanded to one delivery
+          each (some leased, answered, retried), then times the store's gauge query and a whole /metrics render
+          R times each (default 1000). Prints the fill times, the gauges, and median/p99/max in microseconds.
 
-  write-deferred --database FILE [--page N] [--notifications M]
-      Writes the notifications waiting in FILE's deferred batches (large API batches; all, or the first M) as
-      campaigns and deliveries, N per transaction (default 1000, like the worker); prints how many, how fast.
+      write-deferred --database FILE [--page N] [--notifications M]
+          Writes the notifications waiting in FILE's deferred batches (large API batches; all, or the first M) as
+          campaigns and deliveries, N per transaction (default 1000, like the worker); prints how many, how fast.
 
-  parse-batch FILE [--repeat N]
-      Parses and validates FILE as a POST /v1/notifications/batch body with the route's own code, N times (default
-      20). Prints the items, and the best and mean microseconds per item.
-"""
+      parse-batch FILE [--repeat N]
+          Parses and validates FILE as a POST /v1/notifications/batch body with the route's own code, N times (default
+          20). Prints the items, and the best and mean microseconds per item.
+    """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("apnsd-bench: \(message)\n".utf8))
@@ -62,7 +62,9 @@ struct Options {
     private let arguments: Arguments
 
     init(_ words: ArraySlice<String>, valued: Set<String>) {
-        do { arguments = try Arguments(Array(words), valued: valued, flagNames: []) } catch { fail(error.message, code: 64) }
+        do { arguments = try Arguments(Array(words), valued: valued, flagNames: []) } catch {
+            fail(error.message, code: 64)
+        }
     }
 
     var positionals: [String] { arguments.positionals }
@@ -138,7 +140,8 @@ func send(_ options: Options) async {
     let caFile = options.string("ca-file")
     let jwt: String
     do {
-        jwt = try String(contentsOfFile: options.string("jwt-file"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        jwt = try String(contentsOfFile: options.string("jwt-file"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     } catch {
         fail("cannot read --jwt-file: \(error.localizedDescription)")
     }
@@ -154,16 +157,19 @@ func send(_ options: Options) async {
     // The same request the bare C loop sends: same path, headers and body.
     let request = APNsRequest(
         path: "/3/device/\(device)",
-        headers: [("authorization", "bearer \(jwt)"), ("apns-topic", topic), ("apns-push-type", "alert"),
-                  ("apns-priority", "10"), ("content-type", "application/json")],
+        headers: [
+            ("authorization", "bearer \(jwt)"), ("apns-topic", topic), ("apns-push-type", "alert"),
+            ("apns-priority", "10"), ("content-type", "application/json"),
+        ],
         body: Array(#"{"aps":{"alert":"bench"}}"#.utf8))
 
     let pool: ConnectionPool
     do {
         pool = try ConnectionPool(
             key: PoolKey(credentialID: "bench", environment: .production),
-            configuration: ConnectionConfiguration(baseURL: url, caFile: caFile, ratePerSecond: rate, maxInFlight: inflight,
-                                                   label: "bench"),
+            configuration: ConnectionConfiguration(
+                baseURL: url, caFile: caFile, ratePerSecond: rate, maxInFlight: inflight,
+                label: "bench"),
             count: connections)
     } catch {
         fail("\(error)")
@@ -212,7 +218,10 @@ func send(_ options: Options) async {
         emit("window_rate", String(format: "%.0f", Double(tally.inWindow) / Double(seconds)))
     }
     emit("statuses", tally.statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))
-    emit("failures", tally.failures.isEmpty ? "0" : tally.failures.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))
+    emit(
+        "failures",
+        tally.failures.isEmpty
+            ? "0" : tally.failures.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))
     emit("client_sent_per_connection", poolStats.map { String($0.sent) }.joined(separator: ","))
 }
 
@@ -229,7 +238,9 @@ func mockStats(_ options: Options) {
     }
     let used = stats.connections.filter { $0.requests > 0 }
     emit("requests", stats.totals.requests)
-    emit("statuses", stats.totals.statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))
+    emit(
+        "statuses",
+        stats.totals.statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))
     emit("connections", used.count)
     emit("connection_requests", used.map { String($0.requests) }.joined(separator: ","))
     emit("connection_max_window", used.map { String($0.maxRequestsPerSecond) }.joined(separator: ","))
@@ -240,8 +251,12 @@ func mockStats(_ options: Options) {
     emit("tokens_accepted_once", stats.tokens.values.filter { ($0["200"] ?? 0) == 1 }.count)
     emit("tokens_accepted_twice", stats.totals.tokensAcceptedTwice)
     emit("der_signatures", stats.totals.derSignatures)
-    emit("validation_failures", stats.validationFailures.isEmpty ? "0"
-         : stats.validationFailures.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.count)" }.joined(separator: ","))
+    emit(
+        "validation_failures",
+        stats.validationFailures.isEmpty
+            ? "0"
+            : stats.validationFailures.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.count)" }.joined(
+                separator: ","))
 }
 
 // MARK: gen-tokens
@@ -255,7 +270,9 @@ func splitmix(_ x: UInt64) -> UInt64 {
 }
 
 func genTokens(_ options: Options) {
-    guard let text = options.positionals.first, let count = Int(text), count >= 0 else { fail("gen-tokens needs a COUNT", code: 64) }
+    guard let text = options.positionals.first, let count = Int(text), count >= 0 else {
+        fail("gen-tokens needs a COUNT", code: 64)
+    }
     let seed = UInt64(options.int("seed", default: 1))
     let hex = Array("0123456789abcdef".utf8)
     var buffer: [UInt8] = []
@@ -267,7 +284,9 @@ func genTokens(_ options: Options) {
             // Word 0 is splitmix of a distinct counter per token: unique across the file.
             var value = splitmix(base &+ UInt64(word))
             if word == 0 { value = splitmix(UInt64(i) &+ seed &* 0x1_0000_0000) }
-            for shift in stride(from: 60, through: 0, by: -4) { buffer.append(hex[Int((value >> UInt64(shift)) & 0xF)]) }
+            for shift in stride(from: 60, through: 0, by: -4) {
+                buffer.append(hex[Int((value >> UInt64(shift)) & 0xF)])
+            }
         }
         buffer.append(UInt8(ascii: ","))
         buffer.append(contentsOf: "user\(i % 100_000)".utf8)
@@ -290,18 +309,26 @@ guard arguments.count >= 2, !["-h", "--help", "help"].contains(arguments[1]) els
 let words = arguments.dropFirst(2)
 switch arguments[1] {
 case "mint-jwt": mintJWT(Options(words, valued: ["key-file", "key-id", "team-id"]))
-case "send": await send(Options(words, valued: ["url", "ca-file", "jwt-file", "requests", "seconds", "inflight", "connections", "rate",
-                                               "device", "topic"]))
+case "send":
+    await send(
+        Options(
+            words,
+            valued: [
+                "url", "ca-file", "jwt-file", "requests", "seconds", "inflight", "connections", "rate",
+                "device", "topic",
+            ]))
 case "mock-stats": mockStats(Options(words, valued: []))
 case "gen-tokens": genTokens(Options(words, valued: ["seed"]))
 case "metrics":
     let options = Options(words, valued: ["database", "devices", "repeat"])
-    await MetricsBenchmark.run(database: options.string("database"), devices: options.int("devices", default: 1_000_000),
-                               repeats: max(1, options.int("repeat", default: 1000)))
+    await MetricsBenchmark.run(
+        database: options.string("database"), devices: options.int("devices", default: 1_000_000),
+        repeats: max(1, options.int("repeat", default: 1000)))
 case "write-deferred":
     let options = Options(words, valued: ["database", "page", "notifications"])
-    await DeferredWriteBenchmark.run(database: options.string("database"), page: max(1, options.int("page", default: 1000)),
-                                     upTo: max(1, options.int("notifications", default: Int.max)))
+    await DeferredWriteBenchmark.run(
+        database: options.string("database"), page: max(1, options.int("page", default: 1000)),
+        upTo: max(1, options.int("notifications", default: Int.max)))
 case "parse-batch":
     let options = Options(words, valued: ["repeat"])
     guard let path = options.positionals.first else { fail("parse-batch needs a FILE", code: 64) }

@@ -10,7 +10,8 @@ extension API {
     func postBroadcast(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
         guard let reference = try body.string("channel"), !reference.isEmpty else {
-            throw .invalid("channel is required: the channel's number or the id APNs gave it, as a string", field: "channel")
+            throw .invalid(
+                "channel is required: the channel's number or the id APNs gave it, as a string", field: "channel")
         }
         let input = try NotificationFields.input(&body)
         try body.finish()
@@ -20,14 +21,19 @@ extension API {
         let found: Channel?
         do { found = try await channels.channel(ChannelReference(reference)) } catch { throw .store(error) }
         guard let channel = found else {
-            throw .invalid("no channel \(Printable.escaped(String(reference.prefix(120)))) (GET /v1/channels)", field: "channel")
+            throw .invalid(
+                "no channel \(Printable.escaped(String(reference.prefix(120)))) (GET /v1/channels)", field: "channel")
         }
         let content: NotificationContent
-        do { content = try input.validateBroadcast(channel: channel) } catch { throw .invalid(error.message, field: error.field.rawValue) }
+        do { content = try input.validateBroadcast(channel: channel) } catch {
+            throw .invalid(error.message, field: error.field.rawValue)
+        }
         if let refusal = channel.broadcastRefusal(for: content) { throw .invalid(refusal, field: "channel") }
         let spec = CampaignSpec(kind: .single, audience: .channel(channel.id), content: content)
         try settings.checkTopics([spec])
-        let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "broadcasts")
-        return accepted(done, json: #"{"id":"\#(done.ids[0])","channel":"\#(channel.id)","deliveries":\#(done.deliveries[0])}"#)
+        let done = try await enqueue(
+            EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "broadcasts")
+        return accepted(
+            done, json: #"{"id":"\#(done.ids[0])","channel":"\#(channel.id)","deliveries":\#(done.deliveries[0])}"#)
     }
 }

@@ -10,7 +10,8 @@ extension API {
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
         let spec = try NotificationFields.campaign(&body, defaultTopic: settings.defaultTopic)
         try settings.checkTopics([spec])
-        let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "campaigns")
+        let done = try await enqueue(
+            EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "campaigns")
         return accepted(done, json: #"{"id":"\#(done.ids[0])"}"#, status: 201)
     }
 
@@ -23,8 +24,11 @@ extension API {
         let after = try Self.cursor(request).map { CampaignID($0) }
         do {
             let page = try await store.campaigns(kind: kind, status: status, before: after, limit: limit)
-            return JSONResponse.make(200, Self.page("campaigns", page.map(\.json.description),
-                                                   next: page.count == limit ? page.last?.id.description : nil))
+            return JSONResponse.make(
+                200,
+                Self.page(
+                    "campaigns", page.map(\.json.description),
+                    next: page.count == limit ? page.last?.id.description : nil))
         } catch {
             throw .store(error)
         }
@@ -63,7 +67,10 @@ extension API {
     func pause(_ request: APIRequest, resume: Bool) async throws(APIError) -> HTTPResponse {
         let id = try campaignID(request)
         do {
-            let campaign = resume ? try await store.resumeCampaign(id, now: Date()).campaign : try await store.pauseCampaign(id, now: Date()).campaign
+            let campaign =
+                resume
+                ? try await store.resumeCampaign(id, now: Date()).campaign
+                : try await store.pauseCampaign(id, now: Date()).campaign
             return JSONResponse.make(200, campaign.json.description)
         } catch .invalidCampaign(let why) {
             throw APIError(409, "conflict", why)

@@ -16,7 +16,8 @@ extension API {
             throw .invalid("no topic: give topic, or set apns.topic", field: "topic")
         }
         let storage: ChannelStorage
-        do { storage = try (try body.string("storage")).map(ChannelStorage.parse) ?? Self.defaultChannelStorage } catch {
+        do { storage = try (try body.string("storage")).map(ChannelStorage.parse) ?? Self.defaultChannelStorage } catch
+        {
             throw .invalid("\(error)", field: "storage")
         }
         let environment: Environment
@@ -43,21 +44,29 @@ extension API {
         try Self.allowOnly(["topic", "environment", "deleted"], request)
         var includeDeleted = false
         if let text = request.query("deleted") {
-            guard text == "true" || text == "false" else { throw .invalid("deleted must be true or false", field: "deleted") }
+            guard text == "true" || text == "false" else {
+                throw .invalid("deleted must be true or false", field: "deleted")
+            }
             includeDeleted = text == "true"
         }
         let environment: Environment?
-        do { environment = try request.query("environment").map(Environment.parse) } catch { throw .invalid("\(error)", field: "environment") }
+        do { environment = try request.query("environment").map(Environment.parse) } catch {
+            throw .invalid("\(error)", field: "environment")
+        }
         let listing: ChannelListing
         if channels == nil, request.query("topic") == nil, environment == nil, let local = store as? any ChannelStore {
             // Without a credential the local table is still readable (as `apnsd channel list`); asking APNs is not.
             let rows: [Channel]
-            do { rows = try await local.channels(topic: nil, includeDeleted: includeDeleted) } catch { throw .store(error) }
-            listing = ChannelListing(rows: rows.map { .init(channel: $0, atAPNs: nil) }, notRecorded: [], compared: false)
+            do { rows = try await local.channels(topic: nil, includeDeleted: includeDeleted) } catch {
+                throw .store(error)
+            }
+            listing = ChannelListing(
+                rows: rows.map { .init(channel: $0, atAPNs: nil) }, notRecorded: [], compared: false)
         } else {
             let manager = try channelManager()
             do {
-                listing = try await manager.list(topic: request.query("topic"), environment: environment, includeDeleted: includeDeleted)
+                listing = try await manager.list(
+                    topic: request.query("topic"), environment: environment, includeDeleted: includeDeleted)
             } catch .invalid(let why) where request.query("topic") == nil {
                 throw .invalid(why, field: "environment")
             } catch {
@@ -65,12 +74,16 @@ extension API {
             }
         }
         let rows = listing.rows.map { row in
-            row.atAPNs.map { row.channel.json.adding([("atAPNs", .bool($0))]) }?.description ?? row.channel.json.description
+            row.atAPNs.map { row.channel.json.adding([("atAPNs", .bool($0))]) }?.description
+                ?? row.channel.json.description
         }
         var body = "{\"channels\":\(JSONResponse.array(rows))"
         if listing.compared {
             let extra = listing.notRecorded.map {
-                JSONLine(["channelId": .string($0.channelID), "topic": .string($0.topic), "environment": .string($0.environment.rawValue)]).description
+                JSONLine([
+                    "channelId": .string($0.channelID), "topic": .string($0.topic),
+                    "environment": .string($0.environment.rawValue),
+                ]).description
             }
             body += ",\"notRecorded\":\(JSONResponse.array(extra))"
         }
@@ -84,7 +97,8 @@ extension API {
         let manager = try channelManager()
         do {
             let shown = try await manager.show(Self.channelReference(request))
-            return JSONResponse.make(200, shown.channel.json.adding([("apnsStorage", .string(shown.apnsStorage?.rawValue))]).description)
+            return JSONResponse.make(
+                200, shown.channel.json.adding([("apnsStorage", .string(shown.apnsStorage?.rawValue))]).description)
         } catch {
             throw Self.channelError(error)
         }
@@ -104,7 +118,9 @@ extension API {
 
     private func channelManager() throws(APIError) -> ChannelManager {
         guard let channels else {
-            throw APIError(503, "channels_unavailable", "broadcast channels need a credential (apns.keyFile/keyId/teamId or apns.credentials)")
+            throw APIError(
+                503, "channels_unavailable",
+                "broadcast channels need a credential (apns.keyFile/keyId/teamId or apns.credentials)")
         }
         return channels
     }
@@ -123,7 +139,8 @@ extension API {
         case .invalid(let why), .noCredential(let why): return .invalid(why, field: "topic")
         case .unknownChannel: return .notFound("\(error)")
         case .alreadyDeleted: return APIError(409, "conflict", "\(error)")
-        case .apns(_, let status, _, _) where (400..<500).contains(status): return APIError(422, "apns_refused", "\(error)")
+        case .apns(_, let status, _, _) where (400..<500).contains(status):
+            return APIError(422, "apns_refused", "\(error)")
         case .apns: return APIError(502, "apns_failed", "\(error)")
         case .badAnswer: return APIError(502, "apns_bad_answer", "\(error)")
         case .transport: return APIError(502, "apns_unreachable", "\(error)")

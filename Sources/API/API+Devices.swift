@@ -19,15 +19,22 @@ extension API {
         do { environment = try (try body.string("environment")).map(Environment.parse) ?? .production } catch {
             throw .invalid("\(error)", field: "environment")
         }
-        let user = try body.string("user").map { (text: String) throws(APIError) in try NotificationFields.user(text, field: "user") }
-        let replaces = try body.string("replaces").map { (text: String) throws(APIError) in try NotificationFields.token(text, field: "replaces") }
+        let user = try body.string("user").map { (text: String) throws(APIError) in
+            try NotificationFields.user(text, field: "user")
+        }
+        let replaces = try body.string("replaces").map { (text: String) throws(APIError) in
+            try NotificationFields.token(text, field: "replaces")
+        }
         let kind = try Self.deviceKind(body.string("kind"), field: "kind") ?? .device
         let activityType = try body.string("activityType")
         try body.finish()
         if replaces == token { throw .invalid("a token cannot replace itself", field: "replaces") }
-        let registration = DeviceRegistration(token: token, topic: topic, environment: environment, user: user, replaces: replaces,
-                                              kind: kind, activityType: activityType)
-        do { _ = try registration.checked() } catch .invalidDevice(let why) { throw .invalid(why, field: "activityType") } catch {
+        let registration = DeviceRegistration(
+            token: token, topic: topic, environment: environment, user: user, replaces: replaces,
+            kind: kind, activityType: activityType)
+        do { _ = try registration.checked() } catch .invalidDevice(let why) {
+            throw .invalid(why, field: "activityType")
+        } catch {
             throw .store(error)
         }
         do {
@@ -46,8 +53,9 @@ extension API {
         do { devices = try await store.devices(token: token) } catch { throw .store(error) }
         if let topic = request.query("topic") { devices = devices.filter { $0.topic == topic } }
         guard devices.count <= 1 else {
-            throw .invalid("token is registered for several topics (\(devices.map(\.topic).joined(separator: ", "))): add ?topic=",
-                           field: "topic")
+            throw .invalid(
+                "token is registered for several topics (\(devices.map(\.topic).joined(separator: ", "))): add ?topic=",
+                field: "topic")
         }
         guard let device = devices.first else {
             throw Self.noDevice(request)
@@ -61,7 +69,8 @@ extension API {
         let token = try pathToken(request)
         let device: Device?
         do {
-            device = try await store.deactivateDevice(token: token, topic: request.query("topic"), reason: .removed, now: Date())
+            device = try await store.deactivateDevice(
+                token: token, topic: request.query("topic"), reason: .removed, now: Date())
         } catch {
             throw .store(error)
         }
@@ -73,18 +82,25 @@ extension API {
     func listDevices(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         try Self.allowOnly(["user", "active", "kind", "limit", "after"], request)
         let kind = try Self.deviceKind(request.query("kind"), field: "kind")
-        let user = try request.query("user").map { (text: String) throws(APIError) in try NotificationFields.user(text, field: "user") }
+        let user = try request.query("user").map { (text: String) throws(APIError) in
+            try NotificationFields.user(text, field: "user")
+        }
         var active: Bool?
         if let text = request.query("active") {
-            guard text == "true" || text == "false" else { throw .invalid("active must be true or false", field: "active") }
+            guard text == "true" || text == "false" else {
+                throw .invalid("active must be true or false", field: "active")
+            }
             active = text == "true"
         }
         let limit = try Self.limit(request, default: 100, maximum: 1000)
         let after = try Self.cursor(request)
         do {
             let page = try await store.devices(active: active, user: user, kind: kind, after: after, limit: limit)
-            return JSONResponse.make(200, Self.page("devices", page.map(\.json.description),
-                                                   next: page.count == limit ? page.last.map { String($0.id) } : nil))
+            return JSONResponse.make(
+                200,
+                Self.page(
+                    "devices", page.map(\.json.description),
+                    next: page.count == limit ? page.last.map { String($0.id) } : nil))
         } catch {
             throw .store(error)
         }
@@ -104,7 +120,9 @@ extension API {
     /// A device kind (`device`, `activity`, `pushToStart`) given as `field`, if any; 400 otherwise.
     static func deviceKind(_ text: String?, field: String) throws(APIError) -> DeviceKind? {
         guard let text else { return nil }
-        do { return try DeviceKind.parse(text) } catch .invalidDevice(let why) { throw .invalid(why, field: field) } catch { throw .store(error) }
+        do { return try DeviceKind.parse(text) } catch .invalidDevice(let why) {
+            throw .invalid(why, field: field)
+        } catch { throw .store(error) }
     }
 
     /// 404 for a token that is not registered (for the `?topic=` asked, if any).

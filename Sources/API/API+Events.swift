@@ -13,13 +13,16 @@ extension API {
         try Self.allowOnly(["after", "wait", "limit"], request)
         var after: EventID?
         if let text = request.query("after") {
-            guard let cursor = EventID(cursor: text) else { throw .invalid("after must be a cursor from an earlier page's next", field: "after") }
+            guard let cursor = EventID(cursor: text) else {
+                throw .invalid("after must be a cursor from an earlier page's next", field: "after")
+            }
             after = cursor
         }
         var wait = 0
         if let text = request.query("wait") {
             guard let seconds = Int(text), (0...Self.maximumEventWait).contains(seconds) else {
-                throw .invalid("wait must be a whole number of seconds from 0 to \(Self.maximumEventWait)", field: "wait")
+                throw .invalid(
+                    "wait must be a whole number of seconds from 0 to \(Self.maximumEventWait)", field: "wait")
             }
             wait = seconds
         }

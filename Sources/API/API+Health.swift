@@ -14,10 +14,13 @@ extension API {
         let checks = await readiness()
         let ready = checks.allSatisfy { $0.1 == "ok" }
         let states = credentials()
-        let credentials = states.isEmpty ? ""
+        let credentials =
+            states.isEmpty
+            ? ""
             : #","credentials":{"# + states.map { "\(JSONText.quote($0.name)):\($0.json)" }.joined(separator: ",") + "}"
-        return JSONResponse.make(ready ? 200 : 503,
-                                 #"{"status":"\#(ready ? "ready" : "unready")","checks":\#(JSONResponse.object(checks))\#(credentials)}"#)
+        return JSONResponse.make(
+            ready ? 200 : 503,
+            #"{"status":"\#(ready ? "ready" : "unready")","checks":\#(JSONResponse.object(checks))\#(credentials)}"#)
     }
 
     /// `GET /metrics`: the Prometheus text format, its sampled gauges refreshed first.

@@ -10,16 +10,19 @@ extension API {
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
         let spec = try NotificationFields.notification(&body, defaultTopic: settings.defaultTopic)
         try settings.checkTopics([spec])
-        let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "notifications")
+        let done = try await enqueue(
+            EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "notifications")
         return accepted(done, json: #"{"id":"\#(done.ids[0])","deliveries":\#(done.deliveries[0])}"#)
     }
 
     /// `POST /v1/notifications/batch`: up to 10,000 notifications, all or none.
     func postBatch(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
-        let specs = try Self.batchItems(body: request.http.body, contentType: request.http.headers["Content-Type"],
-                                        defaultTopic: settings.defaultTopic)
+        let specs = try Self.batchItems(
+            body: request.http.body, contentType: request.http.headers["Content-Type"],
+            defaultTopic: settings.defaultTopic)
         try settings.checkTopics(specs)
-        let done = try await enqueue(EnqueueRequest(specs: specs, idempotency: try idempotency(request)), source: "batch")
+        let done = try await enqueue(
+            EnqueueRequest(specs: specs, idempotency: try idempotency(request)), source: "batch")
         return accepted(done, json: #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"#)
     }
 
@@ -30,13 +33,19 @@ extension API {
     }
 
     /// `batchSpecs` with the route's typed error.
-    static func batchItems(body bytes: [UInt8], contentType: String?, defaultTopic: String?) throws(APIError) -> [CampaignSpec] {
+    static func batchItems(body bytes: [UInt8], contentType: String?, defaultTopic: String?) throws(APIError)
+        -> [CampaignSpec]
+    {
         var body = try JSONBody.parse(bytes, contentType: contentType)
-        guard let items = try body.array("notifications") else { throw .invalid("notifications is required", field: "notifications") }
+        guard let items = try body.array("notifications") else {
+            throw .invalid("notifications is required", field: "notifications")
+        }
         try body.finish()
         guard items.count > 0 else { throw .invalid("notifications must not be empty", field: "notifications") }
         guard items.count <= NotificationFields.maximumRecipients else {
-            throw .invalid("\(items.count) notifications; at most \(NotificationFields.maximumRecipients) per batch", field: "notifications")
+            throw .invalid(
+                "\(items.count) notifications; at most \(NotificationFields.maximumRecipients) per batch",
+                field: "notifications")
         }
         var specs: [CampaignSpec] = []
         specs.reserveCapacity(items.count)
@@ -61,7 +70,8 @@ extension API {
             let campaign = try await store.campaign(id)
             let deliveries = try await store.log(LogFilter(campaign: id), after: nil, limit: 1000)
             let json = JSONLine([
-                "id": .string(id.description), "kind": .string("\(campaign.kind)"), "createdAt": .date(campaign.createdAt),
+                "id": .string(id.description), "kind": .string("\(campaign.kind)"),
+                "createdAt": .date(campaign.createdAt),
                 "status": .string("\(campaign.status)"), "counts": .raw(Self.counts(campaign)),
                 "deliveries": .raw(JSONResponse.array(deliveries.map(\.json.description))),
             ])
@@ -108,7 +118,9 @@ extension API {
     /// The `{id}` path parameter.
     func campaignID(_ request: APIRequest) throws(APIError) -> CampaignID {
         let text = request.parameters["id"] ?? ""
-        guard let id = CampaignID(text) else { throw .invalid("'\(text)' is not an id (a positive whole number)", field: "id") }
+        guard let id = CampaignID(text) else {
+            throw .invalid("'\(text)' is not an id (a positive whole number)", field: "id")
+        }
         return id
     }
 
@@ -116,7 +128,8 @@ extension API {
     func idempotency(_ request: APIRequest) throws(APIError) -> IdempotencyKey? {
         guard let key = request.http.headers["Idempotency-Key"] else { return nil }
         if let problem = IdempotencyKey.validate(key) { throw .invalid(problem, field: "Idempotency-Key") }
-        return IdempotencyKey(scope: "api:" + (request.key?.name ?? ""), key: key, requestHash: SHA256.hex(request.http.body))
+        return IdempotencyKey(
+            scope: "api:" + (request.key?.name ?? ""), key: key, requestHash: SHA256.hex(request.http.body))
     }
 
     /// Writes through the grouping queue; counts what was created under `source` (the route, as the metric's label).
@@ -132,6 +145,7 @@ extension API {
 
     /// 202 for new work; 200 with `Idempotent-Replayed: true` for a replay.
     func accepted(_ done: Enqueued, json: String, status: Int = 202) -> HTTPResponse {
-        done.isReplay ? JSONResponse.make(200, json, headers: [("Idempotent-Replayed", "true")]) : JSONResponse.make(status, json)
+        done.isReplay
+            ? JSONResponse.make(200, json, headers: [("Idempotent-Replayed", "true")]) : JSONResponse.make(status, json)
     }
 }

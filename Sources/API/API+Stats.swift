@@ -15,7 +15,8 @@ extension API {
             return id
         }
         do {
-            return JSONResponse.make(200, try await store.stats(since: since, campaign: campaign, now: now).json.description)
+            return JSONResponse.make(
+                200, try await store.stats(since: since, campaign: campaign, now: now).json.description)
         } catch {
             throw .store(error)
         }

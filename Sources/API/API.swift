@@ -30,7 +30,8 @@ public struct APISettings: Sendable {
             // A broadcast is no device push: only its app's route is checked.
             let pushType = spec.audience.channel == nil ? spec.content.pushType : nil
             guard let refusal = topicRoutes.refusal(for: spec.content.bundleID, pushType: pushType) else { continue }
-            var error = APIError.invalid(specs.count > 1 ? "notifications[\(index)]: \(refusal)" : refusal, field: "topic")
+            var error = APIError.invalid(
+                specs.count > 1 ? "notifications[\(index)]: \(refusal)" : refusal, field: "topic")
             if specs.count > 1 { error.index = index }
             throw error
         }
@@ -58,10 +59,12 @@ public final class API: Sendable {
     /// without a worker); `refreshMetrics` updates the sampled gauges
     /// before each `/metrics` render. An in-process worker learns of new work from its store's own commit signal,
     /// so the API needs no hook for it.
-    public init(store: any ProducerStore & APIKeyStore, events: EventFeed, metrics: APNsdMetrics, settings: APISettings,
-                readiness: @escaping @Sendable () async -> [(String, String)],
-                credentials: @escaping @Sendable () -> [CredentialReadiness] = { [] },
-                refreshMetrics: @escaping @Sendable () async -> Void = {}, channels: ChannelManager? = nil) {
+    public init(
+        store: any ProducerStore & APIKeyStore, events: EventFeed, metrics: APNsdMetrics, settings: APISettings,
+        readiness: @escaping @Sendable () async -> [(String, String)],
+        credentials: @escaping @Sendable () -> [CredentialReadiness] = { [] },
+        refreshMetrics: @escaping @Sendable () async -> Void = {}, channels: ChannelManager? = nil
+    ) {
         reloadable = Locked((channels, settings.topicRoutes))
         self.store = store
         self.events = events
@@ -92,9 +95,16 @@ public final class API: Sendable {
     /// The HTTP server's own answers (a body over its limit, a request during a stop) in the API's error format.
     public static var serverOptions: HTTPServer.Options {
         var options = HTTPServer.Options()
-        options.tooLarge = APIError(413, "body_too_large", "the body is over this route's limit: 1 MiB, 64 MiB on the batch and campaign routes").response
-        options.unavailable = APIError(503, "shutting_down", "apnsd is stopping; retry on another instance or shortly",
-                                       headers: [("Retry-After", "1")]).response
+        options.tooLarge =
+            APIError(
+                413, "body_too_large",
+                "the body is over this route's limit: 1 MiB, 64 MiB on the batch and campaign routes"
+            ).response
+        options.unavailable =
+            APIError(
+                503, "shutting_down", "apnsd is stopping; retry on another instance or shortly",
+                headers: [("Retry-After", "1")]
+            ).response
         return options
     }
 
@@ -108,15 +118,18 @@ public final class API: Sendable {
     }
 
     /// Every route's method and template (the OpenAPI document's test checks each is documented).
-    public static var routeTemplates: [(method: String, template: String)] { router.all.map { ($0.method, $0.template) } }
+    public static var routeTemplates: [(method: String, template: String)] {
+        router.all.map { ($0.method, $0.template) }
+    }
 
     /// Answers one request.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let start = ContinuousClock.now
         let (template, response) = await answer(request)
         let elapsed = ContinuousClock.now - start
-        metrics.httpRequest(route: template, code: response.status,
-                            seconds: elapsed.seconds)
+        metrics.httpRequest(
+            route: template, code: response.status,
+            seconds: elapsed.seconds)
         return response
     }
 
@@ -126,15 +139,21 @@ public final class API: Sendable {
             return ("unmatched", APIError.notFound("no route for \(request.path)").response)
         case .methodNotAllowed(let template, let allowed):
             let list = allowed.joined(separator: ", ")
-            return (template, APIError(405, "method_not_allowed", "\(template) allows \(list), not \(request.method)",
-                                       headers: [("Allow", list)]).response)
+            return (
+                template,
+                APIError(
+                    405, "method_not_allowed", "\(template) allows \(list), not \(request.method)",
+                    headers: [("Allow", list)]
+                ).response
+            )
         case .found(let route, let parameters):
             do throws(APIError) {
                 var matched = APIRequest(http: request, parameters: parameters, key: nil)
                 if let scope = route.scope {
                     let key = try await authenticator.authenticate(request.headers["Authorization"])
                     guard key.allows(scope) else {
-                        throw APIError(403, "forbidden", "API key '\(key.name)' lacks the \(scope) scope this route needs")
+                        throw APIError(
+                            403, "forbidden", "API key '\(key.name)' lacks the \(scope) scope this route needs")
                     }
                     matched.key = key
                 }

@@ -13,7 +13,10 @@ struct APIError: Error, Sendable {
     var index: Int?
     var headers: [(String, String)] = []
 
-    init(_ status: Int, _ code: String, _ message: String, field: String? = nil, index: Int? = nil, headers: [(String, String)] = []) {
+    init(
+        _ status: Int, _ code: String, _ message: String, field: String? = nil, index: Int? = nil,
+        headers: [(String, String)] = []
+    ) {
         self.status = status
         self.code = code
         self.message = message
@@ -39,9 +42,12 @@ struct APIError: Error, Sendable {
         case .idempotencyConflict: return APIError(422, "idempotency_key_reused", "\(error)")
         case .notADraft: return APIError(409, "conflict", "\(error)")
         case .ambiguousDevice: return .invalid("\(error)", field: "topic")
-        case .databaseLocked, .diskFull, .ioError, .readOnly, .unavailable, .databaseMissing, .cannotOpen, .closed, .newerSchema, .olderSchema,
-             .engineFailure:
-            return APIError(503, "database_unavailable", "the database cannot be used right now; retry later", headers: [("Retry-After", "1")])
+        case .databaseLocked, .diskFull, .ioError, .readOnly, .unavailable, .databaseMissing, .cannotOpen, .closed,
+            .newerSchema, .olderSchema,
+            .engineFailure:
+            return APIError(
+                503, "database_unavailable", "the database cannot be used right now; retry later",
+                headers: [("Retry-After", "1")])
         default: return APIError(500, "internal_error", "\(error)")
         }
     }

@@ -17,8 +17,9 @@ final class Authenticator: Sendable {
     /// The key the request's bearer secret belongs to; 401 when none is given or it matches no live key.
     func authenticate(_ authorization: String?) async throws(APIError) -> APIKeyRecord {
         guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
-            throw APIError(401, "unauthorized", "send an API key as Authorization: Bearer SECRET (apnsd api-key create NAME)",
-                           headers: [("WWW-Authenticate", "Bearer")])
+            throw APIError(
+                401, "unauthorized", "send an API key as Authorization: Bearer SECRET (apnsd api-key create NAME)",
+                headers: [("WWW-Authenticate", "Bearer")])
         }
         let secret = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
         guard APIKeySecret.isWellFormed(secret) else { throw Self.unknownKey }
@@ -26,7 +27,9 @@ final class Authenticator: Sendable {
         let now = Date()
         if let known = remembered.withLock({ $0[hash] }), known.until > now { return known.record }
         let record: APIKeyRecord?
-        do { record = try await store.authenticateAPIKey(secretHash: hash, now: now) } catch { throw APIError.store(error) }
+        do { record = try await store.authenticateAPIKey(secretHash: hash, now: now) } catch {
+            throw APIError.store(error)
+        }
         guard let record else { throw Self.unknownKey }
         remembered.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
@@ -35,6 +38,7 @@ final class Authenticator: Sendable {
         return record
     }
 
-    private static let unknownKey = APIError(401, "unauthorized", "the API key is not valid (revoked, or never created)",
-                                             headers: [("WWW-Authenticate", "Bearer")])
+    private static let unknownKey = APIError(
+        401, "unauthorized", "the API key is not valid (revoked, or never created)",
+        headers: [("WWW-Authenticate", "Bearer")])
 }

@@ -1,4 +1,5 @@
 import Logging
+
 /// One sending credential's state as `GET /readyz` shows it (in `credentials`, by name): whether it sends, why it
 /// is paused, and how long its certificate has left.
 public struct CredentialReadiness: Sendable, Hashable {

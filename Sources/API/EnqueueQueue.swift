@@ -12,7 +12,8 @@ actor EnqueueQueue {
     static let groupedSpecs = 16
 
     private let store: any ProducerStore
-    private var waiting: [(request: EnqueueRequest, continuation: CheckedContinuation<Result<Enqueued, StoreError>, Never>)] = []
+    private var waiting:
+        [(request: EnqueueRequest, continuation: CheckedContinuation<Result<Enqueued, StoreError>, Never>)] = []
     private var writing = false
 
     init(store: any ProducerStore) {

@@ -16,8 +16,9 @@ struct JSONBody {
 
     init(_ tree: JSONTree, node: Int, path: String = "") throws(APIError) {
         guard tree[node].kind == .object else {
-            throw .invalid("expected a JSON object\(path.isEmpty ? "" : " for \(path.dropLast())"), got \(tree[node].typeName)",
-                           field: path.isEmpty ? nil : String(path.dropLast()))
+            throw .invalid(
+                "expected a JSON object\(path.isEmpty ? "" : " for \(path.dropLast())"), got \(tree[node].typeName)",
+                field: path.isEmpty ? nil : String(path.dropLast()))
         }
         self.tree = tree
         self.node = node
@@ -26,7 +27,9 @@ struct JSONBody {
 
     /// Parses a request body: `application/json` (415 otherwise), strict JSON (400), an object.
     static func parse(_ body: [UInt8], contentType: String?) throws(APIError) -> JSONBody {
-        let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let mediaType = contentType?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
         guard mediaType == "application/json" else {
             throw APIError(415, "unsupported_media_type", "send the body as Content-Type: application/json")
         }
@@ -92,7 +95,8 @@ struct JSONBody {
         strings.reserveCapacity(count)
         for (i, item) in tree.children(of: node).enumerated() {
             guard tree[item].kind == .string else {
-                throw .invalid("\(path)\(key)[\(i)] must be a string, not \(tree[item].typeName)", field: path + key.description)
+                throw .invalid(
+                    "\(path)\(key)[\(i)] must be a string, not \(tree[item].typeName)", field: path + key.description)
             }
             strings.append(item)
         }

@@ -10,7 +10,9 @@ enum NotificationFields {
     static let maximumRecipients = 10_000
 
     /// Reads the shared members and validates them; `defaultTopic` is `apns.topic`.
-    static func content(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> (content: NotificationContent, environment: Environment?) {
+    static func content(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> (
+        content: NotificationContent, environment: Environment?
+    ) {
         let input = try input(&body)
         do {
             return try input.validate(defaultTopic: defaultTopic)
@@ -23,8 +25,10 @@ enum NotificationFields {
     static func input(_ body: inout JSONBody) throws(APIError) -> NotificationInput {
         NotificationInput(
             topic: try body.string("topic"), pushType: try body.string("pushType"),
-            priority: try body.integer("priority").map(String.init), expiration: try body.integer("expiration").map(String.init),
-            collapseID: try body.string("collapseId"), apnsID: try body.string("apnsId"), environment: try body.string("environment"),
+            priority: try body.integer("priority").map(String.init),
+            expiration: try body.integer("expiration").map(String.init),
+            collapseID: try body.string("collapseId"), apnsID: try body.string("apnsId"),
+            environment: try body.string("environment"),
             payload: try body.rawObject("payload"))
     }
 
@@ -37,8 +41,10 @@ enum NotificationFields {
         for name in audienceMembers where body.has(name) { givenCount += 1 }
         guard givenCount == 1 else {
             let given = audienceMembers.filter { body.has($0) }.map(\.description)
-            throw .invalid(given.isEmpty ? "give one of token, tokens, user, users" : "give only one of \(given.joined(separator: ", "))",
-                           field: given.count > 1 ? given[1] : "token")
+            throw .invalid(
+                given.isEmpty
+                    ? "give one of token, tokens, user, users" : "give only one of \(given.joined(separator: ", "))",
+                field: given.count > 1 ? given[1] : "token")
         }
         let (content, environment) = try content(&body, defaultTopic: defaultTopic)
         let audience: Audience
@@ -47,12 +53,20 @@ enum NotificationFields {
         } else if let tokens = try body.stringNodes("tokens", maximum: maximumRecipients) {
             var parsed: [DeviceToken] = []
             parsed.reserveCapacity(tokens.count)
-            for (i, token) in tokens.enumerated() { parsed.append(try Self.token(body.tree, token, field: "tokens", index: i)) }
+            for (i, token) in tokens.enumerated() {
+                parsed.append(try Self.token(body.tree, token, field: "tokens", index: i))
+            }
             audience = .tokens(parsed, environment: environment)
         } else {
-            if environment != nil { throw .invalid("environment goes with token or tokens, not with users", field: "environment") }
+            if environment != nil {
+                throw .invalid("environment goes with token or tokens, not with users", field: "environment")
+            }
             var users: [String] = []
-            if let user = try body.string("user") { users = [user] } else { users = try body.strings("users", maximum: maximumRecipients) ?? [] }
+            if let user = try body.string("user") {
+                users = [user]
+            } else {
+                users = try body.strings("users", maximum: maximumRecipients) ?? []
+            }
             for user in users {
                 _ = try Self.user(user, field: body.has("user") ? "user" : "users")
             }
@@ -65,14 +79,20 @@ enum NotificationFields {
     /// `POST /v1/campaigns`' object.
     static func campaign(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> CampaignSpec {
         let (content, environment) = try content(&body, defaultTopic: defaultTopic)
-        guard var audienceBody = try body.object("audience") else { throw .invalid("audience is required", field: "audience") }
+        guard var audienceBody = try body.object("audience") else {
+            throw .invalid("audience is required", field: "audience")
+        }
         // An activity audience is `activityType` (with an optional `kind`), alone or with `users`.
         let isActivity = audienceBody.has("activityType")
         let given = ["all", "users", "tokens"].filter { audienceBody.has($0) }
         guard isActivity ? !audienceBody.has("all") && !audienceBody.has("tokens") : given.count == 1 else {
-            throw .invalid("audience takes exactly one of all, users, tokens, or activityType (with users if wanted)", field: "audience")
+            throw .invalid(
+                "audience takes exactly one of all, users, tokens, or activityType (with users if wanted)",
+                field: "audience")
         }
-        if !isActivity, audienceBody.has("kind") { throw .invalid("audience.kind goes with audience.activityType", field: "audience.kind") }
+        if !isActivity, audienceBody.has("kind") {
+            throw .invalid("audience.kind goes with audience.activityType", field: "audience.kind")
+        }
         let audience: Audience
         if isActivity {
             let type = try audienceBody.string("activityType") ?? ""
@@ -83,8 +103,12 @@ enum NotificationFields {
             }
             audience = .activities(type: type, kind: kind, users: users, environment: environment)
             // The rules in `validate`'s order: the kind, the push type, the activity type.
-            let field = !kind.isLiveActivity ? "audience.kind" : content.pushType != .liveactivity ? "pushType" : "audience.activityType"
-            do { try CampaignSpec(kind: .bulk, audience: audience, content: content).validate() } catch .invalidCampaign(let why) {
+            let field =
+                !kind.isLiveActivity
+                ? "audience.kind" : content.pushType != .liveactivity ? "pushType" : "audience.activityType"
+            do {
+                try CampaignSpec(kind: .bulk, audience: audience, content: content).validate()
+            } catch .invalidCampaign(let why) {
                 throw .invalid(why, field: field)
             } catch {
                 throw .store(error)
@@ -101,7 +125,9 @@ enum NotificationFields {
             let tokens = try audienceBody.strings("tokens", maximum: Int.max) ?? []
             var parsed: [DeviceToken] = []
             parsed.reserveCapacity(tokens.count)
-            for (i, token) in tokens.enumerated() { parsed.append(try Self.token(token, field: "audience.tokens", index: i)) }
+            for (i, token) in tokens.enumerated() {
+                parsed.append(try Self.token(token, field: "audience.tokens", index: i))
+            }
             audience = .tokens(parsed, environment: environment)
         }
         try audienceBody.finish()

@@ -21,12 +21,15 @@ extension API {
     /// `after`, a cursor from an earlier page's `next` (an id).
     static func cursor(_ request: APIRequest) throws(APIError) -> Int64? {
         guard let text = request.query("after") else { return nil }
-        guard let value = Int64(text), value > 0 else { throw .invalid("after must be a cursor from an earlier page's next", field: "after") }
+        guard let value = Int64(text), value > 0 else {
+            throw .invalid("after must be a cursor from an earlier page's next", field: "after")
+        }
         return value
     }
 
     /// A query parameter that must be one of an enumeration's values.
-    static func enumQuery<T: RawRepresentable & CaseIterable>(_ request: APIRequest, _ name: String, _ type: T.Type) throws(APIError) -> T?
+    static func enumQuery<T: RawRepresentable & CaseIterable>(_ request: APIRequest, _ name: String, _ type: T.Type)
+        throws(APIError) -> T?
     where T.RawValue == String {
         guard let text = request.query(name) else { return nil }
         guard let value = T(rawValue: text) else {

@@ -18,7 +18,10 @@ struct Route: Sendable {
     static let defaultBodyLimit = 1 << 20
     static let largeBodyLimit = 64 << 20
 
-    init(_ method: String, _ template: String, scope: APIKeyScope?, bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler) {
+    init(
+        _ method: String, _ template: String, scope: APIKeyScope?, bodyLimit: Int = defaultBodyLimit,
+        _ handler: @escaping Handler
+    ) {
         self.method = method
         self.template = template
         self.scope = scope
@@ -59,7 +62,9 @@ struct Router: Sendable {
         var template: String?
         for route in routes {
             guard let parameters = Self.parameters(route.segments, parts) else { continue }
-            if route.method == method || (method == "HEAD" && route.method == "GET") { return .found(route, parameters) }
+            if route.method == method || (method == "HEAD" && route.method == "GET") {
+                return .found(route, parameters)
+            }
             allowed.append(route.method)
             template = template ?? route.template
         }

@@ -28,11 +28,13 @@ public enum APNsError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidTopic(let why):
             return "invalid topic: \(why)"
         case .invalidPushType(let value):
-            return "unknown push type '\(value)' (expected one of: \(PushType.all.map(\.rawValue).joined(separator: ", ")))"
+            return
+                "unknown push type '\(value)' (expected one of: \(PushType.all.map(\.rawValue).joined(separator: ", ")))"
         case .invalidPriority(let value):
             return "invalid priority '\(value)' (expected 10, 5 or 1)"
         case .priorityNotAllowed(let priority, let pushType):
-            let rule = pushType == .background ? "background pushes must use priority 5" : "Live Activity pushes use 10 or 5"
+            let rule =
+                pushType == .background ? "background pushes must use priority 5" : "Live Activity pushes use 10 or 5"
             return "priority \(priority.rawValue) is not allowed for push type \(pushType.rawValue) (\(rule))"
         case .invalidExpiration(let value):
             return "invalid expiration '\(value)' (expected UNIX seconds, 0 = deliver once or never)"

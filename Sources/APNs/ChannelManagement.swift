@@ -5,8 +5,9 @@ import Foundation
 public enum ChannelManagement {
     /// Apple's channel management base URL for `environment` (other hosts and ports than pushes).
     public static func defaultBaseURL(_ environment: Environment) -> String {
-        environment == .production ? "https://api-manage-broadcast.push.apple.com:2196"
-                                   : "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+        environment == .production
+            ? "https://api-manage-broadcast.push.apple.com:2196"
+            : "https://api-manage-broadcast.sandbox.push.apple.com:2195"
     }
 
     /// The one push type channels carry.
@@ -28,7 +29,9 @@ public enum ChannelManagement {
     public static func validate(bundleID: String) throws(APNsError) {
         try Topic.validate(bundleID)
         if bundleID.contains(".push-type.") {
-            throw .invalidChannel("'\(Printable.escaped(String(bundleID.prefix(120))))' has a .push-type. suffix: broadcast channels belong to the app's bundle id itself (e.g. \(PushType.bundleID(ofTopic: bundleID)))")
+            throw .invalidChannel(
+                "'\(Printable.escaped(String(bundleID.prefix(120))))' has a .push-type. suffix: broadcast channels belong to the app's bundle id itself (e.g. \(PushType.bundleID(ofTopic: bundleID)))"
+            )
         }
     }
 
@@ -37,17 +40,23 @@ public enum ChannelManagement {
         let bytes = Array(channelID.utf8)
         let shown = "'\(Printable.escaped(String(channelID.prefix(60))))'"
         guard !bytes.isEmpty else { throw .invalidChannel("a channel id is empty") }
-        guard bytes.count <= maximumChannelIDBytes else { throw .invalidChannel("channel id \(shown)… is \(bytes.count) characters; at most \(maximumChannelIDBytes)") }
+        guard bytes.count <= maximumChannelIDBytes else {
+            throw .invalidChannel("channel id \(shown)… is \(bytes.count) characters; at most \(maximumChannelIDBytes)")
+        }
         var padding = 0
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "+"), UInt8(ascii: "/"):
-                guard padding == 0 else { throw .invalidChannel("channel id \(shown) is not base64 ('=' only at the end)") }
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "+"), UInt8(ascii: "/"):
+                guard padding == 0 else {
+                    throw .invalidChannel("channel id \(shown) is not base64 ('=' only at the end)")
+                }
             case UInt8(ascii: "="):
                 padding += 1
             default:
-                throw .invalidChannel("channel id \(shown) is not base64 (as APNs gives it: letters, digits, '+', '/', '=')")
+                throw .invalidChannel(
+                    "channel id \(shown) is not base64 (as APNs gives it: letters, digits, '+', '/', '=')")
             }
         }
         guard padding <= 2 else { throw .invalidChannel("channel id \(shown) is not base64 (more than two '=')") }
@@ -60,7 +69,8 @@ public enum ChannelManagement {
     /// when the body is not that.
     public static func storage(ofReadBody body: [UInt8]) -> ChannelStorage? {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-              let number = object["message-storage-policy"] as? NSNumber else { return nil }
+            let number = object["message-storage-policy"] as? NSNumber
+        else { return nil }
         return ChannelStorage(messageStoragePolicy: number.intValue)
     }
 

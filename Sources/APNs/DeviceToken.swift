@@ -11,7 +11,9 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
         var bytes = Array(string.utf8)
         while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D || last == 0x0A { bytes.removeLast() }
         var start = 0
-        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D || bytes[start] == 0x0A { start += 1 }
+        while start < bytes.count,
+            bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D || bytes[start] == 0x0A
+        { start += 1 }
         if start > 0 { bytes.removeFirst(start) }
         guard !bytes.isEmpty else { throw .invalidDeviceToken("empty") }
         guard bytes.count % 2 == 0 else { throw .invalidDeviceToken("odd length \(bytes.count)") }

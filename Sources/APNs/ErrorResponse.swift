@@ -17,7 +17,8 @@ public struct ErrorResponse: Hashable, Sendable {
     public init(status: Int, body: [UInt8]) {
         self.init(status: status, reason: nil)
         guard !body.isEmpty,
-              let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return }
+            let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        else { return }
         if let reason = object["reason"] as? String { self.reason = Reason(rawValue: reason) }
         if let number = object["timestamp"] as? NSNumber { timestamp = number.int64Value }
     }

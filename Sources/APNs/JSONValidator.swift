@@ -36,7 +36,9 @@ public struct JSONValidator {
     /// Validates `bytes`; returns what the top level holds.
     public static func validate(_ bytes: some Collection<UInt8>) throws(Failure) -> Summary {
         // Contiguous bytes (an array, a payload's) are read where they are; only others are copied first.
-        if let result = bytes.withContiguousStorageIfAvailable({ validate(UnsafeRawBufferPointer($0)) }) { return try result.get() }
+        if let result = bytes.withContiguousStorageIfAvailable({ validate(UnsafeRawBufferPointer($0)) }) {
+            return try result.get()
+        }
         return try Array(bytes).withUnsafeBytes { validate($0) }.get()
     }
 
@@ -128,7 +130,8 @@ public struct JSONValidator {
     /// Whether a key's decoded text is `aps`.
     private func isAps(_ key: Key) -> Bool {
         guard !key.escaped else { return decoded(key) == Self.apsKey }
-        return key.end - key.start == 5 && bytes[key.start + 1] == UInt8(ascii: "a") && bytes[key.start + 2] == UInt8(ascii: "p")
+        return key.end - key.start == 5 && bytes[key.start + 1] == UInt8(ascii: "a")
+            && bytes[key.start + 2] == UInt8(ascii: "p")
             && bytes[key.start + 3] == UInt8(ascii: "s")
     }
 
@@ -144,9 +147,15 @@ public struct JSONValidator {
         case UInt8(ascii: "\""):
             _ = try readString(collect: false)
             return .string
-        case UInt8(ascii: "t"): try literal("true"); return .literal
-        case UInt8(ascii: "f"): try literal("false"); return .literal
-        case UInt8(ascii: "n"): try literal("null"); return .literal
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .literal
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .literal
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .literal
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             try number()
             return .number
@@ -184,7 +193,8 @@ public struct JSONValidator {
     }
 
     private func duplicate(_ key: Key) -> Failure {
-        Failure(reason: "duplicate key \"\(String(decoding: decoded(key).prefix(40), as: UTF8.self))\"", offset: key.start)
+        Failure(
+            reason: "duplicate key \"\(String(decoding: decoded(key).prefix(40), as: UTF8.self))\"", offset: key.start)
     }
 
     /// Whether two keys decode to the same bytes: compared as they are when neither has an escape.
@@ -199,7 +209,9 @@ public struct JSONValidator {
     private func decoded(_ key: Key) -> [UInt8] {
         var reader = self
         reader.index = key.start
-        do { return try reader.readString(collect: true) } catch { preconditionFailure("a key read once fails the second time: \(error)") }
+        do { return try reader.readString(collect: true) } catch {
+            preconditionFailure("a key read once fails the second time: \(error)")
+        }
     }
 
     /// Reads a string at `index` (on its opening quote); returns its decoded UTF-8 when `collect` is set.
@@ -226,7 +238,9 @@ public struct JSONValidator {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count,
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw fail("unpaired surrogate in \\u escape")
                         }
                         index += 2
@@ -236,7 +250,9 @@ public struct JSONValidator {
                     } else if (0xDC00...0xDFFF).contains(scalar) {
                         throw fail("unpaired surrogate in \\u escape")
                     }
-                    if collect, let unicode = Unicode.Scalar(scalar) { value.append(contentsOf: Array(String(Character(unicode)).utf8)) }
+                    if collect, let unicode = Unicode.Scalar(scalar) {
+                        value.append(contentsOf: Array(String(Character(unicode)).utf8))
+                    }
                 default:
                     throw fail("invalid escape")
                 }

@@ -54,7 +54,9 @@ public struct LiveActivityPayload: Sendable, Equatable {
         try Self.contentState(aps["content-state"], event: event)
         _ = try Self.date("stale-date", aps["stale-date"], allowZero: true)
         if aps["dismissal-date"] != nil && event != .end {
-            throw Self.fail("aps.dismissal-date only applies to an end event (it says when the ended activity is removed); leave it out of \(event.withArticle)")
+            throw Self.fail(
+                "aps.dismissal-date only applies to an end event (it says when the ended activity is removed); leave it out of \(event.withArticle)"
+            )
         }
         _ = try Self.date("dismissal-date", aps["dismissal-date"], allowZero: true)
         if let score = aps["relevance-score"] {
@@ -66,7 +68,8 @@ public struct LiveActivityPayload: Sendable, Equatable {
         try Self.alert(aps["alert"], event: event)
         guard event == .start else {
             if let member = Self.startOnly.first(where: { aps[$0] != nil }) {
-                throw Self.fail("aps.\(member) only applies to a start event (push-to-start); leave it out of \(event.withArticle)")
+                throw Self.fail(
+                    "aps.\(member) only applies to a start event (push-to-start); leave it out of \(event.withArticle)")
             }
             return
         }
@@ -77,13 +80,17 @@ public struct LiveActivityPayload: Sendable, Equatable {
     public func checkTimestamp(now: Int64) throws(APNsError) {
         guard timestamp > now + Self.futureTolerance else { return }
         let hours = Double(timestamp - now) / 3600
-        throw Self.fail("aps.timestamp \(timestamp) is \(hours < 48 ? "\(Int(hours.rounded())) h" : "\(Int((hours / 24).rounded())) days") ahead of now (\(now)): the device would ignore every update stamped before it; give the time the content was produced")
+        throw Self.fail(
+            "aps.timestamp \(timestamp) is \(hours < 48 ? "\(Int(hours.rounded())) h" : "\(Int((hours / 24).rounded())) days") ahead of now (\(now)): the device would ignore every update stamped before it; give the time the content was produced"
+        )
     }
 
     private static func event(_ member: Member?) throws(APNsError) -> Event {
         let expected = "start, update or end"
         guard let member else { throw fail("aps.event is required for a liveactivity push (\(expected))") }
-        guard case .string(let text) = member else { throw fail("aps.event must be a string: \(expected) (got \(typeName(member)))") }
+        guard case .string(let text) = member else {
+            throw fail("aps.event must be a string: \(expected) (got \(typeName(member)))")
+        }
         guard let event = Event(rawValue: text) else {
             throw fail("aps.event '\(Printable.escaped(String(text.prefix(40))))' is not \(expected)")
         }
@@ -99,7 +106,8 @@ public struct LiveActivityPayload: Sendable, Equatable {
             throw fail("aps.\(name) must be a whole number of seconds since 1970 (got \(got))")
         }
         guard seconds > 0 || (allowZero && seconds == 0) else {
-            throw fail("aps.\(name) must be \(allowZero ? "0 or more" : "positive") seconds since 1970 (got \(seconds))")
+            throw fail(
+                "aps.\(name) must be \(allowZero ? "0 or more" : "positive") seconds since 1970 (got \(seconds))")
         }
         guard seconds < millisecondsFrom else {
             throw fail("aps.\(name) \(seconds) looks like milliseconds; give seconds since 1970 (\(seconds / 1000))")
@@ -111,40 +119,56 @@ public struct LiveActivityPayload: Sendable, Equatable {
         guard let member else {
             // An end may leave the content as it is; a start and an update carry the content the activity shows.
             if event == .end { return }
-            throw fail("aps.content-state is required for a liveactivity \(event) (an object your app decodes as its ContentState)")
+            throw fail(
+                "aps.content-state is required for a liveactivity \(event) (an object your app decodes as its ContentState)"
+            )
         }
         guard member == .object else { throw fail("aps.content-state must be an object (got \(typeName(member)))") }
     }
 
     private static func alert(_ member: Member?, event: Event) throws(APNsError) {
         guard let member else {
-            if event == .start { throw fail("aps.alert is required to start a Live Activity (an object with title and body)") }
+            if event == .start {
+                throw fail("aps.alert is required to start a Live Activity (an object with title and body)")
+            }
             return
         }
         guard member == .object else {
-            throw fail("aps.alert must be an object with title and body for a liveactivity push (got \(typeName(member)))")
+            throw fail(
+                "aps.alert must be an object with title and body for a liveactivity push (got \(typeName(member)))")
         }
     }
 
     private static func startMembers(_ aps: [String: Member]) throws(APNsError) {
         switch aps["attributes-type"] {
         case nil:
-            throw fail("aps.attributes-type is required to start a Live Activity (the name of the app's ActivityAttributes type)")
+            throw fail(
+                "aps.attributes-type is required to start a Live Activity (the name of the app's ActivityAttributes type)"
+            )
         case .string(let name) where !name.isEmpty:
             break
         case let member?:
-            throw fail("aps.attributes-type must be the name of the app's ActivityAttributes type (got \(shown(member)))")
+            throw fail(
+                "aps.attributes-type must be the name of the app's ActivityAttributes type (got \(shown(member)))")
         }
         guard let attributes = aps["attributes"] else {
-            throw fail("aps.attributes is required to start a Live Activity (an object your app decodes as its ActivityAttributes)")
+            throw fail(
+                "aps.attributes is required to start a Live Activity (an object your app decodes as its ActivityAttributes)"
+            )
         }
-        guard attributes == .object else { throw fail("aps.attributes must be an object (got \(typeName(attributes)))") }
+        guard attributes == .object else {
+            throw fail("aps.attributes must be an object (got \(typeName(attributes)))")
+        }
         if let token = aps["input-push-token"], token != .integer(1) {
-            throw fail("aps.input-push-token must be 1 (it asks the device for the new activity's update token; got \(shown(token)))")
+            throw fail(
+                "aps.input-push-token must be 1 (it asks the device for the new activity's update token; got \(shown(token)))"
+            )
         }
         if let channel = aps["input-push-channel"] {
             guard case .string(let id) = channel, isBase64(id) else {
-                throw fail("aps.input-push-channel must be a broadcast channel id as APNs gave it (base64, e.g. dHN0LXNyY2gtY2hubA==; got \(shown(channel)))")
+                throw fail(
+                    "aps.input-push-channel must be a broadcast channel id as APNs gave it (base64, e.g. dHN0LXNyY2gtY2hubA==; got \(shown(channel)))"
+                )
             }
         }
     }
@@ -157,8 +181,10 @@ public struct LiveActivityPayload: Sendable, Equatable {
         guard padding <= 2 else { return false }
         return bytes.dropLast(padding).allSatisfy { byte in
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "+"), UInt8(ascii: "/"): true
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "+"), UInt8(ascii: "/"):
+                true
             default: false
             }
         }

@@ -15,9 +15,12 @@ public struct Notification: Hashable, Sendable {
         token: DeviceToken, topic: String, pushType: PushType = .alert, priority: Priority? = nil,
         expiration: Expiration? = nil, id: NotificationID? = nil, collapseID: CollapseID? = nil, payload: Payload
     ) throws(APNsError) {
-        self.init(token: token, content: try NotificationContent(bundleID: topic, pushType: pushType, priority: priority,
-                                                                 expiration: expiration, collapseID: collapseID, payload: payload),
-                  id: id)
+        self.init(
+            token: token,
+            content: try NotificationContent(
+                bundleID: topic, pushType: pushType, priority: priority,
+                expiration: expiration, collapseID: collapseID, payload: payload),
+            id: id)
     }
 
     /// The request path.

@@ -14,21 +14,26 @@ public struct NotificationContent: Hashable, Sendable {
     public let payload: Payload
 
     /// Checks the rules that tie the parts together; `priority` nil means the push type's default.
-    public init(bundleID: String, pushType: PushType = .alert, priority: Priority? = nil, expiration: Expiration? = nil,
-                collapseID: CollapseID? = nil, apnsID: NotificationID? = nil, payload: Payload) throws(APNsError) {
+    public init(
+        bundleID: String, pushType: PushType = .alert, priority: Priority? = nil, expiration: Expiration? = nil,
+        collapseID: CollapseID? = nil, apnsID: NotificationID? = nil, payload: Payload
+    ) throws(APNsError) {
         try Topic.validate(bundleID)
         try pushType.validate(bundleID: bundleID)
         let priority = priority ?? pushType.defaultPriority
         try priority.validate(for: pushType)
         try payload.validate(for: pushType)
-        self.init(trusted: bundleID, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
-                  apnsID: apnsID, payload: payload)
+        self.init(
+            trusted: bundleID, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
+            apnsID: apnsID, payload: payload)
     }
 
     /// Content read back from the queue, where it was validated when it was enqueued: not checked again, so a rule
     /// tightened since never strands what was accepted before it.
-    public init(trusted bundleID: String, pushType: PushType, priority: Priority, expiration: Expiration?,
-                collapseID: CollapseID?, apnsID: NotificationID? = nil, payload: Payload) {
+    public init(
+        trusted bundleID: String, pushType: PushType, priority: Priority, expiration: Expiration?,
+        collapseID: CollapseID?, apnsID: NotificationID? = nil, payload: Payload
+    ) {
         self.bundleID = bundleID
         self.pushType = pushType
         self.priority = priority

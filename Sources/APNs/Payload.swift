@@ -29,7 +29,9 @@ public struct Payload: Hashable, Sendable {
 
     /// Re-checks the size for another push type (a payload validated for VoIP may be too big for alert).
     public func validate(for pushType: PushType) throws(APNsError) {
-        if bytes.count > pushType.payloadLimit { throw .payloadTooLarge(bytes: bytes.count, limit: pushType.payloadLimit) }
+        if bytes.count > pushType.payloadLimit {
+            throw .payloadTooLarge(bytes: bytes.count, limit: pushType.payloadLimit)
+        }
     }
 
     public var string: String { String(decoding: bytes, as: UTF8.self) }

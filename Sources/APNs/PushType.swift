@@ -59,7 +59,9 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// `com.example.app`); a topic without one is returned as it is.
     public static func bundleID(ofTopic topic: String) -> Substring {
         for type in all {
-            guard let suffix = type.topicSuffix, topic.hasSuffix(suffix), topic.utf8.count > suffix.utf8.count else { continue }
+            guard let suffix = type.topicSuffix, topic.hasSuffix(suffix), topic.utf8.count > suffix.utf8.count else {
+                continue
+            }
             return topic.dropLast(suffix.count)
         }
         return topic[...]
@@ -73,17 +75,20 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
         let bytes = Array(bundleID.utf8)
         let marker = Array(".push-type.".utf8)
         guard bytes.count > marker.count,
-              let start = (0...(bytes.count - marker.count)).first(where: { at in
-                  zip(bytes[at..<(at + marker.count)], marker).allSatisfy { $0 | 0x20 == $1 | 0x20 }
-              })
+            let start = (0...(bytes.count - marker.count)).first(where: { at in
+                zip(bytes[at..<(at + marker.count)], marker).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+            })
         else { return }
         let base = String(decoding: bytes[..<start], as: UTF8.self)
         let carried = String(decoding: bytes[start...], as: UTF8.self)
         if carried == topicSuffix { return }
         var advice = "give the bundle id \(base)"
         if let suffix = topicSuffix { advice += " (apnsd sends a \(rawValue) push to \(base + suffix))" }
-        if let other = Self.all.first(where: { $0.topicSuffix == carried }) { advice += ", or send it as push type \(other)" }
-        throw .invalidTopic("'\(bundleID)' carries the suffix '\(carried)', which is not for push type \(rawValue); \(advice)")
+        if let other = Self.all.first(where: { $0.topicSuffix == carried }) {
+            advice += ", or send it as push type \(other)"
+        }
+        throw .invalidTopic(
+            "'\(bundleID)' carries the suffix '\(carried)', which is not for push type \(rawValue); \(advice)")
     }
 
     /// Whether `topic` carries the suffix this push type requires (mdm topics are free-form).

@@ -13,16 +13,21 @@ public enum Topic {
         var previous: UInt8 = UInt8(ascii: ".")
         for byte in bundleID.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"):
                 break
             case UInt8(ascii: "."):
-                guard previous != UInt8(ascii: ".") else { throw .invalidTopic("\(shown) is not a bundle id (empty part between periods)") }
+                guard previous != UInt8(ascii: ".") else {
+                    throw .invalidTopic("\(shown) is not a bundle id (empty part between periods)")
+                }
             default:
                 throw .invalidTopic("\(shown) is not a bundle id (only letters, digits, '-' and '.')")
             }
             previous = byte
         }
-        guard previous != UInt8(ascii: ".") else { throw .invalidTopic("\(shown) is not a bundle id (empty part between periods)") }
+        guard previous != UInt8(ascii: ".") else {
+            throw .invalidTopic("\(shown) is not a bundle id (empty part between periods)")
+        }
     }
 }

@@ -32,10 +32,12 @@ public struct TopicRoutes: Sendable, Hashable {
     public func refusal(for topic: String, pushType: PushType? = nil) -> String? {
         if let name = credential(for: topic) {
             guard pushType == .liveactivity, certificates.contains(name) else { return nil }
-            return "Live Activity pushes need a key (.p8): APNs takes them over token connections only, and credential '\(name)' for \(PushType.bundleID(ofTopic: topic)) is a certificate"
+            return
+                "Live Activity pushes need a key (.p8): APNs takes them over token connections only, and credential '\(name)' for \(PushType.bundleID(ofTopic: topic)) is a certificate"
         }
         let known = byBundleID.keys.sorted()
         let shown = known.prefix(10).joined(separator: ", ") + (known.count > 10 ? ", …" : "")
-        return "no credential sends for topic '\(Printable.escaped(String(topic.prefix(120))))' (apns.credentials topics: \(shown))"
+        return
+            "no credential sends for topic '\(Printable.escaped(String(topic.prefix(120))))' (apns.credentials topics: \(shown))"
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Threads
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An opt-in record of when each push request arrived: one line per request to `/3/device/…`,
@@ -24,7 +25,9 @@ final class ArrivalLog: @unchecked Sendable {
     /// Creates (or truncates) the file at `path`.
     init(path: String) throws {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw MockError.file("cannot write arrivals to \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw MockError.file("cannot write arrivals to \(path): \(String(cString: strerror(errno)))")
+        }
         buffer.reserveCapacity(Self.flushBytes + 128)
     }
 
@@ -63,7 +66,7 @@ final class ArrivalLog: @unchecked Sendable {
                 let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return // a full disk or a vanished file loses the log, never the simulator
+                    return  // a full disk or a vanished file loses the log, never the simulator
                 }
                 offset += written
             }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fixed byte string for the simulator's hot path, compared with memcmp instead of generic collection code.

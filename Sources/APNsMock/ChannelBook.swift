@@ -91,8 +91,9 @@ final class ChannelBook: @unchecked Sendable {
         perApp[bundleID, default: 1] -= 1
         if perApp[bundleID] == 0 { perApp[bundleID] = nil }
         deleted += 1
-        deletedEntries[id] = MockStats.ChannelEntry(bundleID: bundleID, messageStoragePolicy: channel.policy,
-                                                    broadcasts: channel.broadcasts, deleted: true)
+        deletedEntries[id] = MockStats.ChannelEntry(
+            bundleID: bundleID, messageStoragePolicy: channel.policy,
+            broadcasts: channel.broadcasts, deleted: true)
         deletedOrder.append(id)
         if deletedOrder.count - deletedHead > Self.deletedKept {
             deletedEntries[deletedOrder[deletedHead]] = nil
@@ -125,7 +126,8 @@ final class ChannelBook: @unchecked Sendable {
             channel.failuresServed += 1
             channels[id] = channel
             let status = behaviour?.failStatus ?? 429
-            let reason: Reason = status == 429 ? .tooManyRequests : status == 500 ? .internalServerError : .serviceUnavailable
+            let reason: Reason =
+                status == 429 ? .tooManyRequests : status == 500 ? .internalServerError : .serviceUnavailable
             return .scripted(status: status, reason: reason, delayMs: delay)
         }
         channel.broadcasts += 1
@@ -148,10 +150,12 @@ final class ChannelBook: @unchecked Sendable {
         defer { lock.unlock() }
         var entries = deletedEntries
         for (id, channel) in channels {
-            entries[id] = MockStats.ChannelEntry(bundleID: channel.bundleID, messageStoragePolicy: channel.policy,
-                                                 broadcasts: channel.broadcasts, deleted: false)
+            entries[id] = MockStats.ChannelEntry(
+                bundleID: channel.bundleID, messageStoragePolicy: channel.policy,
+                broadcasts: channel.broadcasts, deleted: false)
         }
-        return MockStats.Channels(requests: requests, created: created, deleted: deleted, open: channels.count,
-                                  broadcastsAccepted: broadcastsAccepted, reasons: reasons, byID: entries)
+        return MockStats.Channels(
+            requests: requests, created: created, deleted: deleted, open: channels.count,
+            broadcastsAccepted: broadcastsAccepted, reasons: reasons, byID: entries)
     }
 }

@@ -96,22 +96,31 @@ final class ChannelRequest {
     }
 
     func requestIDHeader(_ value: UnsafeBufferPointer<UInt8>) {
-        if RequestCheck.isCanonicalUUID(value) { requestID = Array(value) } else { fail(.badMessageId, Self.example(value)) }
+        if RequestCheck.isCanonicalUUID(value) {
+            requestID = Array(value)
+        } else {
+            fail(.badMessageId, Self.example(value))
+        }
     }
 
     /// apns-push-type on a broadcast: LiveActivity, in any case (Apple spells it so; clients send it lowercase too).
     func pushTypeHeader(_ value: UnsafeBufferPointer<UInt8>) {
         sawPushType = true
-        if String(decoding: value, as: UTF8.self).lowercased() != "liveactivity" { fail(.invalidPushType, Self.example(value)) }
+        if String(decoding: value, as: UTF8.self).lowercased() != "liveactivity" {
+            fail(.invalidPushType, Self.example(value))
+        }
     }
 
     func priorityHeader(_ value: UnsafeBufferPointer<UInt8>) {
-        if !["10", "5", "1"].contains(String(decoding: value, as: UTF8.self)) { fail(.badPriority, Self.example(value)) }
+        if !["10", "5", "1"].contains(String(decoding: value, as: UTF8.self)) {
+            fail(.badPriority, Self.example(value))
+        }
     }
 
     func expirationHeader(_ value: UnsafeBufferPointer<UInt8>) {
         guard !value.isEmpty, value.count <= 19, value.allSatisfy({ (0x30...0x39).contains($0) }),
-              let seconds = Int64(String(decoding: value, as: UTF8.self)) else {
+            let seconds = Int64(String(decoding: value, as: UTF8.self))
+        else {
             return fail(.badExpirationDate, Self.example(value))
         }
         expiration = seconds
@@ -182,7 +191,8 @@ final class ChannelRequest {
             return (413, .payloadTooLarge)
         }
         guard (try? JSONValidator.validate(body)) != nil,
-              let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        else {
             example = "the body is not a JSON object"
             return (400, ChannelReason.badRequestPayload)
         }
@@ -212,7 +222,8 @@ final class ChannelRequest {
     /// the sender's business, as for device pushes.
     static func broadcastPayloadProblem(_ body: [UInt8]) -> String? {
         guard (try? JSONValidator.validate(body)) != nil,
-              let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        else {
             return "the payload is not a JSON object"
         }
         guard let aps = object["aps"] as? [String: Any] else { return "no aps object" }
@@ -242,8 +253,9 @@ final class ChannelRequest {
 
     private static func isBundleIDByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."):
             return true
         default:
             return false

@@ -24,7 +24,9 @@ enum ClientCertificate: Equatable {
         guard result == X509_V_OK else {
             return .bad(String(cString: X509_verify_cert_error_string(result)))
         }
-        guard let bundleID = subjectUID(certificate), !bundleID.isEmpty else { return .bad("no subject UID (bundle id)") }
+        guard let bundleID = subjectUID(certificate), !bundleID.isEmpty else {
+            return .bad("no subject UID (bundle id)")
+        }
         var environments: Set<Environment> = []
         if hasExtension(certificate, developmentOID) { environments.insert(.development) }
         if hasExtension(certificate, productionOID) { environments.insert(.production) }
@@ -47,7 +49,8 @@ enum ClientCertificate: Equatable {
     private static func subjectUID(_ certificate: OpaquePointer) -> String? {
         guard let name = X509_get_subject_name(certificate) else { return nil }
         let index = X509_NAME_get_index_by_NID(name, NID_userId, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else {
+        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry)
+        else {
             return nil
         }
         var utf8: UnsafeMutablePointer<UInt8>?

@@ -1,6 +1,6 @@
 import APNs
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// The SHA-256 of an authorization header: what the verdict cache and the token-switch rule compare, so neither
 /// keeps a header's bytes (a collision would need a second preimage, so a forged header cannot borrow a verdict).
@@ -11,7 +11,9 @@ struct AuthorizationDigest: Hashable {
         var out = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         withUnsafeMutableBytes(of: &out) { raw in
             var length: UInt32 = 32
-            _ = EVP_Digest(bytes.baseAddress, bytes.count, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, EVP_sha256(), nil)
+            _ = EVP_Digest(
+                bytes.baseAddress, bytes.count, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length,
+                EVP_sha256(), nil)
         }
         words = out
     }
@@ -71,7 +73,8 @@ struct ConnectionAuth {
         if let cached = verdicts[digest] {
             verdict = cached
         } else {
-            verdict = verifier.verify(authorization: String(decoding: header, as: UTF8.self), now: Date(timeIntervalSince1970: now()))
+            verdict = verifier.verify(
+                authorization: String(decoding: header, as: UTF8.self), now: Date(timeIntervalSince1970: now()))
             remember(digest, verdict)
             distinctTokens += 1
         }
@@ -97,10 +100,14 @@ struct ConnectionAuth {
 
     /// The APNs error for this request's authorization, or nil when the request may proceed; `der` reports a DER
     /// signature, `team` the index (in `verifier.teams`) of the team whose token was accepted.
-    mutating func check(_ presented: PresentedAuthorization?, now: TimeInterval) -> (problem: (Int, Reason)?, der: Bool, team: Int?) {
+    mutating func check(_ presented: PresentedAuthorization?, now: TimeInterval) -> (
+        problem: (Int, Reason)?, der: Bool, team: Int?
+    ) {
         if spoiled { return ((429, .tooManyProviderTokenUpdates), false, nil) }
         guard let presented else { return ((403, .missingProviderToken), false, nil) }
-        guard case .judged(let digest, let verdict) = presented else { return ((403, .invalidProviderToken), false, nil) }
+        guard case .judged(let digest, let verdict) = presented else {
+            return ((403, .invalidProviderToken), false, nil)
+        }
         switch verdict {
         case .missing: return ((403, .missingProviderToken), false, nil)
         case .invalid: return ((403, .invalidProviderToken), false, nil)

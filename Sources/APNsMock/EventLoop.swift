@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 import Threads
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One poll(2) thread: accepts on its own SO_REUSEPORT listener and drives its connections and timers.
@@ -113,7 +114,7 @@ final class EventLoop: @unchecked Sendable {
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     acceptPausedUntil = MonotonicClock.nanoseconds() + Self.acceptPauseNanoseconds
                 default:
-                    break // EAGAIN: nothing more waiting; ECONNABORTED and the like: that one is gone
+                    break  // EAGAIN: nothing more waiting; ECONNABORTED and the like: that one is gone
                 }
                 return
             }

@@ -11,14 +11,18 @@ private func stream(_ session: OpaquePointer?, _ id: Int32) -> StreamState? {
     return Unmanaged<StreamState>.fromOpaque(raw).takeUnretainedValue()
 }
 
-func h2OnBeginHeaders(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func h2OnBeginHeaders(
+    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-          frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+    else { return 0 }
     let fresh = StreamState()
     // The connection owns the state, so streams still open when it goes away (nghttp2_session_del calls no
     // on_stream_close) are freed with it; nghttp2 holds an unretained pointer, cleared when the stream closes.
     connection(userData).streams[frame.pointee.hd.stream_id] = fresh
-    nghttp2_session_set_stream_user_data(session, frame.pointee.hd.stream_id, Unmanaged.passUnretained(fresh).toOpaque())
+    nghttp2_session_set_stream_user_data(
+        session, frame.pointee.hd.stream_id, Unmanaged.passUnretained(fresh).toOpaque())
     return 0
 }
 
@@ -27,10 +31,13 @@ func h2OnHeader(
     _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _ flags: UInt8, _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-          let state = stream(session, frame.pointee.hd.stream_id) else { return 0 }
+        let state = stream(session, frame.pointee.hd.stream_id)
+    else { return 0 }
     let owner = connection(userData)
-    state.check.header(name: UnsafeBufferPointer(start: name, count: nameLength),
-                       value: UnsafeBufferPointer(start: value, count: valueLength)) { owner.judgeAuthorization($0) }
+    state.check.header(
+        name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: valueLength)
+    ) { owner.judgeAuthorization($0) }
     return 0
 }
 
@@ -41,11 +48,15 @@ func h2OnDataChunk(
     guard let state = stream(session, streamID) else { return 0 }
     state.check.bodyBytes += length
     // Only the broadcast paths read their bodies; a device push keeps its length alone.
-    if state.check.channel != nil, let data { state.check.channel?.append(body: UnsafeBufferPointer(start: data, count: length)) }
+    if state.check.channel != nil, let data {
+        state.check.channel?.append(body: UnsafeBufferPointer(start: data, count: length))
+    }
     return 0
 }
 
-func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func h2OnFrameReceived(
+    _ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let frame else { return 0 }
     let type = frame.pointee.hd.type
     let streamID = frame.pointee.hd.stream_id
@@ -59,12 +70,15 @@ func h2OnFrameReceived(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2
     let owner = connection(userData)
     owner.requestActivity()
     guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
-          let state = stream(session, streamID) else { return 0 }
+        let state = stream(session, streamID)
+    else { return 0 }
     owner.requestComplete(streamID: streamID, state: state)
     return 0
 }
 
-func h2OnStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+func h2OnStreamClose(
+    _ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     if nghttp2_session_get_stream_user_data(session, streamID) != nil {
         nghttp2_session_set_stream_user_data(session, streamID, nil)
         connection(userData).streamClosed(streamID)
@@ -74,7 +88,8 @@ func h2OnStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: 
 
 func h2ReadBody(
     _ session: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
-    _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?, _ userData: UnsafeMutableRawPointer?
+    _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int {
     guard let state = stream(session, streamID), let buffer else {
         flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue

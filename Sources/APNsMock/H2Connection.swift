@@ -1,10 +1,11 @@
 import APNs
-import Foundation
-import Threads
 internal import CNGHTTP2
 internal import COpenSSL
+import Foundation
+import Threads
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One client connection: TLS on a non-blocking socket, an nghttp2 server session, and APNs's answers.
@@ -109,13 +110,19 @@ final class H2Connection {
     // MARK: I/O
 
     func readable() {
-        if draining { drain(); return }
+        if draining {
+            drain()
+            return
+        }
         if !handshakeDone && !handshake() { return }
         service()
     }
 
     func writable() {
-        if !handshakeDone { _ = handshake(); return }
+        if !handshakeDone {
+            _ = handshake()
+            return
+        }
         service()
     }
 
@@ -142,13 +149,15 @@ final class H2Connection {
 
     private func startSession() {
         nghttp2_session_server_new2(&session, h2Callbacks, Unmanaged.passUnretained(self).toOpaque(), h2Options)
-        let streams = shared.scenario.scenario.connection.singleStreamUntilAuthorized == true ? 1 : shared.maxConcurrentStreams
+        let streams =
+            shared.scenario.scenario.connection.singleStreamUntilAuthorized == true ? 1 : shared.maxConcurrentStreams
         submitSettings(maxStreams: streams)
     }
 
     private func submitSettings(maxStreams: Int) {
         var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(maxStreams)),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(maxStreams)),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
@@ -191,7 +200,9 @@ final class H2Connection {
         let outputAtStart = pendingOutput
         var readThisTurn = 0
         loop.readBuffer.withUnsafeMutableBytes { buffer in
-            while !closed && !draining && readThisTurn < Self.turnBytes && pendingOutput - outputAtStart < Self.turnBytes {
+            while !closed && !draining && readThisTurn < Self.turnBytes
+                && pendingOutput - outputAtStart < Self.turnBytes
+            {
                 // OpenSSL's error queue is per thread and shared by this loop's connections: an error left by one
                 // (a peer killed mid-stream) would make SSL_get_error call another's WANT_READ fatal, closing it.
                 ERR_clear_error()
@@ -207,8 +218,12 @@ final class H2Connection {
                     return
                 }
                 readThisTurn += Int(n)
-                let consumed = nghttp2_session_mem_recv(session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int(n))
-                if consumed < 0 { close(); return }
+                let consumed = nghttp2_session_mem_recv(
+                    session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int(n))
+                if consumed < 0 {
+                    close()
+                    return
+                }
                 generate()
                 if pendingOutput >= 1 << 16 { _ = writeOutput() }
                 if closed { return }
@@ -228,7 +243,10 @@ final class H2Connection {
         while pendingOutput < Self.outputLimit && nghttp2_session_want_write(session) != 0 {
             var data: UnsafePointer<UInt8>?
             let n = nghttp2_session_mem_send(session, &data)
-            if n < 0 { close(); return }
+            if n < 0 {
+                close()
+                return
+            }
             if n == 0 { return }
             if outputOffset > 0 && outputOffset == output.count {
                 output.removeAll(keepingCapacity: true)
@@ -328,11 +346,13 @@ final class H2Connection {
             lastActivity = now
         }
         guard !draining, dropAt == nil, shared.idleTimeout > 0, delayedAnswers == 0,
-              now &- lastActivity >= shared.idleTimeout else { return }
+            now &- lastActivity >= shared.idleTimeout
+        else { return }
         // As APNs does with a connection that carries nothing: GOAWAY, then close once it is written (or soon).
         let debug = Array(#"{"reason":"IdleTimeout"}"#.utf8)
-        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
-                              NGHTTP2_NO_ERROR.rawValue, debug, debug.count)
+        nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+            NGHTTP2_NO_ERROR.rawValue, debug, debug.count)
         shared.stats.connectionEvent(id, goaway: true)
         closeWhenFlushed = true
         dropAt = now + Self.goodbyeNanoseconds
@@ -346,7 +366,8 @@ final class H2Connection {
     /// and closed: opening streams and resetting them at once is the rapid-reset attack (CVE-2023-44487).
     func streamResetEarly() {
         let now = MonotonicClock.nanoseconds()
-        resetAllowance = min(Self.earlyResetBurst, resetAllowance + Double(now &- resetAllowanceAt) / 1e9 * Self.earlyResetsPerSecond)
+        resetAllowance = min(
+            Self.earlyResetBurst, resetAllowance + Double(now &- resetAllowanceAt) / 1e9 * Self.earlyResetsPerSecond)
         resetAllowanceAt = now
         resetAllowance -= 1
         guard resetAllowance < 0, dropAt == nil else { return }
@@ -368,9 +389,10 @@ final class H2Connection {
     // MARK: Requests
 
     func requestComplete(streamID: Int32, state: StreamState) {
-        guard !closed else { return } // closed by an earlier request in the same read (closeAfter)
+        guard !closed else { return }  // closed by an earlier request in the same read (closeAfter)
         if let goawayStream, streamID > goawayStream {
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
+            nghttp2_submit_rst_stream(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_REFUSED_STREAM.rawValue)
             return
         }
         if state.check.isStatsPath && state.check.sawMethod && !state.check.methodIsPost {
@@ -404,7 +426,8 @@ final class H2Connection {
         if faulty, goawayStream == nil, let goawayAfter = faults.goawayAfter, requests >= goawayAfter {
             goawayStream = streamID
             let debug = Array(#"{"reason":"Shutdown"}"#.utf8)
-            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue, debug, debug.count)
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue, debug, debug.count)
             shared.stats.connectionEvent(id, goaway: true)
             closeWhenFlushed = true
         }
@@ -428,9 +451,12 @@ final class H2Connection {
         } else {
             var refusal: (Int, Reason)?
             if byCertificate, let clientCertificate {
-                refusal = clientCertificate.problem(topic: check.sawTopic ? check.topic : nil, environment: shared.environment)
+                refusal = clientCertificate.problem(
+                    topic: check.sawTopic ? check.topic : nil, environment: shared.environment)
                 if case .valid(let bundleID, _) = clientCertificate, refusal?.1 == .topicDisallowed {
-                    failure = (Reason.topicDisallowed.rawValue, "\(check.topicExample) with a certificate for \(bundleID)")
+                    failure = (
+                        Reason.topicDisallowed.rawValue, "\(check.topicExample) with a certificate for \(bundleID)"
+                    )
                 }
             } else {
                 let verdict = auth.check(check.authorization, now: now)
@@ -438,8 +464,10 @@ final class H2Connection {
                 refusal = verdict.problem
                 if refusal == nil, shared.teamsRestrictTopics, let team = verdict.team, !teamMayPush(team, check) {
                     refusal = (400, .topicDisallowed)
-                    failure = (Reason.topicDisallowed.rawValue,
-                               "\(check.topicExample) for team \(shared.verifier.teams[team].credential.teamId)")
+                    failure = (
+                        Reason.topicDisallowed.rawValue,
+                        "\(check.topicExample) for team \(shared.verifier.teams[team].credential.teamId)"
+                    )
                 }
             }
             if let refusal {
@@ -447,14 +475,18 @@ final class H2Connection {
             } else {
                 authorized()
                 if let token = check.token,
-                   let scripted = shared.scenario.answer(token: token, nowMilliseconds: Int64(now * 1000)) {
+                    let scripted = shared.scenario.answer(token: token, nowMilliseconds: Int64(now * 1000))
+                {
                     (status, reason, timestamp, delay) = scripted
                 }
             }
         }
-        shared.stats.record(connection: id, status: status, reason: reason?.rawValue, token: check.token, windowMaximum: window.maximum,
-                            distinctTokens: auth.distinctTokens, derSignature: der, failure: failure)
-        if let reason { state.responseBody = ErrorResponse(status: status, reason: reason, timestamp: timestamp).jsonBody }
+        shared.stats.record(
+            connection: id, status: status, reason: reason?.rawValue, token: check.token, windowMaximum: window.maximum,
+            distinctTokens: auth.distinctTokens, derSignature: der, failure: failure)
+        if let reason {
+            state.responseBody = ErrorResponse(status: status, reason: reason, timestamp: timestamp).jsonBody
+        }
         let apnsID = check.apnsID
         if delay > 0 {
             delayedAnswers += 1
@@ -462,7 +494,8 @@ final class H2Connection {
                 guard let self, !self.closed else { return }
                 self.delayedAnswers -= 1
                 guard nghttp2_session_find_stream(self.session, streamID) != nil else { return }
-                self.respond(streamID: streamID, state: state, status: status, apnsID: apnsID, contentType: reason != nil)
+                self.respond(
+                    streamID: streamID, state: state, status: status, apnsID: apnsID, contentType: reason != nil)
                 self.service()
             }
         } else {
@@ -527,14 +560,21 @@ final class H2Connection {
                     refuse(refusal, nil)
                     break decide
                 }
-                if shared.teamsRestrictTopics, let team = verdict.team, !shared.verifier.teams[team].allows(topic: request.bundleID) {
-                    refuse((400, .topicDisallowed), "\(request.bundleID) for team \(shared.verifier.teams[team].credential.teamId)")
+                if shared.teamsRestrictTopics, let team = verdict.team,
+                    !shared.verifier.teams[team].allows(topic: request.bundleID)
+                {
+                    refuse(
+                        (400, .topicDisallowed),
+                        "\(request.bundleID) for team \(shared.verifier.teams[team].credential.teamId)")
                     break decide
                 }
             }
             authorized()
             if request.bundleIDHasPushTypeSuffix {
-                refuse((400, .topicDisallowed), "\(String(request.bundleID.prefix(RequestCheck.exampleBytes))): broadcast paths take the bare bundle id")
+                refuse(
+                    (400, .topicDisallowed),
+                    "\(String(request.bundleID.prefix(RequestCheck.exampleBytes))): broadcast paths take the bare bundle id"
+                )
                 break decide
             }
             if shared.channels.featureDisabled(bundleID: request.bundleID) {
@@ -545,20 +585,27 @@ final class H2Connection {
             switch operation {
             case .create:
                 guard let id = channels.create(bundleID: request.bundleID, policy: request.requestedPolicy) else {
-                    refuse((400, ChannelReason.cannotCreateChannelConfig), "\(request.bundleID) holds \(channels.maxPerApp) channels (or the simulator its limit)")
+                    refuse(
+                        (400, ChannelReason.cannotCreateChannelConfig),
+                        "\(request.bundleID) holds \(channels.maxPerApp) channels (or the simulator its limit)")
                     break decide
                 }
                 status = 201
                 channelIDOut = Array(id.utf8)
             case .read:
-                guard let id = request.channelID, let policy = channels.policy(bundleID: request.bundleID, id: id) else {
-                    refuse((400, ChannelReason.channelNotRegistered), request.channelID.map { String($0.prefix(RequestCheck.exampleBytes)) })
+                guard let id = request.channelID, let policy = channels.policy(bundleID: request.bundleID, id: id)
+                else {
+                    refuse(
+                        (400, ChannelReason.channelNotRegistered),
+                        request.channelID.map { String($0.prefix(RequestCheck.exampleBytes)) })
                     break decide
                 }
                 body = Array("{\"message-storage-policy\":\(policy),\"push-type\":\"LiveActivity\"}".utf8)
             case .delete:
                 guard let id = request.channelID, channels.delete(bundleID: request.bundleID, id: id) else {
-                    refuse((400, ChannelReason.channelNotRegistered), request.channelID.map { String($0.prefix(RequestCheck.exampleBytes)) })
+                    refuse(
+                        (400, ChannelReason.channelNotRegistered),
+                        request.channelID.map { String($0.prefix(RequestCheck.exampleBytes)) })
                     break decide
                 }
                 status = 204
@@ -571,7 +618,9 @@ final class H2Connection {
                 case .notRegistered:
                     refuse((400, ChannelReason.channelNotRegistered), String(id.prefix(RequestCheck.exampleBytes)))
                 case .expirationOnNoStorage:
-                    refuse((400, .badExpirationDate), "apns-expiration \(request.expiration ?? 0) on a channel that stores no message")
+                    refuse(
+                        (400, .badExpirationDate),
+                        "apns-expiration \(request.expiration ?? 0) on a channel that stores no message")
                 case .scripted(let scriptedStatus, let scriptedReason, let delayMs):
                     (status, reason, delay) = (scriptedStatus, scriptedReason, delayMs)
                 case .accepted(let delayMs):
@@ -579,8 +628,9 @@ final class H2Connection {
                 }
             }
         }
-        shared.stats.record(connection: id, status: status, reason: reason?.rawValue, token: nil, windowMaximum: window.maximum,
-                            distinctTokens: auth.distinctTokens, derSignature: der, failure: failure)
+        shared.stats.record(
+            connection: id, status: status, reason: reason?.rawValue, token: nil, windowMaximum: window.maximum,
+            distinctTokens: auth.distinctTokens, derSignature: der, failure: failure)
         shared.channels.record(operation: operation, reason: reason)
         if let reason { body = ErrorResponse(status: status, reason: reason).jsonBody }
         state.responseBody = body
@@ -616,8 +666,10 @@ final class H2Connection {
         var offset = 0
         for (name, value) in all {
             _ = UnsafeMutableBufferPointer(rebasing: storage[offset..<(offset + value.count)]).initialize(from: value)
-            list.append(nghttp2_nv(name: UnsafeMutablePointer(mutating: name.pointer), value: storage.baseAddress! + offset,
-                                   namelen: name.count, valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+            list.append(
+                nghttp2_nv(
+                    name: UnsafeMutablePointer(mutating: name.pointer), value: storage.baseAddress! + offset,
+                    namelen: name.count, valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
             offset += value.count
         }
         if state.responseBody.isEmpty {
@@ -634,7 +686,9 @@ final class H2Connection {
     }
 
     private func teamMayPush(_ team: Int, _ check: RequestCheck) -> Bool {
-        if let last = lastTopicVerdict, last.team == team, check.topicLength <= RequestCheck.topicBytes, last.topic == check.topicTail {
+        if let last = lastTopicVerdict, last.team == team, check.topicLength <= RequestCheck.topicBytes,
+            last.topic == check.topicTail
+        {
             return last.allowed
         }
         let allowed = shared.verifier.teams[team].allows(topic: check.topic)
@@ -647,8 +701,10 @@ final class H2Connection {
         var headers = [nghttp2_nv](repeating: nghttp2_nv(), count: 4)
         var count = 0
         func add(_ name: ByteString, _ value: UnsafeBufferPointer<UInt8>) {
-            headers[count] = nghttp2_nv(name: UnsafeMutablePointer(mutating: name.pointer), value: UnsafeMutablePointer(mutating: value.baseAddress),
-                                        namelen: name.count, valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            headers[count] = nghttp2_nv(
+                name: UnsafeMutablePointer(mutating: name.pointer),
+                value: UnsafeMutablePointer(mutating: value.baseAddress),
+                namelen: name.count, valuelen: value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
             count += 1
         }
         // nghttp2 copies names and values on submit, so stack and scratch buffers are fine here.

@@ -28,8 +28,12 @@ public struct JWTVerifier: Sendable {
     public let allowedClockSkew: TimeInterval
 
     /// A verifier for tokens minted with `key` under `credential`: one team, any topic.
-    public init(key: SigningKey, credential: ProviderCredential, maxAge: TimeInterval = 3600, allowedClockSkew: TimeInterval = 60) {
-        self.init(teams: [MockTeam(key: key, credential: credential)], maxAge: maxAge, allowedClockSkew: allowedClockSkew)
+    public init(
+        key: SigningKey, credential: ProviderCredential, maxAge: TimeInterval = 3600,
+        allowedClockSkew: TimeInterval = 60
+    ) {
+        self.init(
+            teams: [MockTeam(key: key, credential: credential)], maxAge: maxAge, allowedClockSkew: allowedClockSkew)
     }
 
     /// A verifier for tokens of any of `teams`; a key id listed twice keeps its first team.
@@ -63,9 +67,13 @@ public struct JWTVerifier: Sendable {
         guard segments.count == 3 else { return .invalid("not three dot-separated segments") }
         guard let header = Self.jsonObject(segments[0]) else { return .invalid("header is not base64url JSON") }
         guard header["alg"] as? String == "ES256" else { return .invalid("alg is not ES256") }
-        guard let keyID = header["kid"] as? String, let team = teamByKeyID[keyID] else { return .invalid("kid names no configured key") }
+        guard let keyID = header["kid"] as? String, let team = teamByKeyID[keyID] else {
+            return .invalid("kid names no configured key")
+        }
         guard let claims = Self.jsonObject(segments[1]) else { return .invalid("claims are not base64url JSON") }
-        guard claims["iss"] as? String == teams[team].credential.teamId else { return .invalid("iss does not match the team") }
+        guard claims["iss"] as? String == teams[team].credential.teamId else {
+            return .invalid("iss does not match the team")
+        }
         guard let issuedAt = claims["iat"] as? Int, !(claims["iat"] is NSDecimalNumber) else {
             return .invalid("iat is not an integer")
         }
@@ -81,7 +89,8 @@ public struct JWTVerifier: Sendable {
     }
 
     // Returns whether the good signature was DER, or nil when it does not verify in either form.
-    private static func checkSignature(_ signature: [UInt8], over message: Substring.UTF8View, key: SigningKey) -> Bool? {
+    private static func checkSignature(_ signature: [UInt8], over message: Substring.UTF8View, key: SigningKey) -> Bool?
+    {
         if signature.count == 64, key.verifyES256(message: message, rawSignature: signature) {
             return false
         }

@@ -46,12 +46,14 @@ public struct MockConfiguration: Sendable {
     /// CannotCreateChannelConfig.
     public var maxChannelsPerApp: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 0, identity: TLSIdentity, verifier: JWTVerifier,
-                scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, threads: Int = 1,
-                tracksTokens: Bool = true, statsTokens: Bool = false,
-                handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil,
-                environment: Environment = .production, clientCAPEM: String? = nil,
-                withoutBroadcast: Set<String> = [], maxChannelsPerApp: Int = 10_000) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, identity: TLSIdentity, verifier: JWTVerifier,
+        scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, threads: Int = 1,
+        tracksTokens: Bool = true, statsTokens: Bool = false,
+        handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil,
+        environment: Environment = .production, clientCAPEM: String? = nil,
+        withoutBroadcast: Set<String> = [], maxChannelsPerApp: Int = 10_000
+    ) {
         self.host = host
         self.port = port
         self.identity = identity

@@ -1,7 +1,8 @@
-import Foundation
 internal import COpenSSL
+import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A local APNs: HTTP/2 over TLS, Apple's validation and answers, scripted faults, and statistics.
@@ -55,7 +56,9 @@ public final class MockServer: Sendable {
             throw MockError.badAddress("\(host):\(port)")
         }
         defer { freeaddrinfo(info) }
-        let fd = socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            address.pointee.ai_family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw MockError.socket("socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))

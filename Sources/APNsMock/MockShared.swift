@@ -34,10 +34,12 @@ final class MockShared: Sendable {
         handshakeTimeout = UInt64(max(0.001, configuration.handshakeTimeout) * 1e9)
         idleTimeout = UInt64(max(0, configuration.idleTimeout) * 1e9)
         scenario = ScenarioBook(configuration.scenario)
-        channels = ChannelBook(maxPerApp: max(1, configuration.maxChannelsPerApp), withoutBroadcast: configuration.withoutBroadcast,
-                               behaviours: configuration.scenario.broadcasts)
-        stats = StatsBook(tracksTokens: configuration.tracksTokens || configuration.statsTokens,
-                          listsTokens: configuration.statsTokens, channels: channels)
+        channels = ChannelBook(
+            maxPerApp: max(1, configuration.maxChannelsPerApp), withoutBroadcast: configuration.withoutBroadcast,
+            behaviours: configuration.scenario.broadcasts)
+        stats = StatsBook(
+            tracksTokens: configuration.tracksTokens || configuration.statsTokens,
+            listsTokens: configuration.statsTokens, channels: channels)
         arrivals = try configuration.arrivalsFile.map(ArrivalLog.init(path:))
     }
 }

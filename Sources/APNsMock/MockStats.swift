@@ -17,12 +17,16 @@ public struct MockStats: Codable, Sendable, Equatable {
     public var channels: Channels
 
     private enum CodingKeys: String, CodingKey {
-        case totals, connections, listedTokens = "tokens", validationFailures, channels
+        case totals, connections
+        case listedTokens = "tokens"
+        case validationFailures, channels
     }
 
     /// Statistics made of these parts (the simulator makes them; tests and tools may too).
-    public init(totals: Totals, connections: [Connection], listedTokens: [String: [String: Int]]?,
-                validationFailures: [String: Failure], channels: Channels = Channels()) {
+    public init(
+        totals: Totals, connections: [Connection], listedTokens: [String: [String: Int]]?,
+        validationFailures: [String: Failure], channels: Channels = Channels()
+    ) {
         self.totals = totals
         self.connections = connections
         self.listedTokens = listedTokens
@@ -90,8 +94,11 @@ public struct MockStats: Codable, Sendable, Equatable {
         public var byID: [String: ChannelEntry]
 
         /// Channel counts; all zero by default.
-        public init(requests: [String: Int] = [:], created: Int = 0, deleted: Int = 0, open: Int = 0, broadcastsAccepted: Int = 0,
-                    reasons: [String: Int] = [:], byID: [String: ChannelEntry] = [:]) {
+        public init(
+            requests: [String: Int] = [:], created: Int = 0, deleted: Int = 0, open: Int = 0,
+            broadcastsAccepted: Int = 0,
+            reasons: [String: Int] = [:], byID: [String: ChannelEntry] = [:]
+        ) {
             self.requests = requests
             self.created = created
             self.deleted = deleted

@@ -49,8 +49,10 @@ struct RequestCheck {
     private static let broadcastPrefix = ByteString("/4/broadcasts/")
 
     /// Records one header field; `judge` turns an authorization header into its verdict (the connection's cache).
-    mutating func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
-                         judge: (UnsafeBufferPointer<UInt8>) -> PresentedAuthorization) {
+    mutating func header(
+        name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
+        judge: (UnsafeBufferPointer<UInt8>) -> PresentedAuthorization
+    ) {
         guard let field = Field(name) else { return }
         if seen & field.bit != 0 {
             // The request fails as it is; a repeated value costs nothing more (no second verification).
@@ -96,13 +98,15 @@ struct RequestCheck {
                 fail(.badExpirationDate, example(value))
             }
         case .id:
-            if canonicalUUID(value) { apnsID = Array(value) } else {
+            if canonicalUUID(value) {
+                apnsID = Array(value)
+            } else {
                 fail(.badMessageId, example(value))
             }
         case .collapseID:
             if value.count > CollapseID.maximumBytes { fail(.badCollapseId, "\(value.count) bytes") }
         case .channelID, .requestID:
-            break // not a device push's headers: APNs ignores headers it does not use
+            break  // not a device push's headers: APNs ignores headers it does not use
         }
     }
 
@@ -118,7 +122,7 @@ struct RequestCheck {
         case .pushType where broadcast: channel?.pushTypeHeader(value)
         case .priority where broadcast: channel?.priorityHeader(value)
         case .expiration where broadcast: channel?.expirationHeader(value)
-        default: break // apns-topic, apns-id, apns-collapse-id: not part of these APIs
+        default: break  // apns-topic, apns-id, apns-collapse-id: not part of these APIs
         }
     }
 
@@ -130,7 +134,8 @@ struct RequestCheck {
 
     /// The topic for the statistics' examples, cut to `exampleBytes`.
     var topicExample: String {
-        (topicLength > Self.exampleBytes ? "…" : "") + String(decoding: topicTail.suffix(Self.exampleBytes), as: UTF8.self)
+        (topicLength > Self.exampleBytes ? "…" : "")
+            + String(decoding: topicTail.suffix(Self.exampleBytes), as: UTF8.self)
     }
 
     private mutating func checkPath(_ value: UnsafeBufferPointer<UInt8>) {
@@ -182,7 +187,9 @@ struct RequestCheck {
         if token == nil { return (404, .badPath) }
         if let headerProblem { return (400, headerProblem) }
         if !sawTopic && !topicOptional { return (400, .missingTopic) }
-        if sawTopic, let suffix = pushType.topicSuffix, !topicTail.withUnsafeBufferPointer({ ByteString.suffix(suffix, of: $0) }) {
+        if sawTopic, let suffix = pushType.topicSuffix,
+            !topicTail.withUnsafeBufferPointer({ ByteString.suffix(suffix, of: $0) })
+        {
             problemExample = "\(topicExample) for push type \(pushType.rawValue)"
             return (400, .badTopic)
         }
@@ -226,7 +233,8 @@ private enum Field: UInt16, CaseIterable {
 /// Push types by their header bytes.
 private let pushTypeNames: [(ByteString, PushType)] = [
     (ByteString("alert"), .alert), (ByteString("background"), .background), (ByteString("location"), .location),
-    (ByteString("voip"), .voip), (ByteString("complication"), .complication), (ByteString("fileprovider"), .fileprovider),
+    (ByteString("voip"), .voip), (ByteString("complication"), .complication),
+    (ByteString("fileprovider"), .fileprovider),
     (ByteString("mdm"), .mdm), (ByteString("liveactivity"), .liveactivity), (ByteString("pushtotalk"), .pushtotalk),
     (ByteString("controls"), .controls), (ByteString("widgets"), .widgets),
 ]

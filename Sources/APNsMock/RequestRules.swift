@@ -48,8 +48,9 @@ public enum RequestRules {
         }
         check.bodyBytes = bodyBytes
         let problem = check.finalProblem()
-        return Verdict(problem: problem, example: check.problemExample, token: check.token, apnsID: check.apnsID,
-                       authorization: authorization, isStatsPath: check.isStatsPath,
-                       sawMethod: check.sawMethod, methodIsPost: check.methodIsPost)
+        return Verdict(
+            problem: problem, example: check.problemExample, token: check.token, apnsID: check.apnsID,
+            authorization: authorization, isStatsPath: check.isStatsPath,
+            sawMethod: check.sawMethod, methodIsPost: check.methodIsPost)
     }
 }

@@ -12,8 +12,10 @@ public struct Scenario: Codable, Sendable, Equatable {
     /// Behaviours of broadcasts by bundle id (each channel of the app counts its own failures).
     public var broadcasts: [String: BroadcastBehaviour]
 
-    public init(tokens: [String: TokenBehaviour] = [:], tokenPrefixes: [String: TokenBehaviour] = [:],
-                connection: ConnectionFaults = ConnectionFaults(), broadcasts: [String: BroadcastBehaviour] = [:]) {
+    public init(
+        tokens: [String: TokenBehaviour] = [:], tokenPrefixes: [String: TokenBehaviour] = [:],
+        connection: ConnectionFaults = ConnectionFaults(), broadcasts: [String: BroadcastBehaviour] = [:]
+    ) {
         self.tokens = tokens
         self.tokenPrefixes = tokenPrefixes
         self.connection = connection
@@ -46,7 +48,8 @@ public struct Scenario: Codable, Sendable, Equatable {
         } catch let DecodingError.keyNotFound(key, _) {
             throw MockError.badScenario("\(path): missing key '\(key.stringValue)'")
         } catch let DecodingError.typeMismatch(_, context) {
-            throw MockError.badScenario("\(path): wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            throw MockError.badScenario(
+                "\(path): wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
         } catch {
             throw MockError.badScenario("\(path): \(error)")
         }
@@ -60,7 +63,9 @@ public struct Scenario: Codable, Sendable, Equatable {
             try behaviour.validate(token: token)
         }
         for (bundleID, behaviour) in broadcasts {
-            guard !bundleID.isEmpty, !bundleID.contains("/") else { throw MockError.badScenario("broadcasts: '\(bundleID)' is not a bundle id") }
+            guard !bundleID.isEmpty, !bundleID.contains("/") else {
+                throw MockError.badScenario("broadcasts: '\(bundleID)' is not a bundle id")
+            }
             try behaviour.validate(bundleID: bundleID)
         }
     }
@@ -85,8 +90,10 @@ public struct TokenBehaviour: Codable, Sendable, Equatable {
         case ok, unregistered, expiredToken, badDeviceToken, notForTopic
     }
 
-    public init(respond: Response? = nil, timestamp: Int64? = nil, failTimes: Int? = nil,
-                failStatus: Int? = nil, delayMs: Int? = nil) {
+    public init(
+        respond: Response? = nil, timestamp: Int64? = nil, failTimes: Int? = nil,
+        failStatus: Int? = nil, delayMs: Int? = nil
+    ) {
         self.respond = respond
         self.timestamp = timestamp
         self.failTimes = failTimes
@@ -118,8 +125,10 @@ public struct ConnectionFaults: Codable, Sendable, Equatable {
     /// Allow one stream until the first request with a valid token, as APNs does.
     public var singleStreamUntilAuthorized: Bool?
 
-    public init(goawayAfter: Int? = nil, closeAfter: Int? = nil, faultyConnections: Int? = nil,
-                maxConcurrentStreams: Int? = nil, singleStreamUntilAuthorized: Bool? = nil) {
+    public init(
+        goawayAfter: Int? = nil, closeAfter: Int? = nil, faultyConnections: Int? = nil,
+        maxConcurrentStreams: Int? = nil, singleStreamUntilAuthorized: Bool? = nil
+    ) {
         self.goawayAfter = goawayAfter
         self.closeAfter = closeAfter
         self.faultyConnections = faultyConnections

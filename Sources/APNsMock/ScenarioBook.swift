@@ -14,7 +14,9 @@ final class ScenarioBook: @unchecked Sendable {
     }
 
     /// The answer the scenario scripts for `token`, or nil for a normal 200.
-    func answer(token: String, nowMilliseconds: Int64) -> (status: Int, reason: Reason?, timestamp: Int64?, delayMs: Int)? {
+    func answer(token: String, nowMilliseconds: Int64) -> (
+        status: Int, reason: Reason?, timestamp: Int64?, delayMs: Int
+    )? {
         if scenario.isEmpty { return nil }
         guard let behaviour = behaviour(for: token) else { return nil }
         let delay = behaviour.delayMs ?? 0
@@ -25,7 +27,8 @@ final class ScenarioBook: @unchecked Sendable {
             lock.unlock()
             if served < times {
                 let status = behaviour.failStatus ?? 429
-                let reason: Reason = status == 429 ? .tooManyRequests : status == 500 ? .internalServerError : .serviceUnavailable
+                let reason: Reason =
+                    status == 429 ? .tooManyRequests : status == 500 ? .internalServerError : .serviceUnavailable
                 return (status, reason, nil, delay)
             }
         }

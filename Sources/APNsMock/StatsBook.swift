@@ -35,14 +35,17 @@ final class StatsBook: @unchecked Sendable {
         defer { lock.unlock() }
         let id = nextConnectionID
         nextConnectionID += 1
-        connections[id] = MockStats.Connection(id: id, requests: 0, maxRequestsPerSecond: 0, distinctProviderTokens: 0,
-                                               statuses: [:], open: true, goawaySent: false)
+        connections[id] = MockStats.Connection(
+            id: id, requests: 0, maxRequestsPerSecond: 0, distinctProviderTokens: 0,
+            statuses: [:], open: true, goawaySent: false)
         return id
     }
 
     /// Records one answered request.
-    func record(connection: Int, status: Int, reason: String? = nil, token: String?, windowMaximum: Int, distinctTokens: Int,
-                derSignature: Bool, failure: (reason: String, example: String)?) {
+    func record(
+        connection: Int, status: Int, reason: String? = nil, token: String?, windowMaximum: Int, distinctTokens: Int,
+        derSignature: Bool, failure: (reason: String, example: String)?
+    ) {
         lock.lock()
         defer { lock.unlock() }
         requests += 1
@@ -99,10 +102,11 @@ final class StatsBook: @unchecked Sendable {
             tokenTable = table
         }
         return MockStats(
-            totals: .init(requests: requests, connections: nextConnectionID - 1,
-                          statuses: Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
-                          reasons: reasons,
-                          derSignatures: derSignatures, tokensAcceptedTwice: acceptedTwice),
+            totals: .init(
+                requests: requests, connections: nextConnectionID - 1,
+                statuses: Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
+                reasons: reasons,
+                derSignatures: derSignatures, tokensAcceptedTwice: acceptedTwice),
             connections: connections.values.sorted { $0.id < $1.id },
             listedTokens: tokenTable,
             validationFailures: failures,

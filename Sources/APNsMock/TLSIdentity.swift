@@ -1,6 +1,6 @@
 internal import COpenSSL
-import ProviderAuth
 import Foundation
+import ProviderAuth
 
 /// Why a TLS identity could not be generated or loaded, with the drained OpenSSL error queue and what to do.
 public struct TLSIdentityError: Error, CustomStringConvertible {
@@ -22,14 +22,16 @@ public struct TLSIdentity: Sendable, CustomStringConvertible, CustomReflectable 
     public let caCertificatePEM: String?
 
     /// Checks that the PEM texts parse and that the key belongs to the (first) certificate.
-    public init(certificatePEM: String, privateKeyPEM: String, caCertificatePEM: String? = nil) throws(TLSIdentityError) {
+    public init(certificatePEM: String, privateKeyPEM: String, caCertificatePEM: String? = nil) throws(TLSIdentityError)
+    {
         let certificate = try PEMObjects.certificate(certificatePEM, what: "server certificate")
         defer { X509_free(certificate) }
         let key = try PEMObjects.privateKey(privateKeyPEM)
         defer { EVP_PKEY_free(key) }
         guard X509_check_private_key(certificate, key) == 1 else {
-            throw TLSIdentityError("the private key does not belong to the server certificate",
-                                   fix: "pass the key file that was generated with this certificate")
+            throw TLSIdentityError(
+                "the private key does not belong to the server certificate",
+                fix: "pass the key file that was generated with this certificate")
         }
         if let caCertificatePEM {
             X509_free(try PEMObjects.certificate(caCertificatePEM, what: "CA certificate"))
@@ -44,12 +46,16 @@ public struct TLSIdentity: Sendable, CustomStringConvertible, CustomReflectable 
         try self.init(
             certificatePEM: Self.read(certificateFile, what: "certificate"),
             privateKeyPEM: Self.read(keyFile, what: "key"),
-            caCertificatePEM: caCertificateFile.map { (path) throws(TLSIdentityError) in try Self.read(path, what: "CA certificate") }
+            caCertificatePEM: caCertificateFile.map { (path) throws(TLSIdentityError) in
+                try Self.read(path, what: "CA certificate")
+            }
         )
     }
 
     /// A fresh throwaway CA and a server certificate it signed for `hosts` (IP addresses or DNS names), all P-256.
-    public static func throwaway(hosts: [String] = ["127.0.0.1", "localhost", "::1"]) throws(TLSIdentityError) -> TLSIdentity {
+    public static func throwaway(hosts: [String] = ["127.0.0.1", "localhost", "::1"]) throws(TLSIdentityError)
+        -> TLSIdentity
+    {
         let subjectAltName = try SubjectAltName.value(for: hosts)
         let caKey = try CertificateFactory.newP256Key()
         defer { EVP_PKEY_free(caKey) }
@@ -76,7 +82,9 @@ public struct TLSIdentity: Sendable, CustomStringConvertible, CustomReflectable 
         defer { X509_free(server) }
         return try TLSIdentity(
             certificatePEM: PEMObjects.text { PEM_write_bio_X509($0, server) },
-            privateKeyPEM: PEMObjects.text(secure: true) { PEM_write_bio_PKCS8PrivateKey($0, serverKey, nil, nil, 0, nil, nil) },
+            privateKeyPEM: PEMObjects.text(secure: true) {
+                PEM_write_bio_PKCS8PrivateKey($0, serverKey, nil, nil, 0, nil, nil)
+            },
             caCertificatePEM: PEMObjects.text { PEM_write_bio_X509($0, ca) }
         )
     }
@@ -87,15 +95,21 @@ public struct TLSIdentity: Sendable, CustomStringConvertible, CustomReflectable 
 
     // dump() walks the mirror: keep the private key out of it.
     public var customMirror: Mirror {
-        Mirror(self, children: ["certificatePEM": certificatePEM, "privateKeyPEM": "<redacted>", "caCertificatePEM": caCertificatePEM as Any])
+        Mirror(
+            self,
+            children: [
+                "certificatePEM": certificatePEM, "privateKeyPEM": "<redacted>",
+                "caCertificatePEM": caCertificatePEM as Any,
+            ])
     }
 
     private static func read(_ path: String, what: String) throws(TLSIdentityError) -> String {
         do {
             return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw TLSIdentityError("cannot read the TLS \(what) file at \(path) (\(error.localizedDescription))",
-                                   fix: "check the path and its permissions", openSSL: false)
+            throw TLSIdentityError(
+                "cannot read the TLS \(what) file at \(path) (\(error.localizedDescription))",
+                fix: "check the path and its permissions", openSSL: false)
         }
     }
 }
@@ -104,13 +118,16 @@ public struct TLSIdentity: Sendable, CustomStringConvertible, CustomReflectable 
 private enum SubjectAltName {
     static func value(for hosts: [String]) throws(TLSIdentityError) -> String {
         guard !hosts.isEmpty else {
-            throw TLSIdentityError("no host names for the certificate", fix: "pass at least one host, e.g. 127.0.0.1", openSSL: false)
+            throw TLSIdentityError(
+                "no host names for the certificate", fix: "pass at least one host, e.g. 127.0.0.1", openSSL: false)
         }
         var entries: [String] = []
         for host in hosts {
             // A comma would smuggle extra entries into OpenSSL's extension syntax.
             guard !host.isEmpty, !host.contains(","), !host.contains(where: \.isWhitespace) else {
-                throw TLSIdentityError("host \"\(host)\" is not a DNS name or IP address", fix: "pass names like localhost or addresses like 127.0.0.1", openSSL: false)
+                throw TLSIdentityError(
+                    "host \"\(host)\" is not a DNS name or IP address",
+                    fix: "pass names like localhost or addresses like 127.0.0.1", openSSL: false)
             }
             entries.append((isIPAddress(host) ? "IP:" : "DNS:") + host)
         }
@@ -133,9 +150,9 @@ private enum CertificateFactory {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &key) == 1,
-              let key
+            EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+            EVP_PKEY_generate(context, &key) == 1,
+            let key
         else {
             throw TLSIdentityError("generating a P-256 key failed", fix: "check the OpenSSL installation")
         }
@@ -170,13 +187,13 @@ private enum CertificateFactory {
         let oneDay: Int = 24 * 60 * 60
         // Back-dated a day so clients with a slightly slow clock accept it at once.
         guard X509_set_version(certificate, Int(X509_VERSION_3)) == 1,
-              setRandomSerial(certificate),
-              X509_gmtime_adj(X509_getm_notBefore(certificate), -oneDay) != nil,
-              X509_time_adj_ex(X509_getm_notAfter(certificate), Int32(validDays), 0, nil) != nil,
-              addEntry("O", "apns-mock throwaway", to: name),
-              addEntry("CN", commonName, to: name),
-              X509_set_issuer_name(certificate, issuer.map { X509_get_subject_name($0) } ?? name) == 1,
-              X509_set_pubkey(certificate, key) == 1
+            setRandomSerial(certificate),
+            X509_gmtime_adj(X509_getm_notBefore(certificate), -oneDay) != nil,
+            X509_time_adj_ex(X509_getm_notAfter(certificate), Int32(validDays), 0, nil) != nil,
+            addEntry("O", "apns-mock throwaway", to: name),
+            addEntry("CN", commonName, to: name),
+            X509_set_issuer_name(certificate, issuer.map { X509_get_subject_name($0) } ?? name) == 1,
+            X509_set_pubkey(certificate, key) == 1
         else {
             throw TLSIdentityError("filling in the certificate failed", fix: "check the OpenSSL installation")
         }
@@ -196,7 +213,9 @@ private enum CertificateFactory {
         }
     }
 
-    private static func addExtensions(_ extensions: [(Int32, String)], to certificate: OpaquePointer, issuer: OpaquePointer) throws(TLSIdentityError) {
+    private static func addExtensions(
+        _ extensions: [(Int32, String)], to certificate: OpaquePointer, issuer: OpaquePointer
+    ) throws(TLSIdentityError) {
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, issuer, certificate, nil, nil, 0)
         for (nid, value) in extensions {
@@ -205,7 +224,8 @@ private enum CertificateFactory {
             }
             defer { X509_EXTENSION_free(`extension`) }
             guard X509_add_ext(certificate, `extension`, -1) == 1 else {
-                throw TLSIdentityError("adding certificate extension \(value) failed", fix: "check the OpenSSL installation")
+                throw TLSIdentityError(
+                    "adding certificate extension \(value) failed", fix: "check the OpenSSL installation")
             }
         }
     }
@@ -216,7 +236,8 @@ private enum PEMObjects {
     static func certificate(_ pem: String, what: String) throws(TLSIdentityError) -> OpaquePointer {
         let parsed = withBIO(pem) { PEM_read_bio_X509($0, nil, nil, nil) }
         guard let parsed else {
-            throw TLSIdentityError("the \(what) is not a PEM certificate", fix: "pass a file starting with -----BEGIN CERTIFICATE-----")
+            throw TLSIdentityError(
+                "the \(what) is not a PEM certificate", fix: "pass a file starting with -----BEGIN CERTIFICATE-----")
         }
         return parsed
     }
@@ -225,7 +246,9 @@ private enum PEMObjects {
         // The callback refuses to supply a password; without it OpenSSL would prompt on the terminal for an encrypted key.
         let parsed = withBIO(pem) { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }
         guard let parsed else {
-            throw TLSIdentityError("the TLS key is not an unencrypted PEM private key", fix: "pass the key file generated with the certificate, unencrypted")
+            throw TLSIdentityError(
+                "the TLS key is not an unencrypted PEM private key",
+                fix: "pass the key file generated with the certificate, unencrypted")
         }
         return parsed
     }

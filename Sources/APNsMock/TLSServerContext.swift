@@ -10,20 +10,28 @@ final class TLSServerContext: @unchecked Sendable {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw MockError.tls("SSL_CTX_new failed") }
         self.context = context
         _ = apnsd_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
-        _ = apnsd_SSL_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS))
+        _ = apnsd_SSL_CTX_set_mode(
+            context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS)
+        )
 
         try Self.withBIO(identity.certificatePEM) { bio in
-            guard let leaf = PEM_read_bio_X509(bio, nil, nil, nil) else { throw MockError.tls("certificate PEM unreadable") }
+            guard let leaf = PEM_read_bio_X509(bio, nil, nil, nil) else {
+                throw MockError.tls("certificate PEM unreadable")
+            }
             defer { X509_free(leaf) }
             guard SSL_CTX_use_certificate(context, leaf) == 1 else { throw MockError.tls("certificate rejected") }
             while let extra = PEM_read_bio_X509(bio, nil, nil, nil) {
                 // The context takes ownership of chain certificates it accepts.
-                if SSL_CTX_ctrl(context, SSL_CTRL_EXTRA_CHAIN_CERT, 0, UnsafeMutableRawPointer(extra)) != 1 { X509_free(extra) }
+                if SSL_CTX_ctrl(context, SSL_CTRL_EXTRA_CHAIN_CERT, 0, UnsafeMutableRawPointer(extra)) != 1 {
+                    X509_free(extra)
+                }
             }
             ERR_clear_error()
         }
         try Self.withBIO(identity.privateKeyPEM) { bio in
-            guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { throw MockError.tls("private key PEM unreadable") }
+            guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
+                throw MockError.tls("private key PEM unreadable")
+            }
             defer { EVP_PKEY_free(key) }
             guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
                 throw MockError.tls("private key does not match the certificate")
@@ -61,7 +69,9 @@ final class TLSServerContext: @unchecked Sendable {
     private static func withBIO(_ pem: String, _ body: (OpaquePointer) throws -> Void) throws {
         var bytes = Array(pem.utf8)
         try bytes.withUnsafeMutableBytes { raw in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { throw MockError.tls("BIO_new_mem_buf failed") }
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else {
+                throw MockError.tls("BIO_new_mem_buf failed")
+            }
             defer { BIO_free(bio) }
             try body(bio)
         }
@@ -70,7 +80,8 @@ final class TLSServerContext: @unchecked Sendable {
 
 /// Picks "h2" from the client's ALPN list; without it the handshake fails, as with APNs.
 private func selectH2(
-    _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ outLength: UnsafeMutablePointer<UInt8>?,
+    _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    _ outLength: UnsafeMutablePointer<UInt8>?,
     _ input: UnsafePointer<UInt8>?, _ inputLength: UInt32, _ arg: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let input else { return SSL_TLSEXT_ERR_ALERT_FATAL }

@@ -9,7 +9,9 @@ public struct Arguments: Sendable {
     /// Parses `words`: `valued` options take a value, `flagNames` don't, and `shortFlags` spells some flags with
     /// one dash and one letter (`["h": "help"]` makes `-h` the flag `help`). A value given as the next word must
     /// not be one of these options itself (`--key-id --team-id X` is "--key-id needs a value").
-    public init(_ words: [String], valued: Set<String>, flagNames: Set<String>, shortFlags: [String: String] = [:]) throws(UsageError) {
+    public init(_ words: [String], valued: Set<String>, flagNames: Set<String>, shortFlags: [String: String] = [:])
+        throws(UsageError)
+    {
         var index = 0
         var onlyPositionals = false
         func isKnownOption(_ word: String) -> Bool {
@@ -47,7 +49,9 @@ public struct Arguments: Sendable {
                 if let inline {
                     value = inline
                 } else {
-                    guard index < words.count, !isKnownOption(words[index]) else { throw UsageError("--\(name) needs a value") }
+                    guard index < words.count, !isKnownOption(words[index]) else {
+                        throw UsageError("--\(name) needs a value")
+                    }
                     value = words[index]
                     index += 1
                 }

@@ -30,7 +30,8 @@ public enum ChannelError: Error, Sendable, CustomStringConvertible {
         case .alreadyDeleted(let channel):
             return "channel \(channel.id) (\(channel.channelID)) is already deleted"
         case .apns(let operation, let status, let reason, let requestID):
-            return "APNs refused the channel \(operation): \(status) \(reason ?? "(no reason)") (apns-request-id \(requestID))"
+            return
+                "APNs refused the channel \(operation): \(status) \(reason ?? "(no reason)") (apns-request-id \(requestID))"
         case .badAnswer(let operation, let why):
             return "APNs answered the channel \(operation) unexpectedly: \(why)"
         case .transport(let operation, let error):

@@ -19,13 +19,17 @@ public struct ChannelManager: Sendable {
     }
 
     /// Creates a channel for `topic` at APNs and records it.
-    public func create(topic: String, storage: ChannelStorage, environment: Environment, now: Date = Date()) async throws(ChannelError) -> Channel {
+    public func create(topic: String, storage: ChannelStorage, environment: Environment, now: Date = Date())
+        async throws(ChannelError) -> Channel
+    {
         do { try ChannelManagement.validate(bundleID: topic) } catch { throw .invalid("\(error)") }
         let credential = try credential(for: topic)
-        let id = try await client.create(bundleID: topic, storage: storage, environment: environment, credential: credential)
+        let id = try await client.create(
+            bundleID: topic, storage: storage, environment: environment, credential: credential)
         do {
-            return try await store.recordChannel(channelID: id, topic: topic, environment: environment, storage: storage,
-                                                 credential: credential.name, now: now)
+            return try await store.recordChannel(
+                channelID: id, topic: topic, environment: environment, storage: storage,
+                credential: credential.name, now: now)
         } catch {
             throw .store(error)
         }
@@ -35,12 +39,17 @@ public struct ChannelManager: Sendable {
     /// `all-channels` is read too — in `environment`, or in each environment the topic has live channels in
     /// (production when none) — and compared: each row says whether APNs lists it, and APNs's other channels are
     /// `notRecorded`. `environment` without a topic is refused (it names which APNs list to compare with).
-    public func list(topic: String?, environment: Environment? = nil, includeDeleted: Bool) async throws(ChannelError) -> ChannelListing {
+    public func list(topic: String?, environment: Environment? = nil, includeDeleted: Bool) async throws(ChannelError)
+        -> ChannelListing
+    {
         guard let topic else {
-            if environment != nil { throw .invalid("an environment needs a topic (it names which APNs list to compare with)") }
+            if environment != nil {
+                throw .invalid("an environment needs a topic (it names which APNs list to compare with)")
+            }
             do {
                 let rows = try await store.channels(topic: nil, includeDeleted: includeDeleted)
-                return ChannelListing(rows: rows.map { .init(channel: $0, atAPNs: nil) }, notRecorded: [], compared: false)
+                return ChannelListing(
+                    rows: rows.map { .init(channel: $0, atAPNs: nil) }, notRecorded: [], compared: false)
             } catch {
                 throw .store(error)
             }
@@ -48,11 +57,15 @@ public struct ChannelManager: Sendable {
         do { try ChannelManagement.validate(bundleID: topic) } catch { throw .invalid("\(error)") }
         let credential = try credential(for: topic)
         let local: [Channel]
-        do { local = try await store.channels(topic: topic, includeDeleted: includeDeleted) } catch { throw .store(error) }
-        let environments = environment.map { [$0] } ?? {
-            let used = Environment.all.filter { env in local.contains { $0.environment == env && !$0.isDeleted } }
-            return used.isEmpty ? [.production] : used
-        }()
+        do { local = try await store.channels(topic: topic, includeDeleted: includeDeleted) } catch {
+            throw .store(error)
+        }
+        let environments =
+            environment.map { [$0] }
+            ?? {
+                let used = Environment.all.filter { env in local.contains { $0.environment == env && !$0.isDeleted } }
+                return used.isEmpty ? [.production] : used
+            }()
         var listed: [Int64: Bool] = [:]
         var notRecorded: [ChannelListing.Unrecorded] = []
         for env in environments {
@@ -63,19 +76,26 @@ public struct ChannelManager: Sendable {
                 known.insert(channel.channelID)
                 listed[channel.id] = remote.contains(channel.channelID)
             }
-            notRecorded += remote.subtracting(known).sorted().map { .init(channelID: $0, topic: topic, environment: env) }
+            notRecorded += remote.subtracting(known).sorted().map {
+                .init(channelID: $0, topic: topic, environment: env)
+            }
         }
-        let rows = local.filter { environment == nil || $0.environment == environment }.map { ChannelListing.Row(channel: $0, atAPNs: listed[$0.id]) }
+        let rows = local.filter { environment == nil || $0.environment == environment }.map {
+            ChannelListing.Row(channel: $0, atAPNs: listed[$0.id])
+        }
         return ChannelListing(rows: rows, notRecorded: notRecorded, compared: true)
     }
 
     /// The local row and, for a channel not deleted, its storage policy as APNs reads it.
-    public func show(_ reference: ChannelReference) async throws(ChannelError) -> (channel: Channel, apnsStorage: ChannelStorage?) {
+    public func show(_ reference: ChannelReference) async throws(ChannelError) -> (
+        channel: Channel, apnsStorage: ChannelStorage?
+    ) {
         let channel = try await find(reference)
         guard !channel.isDeleted else { return (channel, nil) }
         let credential = try credential(for: channel.topic)
-        let storage = try await client.read(bundleID: channel.topic, channelID: channel.channelID, environment: channel.environment,
-                                            credential: credential)
+        let storage = try await client.read(
+            bundleID: channel.topic, channelID: channel.channelID, environment: channel.environment,
+            credential: credential)
         return (channel, storage)
     }
 
@@ -84,7 +104,9 @@ public struct ChannelManager: Sendable {
         let channel = try await find(reference)
         guard !channel.isDeleted else { throw .alreadyDeleted(channel) }
         let credential = try credential(for: channel.topic)
-        try await client.delete(bundleID: channel.topic, channelID: channel.channelID, environment: channel.environment, credential: credential)
+        try await client.delete(
+            bundleID: channel.topic, channelID: channel.channelID, environment: channel.environment,
+            credential: credential)
         let marked: Channel?
         do { marked = try await store.markChannelDeleted(id: channel.id, now: now) } catch { throw .store(error) }
         guard let marked else { throw .unknownChannel(reference) }

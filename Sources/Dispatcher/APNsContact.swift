@@ -31,7 +31,8 @@ public struct APNsContact: Sendable, Hashable {
         guard let since = unansweredSince, now.timeIntervalSince(since) > window else { return "ok" }
         if let lastAnswer, now.timeIntervalSince(lastAnswer) <= window { return "ok" }
         let silent = Int(now.timeIntervalSince(lastAnswer ?? since).rounded(.down))
-        return lastAnswer == nil ? "no answer from APNs yet; sends failing for \(silent) s"
+        return lastAnswer == nil
+            ? "no answer from APNs yet; sends failing for \(silent) s"
             : "no answer from APNs for \(silent) s; sends failing since then"
     }
 }

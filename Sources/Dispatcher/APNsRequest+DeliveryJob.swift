@@ -20,7 +20,8 @@ extension APNsRequest {
             headers = job.content.broadcastHeaders(channelID: channelID)
         }
         if let authorization { headers.insert((HeaderName.authorization, authorization), at: 0) }
-        self.init(path: path, headers: headers, body: job.content.payload.bytes,
-                  isExpedited: job.kind == .single, group: job.campaignID.rawValue)
+        self.init(
+            path: path, headers: headers, body: job.content.payload.bytes,
+            isExpedited: job.kind == .single, group: job.campaignID.rawValue)
     }
 }

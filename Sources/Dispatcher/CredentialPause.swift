@@ -41,7 +41,10 @@ public struct CredentialStatus: Sendable, Hashable {
     /// For a certificate credential: when the certificate expires.
     public var certificateExpires: Date?
 
-    public init(name: String, paused: String? = nil, pausedSince: Date? = nil, nextProbe: Date? = nil, certificateExpires: Date? = nil) {
+    public init(
+        name: String, paused: String? = nil, pausedSince: Date? = nil, nextProbe: Date? = nil,
+        certificateExpires: Date? = nil
+    ) {
         self.name = name
         self.paused = paused
         self.pausedSince = pausedSince

@@ -25,8 +25,10 @@ public struct DeliveryDecision: Hashable, Sendable {
     /// Attempts count only requests APNs answered or that timed out after being written. A request that
     /// never left (connect, DNS, TLS handshake) is `unreachable`; one cut with the connection after it was
     /// written is retried without spending an attempt (`retry.maxAge` and apns-expiration still bound it).
-    public static func decide(job: DeliveryJob, answer: TransportResult, now: Date, policy: RetryPolicy,
-                              unit: Double) -> DeliveryDecision {
+    public static func decide(
+        job: DeliveryJob, answer: TransportResult, now: Date, policy: RetryPolicy,
+        unit: Double
+    ) -> DeliveryDecision {
         let attempts = job.attempts + 1
         switch answer {
         case .failure(let error):
@@ -43,11 +45,14 @@ public struct DeliveryDecision: Hashable, Sendable {
             let counts = error.kind == .timeout && error.requestWasSent
             guard error.isRetryable else {
                 // The request itself cannot be sent (e.g. a header libcurl refuses): the same request never will.
-                return DeliveryDecision(result: DeliveryResult(job, disposition: .failed, reason: reason,
-                                                               countsAsAttempt: error.requestWasSent))
+                return DeliveryDecision(
+                    result: DeliveryResult(
+                        job, disposition: .failed, reason: reason,
+                        countsAsAttempt: error.requestWasSent))
             }
-            return retryOrFail(job: job, attempts: counts ? attempts : job.attempts, now: now, policy: policy, unit: unit,
-                               status: nil, reason: reason, countsAsAttempt: counts)
+            return retryOrFail(
+                job: job, attempts: counts ? attempts : job.attempts, now: now, policy: policy, unit: unit,
+                status: nil, reason: reason, countsAsAttempt: counts)
         case .response(let status, let apnsID, let body):
             let response = ErrorResponse(status: status, body: body)
             let outcome = Outcome(response: response)
@@ -59,16 +64,21 @@ public struct DeliveryDecision: Hashable, Sendable {
             case .badDeviceToken(let reason):
                 return DeliveryDecision(result: .badToken(job, httpStatus: status, reason: reason, apnsID: apnsID))
             case .retryLater(let reason):
-                return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit, status: status, reason: reason)
+                return retryOrFail(
+                    job: job, attempts: attempts, now: now, policy: policy, unit: unit, status: status, reason: reason)
             case .refreshProviderToken:
                 // The sender already minted a new token and tried again; still expired means our clock is off.
-                return retryOrFail(job: job, attempts: attempts, now: now, policy: policy, unit: unit,
-                                   status: status, reason: .expiredProviderToken)
+                return retryOrFail(
+                    job: job, attempts: attempts, now: now, policy: policy, unit: unit,
+                    status: status, reason: .expiredProviderToken)
             case .reject(let reason):
-                return DeliveryDecision(result: DeliveryResult(job, disposition: .rejected, httpStatus: status,
-                                                               reason: reason, apnsID: apnsID))
+                return DeliveryDecision(
+                    result: DeliveryResult(
+                        job, disposition: .rejected, httpStatus: status,
+                        reason: reason, apnsID: apnsID))
             case .configurationError(let reason):
-                return DeliveryDecision(result: nil, stop: .credentialsRefused(status: status, reason: reason, credential: ""))
+                return DeliveryDecision(
+                    result: nil, stop: .credentialsRefused(status: status, reason: reason, credential: ""))
             }
         }
     }
@@ -90,17 +100,25 @@ public struct DeliveryDecision: Hashable, Sendable {
         DeliveryResult(job, disposition: .failed, reason: .expired, countsAsAttempt: false)
     }
 
-    private static func retryOrFail(job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,
-                                    status: Int?, reason: Reason, countsAsAttempt: Bool = true) -> DeliveryDecision {
-        let at = now.addingTimeInterval(policy.delay(afterAttempts: max(attempts, 1), unit: unit, previous: job.previousDelay).seconds)
-        let expired = job.content.expiration.map { $0.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up))) }
+    private static func retryOrFail(
+        job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,
+        status: Int?, reason: Reason, countsAsAttempt: Bool = true
+    ) -> DeliveryDecision {
+        let at = now.addingTimeInterval(
+            policy.delay(afterAttempts: max(attempts, 1), unit: unit, previous: job.previousDelay).seconds)
+        let expired =
+            job.content.expiration.map {
+                $0.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up)))
+            }
             ?? (at > giveUpDate(job, policy: policy))
         // apns-expiration 0 means "try once": never retried. Not for a broadcast: a no-storage channel requires 0,
         // which says nothing about retrying one APNs did not take (retry.maxAge bounds it).
         let tryOnce = job.content.expiration?.secondsSince1970 == 0 && !job.isBroadcast
         guard policy.allowsRetry(afterAttempts: attempts), !expired, !tryOnce else {
-            return DeliveryDecision(result: DeliveryResult(job, disposition: .failed, httpStatus: status, reason: reason,
-                                                           countsAsAttempt: countsAsAttempt))
+            return DeliveryDecision(
+                result: DeliveryResult(
+                    job, disposition: .failed, httpStatus: status, reason: reason,
+                    countsAsAttempt: countsAsAttempt))
         }
         var result = DeliveryResult.retry(job, at: at, httpStatus: status, reason: reason)
         result.countsAsAttempt = countsAsAttempt

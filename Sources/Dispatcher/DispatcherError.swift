@@ -21,7 +21,8 @@ public enum DispatcherError: Error, Sendable, CustomStringConvertible {
         case .outcomesUnwritten(let count, let error):
             return "stopped with \(count) outcomes unwritten (they will be sent again): \(error)"
         case .unreachable(let seconds, let because):
-            return "APNs unreachable for \(seconds) s (\(because)): undelivered work left pending with its attempts unspent; run the worker again once APNs can be reached"
+            return
+                "APNs unreachable for \(seconds) s (\(because)): undelivered work left pending with its attempts unspent; run the worker again once APNs can be reached"
         case .unexpected(let why): return "worker failed: \(why)"
         }
     }

@@ -16,8 +16,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// How each delay is drawn (`retry.jitter`).
     public var jitter: Jitter
 
-    public init(base: Duration = .seconds(1), cap: Duration = .seconds(300), maxAttempts: Int = 8,
-                maxAge: Duration = .seconds(86_400), jitter: Jitter = .full) {
+    public init(
+        base: Duration = .seconds(1), cap: Duration = .seconds(300), maxAttempts: Int = 8,
+        maxAge: Duration = .seconds(86_400), jitter: Jitter = .full
+    ) {
         self.base = base
         self.cap = cap
         self.maxAttempts = maxAttempts
@@ -41,7 +43,8 @@ public struct RetryPolicy: Sendable, Hashable {
             seconds = ceiling / 2 + ceiling / 2 * unit
         case .decorrelated:
             let base = min(self.base.seconds, cap.seconds)
-            let last = previous.map { max($0.seconds, base) }
+            let last =
+                previous.map { max($0.seconds, base) }
                 ?? min(cap.seconds, base * pow(3, Double(min(max(attempts - 1, 0), 40))))
             let high = min(cap.seconds, max(base, last * 3))
             seconds = base + (high - base) * unit

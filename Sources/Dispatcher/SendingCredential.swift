@@ -26,7 +26,8 @@ public struct SendingCredential: Sendable {
         self.name = name
         self.authorization = authorization
         switch authorization {
-        case .token(_, let keyID, let teamID, let fingerprint): poolID = "\(name).\(teamID).\(keyID).\(fingerprint.prefix(8))"
+        case .token(_, let keyID, let teamID, let fingerprint):
+            poolID = "\(name).\(teamID).\(keyID).\(fingerprint.prefix(8))"
         case .certificate(_, let fingerprint): poolID = "\(name).\(fingerprint.prefix(16))"
         }
     }

@@ -15,7 +15,9 @@ struct StorageFault {
     /// When the fault was last written to the log (it is repeated now and then, not at every try).
     var loggedAt: Date
 
-    init(_ error: StoreError, now: Date, first: Duration = .milliseconds(100), cap: Duration = .seconds(5), unit: Double) {
+    init(
+        _ error: StoreError, now: Date, first: Duration = .milliseconds(100), cap: Duration = .seconds(5), unit: Double
+    ) {
         since = now
         self.error = error
         delay = first.seconds

@@ -7,16 +7,24 @@ extension Worker {
     /// credential is paused (one probe goes when the pause ends). A job that waits is written back as pending,
     /// its attempts unspent (with `untilIdle`, left leased until the run ends instead: nothing probes then).
     /// `credentials` is read once per turn by the caller (it sits behind the reload lock).
-    func sendingCredential(for job: DeliveryJob, from credentials: CredentialSet, state: inout RunState, now: Date,
-                           untilIdle: Bool) -> SendingCredential? {
+    func sendingCredential(
+        for job: DeliveryJob, from credentials: CredentialSet, state: inout RunState, now: Date,
+        untilIdle: Bool
+    ) -> SendingCredential? {
         guard let credential = credentials.credential(for: job.content.bundleID) else {
             if state.unrouted.insert(job.content.bundleID).inserted {
-                logger.error("worker.no_credential_for_topic", ("topic", job.content.bundleID),
-                             ("action", "its deliveries stay pending: add the topic to an apns.credentials entry and reload (SIGHUP)"))
+                logger.error(
+                    "worker.no_credential_for_topic", ("topic", job.content.bundleID),
+                    (
+                        "action",
+                        "its deliveries stay pending: add the topic to an apns.credentials entry and reload (SIGHUP)"
+                    ))
             }
             if !untilIdle {
-                state.results.append(DeliveryResult(job, disposition: .retry(at: now.addingTimeInterval(configuration.retry.cap.seconds)),
-                                                    reason: .noCredential, countsAsAttempt: false))
+                state.results.append(
+                    DeliveryResult(
+                        job, disposition: .retry(at: now.addingTimeInterval(configuration.retry.cap.seconds)),
+                        reason: .noCredential, countsAsAttempt: false))
             }
             return nil
         }
@@ -34,15 +42,20 @@ extension Worker {
     /// the pause ends (with `untilIdle`, left leased and released when the run ends).
     func wait(_ job: DeliveryJob, of name: String, state: inout RunState, now: Date, untilIdle: Bool) {
         guard !untilIdle, let pause = state.credentialPauses[name] else { return }
-        state.results.append(DeliveryResult(job, disposition: .retry(at: pause.due(now: now, unit: random())),
-                                            httpStatus: pause.status, reason: pause.reason, countsAsAttempt: false))
+        state.results.append(
+            DeliveryResult(
+                job, disposition: .retry(at: pause.due(now: now, unit: random())),
+                httpStatus: pause.status, reason: pause.reason, countsAsAttempt: false))
     }
 
     /// APNs refused `name`'s credential (or its token could not be made): pauses its deliveries, or lengthens the
     /// pause when a probe was refused. Said once at error level per pause; later refusals at debug.
-    func pauseCredential(_ name: String, status: Int?, reason: Reason, detail: String, state: inout RunState, now: Date) {
+    func pauseCredential(_ name: String, status: Int?, reason: Reason, detail: String, state: inout RunState, now: Date)
+    {
         let configuration = self.configuration
-        var pause = state.credentialPauses[name] ?? CredentialPause(base: configuration.retry.base, cap: configuration.retry.cap)
+        var pause =
+            state.credentialPauses[name]
+            ?? CredentialPause(base: configuration.retry.base, cap: configuration.retry.cap)
         let first = !pause.backoff.isOut
         let until = pause.backoff.unreachable(now: now, unit: random())
         pause.status = status
@@ -56,10 +69,16 @@ extension Worker {
         }
         let probe = String(format: "%.1f", until.timeIntervalSince(now))
         if first {
-            logger.error("worker.credential_paused", ("credential", name), ("reason", detail), ("probe_in_seconds", probe),
-                         ("action", "its deliveries stay pending, attempts unspent; other credentials keep sending; fix it and reload (SIGHUP)"))
+            logger.error(
+                "worker.credential_paused", ("credential", name), ("reason", detail), ("probe_in_seconds", probe),
+                (
+                    "action",
+                    "its deliveries stay pending, attempts unspent; other credentials keep sending; fix it and reload (SIGHUP)"
+                ))
         } else {
-            logger.debug("worker.credential_still_refused", ("credential", name), ("reason", detail), ("probe_in_seconds", probe))
+            logger.debug(
+                "worker.credential_still_refused", ("credential", name), ("reason", detail), ("probe_in_seconds", probe)
+            )
         }
     }
 
@@ -71,8 +90,9 @@ extension Worker {
             states[name]?.pausedSince = nil
             states[name]?.nextProbe = nil
         }
-        logger.info("worker.credential_resumed", ("credential", name),
-                    ("paused_seconds", String(format: "%.1f", pause.backoff.since.map { now.timeIntervalSince($0) } ?? 0)))
+        logger.info(
+            "worker.credential_resumed", ("credential", name),
+            ("paused_seconds", String(format: "%.1f", pause.backoff.since.map { now.timeIntervalSince($0) } ?? 0)))
     }
 
     /// Days before a certificate expires from which the worker warns.
@@ -88,15 +108,18 @@ extension Worker {
             let expires = notAfter.formatted(.iso8601)
             if notAfter <= now {
                 guard state.credentialPauses[credential.name]?.certificateExpired != true else { continue }
-                pauseCredential(credential.name, status: nil, reason: .badCertificate, detail: "certificate expired on \(expires)",
-                                state: &state, now: now)
+                pauseCredential(
+                    credential.name, status: nil, reason: .badCertificate, detail: "certificate expired on \(expires)",
+                    state: &state, now: now)
                 state.credentialPauses[credential.name]?.certificateExpired = true
                 continue
             }
             let days = Int((notAfter.timeIntervalSince(now) / 86_400).rounded(.down))
             if days < Self.certificateWarningDays {
-                logger.warning("apns.certificate_expiring", ("credential", credential.name), ("days_left", String(days)),
-                               ("not_after", expires), ("action", "renew the APNs certificate and reload (SIGHUP) before it expires"))
+                logger.warning(
+                    "apns.certificate_expiring", ("credential", credential.name), ("days_left", String(days)),
+                    ("not_after", expires),
+                    ("action", "renew the APNs certificate and reload (SIGHUP) before it expires"))
             }
         }
     }

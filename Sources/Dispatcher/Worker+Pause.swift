@@ -19,7 +19,8 @@ extension Worker {
         }
         if !taken.isEmpty {
             let (released, id) = (taken, state.id)
-            guard try await guarded(&state, { [store] in try await store.release(released, by: id, now: now) }) != nil else { return }
+            guard try await guarded(&state, { [store] in try await store.release(released, by: id, now: now) }) != nil
+            else { return }
         }
         for campaign in newlyPaused.sorted() {
             logger.info("worker.campaign_paused", ("campaign.id", String(campaign)), ("released", String(taken.count)))

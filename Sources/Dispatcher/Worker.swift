@@ -18,7 +18,8 @@ public final class Worker: Sendable {
     public let transport: TransportRegistry
     /// The settings, the logger and the credentials: read at each use, so that `reload` (SIGHUP) changes them while
     /// the loop runs. `generation` counts credential reloads (a reload ends every credential's pause).
-    let reloadable: Locked<(configuration: WorkerConfiguration, logger: Logger, credentials: CredentialSet, generation: Int)>
+    let reloadable:
+        Locked<(configuration: WorkerConfiguration, logger: Logger, credentials: CredentialSet, generation: Int)>
     var configuration: WorkerConfiguration { reloadable.withLock { $0.configuration } }
     var logger: Logger { reloadable.withLock { $0.logger } }
     /// The credentials it sends with now.
@@ -36,11 +37,13 @@ public final class Worker: Sendable {
     /// The pace of what costs a query: reading another process's change count, re-claiming after an empty claim.
     static let tick: Duration = .milliseconds(50)
 
-    public init(store: any DeliveryStore, credentials: CredentialSet, transport: TransportRegistry,
-                configuration: WorkerConfiguration, logger: Logger,
-                clock: @escaping @Sendable () -> Date = Date.init,
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-                observer: (any WorkerObserver)? = nil) {
+    public init(
+        store: any DeliveryStore, credentials: CredentialSet, transport: TransportRegistry,
+        configuration: WorkerConfiguration, logger: Logger,
+        clock: @escaping @Sendable () -> Date = Date.init,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        observer: (any WorkerObserver)? = nil
+    ) {
         self.store = store
         self.transport = transport
         self.reloadable = Locked((configuration, logger, credentials, 0))
@@ -54,12 +57,18 @@ public final class Worker: Sendable {
     public var apnsContact: APNsContact { contact.withLock { $0 } }
 
     /// Every credential's state (sending, or paused and why), by name.
-    public var credentialStatuses: [CredentialStatus] { credentialStates.withLock { $0.values.sorted { $0.name < $1.name } } }
+    public var credentialStatuses: [CredentialStatus] {
+        credentialStates.withLock { $0.values.sorted { $0.name < $1.name } }
+    }
 
     static func statuses(of credentials: CredentialSet) -> [String: CredentialStatus] {
-        Dictionary(uniqueKeysWithValues: credentials.byName.values.map { credential in
-            (credential.name, CredentialStatus(name: credential.name, certificateExpires: credential.certificateExpires))
-        })
+        Dictionary(
+            uniqueKeysWithValues: credentials.byName.values.map { credential in
+                (
+                    credential.name,
+                    CredentialStatus(name: credential.name, certificateExpires: credential.certificateExpires)
+                )
+            })
     }
 
     /// Runs until `shouldStop` says so, or — with `untilIdle` — until nothing is due within the retry cap
@@ -68,8 +77,10 @@ public final class Worker: Sendable {
     /// Stopping withdraws what waits unsent on the connections, lets the requests on the wire finish, records
     /// their outcomes and releases everything else. While the database refuses writes the worker does not
     /// exit holding outcomes of requests that went out, unless `shouldAbandon` says so (a second signal).
-    public func run(untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool = { false },
-                    shouldAbandon: @escaping @Sendable () -> Bool = { false }) async throws(DispatcherError) -> WorkerSummary {
+    public func run(
+        untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool = { false },
+        shouldAbandon: @escaping @Sendable () -> Bool = { false }
+    ) async throws(DispatcherError) -> WorkerSummary {
         let started = clock()
         var state = RunState()
         state.lastFlush = started
@@ -104,7 +115,8 @@ public final class Worker: Sendable {
         let now = clock()
         let registration = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
         state.id = registration
-        let rescued = try await store.rescueStaleWorkers(now: now, staleAfter: configuration.lease, except: registration)
+        let rescued = try await store.rescueStaleWorkers(
+            now: now, staleAfter: configuration.lease, except: registration)
         logRescue(rescued)
         for request in try await store.openCancelRequests() { state.cancelled.insert(request.campaign.rawValue) }
         state.cancelSeen = try await store.cancelRequests(after: 0).last?.seq ?? 0
@@ -131,8 +143,10 @@ public final class Worker: Sendable {
         case tick
     }
 
-    private func loop(untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool,
-                      shouldAbandon: @escaping @Sendable () -> Bool, state: inout RunState) async throws {
+    private func loop(
+        untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool,
+        shouldAbandon: @escaping @Sendable () -> Bool, state: inout RunState
+    ) async throws {
         try await withThrowingTaskGroup(of: Event.self) { group in
             group.addTask { await Self.sleepOneTick() }
             while true {
@@ -141,30 +155,39 @@ public final class Worker: Sendable {
                     await beginStopping(&state, why: state.stop != nil ? "error" : "signal")
                 }
                 if state.stopping && state.fault != nil && shouldAbandon() {
-                    logger.error("worker.abandoned", ("outcomes_lost", String(state.results.count)),
-                                 ("error", state.fault!.error.description))
+                    logger.error(
+                        "worker.abandoned", ("outcomes_lost", String(state.results.count)),
+                        ("error", state.fault!.error.description))
                     break
                 }
                 try await duties(&state, now: now, untilIdle: untilIdle)
-                if state.fault == nil && !state.stopping && now < state.nextClaimAt && state.queued + state.heldCount == 0 {
+                if state.fault == nil && !state.stopping && now < state.nextClaimAt
+                    && state.queued + state.heldCount == 0
+                {
                     try await checkForNewWork(&state, now: now)
                 }
                 if state.fault == nil && !state.stopping && now >= state.nextClaimAt
-                    && state.queued + state.heldCount < max(1, configuration.claimBatch / 2) {
+                    && state.queued + state.heldCount < max(1, configuration.claimBatch / 2)
+                {
                     try await refill(&state, now: now)
                 } else if state.fault == nil && !state.stopping && state.queued > 0 {
                     try await claimSinglesWhileBusy(&state, now: now)
                 }
                 if state.fault == nil { submit(&state, group: &group, now: clock(), untilIdle: untilIdle) }
-                if !state.results.isEmpty && (state.results.count >= configuration.recordBatch || state.inFlight == 0
-                    || now.timeIntervalSince(state.lastFlush) >= configuration.recordInterval.seconds) {
+                if !state.results.isEmpty
+                    && (state.results.count >= configuration.recordBatch || state.inFlight == 0
+                        || now.timeIntervalSince(state.lastFlush) >= configuration.recordInterval.seconds)
+                {
                     try await flush(&state)
                 }
-                if state.inFlight == 0 && state.queued == 0 && state.heldCount == 0 && state.results.isEmpty && state.fault == nil {
+                if state.inFlight == 0 && state.queued == 0 && state.heldCount == 0 && state.results.isEmpty
+                    && state.fault == nil
+                {
                     if state.stopping { break }
                     // Idle: nothing due within the retry cap, and no quiet worker's leases to take over.
                     if untilIdle && state.idleConfirmed && state.nextRescue == nil
-                        && (state.nextDue.map { $0.timeIntervalSince(now) > configuration.retry.cap.seconds } ?? true) {
+                        && (state.nextDue.map { $0.timeIntervalSince(now) > configuration.retry.cap.seconds } ?? true)
+                    {
                         break
                     }
                 }
@@ -204,16 +227,20 @@ public final class Worker: Sendable {
         }
         checkCertificates(&state, now: now)
         if untilIdle && !state.stopping && !state.credentialPauses.isEmpty
-            && credentials.byName.keys.allSatisfy({ state.credentialPauses[$0] != nil }) {
+            && credentials.byName.keys.allSatisfy({ state.credentialPauses[$0] != nil })
+        {
             await beginStopping(&state, why: "every credential refused")
         }
         reportThroughput(&state, now: now)
         reportConnections(&state, now: now)
         if untilIdle && !state.stopping, let since = state.outages.values.compactMap(\.since).min(),
-           now.timeIntervalSince(since) > (configuration.unreachableLimit ?? configuration.retry.cap).seconds {
+            now.timeIntervalSince(since) > (configuration.unreachableLimit ?? configuration.retry.cap).seconds
+        {
             let reasons = state.unreachableBecause.map { "\($0.key): \($0.value)" }.sorted().joined(separator: "; ")
             state.gaveUp = .unreachable(seconds: Int(now.timeIntervalSince(since).rounded()), because: reasons)
-            logger.error("worker.gave_up_unreachable", ("seconds", String(Int(now.timeIntervalSince(since)))), ("reason", reasons))
+            logger.error(
+                "worker.gave_up_unreachable", ("seconds", String(Int(now.timeIntervalSince(since)))),
+                ("reason", reasons))
             await beginStopping(&state, why: "APNs unreachable")
         }
     }
@@ -249,16 +276,22 @@ public final class Worker: Sendable {
         guard moved, room > 0 else { return }
         state.singlesCommitsSeen = store.commits.current
         let (id, lease, limit) = (state.id, configuration.lease, min(room, max(1, configuration.claimBatch / 2)))
-        guard let jobs = try await guarded(&state, { [store] in
-            try await store.claimSingles(now: now, limit: limit, leaseFor: lease, worker: id)
-        }) else { return }
+        guard
+            let jobs = try await guarded(
+                &state,
+                { [store] in
+                    try await store.claimSingles(now: now, limit: limit, leaseFor: lease, worker: id)
+                })
+        else { return }
         state.requeueFront(jobs)
     }
 
     private func refill(_ state: inout RunState, now: Date) async throws {
         // One page per refill keeps expansion in step with sending: a huge campaign never stalls the first sends.
         let page = configuration.expansionPageSize
-        guard let expansion = try await guarded(&state, { [store] in try await store.expandDueCampaigns(now: now, pageSize: page, maxPages: 1) })
+        guard
+            let expansion = try await guarded(
+                &state, { [store] in try await store.expandDueCampaigns(now: now, pageSize: page, maxPages: 1) })
         else { return }
         await reportExpansion(expansion)
         let want = configuration.claimBatch - state.queued - state.heldCount
@@ -267,7 +300,9 @@ public final class Worker: Sendable {
         guard let changes = try await guarded(&state, { [store] in try await store.changeCount() }) else { return }
         state.changesSeen = changes
         let (id, lease) = (state.id, configuration.lease)
-        guard let jobs = try await guarded(&state, { [store] in try await store.claim(now: now, limit: want, leaseFor: lease, worker: id) })
+        guard
+            let jobs = try await guarded(
+                &state, { [store] in try await store.claim(now: now, limit: want, leaseFor: lease, worker: id) })
         else { return }
         state.enqueueClaimed(jobs)
         if jobs.count < want {
@@ -275,9 +310,11 @@ public final class Worker: Sendable {
             // that went quiet can be taken over), or at the poll interval.
             let (staleAfter, quiet) = (configuration.lease, configuration.heartbeat * 2)
             guard let due = try await guarded(&state, { [store] in try await store.nextDueDate() }),
-                  let rescue = try await guarded(&state, { [store] in
-                      try await store.nextRescueDate(now: now, staleAfter: staleAfter, silentFor: quiet, except: id)
-                  })
+                let rescue = try await guarded(
+                    &state,
+                    { [store] in
+                        try await store.nextRescueDate(now: now, staleAfter: staleAfter, silentFor: quiet, except: id)
+                    })
             else { return }
             state.nextDue = due
             state.nextRescue = rescue
@@ -290,15 +327,21 @@ public final class Worker: Sendable {
         }
     }
 
-    private func submit(_ state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>, now: Date, untilIdle: Bool) {
+    private func submit(
+        _ state: inout RunState, group: inout ThrowingTaskGroup<Event, any Error>, now: Date, untilIdle: Bool
+    ) {
         // Read once per turn, not per job: the settings sit behind a lock (SIGHUP may replace them).
         let (configuration, credentials) = (self.configuration, self.credentials)
         // A paused pool gets one probe once its pause is over.
         for environment in state.held.keys where !(state.held[environment]?.isEmpty ?? true) {
             guard !state.stopping, state.inFlight < configuration.maxInFlight,
-                  state.outages[environment]?.maySend(now: now) ?? true else { continue }
+                state.outages[environment]?.maySend(now: now) ?? true
+            else { continue }
             let job = state.held[environment]!.removeFirst()
-            guard let credential = sendingCredential(for: job, from: credentials, state: &state, now: now, untilIdle: untilIdle) else { continue }
+            guard
+                let credential = sendingCredential(
+                    for: job, from: credentials, state: &state, now: now, untilIdle: untilIdle)
+            else { continue }
             state.outages[environment]?.probeSent()
             launch(job, with: credential, state: &state, group: &group)
         }
@@ -313,7 +356,10 @@ public final class Worker: Sendable {
                 state.results.append(result)
                 continue
             }
-            guard let credential = sendingCredential(for: job, from: credentials, state: &state, now: now, untilIdle: untilIdle) else { continue }
+            guard
+                let credential = sendingCredential(
+                    for: job, from: credentials, state: &state, now: now, untilIdle: untilIdle)
+            else { continue }
             if var outage = state.outages[job.environment], outage.isOut {
                 if state.held[job.environment, default: []].isEmpty && outage.maySend(now: now) {
                     outage.probeSent()
@@ -327,8 +373,10 @@ public final class Worker: Sendable {
         }
     }
 
-    private func launch(_ job: DeliveryJob, with credential: SendingCredential, state: inout RunState,
-                        group: inout ThrowingTaskGroup<Event, any Error>) {
+    private func launch(
+        _ job: DeliveryJob, with credential: SendingCredential, state: inout RunState,
+        group: inout ThrowingTaskGroup<Event, any Error>
+    ) {
         state.inFlight += 1
         state.inFlightByCampaign[job.campaignID.rawValue, default: 0] += 1
         group.addTask { .sent(await self.send(job, with: credential)) }
@@ -346,8 +394,9 @@ public final class Worker: Sendable {
         state.summary.tokenRefreshes += sent.tokenRefreshes
         if let failure = sent.tokenFailure {
             // The key cannot sign: a configuration error of this credential only.
-            pauseCredential(sent.credential, status: nil, reason: .invalidProviderToken,
-                            detail: "cannot make a provider token: \(failure)", state: &state, now: clock())
+            pauseCredential(
+                sent.credential, status: nil, reason: .invalidProviderToken,
+                detail: "cannot make a provider token: \(failure)", state: &state, now: clock())
             wait(job, of: sent.credential, state: &state, now: clock(), untilIdle: untilIdle)
             return
         }
@@ -358,9 +407,11 @@ public final class Worker: Sendable {
             return  // never sent: still leased to us; released when we stop, or cancelled by the cancel
         }
         let now = clock()
-        let decision = DeliveryDecision.decide(job: job, answer: answer, now: now, policy: configuration.retry, unit: random())
+        let decision = DeliveryDecision.decide(
+            job: job, answer: answer, now: now, policy: configuration.retry, unit: random())
         if case .credentialsRefused(let status, let reason, _)? = decision.stop {
-            pauseCredential(sent.credential, status: status, reason: reason, detail: "\(status) \(reason)", state: &state, now: now)
+            pauseCredential(
+                sent.credential, status: status, reason: reason, detail: "\(status) \(reason)", state: &state, now: now)
             wait(job, of: sent.credential, state: &state, now: now, untilIdle: untilIdle)
             return
         }
@@ -375,16 +426,19 @@ public final class Worker: Sendable {
         let environment = job.environment
         if decision.unreachable {
             guard !state.stopping, !state.cancelled.contains(campaign) else { return }
-            var outage = state.outages[environment] ?? OutageBackoff(base: configuration.retry.base, cap: configuration.retry.cap)
+            var outage =
+                state.outages[environment]
+                ?? OutageBackoff(base: configuration.retry.base, cap: configuration.retry.cap)
             let wasOut = outage.isOut
             let until = outage.unreachable(now: now, unit: random())
             state.outages[environment] = outage
             if case .failure(let error) = answer { state.unreachableBecause[environment.rawValue] = error.description }
             state.held[environment, default: []].insert(job, at: 0)
             if !wasOut {
-                logger.warning("worker.apns_unreachable", ("apns.environment", environment.rawValue),
-                               ("reason", state.unreachableBecause[environment.rawValue] ?? ""),
-                               ("pause_seconds", String(format: "%.2f", until.timeIntervalSince(now))))
+                logger.warning(
+                    "worker.apns_unreachable", ("apns.environment", environment.rawValue),
+                    ("reason", state.unreachableBecause[environment.rawValue] ?? ""),
+                    ("pause_seconds", String(format: "%.2f", until.timeIntervalSince(now))))
             }
             return
         }
@@ -395,13 +449,15 @@ public final class Worker: Sendable {
             let held = state.held[environment] ?? []
             state.held[environment] = nil
             state.requeueFront(held)
-            logger.info("worker.apns_reachable", ("apns.environment", environment.rawValue),
-                        ("outage_seconds", String(format: "%.1f", seconds)))
+            logger.info(
+                "worker.apns_reachable", ("apns.environment", environment.rawValue),
+                ("outage_seconds", String(format: "%.1f", seconds)))
         }
         guard var result = decision.result else { return }
         if state.cancelled.contains(campaign), case .retry = result.disposition {
-            result = DeliveryResult(job, disposition: .cancelled, httpStatus: result.httpStatus,
-                                    reason: .campaignCancelled, apnsID: result.apnsID, countsAsAttempt: result.countsAsAttempt)
+            result = DeliveryResult(
+                job, disposition: .cancelled, httpStatus: result.httpStatus,
+                reason: .campaignCancelled, apnsID: result.apnsID, countsAsAttempt: result.countsAsAttempt)
         }
         state.summary.count(result)
         state.results.append(result)
@@ -414,8 +470,9 @@ public final class Worker: Sendable {
     func beginStopping(_ state: inout RunState, why: String) async {
         state.stopping = true
         let (dropped, withdrawn) = await dropUnsent(&state, andLater: true)
-        logger.info("worker.stopping", ("why", why), ("in_flight", String(state.inFlight - withdrawn)),
-                    ("withdrawn", String(withdrawn)), ("unsent_released", String(dropped)))
+        logger.info(
+            "worker.stopping", ("why", why), ("in_flight", String(state.inFlight - withdrawn)),
+            ("withdrawn", String(withdrawn)), ("unsent_released", String(dropped)))
     }
 
     /// Drops every job held unsent and withdraws this worker's requests not yet on the wire (with `andLater`, its
@@ -430,12 +487,18 @@ public final class Worker: Sendable {
     private func heartbeat(_ state: inout RunState, now: Date) async throws {
         state.nextHeartbeat = now.addingTimeInterval(configuration.heartbeat.seconds)
         let id = state.id
-        guard let alive = try await guarded(&state, { [store] in try await store.heartbeat(id, now: now) }) else { return }
+        guard let alive = try await guarded(&state, { [store] in try await store.heartbeat(id, now: now) }) else {
+            return
+        }
         if !alive { try await lostLeases(&state, now: now) }
         let (lease, me) = (configuration.lease, state.id)
-        guard let rescued = try await guarded(&state, { [store] in
-            try await store.rescueStaleWorkers(now: now, staleAfter: lease, except: me)
-        }) else { return }
+        guard
+            let rescued = try await guarded(
+                &state,
+                { [store] in
+                    try await store.rescueStaleWorkers(now: now, staleAfter: lease, except: me)
+                })
+        else { return }
         logRescue(rescued)
         if rescued.deliveries > 0 { state.nextClaimAt = now }
     }
@@ -445,15 +508,17 @@ public final class Worker: Sendable {
         let (dropped, withdrawn) = await dropUnsent(&state, andLater: false)
         let old = state.id
         state.id = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
-        logger.warning("worker.leases_lost", ("worker.id", old.description), ("new_worker.id", state.id.description),
-                       ("dropped", String(dropped + withdrawn)),
-                       ("why", "the heartbeat was older than worker.lease and another worker took the leases over"))
+        logger.warning(
+            "worker.leases_lost", ("worker.id", old.description), ("new_worker.id", state.id.description),
+            ("dropped", String(dropped + withdrawn)),
+            ("why", "the heartbeat was older than worker.lease and another worker took the leases over"))
     }
 
     private func pollCancels(_ state: inout RunState) async throws {
         let seen = state.cancelSeen
         guard let requests = try await guarded(&state, { [store] in try await store.cancelRequests(after: seen) }),
-              let last = requests.last else { return }
+            let last = requests.last
+        else { return }
         var acknowledged: [(request: CancelRequest, inFlight: Int)] = []
         for request in requests {
             let campaign = request.campaign.rawValue
@@ -466,8 +531,9 @@ public final class Worker: Sendable {
                     withdrawn = await transport.withdraw(groups: [campaign], andLater: true)
                     state.withdrawnPending[campaign, default: 0] += withdrawn
                 }
-                logger.info("worker.campaign_cancelled", ("campaign.id", request.campaign.description),
-                            ("dropped", String(dropped)), ("withdrawn", String(withdrawn)))
+                logger.info(
+                    "worker.campaign_cancelled", ("campaign.id", request.campaign.description),
+                    ("dropped", String(dropped)), ("withdrawn", String(withdrawn)))
             }
             let onWire = state.inFlightByCampaign[campaign, default: 0] - state.withdrawnPending[campaign, default: 0]
             acknowledged.append((request, max(0, onWire)))
@@ -477,7 +543,9 @@ public final class Worker: Sendable {
         try await flush(&state)
         guard state.fault == nil else { return }
         let id = state.id
-        guard try await guarded(&state, { [store] in try await store.acknowledgeCancels(acknowledged, upTo: last.seq, by: id) }) != nil
+        guard
+            try await guarded(
+                &state, { [store] in try await store.acknowledgeCancels(acknowledged, upTo: last.seq, by: id) }) != nil
         else { return }
         state.cancelSeen = last.seq
     }
@@ -496,8 +564,9 @@ public final class Worker: Sendable {
 
     private func logRescue(_ report: RescueReport) {
         guard !report.workers.isEmpty || report.deliveries > 0 || report.cancelsFinished > 0 else { return }
-        logger.warning("worker.stale_leases_taken_over", ("workers", report.workers.map(\.description).joined(separator: ",")),
-                       ("deliveries", String(report.deliveries)), ("cancels_finished", String(report.cancelsFinished)))
+        logger.warning(
+            "worker.stale_leases_taken_over", ("workers", report.workers.map(\.description).joined(separator: ",")),
+            ("deliveries", String(report.deliveries)), ("cancels_finished", String(report.cancelsFinished)))
     }
 
     // MARK: - Writing
@@ -506,7 +575,8 @@ public final class Worker: Sendable {
         state.lastFlush = clock()
         guard !state.results.isEmpty, state.fault == nil else { return }
         let (results, id, now) = (state.results, state.id, clock())
-        guard let report = try await guarded(&state, { [store] in try await store.record(results, by: id, now: now) }) else { return }
+        guard let report = try await guarded(&state, { [store] in try await store.record(results, by: id, now: now) })
+        else { return }
         reportRecorded(results)
         await logRecorded(results, report, state: &state)
         state.results.removeAll(keepingCapacity: true)
@@ -523,8 +593,10 @@ public final class Worker: Sendable {
             let now = clock()
             if state.fault == nil {
                 state.fault = StorageFault(error, now: now, unit: random())
-                logger.error("worker.storage_fault", ("error", error.description), ("outcomes_held", String(state.results.count)),
-                             ("action", "sending paused; outcomes are kept and written again until the database accepts them"))
+                logger.error(
+                    "worker.storage_fault", ("error", error.description),
+                    ("outcomes_held", String(state.results.count)),
+                    ("action", "sending paused; outcomes are kept and written again until the database accepts them"))
             } else {
                 state.fault!.failedAgain(error, now: now, unit: random())
             }
@@ -545,16 +617,18 @@ public final class Worker: Sendable {
             state.fault = nil
             state.nextClaimAt = now
             state.idleConfirmed = false
-            logger.info("worker.storage_recovered", ("seconds", String(format: "%.1f", now.timeIntervalSince(fault.since))),
-                        ("tries", String(fault.tries)))
+            logger.info(
+                "worker.storage_recovered", ("seconds", String(format: "%.1f", now.timeIntervalSince(fault.since))),
+                ("tries", String(fault.tries)))
             if !alive { try await lostLeases(&state, now: now) }
         } catch let error as StoreError where error.isTransient {
             fault.failedAgain(error, now: now, unit: random())
             if now.timeIntervalSince(fault.loggedAt) >= 30 {
                 fault.loggedAt = now
-                logger.warning("worker.storage_fault_continues", ("error", error.description),
-                               ("seconds", String(Int(now.timeIntervalSince(fault.since)))),
-                               ("outcomes_held", String(state.results.count)))
+                logger.warning(
+                    "worker.storage_fault_continues", ("error", error.description),
+                    ("seconds", String(Int(now.timeIntervalSince(fault.since)))),
+                    ("outcomes_held", String(state.results.count)))
             }
             state.fault = fault
         }
@@ -601,7 +675,8 @@ public final class Worker: Sendable {
         guard case .token(let tokens, _, _, _) = credential.authorization else {
             let answer = await transmit(APNsRequest(job: job, authorization: nil), on: key, for: job)
             let requests = if case .failure(let error) = answer, !error.requestWasSent { 0 } else { 1 }
-            return Sent(job: job, credential: name, answer: answer, requests: requests, tokenRefreshes: 0, tokenFailure: nil)
+            return Sent(
+                job: job, credential: name, answer: answer, requests: requests, tokenRefreshes: 0, tokenFailure: nil)
         }
         var token: ProviderToken
         do {
@@ -615,14 +690,17 @@ public final class Worker: Sendable {
             do {
                 token = try await tokens.tokenAfterExpired(token)
             } catch {
-                return Sent(job: job, credential: name, answer: answer, requests: 1, tokenRefreshes: 0, tokenFailure: error)
+                return Sent(
+                    job: job, credential: name, answer: answer, requests: 1, tokenRefreshes: 0, tokenFailure: error)
             }
             refreshes = 1
             answer = await transmit(APNsRequest(job: job, authorization: token.authorizationHeader), on: key, for: job)
         }
         var requests = 1 + refreshes
         if case .failure(let error) = answer, !error.requestWasSent { requests -= 1 }
-        return Sent(job: job, credential: name, answer: answer, requests: requests, tokenRefreshes: refreshes, tokenFailure: nil)
+        return Sent(
+            job: job, credential: name, answer: answer, requests: requests, tokenRefreshes: refreshes, tokenFailure: nil
+        )
     }
 
     /// This machine's name, for `apnsd workers`.

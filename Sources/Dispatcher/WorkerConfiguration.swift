@@ -29,11 +29,14 @@ public struct WorkerConfiguration: Sendable, Hashable {
     /// How often the worker writes its throughput line while it sends.
     public var throughputLogInterval: Duration = .seconds(10)
 
-    public init(claimBatch: Int = 1000, maxInFlight: Int = 2000,
-                lease: Duration = .seconds(30), heartbeat: Duration = .seconds(5), cancelPollInterval: Duration = .milliseconds(100),
-                retry: RetryPolicy = RetryPolicy(), expansionPageSize: Int = 5000,
-                recordBatch: Int = 1000, recordInterval: Duration = .milliseconds(100), pollInterval: Duration = .seconds(1),
-                unreachableLimit: Duration? = nil) {
+    public init(
+        claimBatch: Int = 1000, maxInFlight: Int = 2000,
+        lease: Duration = .seconds(30), heartbeat: Duration = .seconds(5),
+        cancelPollInterval: Duration = .milliseconds(100),
+        retry: RetryPolicy = RetryPolicy(), expansionPageSize: Int = 5000,
+        recordBatch: Int = 1000, recordInterval: Duration = .milliseconds(100), pollInterval: Duration = .seconds(1),
+        unreachableLimit: Duration? = nil
+    ) {
         self.unreachableLimit = unreachableLimit
         self.claimBatch = claimBatch
         self.maxInFlight = maxInFlight

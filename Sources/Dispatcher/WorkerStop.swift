@@ -18,10 +18,14 @@ public enum WorkerStop: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .credentialsRefused(let status, let reason, let credential):
-            let what = credential == "default" ? "apns.keyFile, apns.keyId, apns.teamId" : "apns.credentials entry '\(credential)'"
-            return "APNs refused our credentials: \(status == 0 ? "" : "\(status) ")\(reason) — check \(what) and the environment; its deliveries stay pending"
+            let what =
+                credential == "default"
+                ? "apns.keyFile, apns.keyId, apns.teamId" : "apns.credentials entry '\(credential)'"
+            return
+                "APNs refused our credentials: \(status == 0 ? "" : "\(status) ")\(reason) — check \(what) and the environment; its deliveries stay pending"
         case .noCredential(let topics):
-            return "no credential sends for \(topics.joined(separator: ", ")): add them to an apns.credentials entry's topics; their deliveries stay pending"
+            return
+                "no credential sends for \(topics.joined(separator: ", ")): add them to an apns.credentials entry's topics; their deliveries stay pending"
         case .tlsVerification(let error):
             return "TLS verification of the APNs server failed: \(error)"
         case .providerToken(let error):

@@ -17,7 +17,9 @@ public final class EventFeed: Sendable {
     }
 
     /// A feed woken by every commit of `store` that writes events.
-    public static func attached(to store: any EventStore, pollInterval: Duration = .milliseconds(100)) async -> EventFeed {
+    public static func attached(to store: any EventStore, pollInterval: Duration = .milliseconds(100)) async
+        -> EventFeed
+    {
         let feed = EventFeed(store: store, pollInterval: pollInterval)
         // Weakly: the store keeps its observers for its lifetime, and the feed keeps the store.
         await store.addEventObserver { [weak feed] in feed?.notify() }

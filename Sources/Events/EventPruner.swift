@@ -16,8 +16,10 @@ public struct EventPruner: Sendable {
     let keepUndelivered: Bool
     let logger: Logger
 
-    public init(store: any EventStore, retention: Duration = defaultRetention, interval: Duration = .seconds(3600),
-                keepUndelivered: Bool, logger: Logger) {
+    public init(
+        store: any EventStore, retention: Duration = defaultRetention, interval: Duration = .seconds(3600),
+        keepUndelivered: Bool, logger: Logger
+    ) {
         self.store = store
         self.retention = retention
         self.interval = interval
@@ -28,7 +30,8 @@ public struct EventPruner: Sendable {
     /// One pass at `now`: how many events were deleted.
     @discardableResult
     public func pruneOnce(now: Date = Date()) async throws(StoreError) -> Int {
-        let deleted = try await store.pruneEvents(writtenBefore: now.addingTimeInterval(-retention.seconds), keepUndelivered: keepUndelivered)
+        let deleted = try await store.pruneEvents(
+            writtenBefore: now.addingTimeInterval(-retention.seconds), keepUndelivered: keepUndelivered)
         if deleted > 0 { logger.info("events.pruned", ("events", String(deleted))) }
         return deleted
     }

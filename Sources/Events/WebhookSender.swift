@@ -88,8 +88,10 @@ public actor WebhookSender {
                 continue
             }
             let body = Array(Event.webhookBody(events).utf8)
-            let headers = [(name: "Content-Type", value: "application/json"),
-                           (name: "X-Apnsd-Signature", value: Self.signature(of: body, secret: secret))]
+            let headers = [
+                (name: "Content-Type", value: "application/json"),
+                (name: "X-Apnsd-Signature", value: Self.signature(of: body, secret: secret)),
+            ]
             do {
                 let response = try await options.post.send(url: url, headers: headers, body: body)
                 guard response.isSuccess else {
@@ -100,8 +102,9 @@ public actor WebhookSender {
                 try await store.advanceWebhookCursor(to: last.id, now: Date())
                 cursor = last.id
                 failures = 0
-                logger.info("webhook.delivered", ("events", String(events.count)), ("cursor", last.id.description),
-                            ("status", String(response.status)))
+                logger.info(
+                    "webhook.delivered", ("events", String(events.count)), ("cursor", last.id.description),
+                    ("status", String(response.status)))
             } catch let error as TransportError {
                 failures += 1
                 await pause(after: failures, status: "none", detail: error.description)
@@ -115,9 +118,11 @@ public actor WebhookSender {
 
     /// Logs `webhook.failed` and sleeps the jittered backoff of the `failures`-th failure in a row.
     private func pause(after failures: Int, status: String, detail: String) async {
-        let delay = Self.backoff(failures: failures, base: options.retryBase, cap: options.retryCap, random: Double.random(in: 0...1))
-        logger.warning("webhook.failed", ("status", status), ("error", detail), ("failures", String(failures)),
-                       ("retry.in_ms", String(Int(delay / .milliseconds(1)))))
+        let delay = Self.backoff(
+            failures: failures, base: options.retryBase, cap: options.retryCap, random: Double.random(in: 0...1))
+        logger.warning(
+            "webhook.failed", ("status", status), ("error", detail), ("failures", String(failures)),
+            ("retry.in_ms", String(Int(delay / .milliseconds(1)))))
         try? await Task.sleep(for: delay)
     }
 

@@ -63,8 +63,11 @@ public final class APNsConnection: Sendable {
     /// with a `.shutdown` error, closes the connection and ends the thread.
     public func shutdown(deadline: ContinuousClock.Instant) async {
         let left = ContinuousClock.now.duration(to: deadline)
-        let nanoseconds = left <= .zero ? 0 : UInt64(left.components.seconds) * 1_000_000_000
-            + UInt64(left.components.attoseconds / 1_000_000_000)
+        let nanoseconds =
+            left <= .zero
+            ? 0
+            : UInt64(left.components.seconds) * 1_000_000_000
+                + UInt64(left.components.attoseconds / 1_000_000_000)
         await loop.stop(deadline: MonotonicClock.nanoseconds() &+ nanoseconds)
     }
 

@@ -16,8 +16,10 @@ public struct APNsRequest: Sendable {
     /// their connection can be withdrawn together (`TransportRegistry.withdraw`).
     public var group: Int64?
 
-    public init(path: String, headers: [(name: String, value: String)], body: [UInt8], isExpedited: Bool = false,
-                group: Int64? = nil) {
+    public init(
+        path: String, headers: [(name: String, value: String)], body: [UInt8], isExpedited: Bool = false,
+        group: Int64? = nil
+    ) {
         self.path = path
         self.headers = headers
         self.body = body

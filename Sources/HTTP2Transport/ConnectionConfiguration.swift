@@ -47,7 +47,8 @@ public struct ConnectionConfiguration: Sendable, Hashable {
     /// Checks the values; the error says which is wrong.
     public func validate() throws(TransportError) {
         func invalid(_ message: String) -> TransportError {
-            TransportError(kind: .invalidRequest, curlCode: 0, message: message, isConnectionFatal: false, isRetryable: false)
+            TransportError(
+                kind: .invalidRequest, curlCode: 0, message: message, isConnectionFatal: false, isRetryable: false)
         }
         guard baseURL.lowercased().hasPrefix("https://"), baseURL.count > 8 else {
             throw invalid("base URL '\(baseURL)' must start with https:// (HTTP/2 over TLS only)")
@@ -56,7 +57,8 @@ public struct ConnectionConfiguration: Sendable, Hashable {
         guard ratePerSecond >= 0 else { throw invalid("rate \(ratePerSecond) must be 0 (unthrottled) or positive") }
         // The throttle keeps the last second's send times: a ring of `rate` entries per connection.
         guard ratePerSecond <= Self.maximumRate else {
-            throw invalid("rate \(ratePerSecond) is above \(Self.maximumRate) requests/s per connection; use 0 for unthrottled")
+            throw invalid(
+                "rate \(ratePerSecond) is above \(Self.maximumRate) requests/s per connection; use 0 for unthrottled")
         }
         guard maxInFlight >= 1 else { throw invalid("maxInFlight \(maxInFlight) must be at least 1") }
         guard transportRetries >= 0 else { throw invalid("transportRetries must not be negative") }

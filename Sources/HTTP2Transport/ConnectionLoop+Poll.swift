@@ -1,8 +1,9 @@
 internal import CCurl
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The loop's sleeping and waking, and corking its socket.
@@ -11,20 +12,22 @@ extension ConnectionLoop {
     /// next token: a poll timeout is whole milliseconds, which would make a throttled connection oversleep
     /// every token.
     func poll(_ sleep: AdmissionState<Waiting>.Sleep) {
-        var fds = (curl_waitfd(fd: wakePipe.read, events: Int16(CURL_WAIT_POLLIN), revents: 0),
-                   curl_waitfd(fd: timer, events: Int16(CURL_WAIT_POLLIN), revents: 0))
+        var fds = (
+            curl_waitfd(fd: wakePipe.read, events: Int16(CURL_WAIT_POLLIN), revents: 0),
+            curl_waitfd(fd: timer, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+        )
         var count: UInt32 = 1
         var timeout = sleep.milliseconds
         #if os(Linux)
-        if sleep.throttleWait > 0 && timer >= 0 {
-            var spec = itimerspec()
-            spec.it_value.tv_sec = Int(sleep.throttleWait / 1_000_000_000)
-            spec.it_value.tv_nsec = Int(sleep.throttleWait % 1_000_000_000)
-            if timerfd_settime(timer, 0, &spec, nil) == 0 {
-                count = 2
-                timeout += 1  // the timerfd wakes us; the timeout is only the fallback
+            if sleep.throttleWait > 0 && timer >= 0 {
+                var spec = itimerspec()
+                spec.it_value.tv_sec = Int(sleep.throttleWait / 1_000_000_000)
+                spec.it_value.tv_nsec = Int(sleep.throttleWait % 1_000_000_000)
+                if timerfd_settime(timer, 0, &spec, nil) == 0 {
+                    count = 2
+                    timeout += 1  // the timerfd wakes us; the timeout is only the fallback
+                }
             }
-        }
         #endif
         withUnsafeMutableBytes(of: &fds) { raw in
             let waitfds = raw.baseAddress!.assumingMemoryBound(to: curl_waitfd.self)
@@ -59,9 +62,10 @@ extension ConnectionLoop {
     /// the send times the throttle counted.
     func setCork(_ on: Bool) {
         #if os(Linux)
-        guard admission.isCorking else { return }
-        var value: Int32 = on ? 1 : 0
-        _ = setsockopt(admission.proof.socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
+            guard admission.isCorking else { return }
+            var value: Int32 = on ? 1 : 0
+            _ = setsockopt(
+                admission.proof.socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
         #endif
     }
 }

@@ -16,8 +16,12 @@ extension ConnectionLoop {
             case .fresh(let submission):
                 guard let fresh = idle.popLast() ?? Transfer(configuration: configuration, owner: self) else {
                     admission.notHandedOver()
-                    finish(submission.continuation, .failure(TransportError(
-                        kind: .other, curlCode: 0, message: "curl_easy_init failed", isConnectionFatal: false, isRetryable: true)))
+                    finish(
+                        submission.continuation,
+                        .failure(
+                            TransportError(
+                                kind: .other, curlCode: 0, message: "curl_easy_init failed", isConnectionFatal: false,
+                                isRetryable: true)))
                     continue
                 }
                 if let error = fresh.configure(submission.request, baseURL: baseURL) {
@@ -34,8 +38,12 @@ extension ConnectionLoop {
             guard code == CURLM_OK else {
                 admission.notHandedOver()
                 let message = String(cString: curl_multi_strerror(code))
-                complete(transfer, .failure(TransportError(kind: .other, curlCode: 0, message: "curl_multi_add_handle: \(message)",
-                                                           isConnectionFatal: false, isRetryable: true)))
+                complete(
+                    transfer,
+                    .failure(
+                        TransportError(
+                            kind: .other, curlCode: 0, message: "curl_multi_add_handle: \(message)",
+                            isConnectionFatal: false, isRetryable: true)))
                 continue
             }
             transfer.activeIndex = active.count
@@ -75,8 +83,10 @@ extension ConnectionLoop {
                 failureStreak += 1
             }
             stats.lastError = error
-            switch resendPolicy.afterFailure(error, attempts: transfer.attempts, stopping: stopping,
-                                             connectionProven: admission.proof.isProven) {
+            switch resendPolicy.afterFailure(
+                error, attempts: transfer.attempts, stopping: stopping,
+                connectionProven: admission.proof.isProven)
+            {
             case .resend:
                 stats.retried += 1
                 admission.resend(.resend(transfer))

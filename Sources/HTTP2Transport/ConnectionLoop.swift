@@ -1,10 +1,11 @@
+internal import CCurl
 import Foundation
 import Threads
-internal import CCurl
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The engine behind an `APNsConnection`: one libcurl multi handle (one multiplexed HTTP/2 connection),
@@ -64,17 +65,18 @@ final class ConnectionLoop: @unchecked Sendable {
         self.configuration = configuration
         baseURL = Array(configuration.baseURL.utf8)
         #if os(Linux)
-        let corks = true  // TCP_CORK
+            let corks = true  // TCP_CORK
         #else
-        let corks = false
+            let corks = false
         #endif
         let throttle = Throttle(ratePerSecond: configuration.ratePerSecond, now: MonotonicClock.nanoseconds())
         admission = AdmissionState(maxInFlight: configuration.maxInFlight, throttle: throttle, corks: corks)
         resendPolicy = ResendPolicy(transportRetries: configuration.transportRetries)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
-            throw TransportError(kind: .other, curlCode: 0, message: "pipe() failed: errno \(errno)",
-                                 isConnectionFatal: true, isRetryable: true)
+            throw TransportError(
+                kind: .other, curlCode: 0, message: "pipe() failed: errno \(errno)",
+                isConnectionFatal: true, isRetryable: true)
         }
         for fd in fds {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -82,16 +84,18 @@ final class ConnectionLoop: @unchecked Sendable {
         }
         wakePipe = (fds[0], fds[1])
         #if os(Linux)
-        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         #else
-        timer = -1
+            timer = -1
         #endif
         multi = Self.makeMulti(configuration)
         guard multi != nil else {
-            close(fds[0]); close(fds[1])
+            close(fds[0])
+            close(fds[1])
             if timer >= 0 { close(timer) }
-            throw TransportError(kind: .other, curlCode: 0, message: "curl_multi_init failed",
-                                 isConnectionFatal: true, isRetryable: true)
+            throw TransportError(
+                kind: .other, curlCode: 0, message: "curl_multi_init failed",
+                isConnectionFatal: true, isRetryable: true)
         }
     }
 
@@ -186,7 +190,9 @@ final class ConnectionLoop: @unchecked Sendable {
                 publish(into: &mailbox)
                 return mailbox.takeTurn(into: &incoming)
             }
-            for submission in incoming { admission.enqueue(.fresh(submission), expedited: submission.request.isExpedited) }
+            for submission in incoming {
+                admission.enqueue(.fresh(submission), expedited: submission.request.isExpedited)
+            }
             incoming.removeAll(keepingCapacity: true)
             if !turn.withdrawals.isEmpty { withdrawUnsent(turn.withdrawals) }
             stopping = turn.shutdown.isStopping
@@ -248,7 +254,10 @@ final class ConnectionLoop: @unchecked Sendable {
 
     private func cleanUp() {
         let late = mailbox.withLock { $0.close() }
-        for submission in late { stats.failed += 1; finish(submission.continuation, .failure(.shutdown())) }
+        for submission in late {
+            stats.failed += 1
+            finish(submission.continuation, .failure(.shutdown()))
+        }
         failEverything(.shutdown())
         idle.removeAll()  // curl_easy_cleanup in Transfer.deinit
         curl_multi_cleanup(multi)

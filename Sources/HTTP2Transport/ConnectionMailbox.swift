@@ -90,7 +90,8 @@ struct ConnectionMailbox {
     /// Whether the loop may sleep: nothing arrived since `turn` was taken and it has nothing left to do now.
     /// If so, it counts as waiting (a caller then wakes it).
     mutating func sleepIfQuiet(since turn: Turn, busy: Bool) -> Bool {
-        let quiet = !busy && submissions.isEmpty && withdrawals.isEmpty && shutdown == turn.shutdown
+        let quiet =
+            !busy && submissions.isEmpty && withdrawals.isEmpty && shutdown == turn.shutdown
             && reconnectRequested == turn.reconnect
         if quiet { loopWaiting = true }
         return quiet
@@ -121,7 +122,10 @@ struct ConnectionMailbox {
     /// The loop has ended: returns who waits for that.
     mutating func exit() -> (stops: [CheckedContinuation<Void, Never>], withdrawals: [Withdrawal]) {
         exited = true
-        defer { exitWaiters.removeAll(); withdrawals.removeAll() }
+        defer {
+            exitWaiters.removeAll()
+            withdrawals.removeAll()
+        }
         return (exitWaiters, withdrawals)
     }
 

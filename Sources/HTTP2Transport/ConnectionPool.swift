@@ -13,8 +13,9 @@ public final class ConnectionPool: Sendable {
 
     public init(key: PoolKey, configuration: ConnectionConfiguration, count: Int) throws(TransportError) {
         guard count >= 1 else {
-            throw TransportError(kind: .invalidRequest, curlCode: 0, message: "a pool needs at least one connection (got \(count))",
-                                 isConnectionFatal: false, isRetryable: false)
+            throw TransportError(
+                kind: .invalidRequest, curlCode: 0, message: "a pool needs at least one connection (got \(count))",
+                isConnectionFatal: false, isRetryable: false)
         }
         self.key = key
         var connections: [APNsConnection] = []

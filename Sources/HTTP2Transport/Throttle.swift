@@ -30,7 +30,8 @@ public struct Throttle: Hashable, Sendable {
     public init(ratePerSecond rate: Int, burst: Int, now: UInt64) {
         ratePerSecond = rate
         let paced = Self.pacedRate(ratePerSecond: rate)
-        bucket = TokenBucket(ratePerSecond: paced, capacity: burst, tokens: min(burst, Self.slack(ratePerSecond: rate)), now: now)
+        bucket = TokenBucket(
+            ratePerSecond: paced, capacity: burst, tokens: min(burst, Self.slack(ratePerSecond: rate)), now: now)
         spacing = TokenBucket(ratePerSecond: 2 * paced, capacity: Self.step(ratePerSecond: rate), now: now)
         // Never above the rate itself: at low rates the slack would be a whole extra request per second.
         window = rate == 0 ? nil : SendWindow(limit: min(rate, paced + Self.slack(ratePerSecond: rate)))
@@ -66,7 +67,8 @@ public struct Throttle: Hashable, Sendable {
     public mutating func admit(now: UInt64, unsent: Int = 0) -> Bool {
         guard window != nil else { return true }
         guard window!.room(now: now) > unsent,
-              bucket.available(now: now) > 0, spacing.available(now: now) > 0 else { return false }
+            bucket.available(now: now) > 0, spacing.available(now: now) > 0
+        else { return false }
         _ = bucket.take(now: now)
         _ = spacing.take(now: now)
         return true

@@ -1,8 +1,9 @@
 internal import CCurl
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One reusable libcurl easy handle and everything it points at while a request is in flight:
@@ -65,8 +66,12 @@ final class Transfer {
 
         let me = Unmanaged.passUnretained(self).toOpaque()
         var ok = true
-        func set(_ option: CURLoption, _ value: Int) { ok = ok && apnsd_easy_setopt_long(easy, option, value) == CURLE_OK }
-        func set(_ option: CURLoption, _ value: UnsafeRawPointer?) { ok = ok && apnsd_easy_setopt_ptr(easy, option, value) == CURLE_OK }
+        func set(_ option: CURLoption, _ value: Int) {
+            ok = ok && apnsd_easy_setopt_long(easy, option, value) == CURLE_OK
+        }
+        func set(_ option: CURLoption, _ value: UnsafeRawPointer?) {
+            ok = ok && apnsd_easy_setopt_ptr(easy, option, value) == CURLE_OK
+        }
         set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         set(CURLOPT_PIPEWAIT, 1)
         set(CURLOPT_NOSIGNAL, 1)
@@ -86,8 +91,9 @@ final class Transfer {
             // Blobs are copied by libcurl (CURL_BLOB_COPY), so the PEM bytes need not outlive this call.
             func setBlob(_ option: CURLoption, _ bytes: [UInt8]) {
                 bytes.withUnsafeBytes { buffer in
-                    var blob = curl_blob(data: UnsafeMutableRawPointer(mutating: buffer.baseAddress), len: buffer.count,
-                                         flags: UInt32(CURL_BLOB_COPY))
+                    var blob = curl_blob(
+                        data: UnsafeMutableRawPointer(mutating: buffer.baseAddress), len: buffer.count,
+                        flags: UInt32(CURL_BLOB_COPY))
                     withUnsafePointer(to: &blob) { set(option, UnsafeRawPointer($0)) }
                 }
             }
@@ -108,7 +114,10 @@ final class Transfer {
         set(CURLOPT_SOCKOPTDATA, loop)
         set(CURLOPT_CLOSESOCKETDATA, loop)
         ok = ok && apnsd_easy_setopt_sockopt_cb(easy, CURLOPT_SOCKOPTFUNCTION, Self.socketOpenedCallback) == CURLE_OK
-        ok = ok && apnsd_easy_setopt_closesocket_cb(easy, CURLOPT_CLOSESOCKETFUNCTION, Self.socketClosingCallback) == CURLE_OK
+        ok =
+            ok
+            && apnsd_easy_setopt_closesocket_cb(easy, CURLOPT_CLOSESOCKETFUNCTION, Self.socketClosingCallback)
+                == CURLE_OK
         set(CURLOPT_PREREQDATA, me)
         ok = ok && apnsd_easy_setopt_prereq_cb(easy, CURLOPT_PREREQFUNCTION, Self.prereqCallback) == CURLE_OK
         if !ok {
@@ -249,7 +258,9 @@ final class Transfer {
     }
 
     /// Copies `bytes` to `destination + offset`; returns the offset after them.
-    private static func append(_ bytes: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer, at offset: Int) -> Int {
+    private static func append(_ bytes: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer, at offset: Int)
+        -> Int
+    {
         if let base = bytes.baseAddress, bytes.count > 0 {
             (destination + offset).copyMemory(from: base, byteCount: bytes.count)
         }
@@ -257,6 +268,7 @@ final class Transfer {
     }
 
     private static func invalid(_ message: String) -> TransportError {
-        TransportError(kind: .invalidRequest, curlCode: 0, message: message, isConnectionFatal: false, isRetryable: false)
+        TransportError(
+            kind: .invalidRequest, curlCode: 0, message: message, isConnectionFatal: false, isRetryable: false)
     }
 }

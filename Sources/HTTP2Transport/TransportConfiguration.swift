@@ -50,7 +50,8 @@ public struct TransportConfiguration: Sendable, Hashable {
         ConnectionConfiguration(
             baseURL: baseURL(for: key.environment), caFile: caFile, ratePerSecond: ratePerConnection,
             connectTimeout: connectTimeout, requestTimeout: requestTimeout,
-            maxInFlight: maxInFlightPerConnection, transportRetries: transportRetries, label: key.credentialID, proxy: proxy,
+            maxInFlight: maxInFlightPerConnection, transportRetries: transportRetries, label: key.credentialID,
+            proxy: proxy,
             clientIdentity: clientIdentities[key.credentialID])
     }
 }

@@ -8,16 +8,16 @@ extension TransportError {
         case c(CURLE_COULDNT_RESOLVE_HOST), c(CURLE_COULDNT_CONNECT), c(CURLE_SSL_CONNECT_ERROR):
             return (.connect, true, true)
         case c(CURLE_PEER_FAILED_VERIFICATION), c(CURLE_SSL_CACERT_BADFILE), c(CURLE_SSL_CERTPROBLEM),
-             c(CURLE_SSL_ISSUER_ERROR), c(CURLE_SSL_PINNEDPUBKEYNOTMATCH), c(CURLE_SSL_INVALIDCERTSTATUS),
-             c(CURLE_SSL_CRL_BADFILE), c(CURLE_SSL_CIPHER), c(CURLE_SSL_CLIENTCERT):
+            c(CURLE_SSL_ISSUER_ERROR), c(CURLE_SSL_PINNEDPUBKEYNOTMATCH), c(CURLE_SSL_INVALIDCERTSTATUS),
+            c(CURLE_SSL_CRL_BADFILE), c(CURLE_SSL_CIPHER), c(CURLE_SSL_CLIENTCERT):
             return (.tlsVerification, true, false)
         case c(CURLE_HTTP2), c(CURLE_HTTP2_STREAM), c(CURLE_RECV_ERROR), c(CURLE_SEND_ERROR),
-             c(CURLE_GOT_NOTHING), c(CURLE_PARTIAL_FILE), c(CURLE_WEIRD_SERVER_REPLY), c(CURLE_UNRECOVERABLE_POLL):
+            c(CURLE_GOT_NOTHING), c(CURLE_PARTIAL_FILE), c(CURLE_WEIRD_SERVER_REPLY), c(CURLE_UNRECOVERABLE_POLL):
             return (.connectionLost, true, true)
         case c(CURLE_OPERATION_TIMEDOUT):
             return (.timeout, true, true)
         case c(CURLE_UNSUPPORTED_PROTOCOL), c(CURLE_URL_MALFORMAT), c(CURLE_NOT_BUILT_IN),
-             c(CURLE_BAD_FUNCTION_ARGUMENT), c(CURLE_UNKNOWN_OPTION):
+            c(CURLE_BAD_FUNCTION_ARGUMENT), c(CURLE_UNKNOWN_OPTION):
             return (.invalidRequest, false, false)
         default:
             return (.other, true, true)
@@ -29,8 +29,9 @@ extension TransportError {
         let number = Int(code.rawValue)
         let (kind, fatal, retryable) = Self.classify(curlCode: number)
         let message = String(cString: curl_easy_strerror(code))
-        self.init(kind: kind, curlCode: number, message: message, detail: detail,
-                  isConnectionFatal: fatal, isRetryable: retryable)
+        self.init(
+            kind: kind, curlCode: number, message: message, detail: detail,
+            isConnectionFatal: fatal, isRetryable: retryable)
     }
 
     /// Whether the transport itself re-sends a request that failed this way (once per `transportRetries`):

@@ -40,8 +40,10 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     /// cannot have seen it: a connect, DNS or TLS failure, or a request withdrawn while it waited.
     public var requestWasSent: Bool
 
-    public init(kind: Kind, curlCode: Int, message: String, detail: String = "",
-                isConnectionFatal: Bool, isRetryable: Bool, requestWasSent: Bool = false) {
+    public init(
+        kind: Kind, curlCode: Int, message: String, detail: String = "",
+        isConnectionFatal: Bool, isRetryable: Bool, requestWasSent: Bool = false
+    ) {
         self.kind = kind
         self.curlCode = curlCode
         self.message = message
@@ -58,8 +60,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// A request taken back before any of it was written.
     public static func withdrawn() -> TransportError {
-        TransportError(kind: .withdrawn, curlCode: 0, message: "withdrawn before it was sent", isConnectionFatal: false,
-                       isRetryable: true)
+        TransportError(
+            kind: .withdrawn, curlCode: 0, message: "withdrawn before it was sent", isConnectionFatal: false,
+            isRetryable: true)
     }
 
     /// APNs could not be reached at all: no connection (connect, DNS, TLS handshake, connect timeout) and

@@ -1,6 +1,6 @@
 import APNs
-import Threads
 import Foundation
+import Threads
 
 /// Every connection pool of the process, by (credential, environment), created on first use.
 public final class TransportRegistry: Sendable {
@@ -27,8 +27,11 @@ public final class TransportRegistry: Sendable {
             do throws(TransportError) {
                 var settings = configuration.connectionConfiguration(for: key)
                 if let identity = state.identities[key.credentialID] { settings.clientIdentity = identity }
-                let pool = try ConnectionPool(key: key, configuration: settings, count: configuration.connectionsPerPool)
-                if !state.withdrawnGroups.isEmpty { pool.connections.forEach { $0.refuse(groups: state.withdrawnGroups) } }
+                let pool = try ConnectionPool(
+                    key: key, configuration: settings, count: configuration.connectionsPerPool)
+                if !state.withdrawnGroups.isEmpty {
+                    pool.connections.forEach { $0.refuse(groups: state.withdrawnGroups) }
+                }
                 state.pools[key] = pool
                 return .success(pool)
             } catch {

@@ -10,8 +10,10 @@ public struct HTTPRequest: Sendable {
     /// The client's address (`127.0.0.1`, `::1`), or "" if unknown.
     public var remoteAddress: String
 
-    public init(method: String, path: String, query: [(name: String, value: String?)] = [], headers: HTTPHeaders = [:],
-                body: [UInt8] = [], remoteAddress: String = "") {
+    public init(
+        method: String, path: String, query: [(name: String, value: String?)] = [], headers: HTTPHeaders = [:],
+        body: [UInt8] = [], remoteAddress: String = ""
+    ) {
         self.method = method
         self.path = path
         self.query = query

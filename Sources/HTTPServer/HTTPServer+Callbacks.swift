@@ -1,11 +1,12 @@
-import Foundation
 internal import CMicroHTTPD
+import Foundation
 
 /// libmicrohttpd's callbacks, on its daemon thread. A request goes: first call (headers: decide the limit, refuse a
 /// declared oversize body) → calls with body bytes (kept up to the limit) → a call with none left (suspend the
 /// connection, run the handler as a task) → after resume, a call that queues the handler's response.
 extension HTTPServer {
-    static let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, context in
+    static let accessCallback: MHD_AccessHandlerCallback = {
+        cls, connection, url, method, _, upload, uploadSize, context in
         guard let cls, let connection, let context, let uploadSize else { return .NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
         guard let existing = context.pointee else {
@@ -15,7 +16,8 @@ extension HTTPServer {
             context.pointee = Unmanaged.passRetained(request).toOpaque()
             server.state.withLock { $0.active += 1 }
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-               let length = Int(String(cString: declared)) {
+                let length = Int(String(cString: declared))
+            {
                 if length > request.limit {
                     request.rejected = true
                     return server.queue(server.options.tooLarge, on: connection, close: true)

@@ -1,14 +1,14 @@
-import Foundation
 internal import CMicroHTTPD
+import Foundation
 
 /// Starting libmicrohttpd: flags, options, the bound socket address.
 extension HTTPServer {
     func launch(listen: ListenAddress, tls: (certificatePEM: String, keyPEM: String)?, options: Options) throws {
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         #if os(Linux)
-        flags |= MHD_USE_EPOLL.rawValue
+            flags |= MHD_USE_EPOLL.rawValue
         #else
-        flags |= MHD_USE_POLL.rawValue
+            flags |= MHD_USE_POLL.rawValue
         #endif
         if listen.family == .ipv6 { flags |= MHD_USE_IPv6.rawValue }
         var items: [MHD_OptionItem] = [
@@ -26,8 +26,11 @@ extension HTTPServer {
             let strings = (certificate: strdup(tls.certificatePEM)!, key: strdup(tls.keyPEM)!)
             tlsStrings = strings
             flags |= MHD_USE_TLS.rawValue
-            items.append(MHD_OptionItem(option: .HTTPS_MEM_CERT, value: 0, ptr_value: UnsafeMutableRawPointer(strings.certificate)))
-            items.append(MHD_OptionItem(option: .HTTPS_MEM_KEY, value: 0, ptr_value: UnsafeMutableRawPointer(strings.key)))
+            items.append(
+                MHD_OptionItem(
+                    option: .HTTPS_MEM_CERT, value: 0, ptr_value: UnsafeMutableRawPointer(strings.certificate)))
+            items.append(
+                MHD_OptionItem(option: .HTTPS_MEM_KEY, value: 0, ptr_value: UnsafeMutableRawPointer(strings.key)))
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         let started: OpaquePointer? = try Self.withSocketAddress(listen) { socketAddress in
@@ -39,9 +42,12 @@ extension HTTPServer {
             }
         }
         guard let started else {
-            let reason = errno != 0 ? String(cString: strerror(errno))
-                : tls != nil ? "libmicrohttpd refused to start (is the certificate and key PEM, and do they match?)"
-                : "libmicrohttpd refused to start"
+            let reason =
+                errno != 0
+                ? String(cString: strerror(errno))
+                : tls != nil
+                    ? "libmicrohttpd refused to start (is the certificate and key PEM, and do they match?)"
+                    : "libmicrohttpd refused to start"
             throw HTTPServerError.startFailed(listen.description, reason)
         }
         daemon.withLock { $0 = started }
@@ -49,7 +55,9 @@ extension HTTPServer {
     }
 
     /// Calls `body` with a sockaddr_in / sockaddr_in6 for `address`.
-    private static func withSocketAddress<T>(_ address: ListenAddress, _ body: (UnsafeMutableRawPointer) throws -> T) throws -> T {
+    private static func withSocketAddress<T>(_ address: ListenAddress, _ body: (UnsafeMutableRawPointer) throws -> T)
+        throws -> T
+    {
         switch address.family {
         case .ipv4:
             var socketAddress = sockaddr_in()

@@ -1,13 +1,14 @@
-import Foundation
 internal import CMicroHTTPD
+import Foundation
 
 /// Running a handler on a suspended connection, and queueing responses.
 extension HTTPServer {
     /// Suspends the connection and runs the handler as a task; its answer resumes the connection.
     func hand(_ request: RequestState, on connection: OpaquePointer) -> MHD_Result {
-        let incoming = HTTPRequest(method: request.method, path: request.path, query: Self.query(connection),
-                                   headers: Self.headers(connection), body: request.body,
-                                   remoteAddress: Self.remoteAddress(connection))
+        let incoming = HTTPRequest(
+            method: request.method, path: request.path, query: Self.query(connection),
+            headers: Self.headers(connection), body: request.body,
+            remoteAddress: Self.remoteAddress(connection))
         request.body = []
         request.handed = true
         let suspended = state.withLock { state -> Bool in
@@ -30,8 +31,9 @@ extension HTTPServer {
     private func finish(_ request: RequestState, with response: HTTPResponse) {
         daemon.withLock { daemon in
             guard daemon != nil,
-                  state.withLock({ $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }) != nil,
-                  let connection = request.connection else { return }
+                state.withLock({ $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }) != nil,
+                let connection = request.connection
+            else { return }
             request.response.withLock { $0 = response }
             MHD_resume_connection(connection)
         }
@@ -40,7 +42,8 @@ extension HTTPServer {
     /// Queues `response`; `close` (or a stopping server) ends the connection after it.
     func queue(_ response: HTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
         let created = response.body.withUnsafeBytes {
-            MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
+            MHD_create_response_from_buffer(
+                $0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }
@@ -60,12 +63,14 @@ extension HTTPServer {
     private static func pairs(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String?)] {
         let collected = Pairs()
         _ = withExtendedLifetime(collected) {
-            MHD_get_connection_values(connection, kind, { cls, _, key, value in
-                guard let cls, let key else { return .YES }
-                let pairs = Unmanaged<Pairs>.fromOpaque(cls).takeUnretainedValue()
-                pairs.items.append((name: String(cString: key), value: value.map { String(cString: $0) }))
-                return .YES
-            }, Unmanaged.passUnretained(collected).toOpaque())
+            MHD_get_connection_values(
+                connection, kind,
+                { cls, _, key, value in
+                    guard let cls, let key else { return .YES }
+                    let pairs = Unmanaged<Pairs>.fromOpaque(cls).takeUnretainedValue()
+                    pairs.items.append((name: String(cString: key), value: value.map { String(cString: $0) }))
+                    return .YES
+                }, Unmanaged.passUnretained(collected).toOpaque())
         }
         return collected.items
     }
@@ -80,9 +85,13 @@ extension HTTPServer {
 
     static func remoteAddress(_ connection: OpaquePointer) -> String {
         guard let address = apnsd_mhd_client_address(connection) else { return "" }
-        let length = address.pointee.sa_family == sa_family_t(AF_INET6) ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size
+        let length =
+            address.pointee.sa_family == sa_family_t(AF_INET6)
+            ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        guard getnameinfo(address, socklen_t(length), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return "" }
+        guard getnameinfo(address, socklen_t(length), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else {
+            return ""
+        }
         return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

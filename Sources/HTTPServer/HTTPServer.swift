@@ -1,6 +1,6 @@
+internal import CMicroHTTPD
 import Foundation
 import Threads
-internal import CMicroHTTPD
 
 /// What answers a request: async, so a long-poll waits without holding a server thread (its connection is
 /// suspended meanwhile).
@@ -55,8 +55,10 @@ public final class HTTPServer: @unchecked Sendable {
         var closing = false
     }
 
-    private init(address: ListenAddress, handler: @escaping HTTPHandler, bodyLimit: @escaping @Sendable (String, String) -> Int,
-                 options: Options) {
+    private init(
+        address: ListenAddress, handler: @escaping HTTPHandler, bodyLimit: @escaping @Sendable (String, String) -> Int,
+        options: Options
+    ) {
         self.requested = address
         self.options = options
         self.handler = handler
@@ -65,10 +67,12 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Starts listening on `listen` (https when `tls` gives a PEM certificate chain and key). `bodyLimit(method, path)`
     /// decides each request's limit before its body is read; a larger body is answered 413 and its connection closed.
-    public static func start(listen: ListenAddress, tls: (certificatePEM: String, keyPEM: String)? = nil,
-                             options: Options = Options(),
-                             bodyLimit: @escaping @Sendable (_ method: String, _ path: String) -> Int = { _, _ in defaultBodyLimit },
-                             handler: @escaping HTTPHandler) throws -> HTTPServer {
+    public static func start(
+        listen: ListenAddress, tls: (certificatePEM: String, keyPEM: String)? = nil,
+        options: Options = Options(),
+        bodyLimit: @escaping @Sendable (_ method: String, _ path: String) -> Int = { _, _ in defaultBodyLimit },
+        handler: @escaping HTTPHandler
+    ) throws -> HTTPServer {
         let server = HTTPServer(address: listen, handler: handler, bodyLimit: bodyLimit, options: options)
         try server.launch(listen: listen, tls: tls, options: options)
         return server

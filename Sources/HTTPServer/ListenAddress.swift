@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where the server listens: an IP literal and a port, written `host:port` or `[IPv6]:port` (`localhost` means
@@ -47,7 +47,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
         }
-        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber), let port = Int(portText) else {
+        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber),
+            let port = Int(portText)
+        else {
             throw HTTPServerError.badListenAddress(text, "the port must be a number 0...65535")
         }
         do {

@@ -4,14 +4,17 @@ import Foundation
 extension Configuration {
     /// The settings the config file gives as lists.
     public static let listSettings: [ListSetting] = [
-        ListSetting("apns.credentials", fields: CredentialSetting.fields, listFields: ["topics"],
-                    "credentials for several apps or teams: `[{\"name\", \"teamId\", \"keyId\", \"keyFile\" | \"certificate\", \"password\"/\"passwordFile\", \"topics\": [bundle ids]}]`") { c, elements in
+        ListSetting(
+            "apns.credentials", fields: CredentialSetting.fields, listFields: ["topics"],
+            "credentials for several apps or teams: `[{\"name\", \"teamId\", \"keyId\", \"keyFile\" | \"certificate\", \"password\"/\"passwordFile\", \"topics\": [bundle ids]}]`"
+        ) { c, elements in
             var credentials: [CredentialSetting] = []
             for (index, element) in elements.enumerated() {
-                credentials.append(try CredentialSetting(entry: element.members ?? [:], path: "apns.credentials[\(index)]"))
+                credentials.append(
+                    try CredentialSetting(entry: element.members ?? [:], path: "apns.credentials[\(index)]"))
             }
             c.credentials = credentials
-        },
+        }
     ]
 
     /// Values in the config file sit at most this many levels below its top object.
@@ -26,9 +29,13 @@ extension Configuration {
 
     /// `apply(fileBytes:)` against the given declarations (tests declare list settings of their own).
     mutating func apply(fileBytes: [UInt8], settings: [Setting], lists: [ListSetting]) throws(IntakeError) {
-        do { _ = try JSONValidator.validate(fileBytes) } catch { throw IntakeError("not a valid JSON object (\(error))") }
+        do { _ = try JSONValidator.validate(fileBytes) } catch {
+            throw IntakeError("not a valid JSON object (\(error))")
+        }
         let object: Any
-        do { object = try JSONSerialization.jsonObject(with: Data(fileBytes)) } catch { throw IntakeError("not valid JSON") }
+        do { object = try JSONSerialization.jsonObject(with: Data(fileBytes)) } catch {
+            throw IntakeError("not valid JSON")
+        }
         guard let root = object as? [String: Any] else { throw IntakeError("must hold a JSON object") }
 
         let keys = settings.map(\.key) + lists.map(\.key)
@@ -43,7 +50,8 @@ extension Configuration {
                 } else if let inner = json as? [String: Any], keys.contains(where: { $0.hasPrefix(path + ".") }) {
                     try walk(inner, path, depth + 1)
                 } else {
-                    throw IntakeError("unknown setting '\(Self.printablePath(path))' (known: \(keys.joined(separator: ", ")))")
+                    throw IntakeError(
+                        "unknown setting '\(Self.printablePath(path))' (known: \(keys.joined(separator: ", ")))")
                 }
             }
         }

@@ -13,8 +13,10 @@ extension Configuration {
         public let help: String
         let set: @Sendable (inout Configuration, [ConfigurationValue]) throws -> Void
 
-        init(_ key: String, fields: [String]?, listFields: Set<String> = [], _ help: String,
-             _ set: @escaping @Sendable (inout Configuration, [ConfigurationValue]) throws -> Void) {
+        init(
+            _ key: String, fields: [String]?, listFields: Set<String> = [], _ help: String,
+            _ set: @escaping @Sendable (inout Configuration, [ConfigurationValue]) throws -> Void
+        ) {
             self.key = key
             self.fields = fields
             self.listFields = listFields
@@ -37,18 +39,28 @@ extension Configuration {
                 }
                 for (name, member) in members.sorted(by: { $0.key < $1.key }) {
                     guard fields.contains(name) else {
-                        throw IntakeError("unknown setting '\(Configuration.printablePath("\(path).\(name)"))' (known in each \(key) entry: \(fields.joined(separator: ", ")))")
+                        throw IntakeError(
+                            "unknown setting '\(Configuration.printablePath("\(path).\(name)"))' (known in each \(key) entry: \(fields.joined(separator: ", ")))"
+                        )
                     }
                     let memberPath = Configuration.printablePath("\(path).\(name)")
                     if listFields.contains(name) {
-                        guard case .list(let items) = member else { throw IntakeError("'\(memberPath)' must be a list of strings") }
-                        guard items.allSatisfy({ $0.text != nil }) else { throw IntakeError("'\(memberPath)' must be a list of strings") }
+                        guard case .list(let items) = member else {
+                            throw IntakeError("'\(memberPath)' must be a list of strings")
+                        }
+                        guard items.allSatisfy({ $0.text != nil }) else {
+                            throw IntakeError("'\(memberPath)' must be a list of strings")
+                        }
                     } else {
-                        guard member.text != nil else { throw IntakeError("'\(memberPath)' must be a string or a number") }
+                        guard member.text != nil else {
+                            throw IntakeError("'\(memberPath)' must be a string or a number")
+                        }
                     }
                 }
             }
-            do { try set(&configuration, elements) } catch { throw (error as? IntakeError) ?? IntakeError("\(key): \(error)") }
+            do { try set(&configuration, elements) } catch {
+                throw (error as? IntakeError) ?? IntakeError("\(key): \(error)")
+            }
         }
     }
 }

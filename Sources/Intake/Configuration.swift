@@ -56,8 +56,11 @@ public struct Configuration: Sendable {
         public let help: String
         let set: @Sendable (inout Configuration, String) throws -> Void
 
-        init(_ key: String, _ environment: String, _ flag: String, _ value: String, default defaultValue: String, _ help: String,
-             _ set: @escaping @Sendable (inout Configuration, String) throws -> Void) {
+        init(
+            _ key: String, _ environment: String, _ flag: String, _ value: String, default defaultValue: String,
+            _ help: String,
+            _ set: @escaping @Sendable (inout Configuration, String) throws -> Void
+        ) {
             self.key = key
             self.environment = environment
             self.flag = flag
@@ -68,57 +71,131 @@ public struct Configuration: Sendable {
         }
 
         func apply(_ configuration: inout Configuration, _ value: String) throws(IntakeError) {
-            do { try set(&configuration, value) } catch { throw (error as? IntakeError) ?? IntakeError("\(key): \(error)") }
+            do { try set(&configuration, value) } catch {
+                throw (error as? IntakeError) ?? IntakeError("\(key): \(error)")
+            }
         }
     }
 
     public static let settings: [Setting] = [
-        Setting("database", "APNSD_DATABASE", "database", "PATH|URL", default: "./apnsd.sqlite", "SQLite file, or a postgres:// URL (libpq: sslmode, PGPASSFILE, PG* apply)") { c, v in c.database = try nonEmpty(v, "database") },
-        Setting("apns.keyFile", "APNSD_KEY_FILE", "key-file", "P8", default: "none", ".p8 signing key (required to dispatch)") { c, v in c.keyFile = try nonEmpty(v, "apns.keyFile") },
-        Setting("apns.keyId", "APNSD_KEY_ID", "key-id", "ID", default: "none", "10-character key id (required to dispatch)") { c, v in c.keyID = try nonEmpty(v, "apns.keyId") },
-        Setting("apns.teamId", "APNSD_TEAM_ID", "team-id", "ID", default: "none", "10-character team id (required to dispatch)") { c, v in c.teamID = try nonEmpty(v, "apns.teamId") },
-        Setting("apns.topic", "APNSD_TOPIC", "default-topic", "BUNDLE", default: "none", "default topic (bundle id)") { c, v in c.topic = try bundleID(v, "apns.topic") },
-        Setting("apns.productionURL", "APNSD_PRODUCTION_URL", "production-url", "URL", default: "https://api.push.apple.com",
-                "base URL for production devices") { c, v in c.productionURL = try url(v, "apns.productionURL") },
-        Setting("apns.developmentURL", "APNSD_DEVELOPMENT_URL", "development-url", "URL", default: "https://api.sandbox.push.apple.com",
-                "base URL for development devices") { c, v in c.developmentURL = try url(v, "apns.developmentURL") },
-        Setting("apns.channelProductionURL", "APNSD_CHANNEL_PRODUCTION_URL", "channel-production-url", "URL",
-                default: "https://api-manage-broadcast.push.apple.com:2196",
-                "base URL of broadcast channel management in production") { c, v in c.channelProductionURL = try url(v, "apns.channelProductionURL") },
-        Setting("apns.channelDevelopmentURL", "APNSD_CHANNEL_DEVELOPMENT_URL", "channel-development-url", "URL",
-                default: "https://api-manage-broadcast.sandbox.push.apple.com:2195",
-                "base URL of broadcast channel management in development") { c, v in c.channelDevelopmentURL = try url(v, "apns.channelDevelopmentURL") },
-        Setting("apns.caFile", "APNSD_CA_FILE", "ca-file", "PEM", default: "none", "extra PEM CA to trust (the local simulator's); system trust otherwise") { c, v in c.caFile = try nonEmpty(v, "apns.caFile") },
-        Setting("apns.proxy", "APNSD_PROXY", "proxy", "P", default: "none",
-                "`none` (environment proxies ignored), `environment` (libcurl's `https_proxy`/`no_proxy`), or an `http://`/`https://` proxy URL (credentials allowed, never logged)") { c, v in c.proxy = try proxySetting(v) },
-        Setting("apns.connections", "APNSD_CONNECTIONS", "connections", "N", default: "4", "HTTP/2 connections per credential and environment") { c, v in c.connections = try integer(v, "apns.connections", 1...64) },
-        Setting("apns.rate", "APNSD_RATE", "rate", "N", default: "1500", "max requests per second per connection (0 = unthrottled)") { c, v in c.rate = try integer(v, "apns.rate", 0...1_000_000) },
-        Setting("apns.requestTimeout", "APNSD_REQUEST_TIMEOUT", "request-timeout", "S", default: "30", "seconds per request") { c, v in c.requestTimeout = try number(v, "apns.requestTimeout", 0.1...600) },
-        Setting("retry.base", "APNSD_RETRY_BASE", "retry-base", "S", default: "1", "first backoff bound, seconds") { c, v in c.retryBase = try number(v, "retry.base", 0.001...3600) },
-        Setting("retry.cap", "APNSD_RETRY_CAP", "retry-cap", "S", default: "300", "longest backoff, seconds") { c, v in c.retryCap = try number(v, "retry.cap", 0.001...86400) },
-        Setting("retry.maxAttempts", "APNSD_RETRY_MAX_ATTEMPTS", "max-attempts", "N", default: "8", "attempts before `failed`") { c, v in c.maxAttempts = try integer(v, "retry.maxAttempts", 1...100) },
-        Setting("retry.maxAge", "APNSD_RETRY_MAX_AGE", "max-age", "S", default: "86400",
-                "seconds after which a delivery without apns-expiration is given up (`failed`, `Expired`)") { c, v in c.retryMaxAge = try number(v, "retry.maxAge", 1...2_592_000) },
-        Setting("retry.jitter", "APNSD_RETRY_JITTER", "retry-jitter", "J", default: "full",
-                "how a retry's delay is drawn: `full` (0 to the backoff), `equal` (half to all of it) or `decorrelated` (retry.base to 3 × the last delay)") { c, v in c.retryJitter = try oneOf(v, "retry.jitter", ["full", "equal", "decorrelated"]) },
-        Setting("worker.heartbeat", "APNSD_WORKER_HEARTBEAT", "heartbeat", "S", default: "5", "seconds between a worker's heartbeats") { c, v in c.workerHeartbeat = try number(v, "worker.heartbeat", 0.05...3600) },
-        Setting("worker.lease", "APNSD_WORKER_LEASE", "lease", "S", default: "30",
-                "seconds without heartbeat after which another worker takes a worker's claims over (≥ 2 × heartbeat)") { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
-        Setting("log.level", "APNSD_LOG_LEVEL", "log-level", "L", default: "info", "debug, info, warning, error") { c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"]) },
-        Setting("api.listen", "APNSD_API_LISTEN", "listen", "HOST:PORT", default: "127.0.0.1:8080",
-                "where `apnsd serve` listens (`[::1]:8080` for IPv6; port 0 picks a free port)") { c, v in c.apiListen = try listenAddress(v, "api.listen") },
-        Setting("api.tlsCert", "APNSD_API_TLS_CERT", "tls-cert", "PEM", default: "none", "certificate chain for HTTPS (with api.tlsKey)") { c, v in c.apiTLSCert = try nonEmpty(v, "api.tlsCert") },
-        Setting("api.tlsKey", "APNSD_API_TLS_KEY", "tls-key", "PEM", default: "none", "private key for HTTPS (with api.tlsCert)") { c, v in c.apiTLSKey = try nonEmpty(v, "api.tlsKey") },
-        Setting("webhook.url", "APNSD_WEBHOOK_URL", "webhook-url", "URL", default: "none",
-                "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret)") { c, v in c.webhookURL = try ServiceURL.validateWebhook(v, setting: "webhook.url") },
-        Setting("webhook.secret", "APNSD_WEBHOOK_SECRET", "webhook-secret", "S", default: "none",
-                "key of the webhook's HMAC-SHA256 signature (`X-Apnsd-Signature`), at least 16 characters") { c, v in c.webhookSecret = try secret(v, "webhook.secret") },
-        Setting("retention.deliveriesOlderThan", "APNSD_RETENTION_DELIVERIES_OLDER_THAN", "deliveries-older-than", "AGE", default: "30d",
-                "`apnsd prune` deletes finished deliveries not changed for this long (`90m`, `24h`, `30d`)") { c, v in
+        Setting(
+            "database", "APNSD_DATABASE", "database", "PATH|URL", default: "./apnsd.sqlite",
+            "SQLite file, or a postgres:// URL (libpq: sslmode, PGPASSFILE, PG* apply)"
+        ) { c, v in c.database = try nonEmpty(v, "database") },
+        Setting(
+            "apns.keyFile", "APNSD_KEY_FILE", "key-file", "P8", default: "none",
+            ".p8 signing key (required to dispatch)"
+        ) { c, v in c.keyFile = try nonEmpty(v, "apns.keyFile") },
+        Setting(
+            "apns.keyId", "APNSD_KEY_ID", "key-id", "ID", default: "none", "10-character key id (required to dispatch)"
+        ) { c, v in c.keyID = try nonEmpty(v, "apns.keyId") },
+        Setting(
+            "apns.teamId", "APNSD_TEAM_ID", "team-id", "ID", default: "none",
+            "10-character team id (required to dispatch)"
+        ) { c, v in c.teamID = try nonEmpty(v, "apns.teamId") },
+        Setting("apns.topic", "APNSD_TOPIC", "default-topic", "BUNDLE", default: "none", "default topic (bundle id)") {
+            c, v in c.topic = try bundleID(v, "apns.topic")
+        },
+        Setting(
+            "apns.productionURL", "APNSD_PRODUCTION_URL", "production-url", "URL",
+            default: "https://api.push.apple.com",
+            "base URL for production devices"
+        ) { c, v in c.productionURL = try url(v, "apns.productionURL") },
+        Setting(
+            "apns.developmentURL", "APNSD_DEVELOPMENT_URL", "development-url", "URL",
+            default: "https://api.sandbox.push.apple.com",
+            "base URL for development devices"
+        ) { c, v in c.developmentURL = try url(v, "apns.developmentURL") },
+        Setting(
+            "apns.channelProductionURL", "APNSD_CHANNEL_PRODUCTION_URL", "channel-production-url", "URL",
+            default: "https://api-manage-broadcast.push.apple.com:2196",
+            "base URL of broadcast channel management in production"
+        ) { c, v in c.channelProductionURL = try url(v, "apns.channelProductionURL") },
+        Setting(
+            "apns.channelDevelopmentURL", "APNSD_CHANNEL_DEVELOPMENT_URL", "channel-development-url", "URL",
+            default: "https://api-manage-broadcast.sandbox.push.apple.com:2195",
+            "base URL of broadcast channel management in development"
+        ) { c, v in c.channelDevelopmentURL = try url(v, "apns.channelDevelopmentURL") },
+        Setting(
+            "apns.caFile", "APNSD_CA_FILE", "ca-file", "PEM", default: "none",
+            "extra PEM CA to trust (the local simulator's); system trust otherwise"
+        ) { c, v in c.caFile = try nonEmpty(v, "apns.caFile") },
+        Setting(
+            "apns.proxy", "APNSD_PROXY", "proxy", "P", default: "none",
+            "`none` (environment proxies ignored), `environment` (libcurl's `https_proxy`/`no_proxy`), or an `http://`/`https://` proxy URL (credentials allowed, never logged)"
+        ) { c, v in c.proxy = try proxySetting(v) },
+        Setting(
+            "apns.connections", "APNSD_CONNECTIONS", "connections", "N", default: "4",
+            "HTTP/2 connections per credential and environment"
+        ) { c, v in c.connections = try integer(v, "apns.connections", 1...64) },
+        Setting(
+            "apns.rate", "APNSD_RATE", "rate", "N", default: "1500",
+            "max requests per second per connection (0 = unthrottled)"
+        ) { c, v in c.rate = try integer(v, "apns.rate", 0...1_000_000) },
+        Setting(
+            "apns.requestTimeout", "APNSD_REQUEST_TIMEOUT", "request-timeout", "S", default: "30", "seconds per request"
+        ) { c, v in c.requestTimeout = try number(v, "apns.requestTimeout", 0.1...600) },
+        Setting("retry.base", "APNSD_RETRY_BASE", "retry-base", "S", default: "1", "first backoff bound, seconds") {
+            c, v in c.retryBase = try number(v, "retry.base", 0.001...3600)
+        },
+        Setting("retry.cap", "APNSD_RETRY_CAP", "retry-cap", "S", default: "300", "longest backoff, seconds") { c, v in
+            c.retryCap = try number(v, "retry.cap", 0.001...86400)
+        },
+        Setting(
+            "retry.maxAttempts", "APNSD_RETRY_MAX_ATTEMPTS", "max-attempts", "N", default: "8",
+            "attempts before `failed`"
+        ) { c, v in c.maxAttempts = try integer(v, "retry.maxAttempts", 1...100) },
+        Setting(
+            "retry.maxAge", "APNSD_RETRY_MAX_AGE", "max-age", "S", default: "86400",
+            "seconds after which a delivery without apns-expiration is given up (`failed`, `Expired`)"
+        ) { c, v in c.retryMaxAge = try number(v, "retry.maxAge", 1...2_592_000) },
+        Setting(
+            "retry.jitter", "APNSD_RETRY_JITTER", "retry-jitter", "J", default: "full",
+            "how a retry's delay is drawn: `full` (0 to the backoff), `equal` (half to all of it) or `decorrelated` (retry.base to 3 × the last delay)"
+        ) { c, v in c.retryJitter = try oneOf(v, "retry.jitter", ["full", "equal", "decorrelated"]) },
+        Setting(
+            "worker.heartbeat", "APNSD_WORKER_HEARTBEAT", "heartbeat", "S", default: "5",
+            "seconds between a worker's heartbeats"
+        ) { c, v in c.workerHeartbeat = try number(v, "worker.heartbeat", 0.05...3600) },
+        Setting(
+            "worker.lease", "APNSD_WORKER_LEASE", "lease", "S", default: "30",
+            "seconds without heartbeat after which another worker takes a worker's claims over (≥ 2 × heartbeat)"
+        ) { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
+        Setting("log.level", "APNSD_LOG_LEVEL", "log-level", "L", default: "info", "debug, info, warning, error") {
+            c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"])
+        },
+        Setting(
+            "api.listen", "APNSD_API_LISTEN", "listen", "HOST:PORT", default: "127.0.0.1:8080",
+            "where `apnsd serve` listens (`[::1]:8080` for IPv6; port 0 picks a free port)"
+        ) { c, v in c.apiListen = try listenAddress(v, "api.listen") },
+        Setting(
+            "api.tlsCert", "APNSD_API_TLS_CERT", "tls-cert", "PEM", default: "none",
+            "certificate chain for HTTPS (with api.tlsKey)"
+        ) { c, v in c.apiTLSCert = try nonEmpty(v, "api.tlsCert") },
+        Setting(
+            "api.tlsKey", "APNSD_API_TLS_KEY", "tls-key", "PEM", default: "none",
+            "private key for HTTPS (with api.tlsCert)"
+        ) { c, v in c.apiTLSKey = try nonEmpty(v, "api.tlsKey") },
+        Setting(
+            "webhook.url", "APNSD_WEBHOOK_URL", "webhook-url", "URL", default: "none",
+            "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret)"
+        ) { c, v in c.webhookURL = try ServiceURL.validateWebhook(v, setting: "webhook.url") },
+        Setting(
+            "webhook.secret", "APNSD_WEBHOOK_SECRET", "webhook-secret", "S", default: "none",
+            "key of the webhook's HMAC-SHA256 signature (`X-Apnsd-Signature`), at least 16 characters"
+        ) { c, v in c.webhookSecret = try secret(v, "webhook.secret") },
+        Setting(
+            "retention.deliveriesOlderThan", "APNSD_RETENTION_DELIVERIES_OLDER_THAN", "deliveries-older-than", "AGE",
+            default: "30d",
+            "`apnsd prune` deletes finished deliveries not changed for this long (`90m`, `24h`, `30d`)"
+        ) { c, v in
             c.retentionDeliveries = try TimeSpan(parsing: v, name: "retention.deliveriesOlderThan")
         },
-        Setting("retention.devicesInactiveFor", "APNSD_RETENTION_DEVICES_INACTIVE_FOR", "devices-inactive-for", "AGE", default: "90d",
-                "`apnsd prune` deletes devices deactivated, or active but not registered again, for this long") { c, v in
+        Setting(
+            "retention.devicesInactiveFor", "APNSD_RETENTION_DEVICES_INACTIVE_FOR", "devices-inactive-for", "AGE",
+            default: "90d",
+            "`apnsd prune` deletes devices deactivated, or active but not registered again, for this long"
+        ) { c, v in
             c.retentionDevices = try TimeSpan(parsing: v, name: "retention.devicesInactiveFor")
         },
     ]
@@ -133,7 +210,9 @@ public struct Configuration: Sendable {
     /// One warning per `APNSD_*` variable in `environment` that apnsd does not read, naming the closest known
     /// name: a misspelt setting (`APNSD_MAX_ATTEMPTS`) would otherwise be silently ignored. A warning, not a
     /// refusal: a stray or newer variable in a unit's environment must not stop a running service.
-    public static func unknownEnvironmentWarnings(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    public static func unknownEnvironmentWarnings(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> [String]
+    {
         let known = environmentNames
         return environment.keys.filter { $0.hasPrefix("APNSD_") && !known.contains($0) }.sorted().map { unknown in
             let near = known.min { distance($0, unknown) < distance($1, unknown) } ?? ""
@@ -156,47 +235,71 @@ public struct Configuration: Sendable {
     public static let maximumFileBytes = 1 << 20
 
     /// The config file read: `--config`, else `APNSD_CONFIG`, else `./apnsd.json` when it exists; nil: none.
-    public static func configFile(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        configPath ?? environment["APNSD_CONFIG"] ?? (FileManager.default.fileExists(atPath: "./apnsd.json") ? "./apnsd.json" : nil)
+    public static func configFile(
+        configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String? {
+        configPath ?? environment["APNSD_CONFIG"]
+            ?? (FileManager.default.fileExists(atPath: "./apnsd.json") ? "./apnsd.json" : nil)
     }
 
     /// Loads file, environment and flags in that order. `flag(name)` gives a flag's value (nil when absent);
     /// `configPath` is `--config` when given.
-    public static func load(configPath: String?, flag: (String) throws -> String?,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(LoadError) -> Configuration {
+    public static func load(
+        configPath: String?, flag: (String) throws -> String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(LoadError) -> Configuration {
         var configuration = Configuration()
         if let path = configFile(configPath: configPath, environment: environment) {
             guard let bytes = try? BoundedRead.file(path, limit: maximumFileBytes) else {
-                throw LoadError(description: "cannot read config file \(path) (missing, unreadable, or over 1 MiB)", isUsage: false)
+                throw LoadError(
+                    description: "cannot read config file \(path) (missing, unreadable, or over 1 MiB)", isUsage: false)
             }
-            do { try configuration.apply(fileBytes: bytes) } catch { throw LoadError(description: "config file \(path): \(error)", isUsage: false) }
+            do { try configuration.apply(fileBytes: bytes) } catch {
+                throw LoadError(description: "config file \(path): \(error)", isUsage: false)
+            }
         }
         for setting in settings {
             if let value = environment[setting.environment] {
-                do { try setting.apply(&configuration, value) } catch { throw LoadError(description: "\(setting.environment): \(error)", isUsage: true) }
+                do { try setting.apply(&configuration, value) } catch {
+                    throw LoadError(description: "\(setting.environment): \(error)", isUsage: true)
+                }
             }
         }
         for setting in settings {
             let value: String?
             do { value = try flag(setting.flag) } catch { throw LoadError(description: "\(error)", isUsage: true) }
             if let value {
-                do { try setting.apply(&configuration, value) } catch { throw LoadError(description: "\(error)", isUsage: true) }
+                do { try setting.apply(&configuration, value) } catch {
+                    throw LoadError(description: "\(error)", isUsage: true)
+                }
             }
         }
         if configuration.retryCap < configuration.retryBase {
-            throw LoadError(description: "retry.cap (\(configuration.retryCap)) must not be below retry.base (\(configuration.retryBase))", isUsage: true)
+            throw LoadError(
+                description:
+                    "retry.cap (\(configuration.retryCap)) must not be below retry.base (\(configuration.retryBase))",
+                isUsage: true)
         }
         if configuration.workerLease < 2 * configuration.workerHeartbeat {
-            throw LoadError(description: "worker.lease (\(configuration.workerLease) s) must be at least twice worker.heartbeat (\(configuration.workerHeartbeat) s), or live workers lose their leases", isUsage: true)
+            throw LoadError(
+                description:
+                    "worker.lease (\(configuration.workerLease) s) must be at least twice worker.heartbeat (\(configuration.workerHeartbeat) s), or live workers lose their leases",
+                isUsage: true)
         }
         if !configuration.credentials.isEmpty {
-            do { _ = try configuration.sendingCredentials() } catch { throw LoadError(description: error.description, isUsage: true) }
+            do { _ = try configuration.sendingCredentials() } catch {
+                throw LoadError(description: error.description, isUsage: true)
+            }
         }
         if (configuration.apiTLSCert == nil) != (configuration.apiTLSKey == nil) {
-            throw LoadError(description: "api.tlsCert and api.tlsKey go together: set both (HTTPS) or neither (HTTP)", isUsage: true)
+            throw LoadError(
+                description: "api.tlsCert and api.tlsKey go together: set both (HTTPS) or neither (HTTP)", isUsage: true
+            )
         }
         if (configuration.webhookURL == nil) != (configuration.webhookSecret == nil) {
-            throw LoadError(description: "webhook.url and webhook.secret go together: set both (signed webhooks) or neither", isUsage: true)
+            throw LoadError(
+                description: "webhook.url and webhook.secret go together: set both (signed webhooks) or neither",
+                isUsage: true)
         }
         return configuration
     }
@@ -213,10 +316,14 @@ private func nonEmpty(_ value: String, _ name: String) throws(IntakeError) -> St
 /// `host:port` or `[host]:port` with a port from 0 to 65535. Only the shape: whether the host is an IP literal is
 /// the HTTP server's `ListenAddress` to say (Intake does not depend on the server and its C library).
 private func listenAddress(_ value: String, _ name: String) throws(IntakeError) -> String {
-    let shape = "\(name) must be host:port or [IPv6]:port with a port from 0 to 65535, got '\(Printable.escaped(value))'"
-    let host: Substring, port: Substring
+    let shape =
+        "\(name) must be host:port or [IPv6]:port with a port from 0 to 65535, got '\(Printable.escaped(value))'"
+    let host: Substring
+    let port: Substring
     if value.hasPrefix("[") {
-        guard let close = value.firstIndex(of: "]"), value[value.index(after: close)...].hasPrefix(":") else { throw IntakeError(shape) }
+        guard let close = value.firstIndex(of: "]"), value[value.index(after: close)...].hasPrefix(":") else {
+            throw IntakeError(shape)
+        }
         host = value[value.index(after: value.startIndex)..<close]
         port = value[value.index(close, offsetBy: 2)...]
     } else {
@@ -225,7 +332,8 @@ private func listenAddress(_ value: String, _ name: String) throws(IntakeError) 
         port = value[value.index(after: colon)...]
     }
     guard !host.isEmpty, !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
-          let number = Int(port), (0...65535).contains(number) else { throw IntakeError(shape) }
+        let number = Int(port), (0...65535).contains(number)
+    else { throw IntakeError(shape) }
     return value
 }
 
@@ -258,7 +366,8 @@ private func bundleID(_ value: String, _ name: String) throws(IntakeError) -> St
 
 private func integer(_ value: String, _ name: String, _ range: ClosedRange<Int>) throws(IntakeError) -> Int {
     guard let number = Int(value), range.contains(number) else {
-        throw IntakeError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(value)'")
+        throw IntakeError(
+            "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(value)'")
     }
     return number
 }
@@ -271,13 +380,16 @@ private func number(_ value: String, _ name: String, _ range: ClosedRange<Double
 }
 
 private func oneOf(_ value: String, _ name: String, _ allowed: [String]) throws(IntakeError) -> String {
-    guard allowed.contains(value) else { throw IntakeError("\(name) must be one of \(allowed.joined(separator: ", ")), got '\(value)'") }
+    guard allowed.contains(value) else {
+        throw IntakeError("\(name) must be one of \(allowed.joined(separator: ", ")), got '\(value)'")
+    }
     return value
 }
 
 /// Edit distance, for "did you mean".
 private func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     var row = Array(0...b.count)
     for i in 1...max(a.count, 1) where !a.isEmpty {
         var previous = row[0]

@@ -24,7 +24,8 @@ public indirect enum ConfigurationValue: Sendable, Equatable {
     /// below the file's top object; deeper than `Configuration.maximumFileDepth` is refused.
     init(json: Any, path: String, depth: Int) throws(IntakeError) {
         guard depth <= Configuration.maximumFileDepth else {
-            throw IntakeError("'\(Configuration.printablePath(path))' is nested deeper than \(Configuration.maximumFileDepth) levels")
+            throw IntakeError(
+                "'\(Configuration.printablePath(path))' is nested deeper than \(Configuration.maximumFileDepth) levels")
         }
         switch json {
         case let string as String:

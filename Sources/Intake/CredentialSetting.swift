@@ -51,14 +51,20 @@ public struct CredentialSetting: Sendable, Hashable {
         func text(_ key: String) -> String? {
             members[key]?.text.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         }
-        guard let name = text("name") else { throw IntakeError("'\(path).name' is required: a short name for logs and metrics") }
+        guard let name = text("name") else {
+            throw IntakeError("'\(path).name' is required: a short name for logs and metrics")
+        }
         guard Self.isName(name) else {
-            throw IntakeError("'\(path).name' \(Printable.escaped(String(name.prefix(64)))) must be 1–64 letters, digits, '-', '_' or '.'")
+            throw IntakeError(
+                "'\(path).name' \(Printable.escaped(String(name.prefix(64)))) must be 1–64 letters, digits, '-', '_' or '.'"
+            )
         }
         let token = ["keyFile", "keyId", "teamId"].filter { members[$0] != nil }
         let certificate = ["certificate", "password", "passwordFile"].filter { members[$0] != nil }
         if !token.isEmpty && !certificate.isEmpty {
-            throw IntakeError("'\(path)' mixes a key (\(token.joined(separator: ", "))) and a certificate (\(certificate.joined(separator: ", "))): give one")
+            throw IntakeError(
+                "'\(path)' mixes a key (\(token.joined(separator: ", "))) and a certificate (\(certificate.joined(separator: ", "))): give one"
+            )
         }
         if !token.isEmpty {
             for key in ["keyFile", "keyId", "teamId"] where text(key) == nil {
@@ -77,11 +83,15 @@ public struct CredentialSetting: Sendable, Hashable {
                 authentication = .certificate(file: file, password: .none)
             }
         } else {
-            throw IntakeError("'\(path)' needs a key (keyFile, keyId, teamId) or a certificate (certificate, password or passwordFile)")
+            throw IntakeError(
+                "'\(path)' needs a key (keyFile, keyId, teamId) or a certificate (certificate, password or passwordFile)"
+            )
         }
         var topics: [String] = []
         if case .list(let items)? = members["topics"] {
-            guard !items.isEmpty else { throw IntakeError("'\(path).topics' is empty: list bundle ids, or leave topics out for the fallback") }
+            guard !items.isEmpty else {
+                throw IntakeError("'\(path).topics' is empty: list bundle ids, or leave topics out for the fallback")
+            }
             for (index, item) in items.enumerated() {
                 let bundleID = String(PushType.bundleID(ofTopic: item.text ?? ""))
                 do { try Topic.validate(bundleID) } catch { throw IntakeError("'\(path).topics[\(index)]': \(error)") }
@@ -93,13 +103,16 @@ public struct CredentialSetting: Sendable, Hashable {
     }
 
     static func isName(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): return true
-            default: return false
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                    return true
+                default: return false
+                }
             }
-        }
     }
 }
 
@@ -114,27 +127,34 @@ extension Configuration {
             if let missing = single.first(where: { $0.1 == nil }) {
                 throw IntakeError("\(missing.0) is missing: apns.keyFile, apns.keyId and apns.teamId go together")
             }
-            all.insert(CredentialSetting(name: CredentialSetting.defaultName,
-                                         authentication: .token(keyFile: keyFile!, keyID: keyID!, teamID: teamID!)), at: 0)
+            all.insert(
+                CredentialSetting(
+                    name: CredentialSetting.defaultName,
+                    authentication: .token(keyFile: keyFile!, keyID: keyID!, teamID: teamID!)), at: 0)
         }
         var names: Set<String> = []
         var owner: [String: String] = [:]
         var fallback: String?
         for credential in all {
             guard names.insert(credential.name).inserted else {
-                throw IntakeError(credential.name == CredentialSetting.defaultName
-                    ? "apns.credentials names a credential 'default', the name of apns.keyFile's credential: rename it"
-                    : "apns.credentials names '\(credential.name)' twice")
+                throw IntakeError(
+                    credential.name == CredentialSetting.defaultName
+                        ? "apns.credentials names a credential 'default', the name of apns.keyFile's credential: rename it"
+                        : "apns.credentials names '\(credential.name)' twice")
             }
             if credential.topics.isEmpty {
                 if let fallback {
-                    throw IntakeError("credentials '\(fallback)' and '\(credential.name)' both list no topics: only one may send for every other bundle id")
+                    throw IntakeError(
+                        "credentials '\(fallback)' and '\(credential.name)' both list no topics: only one may send for every other bundle id"
+                    )
                 }
                 fallback = credential.name
             }
             for topic in credential.topics {
                 if let first = owner.updateValue(credential.name, forKey: topic), first != credential.name {
-                    throw IntakeError("topic \(topic) is listed by credentials '\(first)' and '\(credential.name)': a bundle id belongs to one credential")
+                    throw IntakeError(
+                        "topic \(topic) is listed by credentials '\(first)' and '\(credential.name)': a bundle id belongs to one credential"
+                    )
                 }
             }
         }
@@ -150,7 +170,10 @@ extension Configuration {
         for credential in credentials {
             for topic in credential.topics { byBundleID[topic] = credential.name }
         }
-        let certificates = credentials.filter { if case .certificate = $0.authentication { true } else { false } }.map(\.name)
-        return TopicRoutes(byBundleID: byBundleID, fallback: credentials.first { $0.topics.isEmpty }?.name, certificates: Set(certificates))
+        let certificates = credentials.filter { if case .certificate = $0.authentication { true } else { false } }.map(
+            \.name)
+        return TopicRoutes(
+            byBundleID: byBundleID, fallback: credentials.first { $0.topics.isEmpty }?.name,
+            certificates: Set(certificates))
     }
 }

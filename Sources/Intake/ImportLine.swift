@@ -17,7 +17,9 @@ public struct ImportLine: Hashable, Sendable {
         guard line.count <= maximumBytes else { throw IntakeError("line longer than \(maximumBytes) bytes") }
         if isSkippable(line) { return nil }
         let fields = fields(line)
-        guard fields.count <= 3 else { throw IntakeError("expected token[,user[,environment]], got \(fields.count) fields") }
+        guard fields.count <= 3 else {
+            throw IntakeError("expected token[,user[,environment]], got \(fields.count) fields")
+        }
         let token = try token(fields[0])
         let user = fields.count > 1 && !fields[1].isEmpty ? try UserID.decode(fields[1]) : nil
         var environment: Environment?

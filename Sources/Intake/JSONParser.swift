@@ -79,7 +79,9 @@ public struct JSONParser {
     private mutating func literal(_ word: StaticString, _ kind: JSONNode.Kind, flag: Bool) throws(IntakeError) {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw failure("unexpected character") }
-        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { throw failure("unexpected character") }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+            throw failure("unexpected character")
+        }
         nodes.append(JSONNode(kind, start: index, end: index + count, index: nodes.count, flag: flag))
         index += count
     }
@@ -118,7 +120,9 @@ public struct JSONParser {
             try value(depth: depth + 1)
             skipSpace()
             switch peek() {
-            case UInt8(ascii: ","): index += 1; skipSpace()
+            case UInt8(ascii: ","):
+                index += 1
+                skipSpace()
             case UInt8(ascii: "}"): return close(node, count: count)
             default: throw failure("expected ',' or '}'")
             }
@@ -150,11 +154,14 @@ public struct JSONParser {
 
     /// Whether two strings' texts are equal: by their bytes when both are plain ASCII, else as `String`s.
     private func sameText(_ a: Int, _ b: Int) -> Bool {
-        let first = nodes[a], second = nodes[b]
+        let first = nodes[a]
+        let second = nodes[b]
         guard first.isPlainASCII, second.isPlainASCII else { return text(a) == text(b) }
         let length = Int(first.end - first.start)
         guard length == Int(second.end - second.start) else { return false }
-        for offset in 0..<length where bytes[Int(first.start) + offset] != bytes[Int(second.start) + offset] { return false }
+        for offset in 0..<length where bytes[Int(first.start) + offset] != bytes[Int(second.start) + offset] {
+            return false
+        }
         return true
     }
 
@@ -170,7 +177,9 @@ public struct JSONParser {
             count += 1
             skipSpace()
             switch peek() {
-            case UInt8(ascii: ","): index += 1; skipSpace()
+            case UInt8(ascii: ","):
+                index += 1
+                skipSpace()
             case UInt8(ascii: "]"): return close(node, count: count)
             default: throw failure("expected ',' or ']'")
             }
@@ -188,7 +197,8 @@ public struct JSONParser {
             guard let byte = peek() else { throw failure("unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
-                nodes.append(JSONNode(.string, start: start, end: index, index: nodes.count, flag: escaped, nonASCII: nonASCII))
+                nodes.append(
+                    JSONNode(.string, start: start, end: index, index: nodes.count, flag: escaped, nonASCII: nonASCII))
                 index += 1
                 return
             case UInt8(ascii: "\\"):
@@ -218,13 +228,15 @@ public struct JSONParser {
         guard let byte = peek() else { throw failure("unterminated string") }
         index += 1
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
-             UInt8(ascii: "r"), UInt8(ascii: "t"):
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"),
+            UInt8(ascii: "r"), UInt8(ascii: "t"):
             return
         case UInt8(ascii: "u"):
             let high = try hex4()
             if (0xD800..<0xDC00).contains(high) {
-                guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw failure("unpaired surrogate")
                 }
                 index += 2
@@ -258,7 +270,9 @@ public struct JSONParser {
     private mutating func number() throws(IntakeError) {
         let start = index
         if peek() == UInt8(ascii: "-") { index += 1 }
-        guard let first = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { throw failure("invalid number") }
+        guard let first = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            throw failure("invalid number")
+        }
         if first == UInt8(ascii: "0") { index += 1 } else { digits() }
         if peek() == UInt8(ascii: ".") {
             index += 1

@@ -7,8 +7,10 @@ extension Event {
     /// `delivery` are present when the event came from a delivery.
     public var json: JSONLine {
         var line = JSONLine([
-            "id": .string(id.description), "type": .string(type.rawValue), "token": .string(token.hex), "topic": .string(topic),
-            "environment": .string(environment.rawValue), "user": .string(user), "reason": .string(reason?.rawValue), "at": .date(at),
+            "id": .string(id.description), "type": .string(type.rawValue), "token": .string(token.hex),
+            "topic": .string(topic),
+            "environment": .string(environment.rawValue), "user": .string(user), "reason": .string(reason?.rawValue),
+            "at": .date(at),
         ])
         if let campaignID { line = line.adding([("campaign", .string(campaignID.description))]) }
         if let deliveryID { line = line.adding([("delivery", .string(deliveryID.description))]) }
@@ -24,6 +26,7 @@ extension Event {
 extension EventPage {
     /// The feed's answer: `{"events":[…],"next":"CURSOR"}`.
     public var json: String {
-        "{\"events\":[" + events.map(\.json.description).joined(separator: ",") + "],\"next\":" + JSONText.quote(next.description) + "}"
+        "{\"events\":[" + events.map(\.json.description).joined(separator: ",") + "],\"next\":"
+            + JSONText.quote(next.description) + "}"
     }
 }

@@ -5,10 +5,12 @@ extension PruneReport {
     /// `apnsd prune --json`: one object; in a dry run the counts are what would be removed and nothing is reclaimed.
     public func json(deliveriesOlderThan: TimeSpan, devicesInactiveFor: TimeSpan) -> JSONLine {
         let deliveriesPart = JSONLine([
-            "olderThan": .string(deliveriesOlderThan.description), "before": .date(deliveriesBefore), "removed": .int(deliveries),
+            "olderThan": .string(deliveriesOlderThan.description), "before": .date(deliveriesBefore),
+            "removed": .int(deliveries),
         ])
         let devicesPart = JSONLine([
-            "inactiveFor": .string(devicesInactiveFor.description), "before": .date(devicesBefore), "removed": .int(devices),
+            "inactiveFor": .string(devicesInactiveFor.description), "before": .date(devicesBefore),
+            "removed": .int(devices),
             "deactivated": .int(inactiveDevices), "notRegisteredAgain": .int(devices - inactiveDevices),
         ])
         let spacePart = JSONLine([
@@ -17,7 +19,8 @@ extension PruneReport {
             "fileBytes": .int(space.pageCount * space.pageSize),
         ])
         return JSONLine([
-            "dryRun": .bool(dryRun), "deliveries": .raw(deliveriesPart.description), "devices": .raw(devicesPart.description),
+            "dryRun": .bool(dryRun), "deliveries": .raw(deliveriesPart.description),
+            "devices": .raw(devicesPart.description),
             "space": .raw(spacePart.description), "steps": .int(steps),
         ])
     }

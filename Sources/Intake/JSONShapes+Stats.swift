@@ -13,10 +13,11 @@ extension OutcomeStats {
             "requests": .int(requests), "requestsPerSecond": .raw(rates(requests)),
             "accepted": .int(accepted), "acceptedPerSecond": .raw(rates(accepted)),
             "deactivations": .raw(Self.counts(deactivations)), "deactivated": .int(deactivations.values.reduce(0, +)),
-            "queue": .raw(JSONLine([
-                "pendingSingle": .int(queue.pendingSingle), "pendingBulk": .int(queue.pendingBulk),
-                "oldestDueAgeSeconds": .raw(String(format: "%.3f", queue.oldestDueAge)),
-            ]).description),
+            "queue": .raw(
+                JSONLine([
+                    "pendingSingle": .int(queue.pendingSingle), "pendingBulk": .int(queue.pendingBulk),
+                    "oldestDueAgeSeconds": .raw(String(format: "%.3f", queue.oldestDueAge)),
+                ]).description),
             "campaign": .raw(campaign?.json.description ?? "null"),
         ])
     }

@@ -19,12 +19,16 @@ extension Campaign {
         let c = counters
         return JSONLine([
             "id": .string(id.description), "kind": .string("\(kind)"), "status": .string("\(status)"),
-            "audience": .string("\(audience.kind)"), "audienceSize": .int(audience.size), "environment": .string(audience.environment?.rawValue),
-            "topic": .string(content.bundleID), "pushType": .string(content.pushType.rawValue), "priority": .int(content.priority.rawValue),
-            "expiration": .int(content.expiration.map { Int($0.secondsSince1970) }), "collapseId": .string(content.collapseID?.value),
+            "audience": .string("\(audience.kind)"), "audienceSize": .int(audience.size),
+            "environment": .string(audience.environment?.rawValue),
+            "topic": .string(content.bundleID), "pushType": .string(content.pushType.rawValue),
+            "priority": .int(content.priority.rawValue),
+            "expiration": .int(content.expiration.map { Int($0.secondsSince1970) }),
+            "collapseId": .string(content.collapseID?.value),
             "scheduledAt": .date(scheduledAt), "createdAt": .date(createdAt), "startedAt": .date(startedAt),
             "finishedAt": .date(finishedAt), "expanded": .bool(isExpanded), "paused": .bool(isPaused),
-            "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
+            "total": .int(c.total), "pending": .int(c.pending), "accepted": .int(c.accepted),
+            "unregistered": .int(c.unregistered),
             "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
             "activityType": .string(audience.activity?.type), "activityKind": .string(audience.activity?.kind.rawValue),
             "channel": .int(audience.channel.map(Int.init)),
@@ -35,7 +39,8 @@ extension Campaign {
 extension LogEntry {
     public var json: JSONLine {
         JSONLine([
-            "id": .string(id.description), "campaign": .string(campaignID.description), "token": .string(token?.hex), "channel": .int(channel.map(Int.init)), "status": .string(status.rawValue),
+            "id": .string(id.description), "campaign": .string(campaignID.description), "token": .string(token?.hex),
+            "channel": .int(channel.map(Int.init)), "status": .string(status.rawValue),
             "httpStatus": .int(httpStatus), "reason": .string(reason?.rawValue), "apnsId": .string(apnsID),
             "attempts": .int(attempts), "updatedAt": .date(updatedAt),
         ])
@@ -51,7 +56,10 @@ extension LogEntry {
 
 extension DeliveryAttempt {
     public var json: JSONLine {
-        JSONLine(["attempt": .int(attempt), "at": .date(at), "httpStatus": .int(httpStatus), "reason": .string(reason?.rawValue)])
+        JSONLine([
+            "attempt": .int(attempt), "at": .date(at), "httpStatus": .int(httpStatus),
+            "reason": .string(reason?.rawValue),
+        ])
     }
 }
 

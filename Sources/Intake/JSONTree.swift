@@ -37,7 +37,9 @@ public struct JSONTree: Sendable {
     func key(_ index: Int, equals key: StaticString) -> Bool {
         let node = nodes[index]
         // Two ASCII texts are equal exactly when their bytes are; anything else is compared as text.
-        guard node.isPlainASCII, key.hasPointerRepresentation, key.isASCII else { return string(index) == key.description }
+        guard node.isPlainASCII, key.hasPointerRepresentation, key.isASCII else {
+            return string(index) == key.description
+        }
         let count = key.utf8CodeUnitCount
         guard count == Int(node.end &- node.start) else { return false }
         return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + Int(node.start), key.utf8Start, count) == 0 }
@@ -57,23 +59,26 @@ public struct JSONTree: Sendable {
         let node = nodes[index]
         guard node.kind == .number else { return nil }
         let text = bytes[node.range]
-        guard !text.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else { return nil }
+        guard !text.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+        else { return nil }
         return Int64(String(decoding: text, as: UTF8.self))
     }
 
     /// The text of a string's bytes that the parser checked (valid UTF-8, valid escapes).
-    static func text<Bytes: RandomAccessCollection<UInt8>>(of bytes: Bytes, escaped: Bool) -> String where Bytes.Index == Int {
+    static func text<Bytes: RandomAccessCollection<UInt8>>(of bytes: Bytes, escaped: Bool) -> String
+    where Bytes.Index == Int {
         guard escaped else { return String(decoding: bytes, as: UTF8.self) }
         var scalars = String.UnicodeScalarView()
         var runStart = bytes.startIndex
         var index = bytes.startIndex
         func hex4(_ at: Int) -> UInt32 {
             bytes[at..<at + 4].reduce(0) { value, byte in
-                let digit: UInt8 = switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-                default: byte - UInt8(ascii: "A") + 10
-                }
+                let digit: UInt8 =
+                    switch byte {
+                    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+                    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+                    default: byte - UInt8(ascii: "A") + 10
+                    }
                 return value << 4 | UInt32(digit)
             }
         }

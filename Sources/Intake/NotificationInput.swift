@@ -10,9 +10,10 @@ public struct NotificationInput: Sendable {
 
         /// The command-line flag (`--push-type`).
         public var flag: String {
-            "--" + rawValue.reduce(into: "") { name, character in
-                if character.isUppercase { name += "-" + character.lowercased() } else { name.append(character) }
-            }
+            "--"
+                + rawValue.reduce(into: "") { name, character in
+                    if character.isUppercase { name += "-" + character.lowercased() } else { name.append(character) }
+                }
         }
     }
 
@@ -33,8 +34,10 @@ public struct NotificationInput: Sendable {
     /// The payload's JSON bytes, exactly as they will be sent.
     public var payload: [UInt8]?
 
-    public init(topic: String? = nil, pushType: String? = nil, priority: String? = nil, expiration: String? = nil,
-                collapseID: String? = nil, apnsID: String? = nil, environment: String? = nil, payload: [UInt8]? = nil) {
+    public init(
+        topic: String? = nil, pushType: String? = nil, priority: String? = nil, expiration: String? = nil,
+        collapseID: String? = nil, apnsID: String? = nil, environment: String? = nil, payload: [UInt8]? = nil
+    ) {
         self.topic = topic
         self.pushType = pushType
         self.priority = priority
@@ -47,7 +50,9 @@ public struct NotificationInput: Sendable {
 
     /// The validated content and environment; `defaultTopic` (`apns.topic`) when no topic was given. A liveactivity
     /// payload is also held to ActivityKit's rules (`LiveActivityPayload`), its timestamp to `now`.
-    public func validate(defaultTopic: String?, now: Date = Date()) throws(Failure) -> (content: NotificationContent, environment: Environment?) {
+    public func validate(defaultTopic: String?, now: Date = Date()) throws(Failure) -> (
+        content: NotificationContent, environment: Environment?
+    ) {
         guard let topic = topic ?? defaultTopic else {
             throw Failure(field: .topic, message: "no topic: give one or set apns.topic")
         }
@@ -58,10 +63,17 @@ public struct NotificationInput: Sendable {
             return priority
         }
         let expiration = try check(.expiration) { () throws(APNsError) in try self.expiration.map(Expiration.parse) }
-        let collapseID = try check(.collapseId) { () throws(APNsError) in try self.collapseID.map { (text: String) throws(APNsError) in try CollapseID(text) } }
-        let apnsID = try check(.apnsId) { () throws(APNsError) in try self.apnsID.map { (text: String) throws(APNsError) in try NotificationID(text) } }
-        let environment = try check(.environment) { () throws(APNsError) in try self.environment.map(Environment.parse) }
-        guard let bytes = payload else { throw Failure(field: .payload, message: "payload is required (a JSON object with \"aps\")") }
+        let collapseID = try check(.collapseId) { () throws(APNsError) in
+            try self.collapseID.map { (text: String) throws(APNsError) in try CollapseID(text) }
+        }
+        let apnsID = try check(.apnsId) { () throws(APNsError) in
+            try self.apnsID.map { (text: String) throws(APNsError) in try NotificationID(text) }
+        }
+        let environment = try check(.environment) { () throws(APNsError) in try self.environment.map(Environment.parse)
+        }
+        guard let bytes = payload else {
+            throw Failure(field: .payload, message: "payload is required (a JSON object with \"aps\")")
+        }
         let payload = try check(.payload) { () throws(APNsError) in
             let payload = try Payload(bytes: bytes, pushType: pushType)
             // APNs accepts a Live Activity push that breaks ActivityKit's rules and the device drops it: refused here.
@@ -72,8 +84,9 @@ public struct NotificationInput: Sendable {
         }
         // The content checks the topic (the parts above are checked already), once: its refusal names the topic.
         do {
-            let content = try NotificationContent(bundleID: topic, pushType: pushType, priority: priority, expiration: expiration,
-                                                  collapseID: collapseID, apnsID: apnsID, payload: payload)
+            let content = try NotificationContent(
+                bundleID: topic, pushType: pushType, priority: priority, expiration: expiration,
+                collapseID: collapseID, apnsID: apnsID, payload: payload)
             return (content, environment)
         } catch {
             if case .invalidTopic = error { throw Failure(field: .topic, message: "\(error)") }

@@ -20,11 +20,14 @@ public struct TimeSpan: Sendable, Hashable, CustomStringConvertible {
     /// Parses `90m`, `24h`, `30d` or `45s`; `name` is the setting or flag named in the error. Zero is refused: a
     /// retention of nothing would delete what was just finished, which no one means.
     public init(parsing text: String, name: String) throws(IntakeError) {
-        let problem = IntakeError("\(name) must be a whole number followed by s, m, h or d (e.g. 90m, 24h, 30d), more than 0 and at most 36500d, got '\(Printable.escaped(text))'")
+        let problem = IntakeError(
+            "\(name) must be a whole number followed by s, m, h or d (e.g. 90m, 24h, 30d), more than 0 and at most 36500d, got '\(Printable.escaped(text))'"
+        )
         guard let unit = text.last, let perUnit = Self.unitSeconds[unit] else { throw problem }
         let digits = text.dropLast()
         guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let count = Int64(digits), count > 0, count <= Self.maximumSeconds / perUnit else { throw problem }
+            let count = Int64(digits), count > 0, count <= Self.maximumSeconds / perUnit
+        else { throw problem }
         seconds = count * perUnit
         description = "\(count)\(unit)"
     }

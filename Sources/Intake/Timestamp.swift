@@ -1,5 +1,5 @@
-import Foundation
 import APNs
+import Foundation
 
 /// ISO 8601 times as producers give them (`--at`): `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`, a real calendar
 /// date in the years 2000–9999. Foundation's parser rolls 2026-02-30 over to 2 March and accepts years past
@@ -9,7 +9,9 @@ public enum Timestamp {
     public static func parse(_ text: String) throws(IntakeError) -> Date {
         let bytes = Array(text.utf8)
         func fail(_ why: String) -> IntakeError {
-            IntakeError("'\(Printable.escaped(String(text.prefix(60))))' is not an ISO 8601 time such as 2026-12-01T09:00:00Z (\(why))")
+            IntakeError(
+                "'\(Printable.escaped(String(text.prefix(60))))' is not an ISO 8601 time such as 2026-12-01T09:00:00Z (\(why))"
+            )
         }
         var index = 0
         func digits(_ count: Int) -> Int? {
@@ -65,7 +67,9 @@ public enum Timestamp {
         guard index == bytes.count else { throw fail("unexpected text after the time") }
         guard (2000...9999).contains(year) else { throw fail("the year must be from 2000 to 9999") }
         guard (1...12).contains(month) else { throw fail("there is no month \(month)") }
-        guard (1...daysIn(month: month, year: year)).contains(day) else { throw fail("\(year)-\(pad(month)) has no day \(day)") }
+        guard (1...daysIn(month: month, year: year)).contains(day) else {
+            throw fail("\(year)-\(pad(month)) has no day \(day)")
+        }
         guard hour <= 23, minute <= 59, second <= 59 else { throw fail("the time of day is out of range") }
         let days = daysSince1970(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset

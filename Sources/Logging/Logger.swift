@@ -67,7 +67,8 @@ public struct Logger: Sendable {
         let time = Date().formatted(.iso8601)
         let all = metadata + fields
         if sink.json {
-            var line = "{\"ts\":\"\(time)\",\"level\":\"\(level)\",\"logger\":\(quote(label)),\"msg\":\(quote("\(message)"))"
+            var line =
+                "{\"ts\":\"\(time)\",\"level\":\"\(level)\",\"logger\":\(quote(label)),\"msg\":\(quote("\(message)"))"
             for (key, value) in all { line += ",\(quote(key)):\(quote(value))" }
             sink.write(line + "}\n")
         } else {

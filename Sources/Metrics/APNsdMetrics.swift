@@ -33,34 +33,61 @@ public final class APNsdMetrics: Sendable {
 
     public init(version: String) {
         let environments = [Environment.production.rawValue, Environment.development.rawValue]
-        let reasons = Reason.documented.map(\.reason.rawValue)
+        let reasons =
+            Reason.documented.map(\.reason.rawValue)
             + [Reason.expired, .deviceInactive, .campaignCancelled].map(\.rawValue) + [Self.noReason]
         let apnsStatuses = ["200"] + Set(Reason.documented.map { String($0.status) }).sorted() + [Self.transportError]
 
-        buildInfo = registry.gauge("apnsd_build_info", help: "Always 1; the version apnsd was built as.", labels: [MetricLabel("version")], maxSeries: 1)
-        notificationsEnqueued = registry.counter("apnsd_notifications_enqueued_total", help: "Notifications and campaigns enqueued through the HTTP API (replays not counted), by route.",
-                                                 labels: [MetricLabel("source", allowed: Self.sources)])
-        deliveries = registry.counter("apnsd_deliveries_total", help: "Deliveries that reached a final status, by status and APNs reason.",
-                                      labels: [MetricLabel("status", allowed: DeliveryStatus.allCases.map(\.rawValue)), MetricLabel("reason", allowed: reasons)],
-                                      maxSeries: 500)
-        apnsRequests = registry.counter("apnsd_apns_requests_total", help: "Requests sent to APNs, by environment and HTTP status (error: no answer).",
-                                        labels: [MetricLabel("environment", allowed: environments), MetricLabel("status", allowed: apnsStatuses)])
-        apnsRequestDuration = registry.histogram("apnsd_apns_request_duration_seconds", help: "Time from sending a request to APNs to its answer.")
-        queuePending = registry.gauge("apnsd_queue_pending", help: "Pending deliveries, by class (single sends ahead of bulk campaigns).",
-                                      labels: [MetricLabel("class", allowed: CampaignKind.allCases.map(\.rawValue))])
-        queueOldestDueAge = registry.gauge("apnsd_queue_oldest_due_age_seconds", help: "How long the oldest due pending delivery has been due (0 when none is).")
-        connectionsOpen = registry.gauge("apnsd_connections_open", help: "HTTP/2 connections to APNs open, by environment.",
-                                         labels: [MetricLabel("environment", allowed: environments)])
-        providerTokensMinted = registry.counter("apnsd_provider_tokens_minted_total", help: "Provider authentication tokens (JWT) signed.")
-        credentialPaused = registry.gauge("apnsd_credential_paused", help: "1 while a credential's deliveries are paused because APNs refused it (or it cannot sign), else 0; by credential name.",
-                                          labels: [MetricLabel("credential")], maxSeries: 100)
-        certificateDaysLeft = registry.gauge("apnsd_certificate_days_left", help: "Whole days until a certificate credential's client certificate expires (negative: expired); by credential name.",
-                                             labels: [MetricLabel("credential")], maxSeries: 100)
-        devices = registry.gauge("apnsd_devices", help: "Registered devices, by state.", labels: [MetricLabel("state", allowed: ["active", "inactive"])])
-        httpRequests = registry.counter("apnsd_http_requests_total", help: "Requests to apnsd's HTTP API, by route template and status code.",
-                                        labels: [MetricLabel("route"), MetricLabel("code")], maxSeries: 300)
-        httpRequestDuration = registry.histogram("apnsd_http_request_duration_seconds", help: "Time apnsd's HTTP API took to answer, by route template.",
-                                                 labels: [MetricLabel("route")], maxSeries: 50)
+        buildInfo = registry.gauge(
+            "apnsd_build_info", help: "Always 1; the version apnsd was built as.", labels: [MetricLabel("version")],
+            maxSeries: 1)
+        notificationsEnqueued = registry.counter(
+            "apnsd_notifications_enqueued_total",
+            help: "Notifications and campaigns enqueued through the HTTP API (replays not counted), by route.",
+            labels: [MetricLabel("source", allowed: Self.sources)])
+        deliveries = registry.counter(
+            "apnsd_deliveries_total", help: "Deliveries that reached a final status, by status and APNs reason.",
+            labels: [
+                MetricLabel("status", allowed: DeliveryStatus.allCases.map(\.rawValue)),
+                MetricLabel("reason", allowed: reasons),
+            ],
+            maxSeries: 500)
+        apnsRequests = registry.counter(
+            "apnsd_apns_requests_total",
+            help: "Requests sent to APNs, by environment and HTTP status (error: no answer).",
+            labels: [MetricLabel("environment", allowed: environments), MetricLabel("status", allowed: apnsStatuses)])
+        apnsRequestDuration = registry.histogram(
+            "apnsd_apns_request_duration_seconds", help: "Time from sending a request to APNs to its answer.")
+        queuePending = registry.gauge(
+            "apnsd_queue_pending", help: "Pending deliveries, by class (single sends ahead of bulk campaigns).",
+            labels: [MetricLabel("class", allowed: CampaignKind.allCases.map(\.rawValue))])
+        queueOldestDueAge = registry.gauge(
+            "apnsd_queue_oldest_due_age_seconds",
+            help: "How long the oldest due pending delivery has been due (0 when none is).")
+        connectionsOpen = registry.gauge(
+            "apnsd_connections_open", help: "HTTP/2 connections to APNs open, by environment.",
+            labels: [MetricLabel("environment", allowed: environments)])
+        providerTokensMinted = registry.counter(
+            "apnsd_provider_tokens_minted_total", help: "Provider authentication tokens (JWT) signed.")
+        credentialPaused = registry.gauge(
+            "apnsd_credential_paused",
+            help:
+                "1 while a credential's deliveries are paused because APNs refused it (or it cannot sign), else 0; by credential name.",
+            labels: [MetricLabel("credential")], maxSeries: 100)
+        certificateDaysLeft = registry.gauge(
+            "apnsd_certificate_days_left",
+            help:
+                "Whole days until a certificate credential's client certificate expires (negative: expired); by credential name.",
+            labels: [MetricLabel("credential")], maxSeries: 100)
+        devices = registry.gauge(
+            "apnsd_devices", help: "Registered devices, by state.",
+            labels: [MetricLabel("state", allowed: ["active", "inactive"])])
+        httpRequests = registry.counter(
+            "apnsd_http_requests_total", help: "Requests to apnsd's HTTP API, by route template and status code.",
+            labels: [MetricLabel("route"), MetricLabel("code")], maxSeries: 300)
+        httpRequestDuration = registry.histogram(
+            "apnsd_http_request_duration_seconds", help: "Time apnsd's HTTP API took to answer, by route template.",
+            labels: [MetricLabel("route")], maxSeries: 50)
         buildInfo.set(version, to: 1)
         for environment in environments { connectionsOpen.set(environment, to: 0) }
     }

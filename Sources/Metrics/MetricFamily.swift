@@ -21,11 +21,15 @@ public final class MetricFamily: Sendable {
     init(name: String, help: String, type: MetricType, labels: [MetricLabel], buckets: [Double], maxSeries: Int) {
         precondition(Self.isValidName(name), "bad metric name \(name)")
         for label in labels {
-            precondition(Self.isValidName(label.name) && !label.name.contains(":") && !label.name.hasPrefix("__") && label.name != "le",
-                         "bad label name \(label.name)")
+            precondition(
+                Self.isValidName(label.name) && !label.name.contains(":") && !label.name.hasPrefix("__")
+                    && label.name != "le",
+                "bad label name \(label.name)")
         }
         precondition(Set(labels.map(\.name)).count == labels.count, "duplicate label in \(name)")
-        precondition(zip(buckets, buckets.dropFirst()).allSatisfy { $0 < $1 } && buckets.allSatisfy(\.isFinite), "buckets must ascend")
+        precondition(
+            zip(buckets, buckets.dropFirst()).allSatisfy { $0 < $1 } && buckets.allSatisfy(\.isFinite),
+            "buckets must ascend")
         precondition(maxSeries >= 1)
         self.name = name
         self.help = help
@@ -78,7 +82,9 @@ public final class MetricFamily: Sendable {
             var values: [[String]: Double] = [:]
             for sample in sampler() where sample.labels.count == labels.count {
                 var key = zip(labels, sample.labels).map { $0.bound($1) }
-                if values[key] == nil && values.count >= maxSeries { key = Array(repeating: MetricLabel.other, count: labels.count) }
+                if values[key] == nil && values.count >= maxSeries {
+                    key = Array(repeating: MetricLabel.other, count: labels.count)
+                }
                 values[key, default: 0] += sample.value
             }
             return values.sorted { $0.key.lexicographicallyPrecedes($1.key) }
@@ -89,10 +95,14 @@ public final class MetricFamily: Sendable {
     }
 
     static func isValidName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
         return name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: ":")
         }
     }
 }

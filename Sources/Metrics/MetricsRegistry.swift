@@ -5,32 +5,44 @@ public final class MetricsRegistry: Sendable {
     /// Series per family unless a declaration says otherwise.
     public static let defaultMaxSeries = 200
     /// Seconds: 1 ms … 10 s, for request durations.
-    public static let defaultBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    public static let defaultBuckets: [Double] = [
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
 
     let families: Locked<[String: MetricFamily]>
 
     public init() { families = Locked([:]) }
 
-    public func counter(_ name: String, help: String, labels: [MetricLabel] = [], maxSeries: Int = defaultMaxSeries) -> MetricFamily {
+    public func counter(_ name: String, help: String, labels: [MetricLabel] = [], maxSeries: Int = defaultMaxSeries)
+        -> MetricFamily
+    {
         declare(MetricFamily(name: name, help: help, type: .counter, labels: labels, buckets: [], maxSeries: maxSeries))
     }
 
-    public func gauge(_ name: String, help: String, labels: [MetricLabel] = [], maxSeries: Int = defaultMaxSeries) -> MetricFamily {
+    public func gauge(_ name: String, help: String, labels: [MetricLabel] = [], maxSeries: Int = defaultMaxSeries)
+        -> MetricFamily
+    {
         declare(MetricFamily(name: name, help: help, type: .gauge, labels: labels, buckets: [], maxSeries: maxSeries))
     }
 
     /// A gauge sampled at scrape time by `sampler`.
-    public func gauge(_ name: String, help: String, labels: [MetricLabel] = [], maxSeries: Int = defaultMaxSeries,
-                      sampler: @escaping MetricFamily.Sampler) -> MetricFamily {
+    public func gauge(
+        _ name: String, help: String, labels: [MetricLabel] = [], maxSeries: Int = defaultMaxSeries,
+        sampler: @escaping MetricFamily.Sampler
+    ) -> MetricFamily {
         let family = gauge(name, help: help, labels: labels, maxSeries: maxSeries)
         family.sample(with: sampler)
         return family
     }
 
     /// A histogram with fixed `buckets` (upper bounds, ascending; +Inf is added).
-    public func histogram(_ name: String, help: String, labels: [MetricLabel] = [], buckets: [Double] = defaultBuckets,
-                          maxSeries: Int = defaultMaxSeries) -> MetricFamily {
-        declare(MetricFamily(name: name, help: help, type: .histogram, labels: labels, buckets: buckets, maxSeries: maxSeries))
+    public func histogram(
+        _ name: String, help: String, labels: [MetricLabel] = [], buckets: [Double] = defaultBuckets,
+        maxSeries: Int = defaultMaxSeries
+    ) -> MetricFamily {
+        declare(
+            MetricFamily(
+                name: name, help: help, type: .histogram, labels: labels, buckets: buckets, maxSeries: maxSeries))
     }
 
     /// The family declared under `name`, if any.

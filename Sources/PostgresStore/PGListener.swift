@@ -40,7 +40,8 @@ final class PGListener: Sendable {
         var backoff = 0.05
         while !stopping.load(ordering: .acquiring) {
             guard let connection = try? PGConnection(conninfo: conninfo),
-                  (try? connection.execute("LISTEN \(PostgresStore.channel)")) != nil else {
+                (try? connection.execute("LISTEN \(PostgresStore.channel)")) != nil
+            else {
                 sleep(seconds: backoff)
                 backoff = min(2, backoff * 2)
                 continue

@@ -21,8 +21,9 @@ enum PGMigrator {
             applied = []
         }
         let known = PGSchema.migrations.map(\.id)
-        return Status(applied: applied, missing: known.filter { !applied.contains($0) },
-                      unknown: applied.filter { !known.contains($0) })
+        return Status(
+            applied: applied, missing: known.filter { !applied.contains($0) },
+            unknown: applied.filter { !known.contains($0) })
     }
 
     static func migrate(_ db: PGConnection) throws {
@@ -33,8 +34,9 @@ enum PGMigrator {
         for migration in PGSchema.migrations where !applied.contains(migration.id) {
             try db.transaction { db in
                 try db.execute(migration.sql)
-                try db.query("INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)",
-                             PGValue.text(migration.id), PGValue.int(Int64(Date().timeIntervalSince1970 * 1000)))
+                try db.query(
+                    "INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)",
+                    PGValue.text(migration.id), PGValue.int(Int64(Date().timeIntervalSince1970 * 1000)))
             }
         }
     }

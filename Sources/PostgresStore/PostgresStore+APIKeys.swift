@@ -5,14 +5,17 @@ import Store
 
 /// API keys (`api_keys`): only secret hashes, looked up through the table's unique index; revoking deletes the row.
 extension PostgresStore {
-    public func createAPIKey(name: String, scopes: Set<APIKeyScope>, secretHash: String, now: Date) throws(StoreError) -> APIKeyRecord {
+    public func createAPIKey(name: String, scopes: Set<APIKeyScope>, secretHash: String, now: Date) throws(StoreError)
+        -> APIKeyRecord
+    {
         do { try APIKeyRecord.validateName(name) } catch { throw .invalidAPIKey(error.description) }
         guard !scopes.isEmpty else { throw .invalidAPIKey("an API key needs at least one scope") }
         guard Self.isSHA256Hex(secretHash) else { throw .invalidAPIKey("a secret hash is 64 lowercase hex digits") }
         let nowMS = now.storeMilliseconds
         return try write { db in
             // ON CONFLICT on the name: a concurrent creation of the same name is refused, not an engine failure.
-            let inserted = try db.query("""
+            let inserted = try db.query(
+                """
                 INSERT INTO api_keys (name, secret_hash, scopes, created_at) VALUES ($1, $2, $3, $4)
                 ON CONFLICT (name) DO NOTHING
                 """, name, secretHash, Self.scopesText(scopes), nowMS)
@@ -38,7 +41,8 @@ extension PostgresStore {
     public func authenticateAPIKey(secretHash: String, now: Date) throws(StoreError) -> APIKeyRecord? {
         guard Self.isSHA256Hex(secretHash) else { return nil }
         let found: APIKeyRecord? = try read { db in
-            let rows = try db.query("SELECT name, scopes, created_at, last_used_at FROM api_keys WHERE secret_hash = $1", secretHash)
+            let rows = try db.query(
+                "SELECT name, scopes, created_at, last_used_at FROM api_keys WHERE secret_hash = $1", secretHash)
             return rows.count > 0 ? try Self.apiKey(rows, 0) : nil
         }
         guard var key = found else { return nil }
@@ -47,13 +51,15 @@ extension PostgresStore {
         if let last = key.lastUsedAt, nowMS - last.storeMilliseconds < every { return key }
         do {
             let written = try write { db in
-                try db.query("""
+                try db.query(
+                    """
                     UPDATE api_keys SET last_used_at = $2
                     WHERE secret_hash = $1 AND (last_used_at IS NULL OR last_used_at <= $2 - $3)
-                    """, secretHash, nowMS, every).changes > 0
+                    """, secretHash, nowMS, every
+                ).changes > 0
             }
             if written { key.lastUsedAt = Milliseconds.date(nowMS) }
-        } catch where error.isTransient {
+        } catch  where error.isTransient {
             // See above: the use is recorded by a later request.
         }
         return key
@@ -75,8 +81,9 @@ extension PostgresStore {
             }
             scopes.insert(scope)
         }
-        return APIKeyRecord(name: try rows.string(row, 0), scopes: scopes, createdAt: Milliseconds.date(try rows.int64(row, 2)),
-                            lastUsedAt: try rows.optionalInt64(row, 3).map(Milliseconds.date))
+        return APIKeyRecord(
+            name: try rows.string(row, 0), scopes: scopes, createdAt: Milliseconds.date(try rows.int64(row, 2)),
+            lastUsedAt: try rows.optionalInt64(row, 3).map(Milliseconds.date))
     }
 
     /// Scopes as stored: comma-separated, in their canonical order (send, read, admin).
@@ -85,8 +92,10 @@ extension PostgresStore {
     }
 
     private static func isSHA256Hex(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-        }
+        text.utf8.count == 64
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
     }
 }

@@ -65,8 +65,10 @@ extension PostgresStore {
     }
 
     /// Campaigns, newest first: those with an id below `before` (for paging), optionally of one kind or status.
-    public func campaigns(kind: CampaignKind? = nil, status: CampaignStatus? = nil, before: CampaignID? = nil,
-                          limit: Int = 100) throws(StoreError) -> [Campaign] {
+    public func campaigns(
+        kind: CampaignKind? = nil, status: CampaignStatus? = nil, before: CampaignID? = nil,
+        limit: Int = 100
+    ) throws(StoreError) -> [Campaign] {
         var sql = "SELECT \(Self.campaignColumns) FROM campaign_view WHERE id < $1"
         var parameters: [PGValue] = [.int(before?.rawValue ?? Int64.max)]
         if let kind {
@@ -108,31 +110,40 @@ extension PostgresStore {
             id: CampaignID(try rows.int64(row, 0)),
             kind: try CampaignKind.stored(rows.string(row, 1), verify: rows.bool(row, 26)),
             status: try Decode.campaignStatus(rows.string(row, 2)),
-            audience: AudienceSummary(kind: try Decode.audienceKind(rows.string(row, 3)),
-                                      environment: try rows.optionalString(row, 4).map(Decode.environment),
-                                      size: try rows.int(row, 5),
-                                      activity: try Decode.activitySelector(type: rows.optionalString(row, 27),
-                                                                            kind: rows.optionalString(row, 28)),
-                                      channel: try rows.optionalInt64(row, 29)),
-            content: try Decode.content(bundleID: rows.string(row, 6), pushType: rows.string(row, 7), priority: rows.int(row, 8),
-                                        expiration: rows.optionalInt64(row, 9), collapseID: rows.optionalString(row, 10),
-                                        apnsID: rows.optionalString(row, 24), payload: rows.data(row, 11)),
-            scheduledAt: Milliseconds.date(try rows.int64(row, 12)), createdAt: Milliseconds.date(try rows.int64(row, 13)),
+            audience: AudienceSummary(
+                kind: try Decode.audienceKind(rows.string(row, 3)),
+                environment: try rows.optionalString(row, 4).map(Decode.environment),
+                size: try rows.int(row, 5),
+                activity: try Decode.activitySelector(
+                    type: rows.optionalString(row, 27),
+                    kind: rows.optionalString(row, 28)),
+                channel: try rows.optionalInt64(row, 29)),
+            content: try Decode.content(
+                bundleID: rows.string(row, 6), pushType: rows.string(row, 7), priority: rows.int(row, 8),
+                expiration: rows.optionalInt64(row, 9), collapseID: rows.optionalString(row, 10),
+                apnsID: rows.optionalString(row, 24), payload: rows.data(row, 11)),
+            scheduledAt: Milliseconds.date(try rows.int64(row, 12)),
+            createdAt: Milliseconds.date(try rows.int64(row, 13)),
             startedAt: try rows.optionalInt64(row, 14).map(Milliseconds.date),
             finishedAt: try rows.optionalInt64(row, 15).map(Milliseconds.date),
             isExpanded: try rows.bool(row, 16),
-            counters: CampaignCounters(total: try rows.int(row, 17), pending: try rows.int(row, 18), accepted: try rows.int(row, 19),
-                                       rejected: try rows.int(row, 20), unregistered: try rows.int(row, 21),
-                                       failed: try rows.int(row, 22), cancelled: try rows.int(row, 23)),
+            counters: CampaignCounters(
+                total: try rows.int(row, 17), pending: try rows.int(row, 18), accepted: try rows.int(row, 19),
+                rejected: try rows.int(row, 20), unregistered: try rows.int(row, 21),
+                failed: try rows.int(row, 22), cancelled: try rows.int(row, 23)),
             isPaused: try rows.bool(row, 25))
     }
 
     /// Inserts a campaign with its audience (a single send with its deliveries) inside the caller's transaction;
     /// returns its id and the delivery rows created now (a bulk campaign's come with its expansion: 0).
-    static func insertCampaign(_ db: PGConnection, _ spec: CampaignSpec, now: Int64) throws -> (id: CampaignID, deliveries: Int) {
+    static func insertCampaign(_ db: PGConnection, _ spec: CampaignSpec, now: Int64) throws -> (
+        id: CampaignID, deliveries: Int
+    ) {
         try spec.validate()
         if case .channel(let channel) = spec.audience {
-            return (try insertBroadcast(db, spec, channel: try broadcastChannel(db, spec, channel, now: now), now: now), 1)
+            return (
+                try insertBroadcast(db, spec, channel: try broadcastChannel(db, spec, channel, now: now), now: now), 1
+            )
         }
         if spec.kind == .single {
             let inserted = try insertSingles(db, [spec], now: now)[0]
@@ -149,7 +160,9 @@ extension PostgresStore {
 
     /// The channel a broadcast goes to, checked as SQLite checks it: `invalidCampaign` when it is unknown, deleted
     /// or of another app, when it stores no message and the content has an expiration, or for a time to come.
-    static func broadcastChannel(_ db: PGConnection, _ spec: CampaignSpec, _ number: Int64, now: Int64) throws -> Channel {
+    static func broadcastChannel(_ db: PGConnection, _ spec: CampaignSpec, _ number: Int64, now: Int64) throws
+        -> Channel
+    {
         if let at = spec.scheduledAt, at.storeMilliseconds > now {
             throw StoreError.invalidCampaign("a broadcast is sent now: leave out the time")
         }
@@ -161,9 +174,12 @@ extension PostgresStore {
     }
 
     /// A broadcast: its campaign, already expanded and counted, and its one delivery to `channel`.
-    private static func insertBroadcast(_ db: PGConnection, _ spec: CampaignSpec, channel: Channel, now: Int64) throws -> CampaignID {
+    private static func insertBroadcast(_ db: PGConnection, _ spec: CampaignSpec, channel: Channel, now: Int64) throws
+        -> CampaignID
+    {
         let content = spec.content
-        let rows = try db.query("""
+        let rows = try db.query(
+            """
             WITH made AS (
                 INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload, apns_id,
                     audience, audience_environment, audience_size, expanded, expansion_cursor, scheduled_at, created_at,
@@ -181,7 +197,8 @@ extension PostgresStore {
                 SELECT id, NULL, $11, $8, 0, 'pending', $9, $9, $9, $10 FROM made
             )
             SELECT id FROM made
-            """, content.bundleID, content.pushType.rawValue, content.priority.rawValue, content.expiration?.secondsSince1970,
+            """, content.bundleID, content.pushType.rawValue, content.priority.rawValue,
+            content.expiration?.secondsSince1970,
             content.collapseID?.value, PGValue.bytes(content.payload.bytes), content.apnsID?.uuidString,
             channel.environment.rawValue, now, channel.id, channel.channelID)
         guard let id = try rows.scalarInt64() else { throw StoreError.corruptValue("broadcast insert returned no id") }
@@ -191,17 +208,22 @@ extension PostgresStore {
     // MARK: - Internals
 
     /// Inserts the campaign's row (no audience, no counters) and returns its id.
-    static func insertCampaignRow(_ db: PGConnection, _ spec: CampaignSpec, status: CampaignStatus, now: Int64) throws -> CampaignID {
+    static func insertCampaignRow(_ db: PGConnection, _ spec: CampaignSpec, status: CampaignStatus, now: Int64) throws
+        -> CampaignID
+    {
         let content = spec.content
-        let rows = try db.query("""
+        let rows = try db.query(
+            """
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
                 audience, audience_environment, scheduled_at, created_at, started_at, apns_id, verify,
                 audience_activity_type, audience_activity_kind)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
             RETURNING id
-            """, spec.kind.stored, status.rawValue, content.bundleID, content.pushType.rawValue, content.priority.rawValue,
+            """, spec.kind.stored, status.rawValue, content.bundleID, content.pushType.rawValue,
+            content.priority.rawValue,
             content.expiration?.secondsSince1970, content.collapseID?.value, PGValue.bytes(content.payload.bytes),
-            spec.audience.kind.rawValue, spec.audience.environment?.rawValue, spec.scheduledAt?.storeMilliseconds ?? now, now,
+            spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
+            spec.scheduledAt?.storeMilliseconds ?? now, now,
             status == .running ? now : nil, content.apnsID?.uuidString, spec.kind == .verify,
             spec.audience.activity?.type, spec.audience.activity?.kind.rawValue)
         guard let id = try rows.scalarInt64() else { throw StoreError.corruptValue("campaign insert returned no id") }
@@ -224,7 +246,8 @@ extension PostgresStore {
     }
 
     private static func stage(_ db: PGConnection, _ id: CampaignID, chunk values: [String]) throws {
-        try db.query("""
+        try db.query(
+            """
             WITH staged AS (
                 INSERT INTO campaign_audience (campaign_id, seq, value)
                 SELECT $1, c.audience_size + a.n, a.value

@@ -16,14 +16,18 @@ extension PostgresStore {
     ///
     /// A read first finds whether anything is due: a claim that finds nothing opens no write transaction, so it
     /// fires no `commits` (which would wake this worker to claim again at once).
-    public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+    public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil)
+        throws(StoreError) -> [DeliveryJob]
+    {
         try releaseUnresolvedClaims(now: now)
         guard limit > 0, try anythingDue(now: now, bulk: true) else { return [] }
         return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, bulk: true)
     }
 
     /// Claims due single sends only, after a read that finds whether there are any (no write transaction when not).
-    public func claimSingles(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+    public func claimSingles(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil)
+        throws(StoreError) -> [DeliveryJob]
+    {
         try releaseUnresolvedClaims(now: now)
         guard limit > 0, try anythingDue(now: now, bulk: false) else { return [] }
         return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, bulk: false)
@@ -38,10 +42,12 @@ extension PostgresStore {
         let unresolved = unresolvedClaims
         try write { db in
             for claim in unresolved {
-                let released = try db.query("""
+                let released = try db.query(
+                    """
                     UPDATE deliveries SET next_attempt_at = \(PGQueue.dueUnlessPaused("$3")), leased_until = NULL, leased_by = NULL
                     WHERE leased_by = $1 AND leased_until = $2 AND status = 'pending'
-                    """, claim.worker, claim.leasedUntil, now.storeMilliseconds).changes
+                    """, claim.worker, claim.leasedUntil, now.storeMilliseconds
+                ).changes
                 if released > 0 { try Self.notifyWorkers(db) }
             }
         }
@@ -51,10 +57,12 @@ extension PostgresStore {
     /// Whether a single send (or, with `bulk`, any delivery) is due at `now`: two probes of the due index.
     private func anythingDue(now: Date, bulk: Bool) throws(StoreError) -> Bool {
         try read { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at <= $1)
                     OR ($2 AND EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at <= $1))
-                """, now.storeMilliseconds, bulk).bool(0, 0)
+                """, now.storeMilliseconds, bulk
+            ).bool(0, 0)
         }
     }
 
@@ -64,10 +72,12 @@ extension PostgresStore {
     @discardableResult
     public func releaseLeases(now: Date = Date()) throws(StoreError) -> Int {
         try write { db in
-            let released = try db.query("""
+            let released = try db.query(
+                """
                 UPDATE deliveries SET next_attempt_at = \(PGQueue.dueUnlessPaused("$1")), leased_until = NULL, leased_by = NULL
                 WHERE status = 'pending' AND (leased_until IS NOT NULL OR leased_by IS NOT NULL)
-                """, now.storeMilliseconds).changes
+                """, now.storeMilliseconds
+            ).changes
             if released > 0 { try Self.notifyWorkers(db) }
             return released
         }
@@ -78,7 +88,8 @@ extension PostgresStore {
     /// there is nothing to do at all.
     public func nextDueDate() throws(StoreError) -> Date? {
         try read { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT LEAST(
                     (SELECT MIN(next_attempt_at) FROM deliveries
                      WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at < $1),
@@ -86,13 +97,16 @@ extension PostgresStore {
                      WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at < $1),
                     (SELECT MIN(scheduled_at) FROM campaigns
                      WHERE NOT expanded AND status IN ('scheduled', 'running') AND NOT paused))
-                """, Store.pausedUntilResumed).scalarInt64().map(Milliseconds.date)
+                """, Store.pausedUntilResumed
+            ).scalarInt64().map(Milliseconds.date)
         }
     }
 
     // MARK: - Internals
 
-    private func claim(now: Date, limit: Int, leaseFor lease: Duration, worker: WorkerID?, bulk: Bool) throws(StoreError) -> [DeliveryJob] {
+    private func claim(now: Date, limit: Int, leaseFor lease: Duration, worker: WorkerID?, bulk: Bool)
+        throws(StoreError) -> [DeliveryJob]
+    {
         guard limit > 0 else { return [] }
         let nowMS = now.storeMilliseconds
         let leaseEnd = nowMS + Store.milliseconds(lease)
@@ -100,8 +114,9 @@ extension PostgresStore {
         var skippedPerCampaign: [Int64: Int] = [:]
         let jobs: [DeliveryJob]
         do {
-            jobs = try claimBatch(nowMS: nowMS, limit: limit, leaseEnd: leaseEnd, worker: worker, bulk: bulk, dueAgain: dueAgain,
-                                  skippedPerCampaign: &skippedPerCampaign)
+            jobs = try claimBatch(
+                nowMS: nowMS, limit: limit, leaseEnd: leaseEnd, worker: worker, bulk: bulk, dueAgain: dueAgain,
+                skippedPerCampaign: &skippedPerCampaign)
         } catch {
             if case .unavailable = error, let worker { unresolvedClaims.append((worker.rawValue, leaseEnd)) }
             throw error
@@ -111,8 +126,10 @@ extension PostgresStore {
         return jobs
     }
 
-    private func claimBatch(nowMS: Int64, limit: Int, leaseEnd: Int64, worker: WorkerID?, bulk: Bool, dueAgain: Int64,
-                            skippedPerCampaign: inout [Int64: Int]) throws(StoreError) -> [DeliveryJob] {
+    private func claimBatch(
+        nowMS: Int64, limit: Int, leaseEnd: Int64, worker: WorkerID?, bulk: Bool, dueAgain: Int64,
+        skippedPerCampaign: inout [Int64: Int]
+    ) throws(StoreError) -> [DeliveryJob] {
         var skipped: [Int64: Int] = [:]
         defer { skippedPerCampaign = skipped }
         return try write { db in
@@ -121,9 +138,14 @@ extension PostgresStore {
             var claimed = 0
             while claimed < limit {
                 let wanted = limit - claimed
-                let batch = try db.query(Self.claimSQL, [.int(nowMS), .int(Int64(wanted)), .bool(bulk), .int(leaseEnd),
-                                                         worker.map { .int($0.rawValue) } ?? .null, .int(dueAgain)])
-                    .eachRow { rows, row in try BatchRow(rows, row) }
+                let batch = try db.query(
+                    Self.claimSQL,
+                    [
+                        .int(nowMS), .int(Int64(wanted)), .bool(bulk), .int(leaseEnd),
+                        worker.map { .int($0.rawValue) } ?? .null, .int(dueAgain),
+                    ]
+                )
+                .eachRow { rows, row in try BatchRow(rows, row) }
                 rows += batch
                 claimed += batch.filter { !$0.row.deviceInactive }.count
                 // A full batch that skipped rows of inactive devices leaves room for more; a short one found all.
@@ -132,13 +154,18 @@ extension PostgresStore {
             rows.sort { ($0.priorityClass, $0.dueAt, $0.row.id) < ($1.priorityClass, $1.dueAt, $1.row.id) }
             for batchRow in rows where batchRow.row.deviceInactive { skipped[batchRow.row.campaign, default: 0] += 1 }
             var parameters: [Int64: SendingParameters] = [:]
-            for batchRow in rows { if let sending = batchRow.parameters { parameters[batchRow.row.campaign] = sending } }
+            for batchRow in rows {
+                if let sending = batchRow.parameters { parameters[batchRow.row.campaign] = sending }
+            }
             if !skipped.isEmpty {
-                try PGQueue.addCounts(db, skipped.mapValues { CampaignCounters(pending: -$0, cancelled: $0) },
-                                      shard: PGQueue.shard(worker))
+                try PGQueue.addCounts(
+                    db, skipped.mapValues { CampaignCounters(pending: -$0, cancelled: $0) },
+                    shard: PGQueue.shard(worker))
             }
             return try rows.map(\.row).filter { !$0.deviceInactive }.map { row in
-                guard let sending = parameters[row.campaign] else { throw StoreError.unknownCampaign(CampaignID(row.campaign)) }
+                guard let sending = parameters[row.campaign] else {
+                    throw StoreError.unknownCampaign(CampaignID(row.campaign))
+                }
                 return try row.job(sending, leasedUntil: leaseEnd)
             }
         }
@@ -201,11 +228,12 @@ extension PostgresStore {
         var parameters: SendingParameters?
 
         init(_ rows: PGResult, _ index: Int) throws {
-            row = ClaimedRow(id: try rows.int64(index, 0), campaign: try rows.int64(index, 1), token: try rows.string(index, 2),
-                             environment: try rows.string(index, 3), attempts: try rows.int(index, 4),
-                             deviceInactive: try rows.bool(index, 5), registeredAt: try rows.optionalInt64(index, 6),
-                             createdAt: try rows.int64(index, 7), previousDelay: try rows.optionalInt64(index, 8),
-                             channel: try rows.optionalInt64(index, 20))
+            row = ClaimedRow(
+                id: try rows.int64(index, 0), campaign: try rows.int64(index, 1), token: try rows.string(index, 2),
+                environment: try rows.string(index, 3), attempts: try rows.int(index, 4),
+                deviceInactive: try rows.bool(index, 5), registeredAt: try rows.optionalInt64(index, 6),
+                createdAt: try rows.int64(index, 7), previousDelay: try rows.optionalInt64(index, 8),
+                channel: try rows.optionalInt64(index, 20))
             priorityClass = try rows.int64(index, 9)
             dueAt = try rows.int64(index, 10)
             parameters = try rows.bool(index, 11) ? SendingParameters(rows, index, from: 12) : nil
@@ -216,10 +244,12 @@ extension PostgresStore {
 extension SendingParameters {
     /// From the columns kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id at `first`.
     fileprivate init(_ rows: PGResult, _ row: Int, from first: Int) throws {
-        self.init(kind: try Decode.campaignKind(rows.string(row, first)),
-                  content: try Decode.content(bundleID: rows.string(row, first + 1), pushType: rows.string(row, first + 2),
-                                              priority: rows.int(row, first + 3), expiration: rows.optionalInt64(row, first + 4),
-                                              collapseID: rows.optionalString(row, first + 5), apnsID: rows.optionalString(row, first + 7),
-                                              payload: rows.data(row, first + 6)))
+        self.init(
+            kind: try Decode.campaignKind(rows.string(row, first)),
+            content: try Decode.content(
+                bundleID: rows.string(row, first + 1), pushType: rows.string(row, first + 2),
+                priority: rows.int(row, first + 3), expiration: rows.optionalInt64(row, first + 4),
+                collapseID: rows.optionalString(row, first + 5), apnsID: rows.optionalString(row, first + 7),
+                payload: rows.data(row, first + 6)))
     }
 }

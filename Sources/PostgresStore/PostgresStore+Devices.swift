@@ -4,7 +4,8 @@ import QueueModel
 import Store
 
 extension PostgresStore {
-    static let deviceColumns = "id, token, topic, environment, user_id, active, registered_at, deactivated_at, reason, kind, activity_type"
+    static let deviceColumns =
+        "id, token, topic, environment, user_id, active, registered_at, deactivated_at, reason, kind, activity_type"
 
     /// Registers a device, or re-registers it: refreshes `registeredAt`, reactivates it, updates its environment,
     /// kind and activity type and (when given) its user. Returns the device as stored. A registration that breaks
@@ -18,7 +19,9 @@ extension PostgresStore {
     /// token deactivates that token's active device for the same topic (`Replaced`, with its event) in the same
     /// transaction, and keeps its user when the registration gives none.
     @discardableResult
-    public func registerDevice(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> RegistrationResult {
+    public func registerDevice(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError)
+        -> RegistrationResult
+    {
         let nowMS = now.storeMilliseconds
         var wroteEvent = false
         let checked = try registration.checked()
@@ -26,13 +29,16 @@ extension PostgresStore {
             var registration = checked
             var replaced: Device?
             if let old = registration.replaces, old != registration.token,
-               let oldDevice = try Self.fetchDevice(db, token: old, topic: registration.topic), oldDevice.isActive {
+                let oldDevice = try Self.fetchDevice(db, token: old, topic: registration.topic), oldDevice.isActive
+            {
                 if registration.user == nil { registration.user = oldDevice.user }
-                wroteEvent = try Self.deactivate(db, token: old.hex, topic: registration.topic, reason: .replaced, at: nowMS)
+                wroteEvent = try Self.deactivate(
+                    db, token: old.hex, topic: registration.topic, reason: .replaced, at: nowMS)
                 replaced = try Self.fetchDevice(db, token: old, topic: registration.topic)
             }
             // `xmax = 0`: the row version was inserted by this statement, not updated (the device is new).
-            let rows = try db.query("""
+            let rows = try db.query(
+                """
                 INSERT INTO devices (token, topic, environment, user_id, active, registered_at, kind, activity_type)
                 VALUES ($1, $2, $3, $4, true, $5, $6, $7)
                 ON CONFLICT (token, topic) DO UPDATE SET
@@ -45,7 +51,8 @@ extension PostgresStore {
                     deactivated_at = NULL,
                     reason         = NULL
                 RETURNING \(Self.deviceColumns), (xmax = 0)
-                """, registration.token.hex, registration.topic, registration.environment.rawValue, registration.user, nowMS,
+                """, registration.token.hex, registration.topic, registration.environment.rawValue, registration.user,
+                nowMS,
                 registration.kind.rawValue, registration.activityType)
             return RegistrationResult(device: try Self.device(rows, 0), isNew: try rows.bool(0, 11), replaced: replaced)
         }
@@ -57,7 +64,9 @@ extension PostgresStore {
     /// when it has several) with `reason`, writing its event. Returns the device as stored after, nil when
     /// unknown; a device already inactive is returned unchanged (no event).
     @discardableResult
-    public func deactivateDevice(token: DeviceToken, topic: String?, reason: Reason, now: Date = Date()) throws(StoreError) -> Device? {
+    public func deactivateDevice(token: DeviceToken, topic: String?, reason: Reason, now: Date = Date())
+        throws(StoreError) -> Device?
+    {
         var wroteEvent = false
         let device = try write { db -> Device? in
             let chosen: String
@@ -70,7 +79,8 @@ extension PostgresStore {
                 guard let only = topics.first else { return nil }
                 chosen = only
             }
-            wroteEvent = try Self.deactivate(db, token: token.hex, topic: chosen, reason: reason, at: now.storeMilliseconds)
+            wroteEvent = try Self.deactivate(
+                db, token: token.hex, topic: chosen, reason: reason, at: now.storeMilliseconds)
             return try Self.fetchDevice(db, token: token, topic: chosen)
         }
         if wroteEvent { eventsCommitted() }
@@ -83,7 +93,8 @@ extension PostgresStore {
     public func deactivateDevices(user: String, reason: Reason, now: Date = Date()) throws(StoreError) -> Int {
         let count = try write { db in
             try Self.lockEventOrder(db)
-            return try db.query("""
+            return try db.query(
+                """
                 WITH deactivated AS (
                     UPDATE devices SET active = false, deactivated_at = $3, reason = $2
                     WHERE user_id = $1 AND active
@@ -91,7 +102,8 @@ extension PostgresStore {
                 )
                 INSERT INTO events (type, token, topic, environment, user_id, reason, at)
                 SELECT 'device.deactivated', token, topic, environment, user_id, $2, $3 FROM deactivated ORDER BY id
-                """, user, reason.rawValue, now.storeMilliseconds).changes
+                """, user, reason.rawValue, now.storeMilliseconds
+            ).changes
         }
         if count > 0 { eventsCommitted() }
         return count
@@ -102,8 +114,10 @@ extension PostgresStore {
     /// inserts a contiguous run of keys into the unique index, with a few statements over arrays (`unnest`). A
     /// device repeated in `registrations` ends as if its lines were registered one after the other.
     @discardableResult
-    public func importDevices(_ registrations: [DeviceRegistration], now: Date = Date(),
-                              commitEvery: Int = 100_000) throws(StoreError) -> Int {
+    public func importDevices(
+        _ registrations: [DeviceRegistration], now: Date = Date(),
+        commitEvery: Int = 100_000
+    ) throws(StoreError) -> Int {
         // Checked before anything is written: a bad registration fails the whole call and changes nothing.
         let registrations = try DeviceRegistration.checked(registrations)
         let plan = Store.writeOrder(registrations)
@@ -115,8 +129,9 @@ extension PostgresStore {
                 var chunk = start
                 while chunk < end {
                     let chunkEnd = min(chunk + Self.importRowsPerStatement, end)
-                    try Self.upsert(db, plan.order[chunk..<chunkEnd].map { plan.merged[$0] ?? registrations[$0] },
-                                    registeredAt: registeredAt)
+                    try Self.upsert(
+                        db, plan.order[chunk..<chunkEnd].map { plan.merged[$0] ?? registrations[$0] },
+                        registeredAt: registeredAt)
                     chunk = chunkEnd
                 }
             }
@@ -136,7 +151,8 @@ extension PostgresStore {
     /// Every registration of `token` (one per topic), by topic.
     public func devices(token: DeviceToken) throws(StoreError) -> [Device] {
         try read { db in
-            let rows = try db.query("SELECT \(Self.deviceColumns) FROM devices WHERE token = $1 ORDER BY topic", token.hex)
+            let rows = try db.query(
+                "SELECT \(Self.deviceColumns) FROM devices WHERE token = $1 ORDER BY topic", token.hex)
             return try rows.map { row in try Self.device(rows, row) }
         }
     }
@@ -144,18 +160,24 @@ extension PostgresStore {
     /// One page of the registry, in id order: devices with an id greater than `after`; `active`, `user` and `kind` filter
     /// (a user's devices through the index `devices_by_user`, so a user with few devices costs a few rows however
     /// big the registry). Page with the last device's `id` until a page comes back shorter than `limit`.
-    public func devices(active: Bool? = nil, user: String? = nil, kind: DeviceKind? = nil, after: Int64? = nil,
-                        limit: Int = 1000) throws(StoreError) -> [Device] {
+    public func devices(
+        active: Bool? = nil, user: String? = nil, kind: DeviceKind? = nil, after: Int64? = nil,
+        limit: Int = 1000
+    ) throws(StoreError) -> [Device] {
         // The kind is one of three fixed words, written into the statement.
-        let filter = (active.map { $0 ? " AND active" : " AND NOT active" } ?? "") + (kind.map { " AND kind = '\($0.rawValue)'" } ?? "")
+        let filter =
+            (active.map { $0 ? " AND active" : " AND NOT active" } ?? "")
+            + (kind.map { " AND kind = '\($0.rawValue)'" } ?? "")
         return try read { db in
             let rows: PGResult
             if let user {
-                rows = try db.query("""
+                rows = try db.query(
+                    """
                     SELECT \(Self.deviceColumns) FROM devices WHERE user_id = $1 AND id > $2\(filter) ORDER BY id LIMIT $3
                     """, user, after ?? 0, Int64(max(0, limit)))
             } else {
-                rows = try db.query("""
+                rows = try db.query(
+                    """
                     SELECT \(Self.deviceColumns) FROM devices WHERE id > $1\(filter) ORDER BY id LIMIT $2
                     """, after ?? 0, Int64(max(0, limit)))
             }
@@ -182,7 +204,8 @@ extension PostgresStore {
     /// array (an array parameter here carries no NULL); an absent activity type as '' (never a valid type).
     private static func upsert(_ db: PGConnection, _ registrations: [DeviceRegistration], registeredAt: Int64) throws {
         guard !registrations.isEmpty else { return }
-        try db.query("""
+        try db.query(
+            """
             INSERT INTO devices (token, topic, environment, user_id, active, registered_at, kind, activity_type)
             SELECT token, topic, environment, CASE WHEN has_user = 1 THEN user_id END, true, $6, kind, NULLIF(activity_type, '')
             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $7::text[], $8::text[])
@@ -196,32 +219,38 @@ extension PostgresStore {
                 registered_at  = excluded.registered_at,
                 deactivated_at = NULL,
                 reason         = NULL
-            """, [.texts(registrations.map(\.token.hex)), .texts(registrations.map(\.topic)),
-                  .texts(registrations.map(\.environment.rawValue)), .texts(registrations.map { $0.user ?? "" }),
-                  .ints(registrations.map { $0.user == nil ? 0 : 1 }), .int(registeredAt),
-                  .texts(registrations.map(\.kind.rawValue)), .texts(registrations.map { $0.activityType ?? "" })])
+            """,
+            [
+                .texts(registrations.map(\.token.hex)), .texts(registrations.map(\.topic)),
+                .texts(registrations.map(\.environment.rawValue)), .texts(registrations.map { $0.user ?? "" }),
+                .ints(registrations.map { $0.user == nil ? 0 : 1 }), .int(registeredAt),
+                .texts(registrations.map(\.kind.rawValue)), .texts(registrations.map { $0.activityType ?? "" }),
+            ])
     }
 
     static func fetchDevice(_ db: PGConnection, token: DeviceToken, topic: String) throws -> Device? {
-        let rows = try db.query("SELECT \(deviceColumns) FROM devices WHERE token = $1 AND topic = $2", token.hex, topic)
+        let rows = try db.query(
+            "SELECT \(deviceColumns) FROM devices WHERE token = $1 AND topic = $2", token.hex, topic)
         return rows.count > 0 ? try device(rows, 0) : nil
     }
 
     /// The device in `row` of `rows`, selected with `deviceColumns`.
     static func device(_ rows: PGResult, _ row: Int) throws -> Device {
-        Device(id: try rows.int64(row, 0), token: try Decode.token(rows.string(row, 1)), topic: try rows.string(row, 2),
-               environment: try Decode.environment(rows.string(row, 3)), user: try rows.optionalString(row, 4),
-               isActive: try rows.bool(row, 5), registeredAt: Milliseconds.date(try rows.int64(row, 6)),
-               deactivatedAt: try rows.optionalInt64(row, 7).map(Milliseconds.date),
-               reason: try rows.optionalString(row, 8).map { Reason(rawValue: $0) },
-               kind: try Decode.deviceKind(rows.string(row, 9)), activityType: try rows.optionalString(row, 10))
+        Device(
+            id: try rows.int64(row, 0), token: try Decode.token(rows.string(row, 1)), topic: try rows.string(row, 2),
+            environment: try Decode.environment(rows.string(row, 3)), user: try rows.optionalString(row, 4),
+            isActive: try rows.bool(row, 5), registeredAt: Milliseconds.date(try rows.int64(row, 6)),
+            deactivatedAt: try rows.optionalInt64(row, 7).map(Milliseconds.date),
+            reason: try rows.optionalString(row, 8).map { Reason(rawValue: $0) },
+            kind: try Decode.deviceKind(rows.string(row, 9)), activityType: try rows.optionalString(row, 10))
     }
 
     /// Deactivates the active device (`token`, `topic`) with `reason`, writing its `device.deactivated` event from
     /// the row it changes; returns whether it was active.
     static func deactivate(_ db: PGConnection, token: String, topic: String, reason: Reason, at: Int64) throws -> Bool {
         try lockEventOrder(db)
-        return try db.query("""
+        return try db.query(
+            """
             WITH deactivated AS (
                 UPDATE devices SET active = false, deactivated_at = $4, reason = $3
                 WHERE token = $1 AND topic = $2 AND active
@@ -229,7 +258,8 @@ extension PostgresStore {
             )
             INSERT INTO events (type, token, topic, environment, user_id, reason, at)
             SELECT 'device.deactivated', token, topic, environment, user_id, $3, $4 FROM deactivated
-            """, token, topic, reason.rawValue, at).changes > 0
+            """, token, topic, reason.rawValue, at
+        ).changes > 0
     }
 
     /// Event ids must increase in commit order (the webhook's cursor relies on it): every transaction that inserts

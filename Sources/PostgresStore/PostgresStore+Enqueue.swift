@@ -15,7 +15,9 @@ extension PostgresStore {
     /// A few statements serve the whole group: the keys are locked, looked up and remembered in one statement
     /// each, and consecutive requests of single sends are written together (`insertSingles`); other requests
     /// cost a few statements per spec.
-    public func enqueue(_ requests: [EnqueueRequest], now: Date = Date()) throws(StoreError) -> [Result<Enqueued, StoreError>] {
+    public func enqueue(_ requests: [EnqueueRequest], now: Date = Date()) throws(StoreError) -> [Result<
+        Enqueued, StoreError
+    >] {
         let nowMS = now.storeMilliseconds
         return try write { db in
             let keys = requests.compactMap(\.idempotency)
@@ -33,7 +35,8 @@ extension PostgresStore {
             for (index, request) in requests.enumerated() {
                 if let key = request.idempotency {
                     if let earlier = known[Self.name(key)] {
-                        results[index] = earlier.hash == key.requestHash
+                        results[index] =
+                            earlier.hash == key.requestHash
                             ? .success(earlier.result) : .failure(.idempotencyConflict(key: key.key))
                         continue
                     }
@@ -48,12 +51,16 @@ extension PostgresStore {
             }
             let written = try Self.write(db, requests, writers, now: nowMS)
             for (index, result) in written { results[index] = .success(result) }
-            try Self.remember(db, writers.compactMap { index in requests[index].idempotency.map { ($0, written[index]!) } }, now: nowMS)
+            try Self.remember(
+                db, writers.compactMap { index in requests[index].idempotency.map { ($0, written[index]!) } },
+                now: nowMS)
             // Replays of a key first used in this group.
             for index in results.indices where results[index] == nil {
                 guard let key = requests[index].idempotency, let writer = writerOfKey[Self.name(key)],
-                      let first = written[writer], let firstKey = requests[writer].idempotency else { continue }
-                results[index] = firstKey.requestHash == key.requestHash
+                    let first = written[writer], let firstKey = requests[writer].idempotency
+                else { continue }
+                results[index] =
+                    firstKey.requestHash == key.requestHash
                     ? .success(Enqueued(ids: first.ids, deliveries: first.deliveries, isReplay: true))
                     : .failure(.idempotencyConflict(key: key.key))
             }
@@ -74,7 +81,9 @@ extension PostgresStore {
     /// Ends a draft as `sealCampaign` does and remembers `key` for it in the same transaction. When the key was
     /// remembered meanwhile (a concurrent run of the same command), the draft is deleted and the first run's
     /// result returned instead.
-    public func sealCampaign(_ id: CampaignID, remembering key: IdempotencyKey, now: Date = Date()) throws(StoreError) -> Enqueued {
+    public func sealCampaign(_ id: CampaignID, remembering key: IdempotencyKey, now: Date = Date()) throws(StoreError)
+        -> Enqueued
+    {
         let nowMS = now.storeMilliseconds
         return try write { db in
             try Self.lockKeys(db, [key])
@@ -82,7 +91,8 @@ extension PostgresStore {
                 try db.query("DELETE FROM campaigns WHERE id = $1 AND status = 'draft'", id.rawValue)
                 return earlier
             }
-            let sealed = try db.query("UPDATE campaigns SET status = 'scheduled' WHERE id = $1 AND status = 'draft'", id.rawValue)
+            let sealed = try db.query(
+                "UPDATE campaigns SET status = 'scheduled' WHERE id = $1 AND status = 'draft'", id.rawValue)
             guard sealed.changes == 1 else { throw StoreError.notADraft(id, try Self.fetchCampaign(db, id).status) }
             let result = Enqueued(ids: [id], deliveries: [0], isReplay: false)
             try Self.remember(db, [(key, result)], now: nowMS)
@@ -104,7 +114,8 @@ extension PostgresStore {
     /// Two-key advisory locks (a key space apart from the event lock's), taken in one order against deadlocks.
     private static func lockKeys(_ db: PGConnection, _ keys: [IdempotencyKey]) throws {
         let unique = Set(keys.map { $0.scope + "\n" + $0.key })
-        try db.query("""
+        try db.query(
+            """
             SELECT pg_advisory_xact_lock(\(PGLocks.idempotency), h) FROM (
                 SELECT DISTINCT hashtext(k) AS h FROM unnest($1::text[]) AS k ORDER BY 1) locks
             """, [.texts(unique.sorted())])
@@ -124,14 +135,18 @@ extension PostgresStore {
     }
 
     /// A single send `insertSingles` writes with others (to tokens or users; a broadcast is written alone).
-    private static func isBatchedSingle(_ spec: CampaignSpec) -> Bool { spec.kind == .single && spec.audience.channel == nil }
+    private static func isBatchedSingle(_ spec: CampaignSpec) -> Bool {
+        spec.kind == .single && spec.audience.channel == nil
+    }
 
     /// A key's name in a group: its scope and key.
     private static func name(_ key: IdempotencyKey) -> String { key.scope + "\n" + key.key }
 
     /// Writes the requests at `indices` (in order); returns what each created. Consecutive requests made only of
     /// single sends go in together (`insertSingles`), which keeps the ids in request order.
-    private static func write(_ db: PGConnection, _ requests: [EnqueueRequest], _ indices: [Int], now: Int64) throws -> [Int: Enqueued] {
+    private static func write(_ db: PGConnection, _ requests: [EnqueueRequest], _ indices: [Int], now: Int64) throws
+        -> [Int: Enqueued]
+    {
         var written: [Int: Enqueued] = [:]
         var run: [Int] = []
         func flush() throws {
@@ -181,38 +196,52 @@ extension PostgresStore {
     }
 
     /// The remembered keys among `keys`, by `name`: the request hash each came with and its result (a replay).
-    private static func remembered(_ db: PGConnection, _ keys: [IdempotencyKey], now: Int64) throws -> [String: (hash: String, result: Enqueued)] {
-        let rows = try db.query("""
+    private static func remembered(_ db: PGConnection, _ keys: [IdempotencyKey], now: Int64) throws -> [String: (
+        hash: String, result: Enqueued
+    )] {
+        let rows = try db.query(
+            """
             SELECT scope, key, request_hash, campaign_ids, deliveries FROM idempotency_keys
             WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND created_at >= $3
             """, [.texts(keys.map(\.scope)), .texts(keys.map(\.key)), .int(now - keyLifetime)])
         var found: [String: (hash: String, result: Enqueued)] = [:]
         for row in 0..<rows.count {
-            let key = IdempotencyKey(scope: try rows.string(row, 0), key: try rows.string(row, 1), requestHash: try rows.string(row, 2))
-            found[name(key)] = (key.requestHash, try replay(campaignIDs: rows.string(row, 3), deliveries: rows.string(row, 4)))
+            let key = IdempotencyKey(
+                scope: try rows.string(row, 0), key: try rows.string(row, 1), requestHash: try rows.string(row, 2))
+            found[name(key)] = (
+                key.requestHash, try replay(campaignIDs: rows.string(row, 3), deliveries: rows.string(row, 4))
+            )
         }
         return found
     }
 
     /// Remembers each key with its result, in one statement.
-    private static func remember(_ db: PGConnection, _ entries: [(key: IdempotencyKey, result: Enqueued)], now: Int64) throws {
+    private static func remember(_ db: PGConnection, _ entries: [(key: IdempotencyKey, result: Enqueued)], now: Int64)
+        throws
+    {
         guard !entries.isEmpty else { return }
-        try db.query("""
+        try db.query(
+            """
             INSERT INTO idempotency_keys (scope, key, request_hash, campaign_ids, deliveries, created_at)
             SELECT scope, key, request_hash, campaign_ids, deliveries, $6
             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
                 AS r(scope, key, request_hash, campaign_ids, deliveries)
             ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash,
                 campaign_ids = excluded.campaign_ids, deliveries = excluded.deliveries, created_at = excluded.created_at
-            """, [.texts(entries.map(\.key.scope)), .texts(entries.map(\.key.key)), .texts(entries.map(\.key.requestHash)),
-                  .texts(entries.map { $0.result.ids.map { String($0.rawValue) }.joined(separator: ",") }),
-                  .texts(entries.map { $0.result.deliveries.map(String.init).joined(separator: ",") }), .int(now)])
+            """,
+            [
+                .texts(entries.map(\.key.scope)), .texts(entries.map(\.key.key)),
+                .texts(entries.map(\.key.requestHash)),
+                .texts(entries.map { $0.result.ids.map { String($0.rawValue) }.joined(separator: ",") }),
+                .texts(entries.map { $0.result.deliveries.map(String.init).joined(separator: ",") }), .int(now),
+            ])
     }
 
     /// A remembered result as stored (comma-separated), replayed.
     private static func replay(campaignIDs: String, deliveries: String) -> Enqueued {
-        Enqueued(ids: campaignIDs.split(separator: ",").compactMap { Int64($0) }.map { CampaignID($0) },
-                 deliveries: deliveries.split(separator: ",").compactMap { Int($0) }, isReplay: true)
+        Enqueued(
+            ids: campaignIDs.split(separator: ",").compactMap { Int64($0) }.map { CampaignID($0) },
+            deliveries: deliveries.split(separator: ",").compactMap { Int($0) }, isReplay: true)
     }
 
     /// The remembered result of `key` (a replay), nil when the key is not remembered or has expired;

@@ -9,8 +9,9 @@ extension PostgresStore {
     /// Events with an id greater than `after` (all when nil), in id order, at most `limit`.
     public func events(after: EventID? = nil, limit: Int = 500) throws(StoreError) -> [Event] {
         try read { db in
-            let rows = try db.query("SELECT \(Self.eventColumns) FROM events WHERE id > $1 ORDER BY id LIMIT $2",
-                                    after?.rawValue ?? 0, Int64(max(0, limit)))
+            let rows = try db.query(
+                "SELECT \(Self.eventColumns) FROM events WHERE id > $1 ORDER BY id LIMIT $2",
+                after?.rawValue ?? 0, Int64(max(0, limit)))
             return try rows.map { row in try Self.event(rows, row) }
         }
     }
@@ -25,7 +26,8 @@ extension PostgresStore {
     /// Records that the webhook acknowledged every event up to `cursor`; a cursor never moves back.
     public func advanceWebhookCursor(to cursor: EventID, now: Date = Date()) throws(StoreError) {
         try write { db in
-            _ = try db.query("""
+            _ = try db.query(
+                """
                 INSERT INTO webhook_cursor (id, event_id, updated_at) VALUES (1, $1, $2)
                 ON CONFLICT (id) DO UPDATE SET event_id = excluded.event_id, updated_at = excluded.updated_at
                 WHERE excluded.event_id > webhook_cursor.event_id
@@ -38,10 +40,12 @@ extension PostgresStore {
     @discardableResult
     public func pruneEvents(writtenBefore cutoff: Date, keepUndelivered: Bool) throws(StoreError) -> Int {
         try write { db in
-            try db.query("""
+            try db.query(
+                """
                 DELETE FROM events WHERE at < $1
                   AND (NOT $2 OR id <= COALESCE((SELECT event_id FROM webhook_cursor WHERE id = 1), 0))
-                """, cutoff.storeMilliseconds, keepUndelivered).changes
+                """, cutoff.storeMilliseconds, keepUndelivered
+            ).changes
         }
     }
 
@@ -58,11 +62,12 @@ extension PostgresStore {
             }
             let at = now.storeMilliseconds
             let oldest = [counts["due.0"], counts["due.1"]].compactMap { $0 }.filter { $0 <= at }.min()
-            return QueueGauges(pendingSingle: Int(counts["pending.single", default: 0]),
-                               pendingBulk: Int(counts["pending.bulk", default: 0]),
-                               oldestDueAge: oldest.map { Double(at - $0) / 1000 } ?? 0,
-                               activeDevices: Int(counts["devices.active", default: 0]),
-                               inactiveDevices: Int(counts["devices.inactive", default: 0]))
+            return QueueGauges(
+                pendingSingle: Int(counts["pending.single", default: 0]),
+                pendingBulk: Int(counts["pending.bulk", default: 0]),
+                oldestDueAge: oldest.map { Double(at - $0) / 1000 } ?? 0,
+                activeDevices: Int(counts["devices.active", default: 0]),
+                inactiveDevices: Int(counts["devices.inactive", default: 0]))
         }
     }
 
@@ -77,12 +82,15 @@ extension PostgresStore {
     /// The event in `row` of `rows`, selected with `eventColumns`.
     static func event(_ rows: PGResult, _ row: Int) throws -> Event {
         let typeName = try rows.string(row, 1)
-        guard let type = EventType(rawValue: typeName) else { throw StoreError.corruptValue("event type '\(typeName)'") }
-        return Event(id: EventID(try rows.int64(row, 0)), type: type, token: try Decode.token(rows.string(row, 2)),
-                     topic: try rows.string(row, 3), environment: try Decode.environment(rows.string(row, 4)),
-                     user: try rows.optionalString(row, 5), reason: try rows.optionalString(row, 6).map { Reason(rawValue: $0) },
-                     at: Milliseconds.date(try rows.int64(row, 7)),
-                     campaignID: try rows.optionalInt64(row, 8).map(CampaignID.init(rawValue:)),
-                     deliveryID: try rows.optionalInt64(row, 9).map(DeliveryID.init(rawValue:)))
+        guard let type = EventType(rawValue: typeName) else {
+            throw StoreError.corruptValue("event type '\(typeName)'")
+        }
+        return Event(
+            id: EventID(try rows.int64(row, 0)), type: type, token: try Decode.token(rows.string(row, 2)),
+            topic: try rows.string(row, 3), environment: try Decode.environment(rows.string(row, 4)),
+            user: try rows.optionalString(row, 5), reason: try rows.optionalString(row, 6).map { Reason(rawValue: $0) },
+            at: Milliseconds.date(try rows.int64(row, 7)),
+            campaignID: try rows.optionalInt64(row, 8).map(CampaignID.init(rawValue:)),
+            deliveryID: try rows.optionalInt64(row, 9).map(DeliveryID.init(rawValue:)))
     }
 }

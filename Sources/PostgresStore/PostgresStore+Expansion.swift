@@ -12,7 +12,9 @@ extension PostgresStore {
     /// One worker at a time expands a campaign: the page's transaction picks it `FOR NO KEY UPDATE SKIP LOCKED`,
     /// so other workers expand other campaigns meanwhile, or none. (Row locks on campaigns are all `NO KEY`: they
     /// must not block the key-share locks that inserting its counters and deliveries take.)
-    public func expandDueCampaigns(now: Date = Date(), pageSize: Int = 5000, maxPages: Int = 1) throws(StoreError) -> ExpansionReport {
+    public func expandDueCampaigns(now: Date = Date(), pageSize: Int = 5000, maxPages: Int = 1) throws(StoreError)
+        -> ExpansionReport
+    {
         let nowMS = now.storeMilliseconds
         var report = ExpansionReport()
         while report.pages < max(1, maxPages) {
@@ -62,7 +64,8 @@ extension PostgresStore {
 
     /// Inserts the delivery rows of the campaign's next page, moves its cursor and updates its counters (shard 0).
     static func expandPage(_ db: PGConnection, _ id: CampaignID, pageSize: Int, now: Int64) throws -> Page {
-        let state = try db.query("""
+        let state = try db.query(
+            """
             SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status,
                    audience_activity_type, audience_activity_kind
             FROM campaigns WHERE id = $1 FOR NO KEY UPDATE
@@ -83,11 +86,13 @@ extension PostgresStore {
 
         let bounds: PGResult
         if audience == .all {
-            bounds = try db.query(allPageBounds(activity: activity != nil),
-                                  [.text(topic), environment.map { .text($0) } ?? .null, .int(cursor), .int(Int64(pageSize))]
-                                      + activityParameters)
+            bounds = try db.query(
+                allPageBounds(activity: activity != nil),
+                [.text(topic), environment.map { .text($0) } ?? .null, .int(cursor), .int(Int64(pageSize))]
+                    + activityParameters)
         } else {
-            bounds = try db.query("""
+            bounds = try db.query(
+                """
                 SELECT MAX(seq), COUNT(*) FROM (
                     SELECT seq FROM campaign_audience WHERE campaign_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) page
                 """, id.rawValue, cursor, pageSize)
@@ -99,11 +104,14 @@ extension PostgresStore {
         var cancelled = 0
         if let upper {
             // For tokens, $6 is the environment of unregistered tokens (production unless given); otherwise a filter.
-            let environmentParameter = audience == .tokens ? environment ?? Environment.production.rawValue : environment
-            let counts = try db.query(insertSQL(audience, activity: activity != nil), [
-                .int(id.rawValue), .int(Int64(kind.priorityClass)), .int(scheduledAt), .int(now), .text(topic),
-                environmentParameter.map { .text($0) } ?? .null, .int(cursor), .int(upper),
-            ] + activityParameters)
+            let environmentParameter =
+                audience == .tokens ? environment ?? Environment.production.rawValue : environment
+            let counts = try db.query(
+                insertSQL(audience, activity: activity != nil),
+                [
+                    .int(id.rawValue), .int(Int64(kind.priorityClass)), .int(scheduledAt), .int(now), .text(topic),
+                    environmentParameter.map { .text($0) } ?? .null, .int(cursor), .int(upper),
+                ] + activityParameters)
             inserted = try counts.int(0, 0)
             cancelled = try counts.int(0, 1)
             if audience != .all {
@@ -111,14 +119,17 @@ extension PostgresStore {
             }
         }
         let finished = count < pageSize
-        try db.query("""
+        try db.query(
+            """
             UPDATE campaigns SET expansion_cursor = COALESCE($2::bigint, expansion_cursor), expanded = $3,
                 status = CASE status WHEN 'scheduled' THEN 'running' ELSE status END, started_at = COALESCE(started_at, $4)
             WHERE id = $1
             """, id.rawValue, upper, finished, now)
         if inserted > 0 {
-            try PGQueue.addCounts(db, [id.rawValue: CampaignCounters(total: inserted, pending: inserted - cancelled, cancelled: cancelled)],
-                                  shard: 0)
+            try PGQueue.addCounts(
+                db,
+                [id.rawValue: CampaignCounters(total: inserted, pending: inserted - cancelled, cancelled: cancelled)],
+                shard: 0)
         }
         return Page(inserted: inserted, finished: finished, started: started)
     }

@@ -6,28 +6,40 @@ import Store
 extension PostgresStore {
     /// One page of the delivery log, in id order: rows with an id greater than `after` that match `filter`.
     /// Page with the last entry's `id` until a page comes back shorter than `limit`.
-    public func log(_ filter: LogFilter = LogFilter(), after: DeliveryID? = nil, limit: Int = 1000) throws(StoreError) -> [LogEntry] {
+    public func log(_ filter: LogFilter = LogFilter(), after: DeliveryID? = nil, limit: Int = 1000) throws(StoreError)
+        -> [LogEntry]
+    {
         try log(Self.logQuery(filter, order: .oldestFirst, bound: after?.rawValue ?? 0, limit: limit))
     }
 
     /// One page of the delivery log newest first (`GET /v1/deliveries`): rows with an id below `before` that match
     /// `filter`. Ids never change, so paging with the last entry's id is stable while workers write.
-    public func recentLog(_ filter: LogFilter = LogFilter(), before: DeliveryID? = nil, limit: Int = 100) throws(StoreError) -> [LogEntry] {
+    public func recentLog(_ filter: LogFilter = LogFilter(), before: DeliveryID? = nil, limit: Int = 100)
+        throws(StoreError) -> [LogEntry]
+    {
         try log(Self.logQuery(filter, order: .newestFirst, bound: before?.rawValue ?? Int64.max, limit: limit))
     }
 
     /// The rows changed at or after `from` that match `filter`, in (`updated_at`, id) order, skipping those of
     /// exactly `from` with an id up to `after` (`apnsd log --follow` pages with its last row), along
     /// `deliveries_by_update`.
-    public func changedLog(_ filter: LogFilter = LogFilter(), from: Date, after: DeliveryID? = nil, limit: Int = 1000) throws(StoreError) -> [LogEntry] {
-        try log(Self.logQuery(filter, order: .byUpdate, bound: after?.rawValue ?? 0, from: from.storeMilliseconds, limit: limit))
+    public func changedLog(_ filter: LogFilter = LogFilter(), from: Date, after: DeliveryID? = nil, limit: Int = 1000)
+        throws(StoreError) -> [LogEntry]
+    {
+        try log(
+            Self.logQuery(
+                filter, order: .byUpdate, bound: after?.rawValue ?? 0, from: from.storeMilliseconds, limit: limit))
     }
 
     /// The rows that changed last before `through` (inclusive) that match `filter`, newest change first, skipping
     /// those of exactly `through` with an id from `before` up (paging with the last row).
-    public func lastChanged(_ filter: LogFilter = LogFilter(), through: Date, before: DeliveryID? = nil, limit: Int = 1000) throws(StoreError) -> [LogEntry] {
-        try log(Self.logQuery(filter, order: .byUpdateNewestFirst, bound: before?.rawValue ?? Int64.max,
-                              from: through.storeMilliseconds, limit: limit))
+    public func lastChanged(
+        _ filter: LogFilter = LogFilter(), through: Date, before: DeliveryID? = nil, limit: Int = 1000
+    ) throws(StoreError) -> [LogEntry] {
+        try log(
+            Self.logQuery(
+                filter, order: .byUpdateNewestFirst, bound: before?.rawValue ?? Int64.max,
+                from: through.storeMilliseconds, limit: limit))
     }
 
     /// Every answer each delivery got, oldest first: the retried ones kept in `delivery_attempts`, then the last
@@ -37,14 +49,16 @@ extension PostgresStore {
         let ids = PGValue.ints(deliveries.map(\.rawValue))
         return try read { db in
             var history: [DeliveryID: [DeliveryAttempt]] = [:]
-            let kept = try db.query("""
+            let kept = try db.query(
+                """
                 SELECT delivery_id, attempt, at, http_status, reason FROM delivery_attempts
                 WHERE delivery_id = ANY($1) ORDER BY delivery_id, attempt
                 """, ids)
             for row in 0..<kept.count {
                 history[DeliveryID(try kept.int64(row, 0)), default: []].append(try Self.attempt(kept, row))
             }
-            let last = try db.query("""
+            let last = try db.query(
+                """
                 SELECT id, attempts, updated_at, http_status, reason FROM deliveries
                 WHERE id = ANY($1) AND status <> 'pending' AND attempts > 0
                 """, ids)
@@ -71,12 +85,14 @@ extension PostgresStore {
             let from = since.storeMilliseconds
             let rows: PGResult
             if let campaign {
-                rows = try db.query("""
+                rows = try db.query(
+                    """
                     SELECT status, COALESCE(reason, 'none'), COUNT(*), SUM(attempts)::bigint FROM deliveries
                     WHERE campaign_id = $1 AND updated_at >= $2 AND status <> 'pending' GROUP BY 1, 2
                     """, campaign.rawValue, from)
             } else {
-                rows = try db.query("""
+                rows = try db.query(
+                    """
                     SELECT status, reason, SUM(count)::bigint, SUM(requests)::bigint FROM outcome_counts
                     WHERE minute >= $1 GROUP BY 1, 2
                     """, from / 60_000)
@@ -85,27 +101,32 @@ extension PostgresStore {
                 outcomes[try rows.string(row, 0), default: [:]][try rows.string(row, 1)] = try rows.int(row, 2)
                 requests += try rows.int(row, 3)
             }
-            let events = campaign == nil
-                ? try db.query("""
+            let events =
+                campaign == nil
+                ? try db.query(
+                    """
                     SELECT COALESCE(reason, 'none'), COUNT(*) FROM events
                     WHERE at >= $1 AND type = 'device.deactivated' GROUP BY 1
                     """, from)
-                : try db.query("""
+                : try db.query(
+                    """
                     SELECT COALESCE(reason, 'none'), COUNT(*) FROM events
                     WHERE at >= $1 AND type = 'device.deactivated' AND campaign_id = $2 GROUP BY 1
                     """, from, campaign?.rawValue ?? 0)
             var deactivations: [String: Int] = [:]
             for row in 0..<events.count { deactivations[try events.string(row, 0)] = try events.int(row, 1) }
             let accepted = outcomes["accepted"]?.values.reduce(0, +) ?? 0
-            return OutcomeStats(since: since, until: now, outcomes: outcomes, requests: requests, accepted: accepted,
-                                deactivations: deactivations, queue: queue, campaign: selected)
+            return OutcomeStats(
+                since: since, until: now, outcomes: outcomes, requests: requests, accepted: accepted,
+                deactivations: deactivations, queue: queue, campaign: selected)
         }
     }
 
     private static func attempt(_ rows: PGResult, _ row: Int) throws -> DeliveryAttempt {
-        DeliveryAttempt(attempt: try rows.int(row, 1), at: Milliseconds.date(try rows.int64(row, 2)),
-                        httpStatus: try rows.optionalInt64(row, 3).map { Int($0) },
-                        reason: try rows.optionalString(row, 4).map { Reason(rawValue: $0) })
+        DeliveryAttempt(
+            attempt: try rows.int(row, 1), at: Milliseconds.date(try rows.int64(row, 2)),
+            httpStatus: try rows.optionalInt64(row, 3).map { Int($0) },
+            reason: try rows.optionalString(row, 4).map { Reason(rawValue: $0) })
     }
 
     /// Runs `body` in a read-only transaction whose statements are planned for their parameters' values each time.
@@ -127,10 +148,12 @@ extension PostgresStore {
                     target: try Decode.target(token: rows.string(row, 2), channel: rows.optionalInt64(row, 12)),
                     environment: try Decode.environment(rows.string(row, 3)),
                     status: status, httpStatus: try rows.optionalInt64(row, 5).map { Int($0) },
-                    reason: try rows.optionalString(row, 6).map { Reason(rawValue: $0) }, apnsID: try rows.optionalString(row, 7),
+                    reason: try rows.optionalString(row, 6).map { Reason(rawValue: $0) },
+                    apnsID: try rows.optionalString(row, 7),
                     attempts: try rows.int(row, 8),
                     nextAttemptAt: status == .pending ? Milliseconds.date(try rows.int64(row, 9)) : nil,
-                    createdAt: Milliseconds.date(try rows.int64(row, 10)), updatedAt: Milliseconds.date(try rows.int64(row, 11)))
+                    createdAt: Milliseconds.date(try rows.int64(row, 10)),
+                    updatedAt: Milliseconds.date(try rows.int64(row, 11)))
             }
         }
     }
@@ -151,8 +174,10 @@ extension PostgresStore {
     /// planner picks the index from its statistics; the terms are written so that each can use its own: a token's
     /// or a user's devices as an array (`= ANY(ARRAY(…))`, evaluated once), which a bitmap scan of
     /// `deliveries_by_device` takes, OR-ed with the token's unregistered rows (`deliveries_by_unregistered_token`).
-    static func logQuery(_ filter: LogFilter, order: LogOrder, bound: Int64 = 0, from: Int64 = 0,
-                         limit: Int = 1000) -> (sql: String, parameters: [PGValue]) {
+    static func logQuery(
+        _ filter: LogFilter, order: LogOrder, bound: Int64 = 0, from: Int64 = 0,
+        limit: Int = 1000
+    ) -> (sql: String, parameters: [PGValue]) {
         var parameters: [PGValue] = []
         func parameter(_ value: PGValue) -> String {
             parameters.append(value)

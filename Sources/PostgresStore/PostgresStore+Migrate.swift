@@ -3,17 +3,25 @@ import QueueModel
 
 extension PostgresStore: MigrationTarget {
     /// Columns that SQLite stores as 0/1 and PostgreSQL as booleans.
-    private static let booleanColumns: Set<String> = ["devices.active", "campaigns.expanded", "campaigns.paused", "campaigns.verify"]
+    private static let booleanColumns: Set<String> = [
+        "devices.active", "campaigns.expanded", "campaigns.paused", "campaigns.verify",
+    ]
     /// The campaign counters, which PostgreSQL keeps in `campaign_counts`.
-    private static let counterColumns = ["total", "pending", "accepted", "rejected", "unregistered", "failed", "cancelled"]
+    private static let counterColumns = [
+        "total", "pending", "accepted", "rejected", "unregistered", "failed", "cancelled",
+    ]
     /// Every table of the schema, emptied by `--replace`.
-    private static let allTables = ["devices", "campaigns", "campaign_counts", "campaign_audience", "deliveries", "delivery_attempts",
-                                    "cancel_requests", "cancel_acks", "workers", "api_keys", "idempotency_keys", "events",
-                                    "webhook_cursor", "outcome_counts", "gauge_counts", "channels"]
+    private static let allTables = [
+        "devices", "campaigns", "campaign_counts", "campaign_audience", "deliveries", "delivery_attempts",
+        "cancel_requests", "cancel_acks", "workers", "api_keys", "idempotency_keys", "events",
+        "webhook_cursor", "outcome_counts", "gauge_counts", "channels",
+    ]
 
     public func nonEmptyTables() throws(StoreError) -> [String] {
         try read { db in
-            try CopyTable.all.map(\.name).filter { table in try db.query("SELECT EXISTS (SELECT 1 FROM \(table))").bool(0, 0) }
+            try CopyTable.all.map(\.name).filter { table in
+                try db.query("SELECT EXISTS (SELECT 1 FROM \(table))").bool(0, 0)
+            }
         }
     }
 
@@ -32,18 +40,24 @@ extension PostgresStore: MigrationTarget {
                 let kindIndex = columns.firstIndex(of: "kind")!
                 let counts = rows.map { row in [row[0], .int(0), row[kindIndex]] + counterIndexes.map { row[$0] } }
                 columns = columns.enumerated().filter { !counterIndexes.contains($0.offset) }.map(\.element)
-                cells = rows.map { row in row.enumerated().filter { !counterIndexes.contains($0.offset) }.map(\.element) }
+                cells = rows.map { row in row.enumerated().filter { !counterIndexes.contains($0.offset) }.map(\.element)
+                }
                 try Self.insert(db, into: "campaigns", columns: columns, cells)
-                try Self.insert(db, into: "campaign_counts", columns: ["campaign_id", "shard", "kind"] + Self.counterColumns, counts)
+                try Self.insert(
+                    db, into: "campaign_counts", columns: ["campaign_id", "shard", "kind"] + Self.counterColumns, counts
+                )
                 return
             }
-            try Self.insert(db, into: table.name, columns: columns, cells, extra: table.name == "outcome_counts" ? ["shard"] : [])
+            try Self.insert(
+                db, into: table.name, columns: columns, cells, extra: table.name == "outcome_counts" ? ["shard"] : [])
         }
     }
 
     /// Multi-row INSERTs of at most ~60,000 parameters each. `extra` columns are set to 0 (after the others).
-    private static func insert(_ db: PGConnection, into table: String, columns: [String], _ rows: [[CopyValue]],
-                               extra: [String] = []) throws {
+    private static func insert(
+        _ db: PGConnection, into table: String, columns: [String], _ rows: [[CopyValue]],
+        extra: [String] = []
+    ) throws {
         let names = columns + extra
         let rows = extra.isEmpty ? rows : rows.map { $0 + extra.map { _ in CopyValue.int(0) } }
         let booleans = names.map { booleanColumns.contains("\(table).\($0)") }
@@ -62,7 +76,9 @@ extension PostgresStore: MigrationTarget {
                 }
                 tuples.append("(" + (first..<parameters.count).map { "$\($0 + 1)" }.joined(separator: ",") + ")")
             }
-            try db.queryOnce("INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ","))", parameters)
+            try db.queryOnce(
+                "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ","))",
+                parameters)
             start += perStatement
         }
     }
@@ -79,9 +95,13 @@ extension PostgresStore: MigrationTarget {
     public func finishImport() throws(StoreError) {
         try write { db in
             for table in ["devices", "campaigns", "deliveries", "workers", "api_keys", "events", "channels"] {
-                try db.execute("SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)")
+                try db.execute(
+                    "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"
+                )
             }
-            try db.execute("SELECT setval(pg_get_serial_sequence('cancel_requests', 'seq'), COALESCE((SELECT MAX(seq) FROM cancel_requests), 0) + 1, false)")
+            try db.execute(
+                "SELECT setval(pg_get_serial_sequence('cancel_requests', 'seq'), COALESCE((SELECT MAX(seq) FROM cancel_requests), 0) + 1, false)"
+            )
             try Self.notifyWorkers(db)
         }
     }

@@ -23,19 +23,23 @@ extension PostgresStore {
                 throw StoreError.invalidCampaign("campaign \(id) was cancelled; create a new one to send again")
             }
             guard campaign.status != .draft else { throw StoreError.notADraft(id, campaign.status) }
-            try db.query("""
+            try db.query(
+                """
                 DELETE FROM delivery_attempts
                 WHERE delivery_id IN (SELECT id FROM deliveries WHERE campaign_id = $1 AND status = $2)
                 """, id.rawValue, status.rawValue)
-            let count = try db.query("""
+            let count = try db.query(
+                """
                 UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3, leased_until = NULL,
                     leased_by = NULL, updated_at = $4
                 WHERE campaign_id = $1 AND status = $2
-                """, id.rawValue, status.rawValue, campaign.paused ? Store.pausedUntilResumed : nowMS, nowMS).changes
+                """, id.rawValue, status.rawValue, campaign.paused ? Store.pausedUntilResumed : nowMS, nowMS
+            ).changes
             guard count > 0 else { return 0 }
             let column = status == .failed ? "failed" : "rejected"
             // Shard 0 may go negative in `column`: the other shards hold the outcomes it takes back; sums are right.
-            try db.query("""
+            try db.query(
+                """
                 WITH counted AS (
                     INSERT INTO campaign_counts (campaign_id, shard, kind, pending, \(column))
                     VALUES ($1, 0, $3, $2, -$2)
@@ -53,15 +57,19 @@ extension PostgresStore {
     /// Pauses a bulk campaign that has not finished; returns it and how many deliveries were parked (those not
     /// leased: a worker drops and releases what it holds, see `pausedCampaigns`). Pausing a paused campaign
     /// changes nothing.
-    public func pauseCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (campaign: Campaign, parked: Int) {
+    public func pauseCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (
+        campaign: Campaign, parked: Int
+    ) {
         try write { db in
             try Self.requirePausable(db, id, "paused")
             try db.query("UPDATE campaigns SET paused = true WHERE id = $1", id.rawValue)
             // A row a worker is claiming is locked: this waits for it, then finds it leased and leaves it.
-            let parked = try db.query("""
+            let parked = try db.query(
+                """
                 UPDATE deliveries SET next_attempt_at = $2
                 WHERE campaign_id = $1 AND status = 'pending' AND leased_by IS NULL AND leased_until IS NULL
-                """, id.rawValue, Store.pausedUntilResumed).changes
+                """, id.rawValue, Store.pausedUntilResumed
+            ).changes
             // The workers poll paused campaigns with cancel requests: wake them as a cancel does.
             try Self.notifyWorkers(db, "cancel")
             return (try Self.fetchCampaign(db, id), parked)
@@ -69,13 +77,17 @@ extension PostgresStore {
     }
 
     /// Resumes a paused campaign: its parked deliveries are due at `now`, its expansion goes on.
-    public func resumeCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (campaign: Campaign, resumed: Int) {
+    public func resumeCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (
+        campaign: Campaign, resumed: Int
+    ) {
         try write { db in
             try Self.requirePausable(db, id, "resumed")
             try db.query("UPDATE campaigns SET paused = false WHERE id = $1", id.rawValue)
-            let resumed = try db.query("""
+            let resumed = try db.query(
+                """
                 UPDATE deliveries SET next_attempt_at = $2 WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at = $3
-                """, id.rawValue, now.storeMilliseconds, Store.pausedUntilResumed).changes
+                """, id.rawValue, now.storeMilliseconds, Store.pausedUntilResumed
+            ).changes
             try Self.notifyWorkers(db)
             return (try Self.fetchCampaign(db, id), resumed)
         }
@@ -92,8 +104,11 @@ extension PostgresStore {
     // MARK: - Internals
 
     /// The campaign's row, locked until the transaction ends; `unknownCampaign` when there is none.
-    private static func lockCampaign(_ db: PGConnection, _ id: CampaignID) throws -> (status: CampaignStatus, kind: String, paused: Bool) {
-        let rows = try db.query("SELECT status, kind, paused FROM campaigns WHERE id = $1 FOR NO KEY UPDATE", id.rawValue)
+    private static func lockCampaign(_ db: PGConnection, _ id: CampaignID) throws -> (
+        status: CampaignStatus, kind: String, paused: Bool
+    ) {
+        let rows = try db.query(
+            "SELECT status, kind, paused FROM campaigns WHERE id = $1 FOR NO KEY UPDATE", id.rawValue)
         guard rows.count > 0 else { throw StoreError.unknownCampaign(id) }
         return (try Decode.campaignStatus(rows.string(0, 0)), try rows.string(0, 1), try rows.bool(0, 2))
     }
@@ -102,7 +117,8 @@ extension PostgresStore {
         _ = try lockCampaign(db, id)
         let campaign = try fetchCampaign(db, id)
         guard campaign.kind == .bulk else {
-            throw StoreError.invalidCampaign("\(campaign.id) is a single send: it cannot be \(verb) (cancel it instead)")
+            throw StoreError.invalidCampaign(
+                "\(campaign.id) is a single send: it cannot be \(verb) (cancel it instead)")
         }
         guard !campaign.status.isFinished, campaign.status != .draft else {
             throw StoreError.invalidCampaign("campaign \(campaign.id) is \(campaign.status): it cannot be \(verb)")

@@ -26,7 +26,8 @@ enum PGQueue {
         let ids = deltas.keys.sorted()
         guard !ids.isEmpty else { return }
         func column(_ value: (CampaignCounters) -> Int) -> PGValue { .ints(ids.map { Int64(value(deltas[$0]!)) }) }
-        try db.query("""
+        try db.query(
+            """
             INSERT INTO campaign_counts (campaign_id, shard, kind, total, pending, accepted, rejected, unregistered, failed, cancelled)
             SELECT u.id, $1, c.kind, u.total, u.pending, u.accepted, u.rejected, u.unregistered, u.failed, u.cancelled
             FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
@@ -38,8 +39,11 @@ enum PGQueue {
                 accepted = campaign_counts.accepted + excluded.accepted, rejected = campaign_counts.rejected + excluded.rejected,
                 unregistered = campaign_counts.unregistered + excluded.unregistered,
                 failed = campaign_counts.failed + excluded.failed, cancelled = campaign_counts.cancelled + excluded.cancelled
-            """, [.int(shard), .ints(ids), column(\.total), column(\.pending), column(\.accepted), column(\.rejected),
-                  column(\.unregistered), column(\.failed), column(\.cancelled)])
+            """,
+            [
+                .int(shard), .ints(ids), column(\.total), column(\.pending), column(\.accepted), column(\.rejected),
+                column(\.unregistered), column(\.failed), column(\.cancelled),
+            ])
     }
 
     /// Of `ids` (or of every unfinished campaign, when nil), those that look complete — expanded, nothing pending,
@@ -47,12 +51,14 @@ enum PGQueue {
     /// nothing takes no campaign lock.
     static func completionCandidates(_ db: PGConnection, _ ids: [Int64]?) throws -> [Int64] {
         if let ids, ids.isEmpty { return [] }
-        return try db.query("""
+        return try db.query(
+            """
             SELECT c.id FROM campaigns c
             WHERE ($1::bigint[] IS NULL OR c.id = ANY($1::bigint[])) AND c.status IN ('scheduled', 'running') AND c.expanded
               AND (SELECT COALESCE(SUM(k.pending), 0) FROM campaign_counts k WHERE k.campaign_id = c.id) = 0
             ORDER BY c.id
-            """, [ids.map { PGValue.ints($0) } ?? .null]).eachRow { rows, row in try rows.int64(row, 0) }
+            """, [ids.map { PGValue.ints($0) } ?? .null]
+        ).eachRow { rows, row in try rows.int64(row, 0) }
     }
 
     /// Completes the campaigns of `ids` that are expanded and have nothing pending, and folds their counter shards
@@ -64,16 +70,20 @@ enum PGQueue {
     /// commit sees everyone's rows — except for a campaign created in the same transaction (nobody else sees it).
     static func completeIfDone(_ db: PGConnection, _ ids: [Int64], now: Int64) throws -> [CampaignID] {
         guard !ids.isEmpty else { return [] }
-        let locked = try db.query("""
+        let locked = try db.query(
+            """
             SELECT id FROM campaigns WHERE id = ANY($1) AND status IN ('scheduled', 'running') AND expanded ORDER BY id FOR NO KEY UPDATE
-            """, [.ints(ids.sorted())]).eachRow { rows, row in try rows.int64(row, 0) }
+            """, [.ints(ids.sorted())]
+        ).eachRow { rows, row in try rows.int64(row, 0) }
         guard !locked.isEmpty else { return [] }
-        let completed = try db.query("""
+        let completed = try db.query(
+            """
             UPDATE campaigns c SET status = 'completed', finished_at = $2, started_at = COALESCE(c.started_at, $2)
             WHERE c.id = ANY($1) AND c.status IN ('scheduled', 'running') AND c.expanded
               AND (SELECT COALESCE(SUM(k.pending), 0) FROM campaign_counts k WHERE k.campaign_id = c.id) = 0
             RETURNING c.id
-            """, [.ints(locked), .int(now)]).eachRow { rows, row in try rows.int64(row, 0) }.sorted()
+            """, [.ints(locked), .int(now)]
+        ).eachRow { rows, row in try rows.int64(row, 0) }.sorted()
         try foldShards(db, completed)
         return completed.map { CampaignID($0) }
     }
@@ -82,7 +92,8 @@ enum PGQueue {
     /// `campaign_counts_pending` holds live campaigns only.
     static func foldShards(_ db: PGConnection, _ ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
-        try db.query("""
+        try db.query(
+            """
             WITH gone AS (DELETE FROM campaign_counts WHERE campaign_id = ANY($1) AND shard <> 0 RETURNING *)
             INSERT INTO campaign_counts (campaign_id, shard, kind, total, pending, accepted, rejected, unregistered, failed, cancelled)
             SELECT campaign_id, 0, MIN(kind), SUM(total)::bigint, SUM(pending)::bigint, SUM(accepted)::bigint,

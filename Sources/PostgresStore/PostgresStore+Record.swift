@@ -19,7 +19,9 @@ extension PostgresStore {
     /// was in flight when the campaign was cancelled, and the log must say what APNs did with it. A retry by
     /// `worker` of a delivery that another worker now holds (it was taken over) changes nothing either.
     @discardableResult
-    public func record(_ results: [DeliveryResult], by worker: WorkerID? = nil, now: Date = Date()) throws(StoreError) -> RecordReport {
+    public func record(_ results: [DeliveryResult], by worker: WorkerID? = nil, now: Date = Date()) throws(StoreError)
+        -> RecordReport
+    {
         guard !results.isEmpty else { return RecordReport() }
         let nowMS = now.storeMilliseconds
         var wroteEvents = false
@@ -34,12 +36,15 @@ extension PostgresStore {
         if wroteEvents { eventsCommitted() }
         // The outcomes are committed: a failing completion check must not make them look unrecorded (the next
         // rescue pass completes what it missed).
-        report.completedCampaigns = (try? completeAfterCommit(Array(Set(results.map(\.campaignID.rawValue))), now: nowMS)) ?? []
+        report.completedCampaigns =
+            (try? completeAfterCommit(Array(Set(results.map(\.campaignID.rawValue))), now: nowMS)) ?? []
         return report
     }
 
-    private static func record(_ db: PGConnection, _ results: [DeliveryResult], worker: WorkerID?, now: Int64,
-                               wroteEvents: inout Bool) throws -> RecordReport {
+    private static func record(
+        _ db: PGConnection, _ results: [DeliveryResult], worker: WorkerID?, now: Int64,
+        wroteEvents: inout Bool
+    ) throws -> RecordReport {
         var report = RecordReport()
         // What each result did: the status it replaced, or nil when it was ignored.
         var replaced = [DeliveryStatus?](repeating: nil, count: results.count)
@@ -50,33 +55,49 @@ extension PostgresStore {
             var round: [Int] = []
             var later: [Int] = []
             for index in remaining {
-                if seen.insert(results[index].deliveryID.rawValue).inserted { round.append(index) } else { later.append(index) }
+                if seen.insert(results[index].deliveryID.rawValue).inserted {
+                    round.append(index)
+                } else {
+                    later.append(index)
+                }
             }
             remaining = later
             // Fast path: every row still pending is written without being read first.
             let written = try apply(db, round.map { (results[$0], DeliveryStatus.pending) }, worker: worker, now: now)
             var slow: [Int] = []
             for index in round {
-                if written.contains(results[index].deliveryID.rawValue) { replaced[index] = .pending } else { slow.append(index) }
+                if written.contains(results[index].deliveryID.rawValue) {
+                    replaced[index] = .pending
+                } else {
+                    slow.append(index)
+                }
             }
             guard !slow.isEmpty else { continue }
             // No longer pending, unknown, or held by another worker: read the rows (locked, so they stay as read
             // until the commit) and decide.
-            let found = try db.query("""
+            let found = try db.query(
+                """
                 SELECT id, campaign_id, status, leased_by FROM deliveries WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE
                 """, [.ints(slow.map { results[$0].deliveryID.rawValue })])
             var rows: [Int64: (campaign: Int64, status: DeliveryStatus, holder: Int64?)] = [:]
             for row in 0..<found.count {
-                rows[try found.int64(row, 0)] = (try found.int64(row, 1), try Decode.deliveryStatus(found.string(row, 2)),
-                                                 try found.optionalInt64(row, 3))
+                rows[try found.int64(row, 0)] = (
+                    try found.int64(row, 1), try Decode.deliveryStatus(found.string(row, 2)),
+                    try found.optionalInt64(row, 3)
+                )
             }
             var again: [(index: Int, old: DeliveryStatus)] = []
             for index in slow {
                 let result = results[index]
-                guard let row = rows[result.deliveryID.rawValue], row.campaign == result.campaignID.rawValue else { continue }
-                if case .retry = result.disposition, let worker, let holder = row.holder, holder != worker.rawValue { continue }
+                guard let row = rows[result.deliveryID.rawValue], row.campaign == result.campaignID.rawValue else {
+                    continue
+                }
+                if case .retry = result.disposition, let worker, let holder = row.holder, holder != worker.rawValue {
+                    continue
+                }
                 switch (row.status, result.disposition) {
-                case (.pending, _), (.cancelled, .accepted), (.cancelled, .rejected), (.cancelled, .unregistered), (.cancelled, .failed):
+                case (.pending, _), (.cancelled, .accepted), (.cancelled, .rejected), (.cancelled, .unregistered),
+                    (.cancelled, .failed):
                     again.append((index, row.status))
                 default:
                     continue
@@ -122,20 +143,29 @@ extension PostgresStore {
         if !deactivations.isEmpty {
             // Per device, the first result (in batch order) whose rule deactivates it does, as one result at a time
             // would: a later one finds the device inactive already.
-            let deactivated = Set(try db.query("""
-                UPDATE devices d SET active = false, deactivated_at = $1, reason = u.reason
-                FROM (SELECT DISTINCT ON (u.token, u.topic) u.*
-                      FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS u(token, topic, reason, before, n)
-                      JOIN devices v ON v.token = u.token AND v.topic = u.topic AND v.active AND v.registered_at < u.before
-                      ORDER BY u.token, u.topic, u.n) u
-                WHERE d.token = u.token AND d.topic = u.topic AND d.active AND d.registered_at < u.before
-                RETURNING u.n
-                """, [.int(now), .texts(deactivations.map { results[$0].token!.hex }), .texts(deactivations.map { results[$0].topic }),
-                      .texts(deactivations.map { results[$0].deactivation!.reason.rawValue }),
-                      // No 410 timestamp: always (every registration is older than the end of time).
-                      .ints(deactivations.map { results[$0].deactivation!.unregisteredAt ?? Int64.max })])
+            let deactivated = Set(
+                try db.query(
+                    """
+                    UPDATE devices d SET active = false, deactivated_at = $1, reason = u.reason
+                    FROM (SELECT DISTINCT ON (u.token, u.topic) u.*
+                          FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS u(token, topic, reason, before, n)
+                          JOIN devices v ON v.token = u.token AND v.topic = u.topic AND v.active AND v.registered_at < u.before
+                          ORDER BY u.token, u.topic, u.n) u
+                    WHERE d.token = u.token AND d.topic = u.topic AND d.active AND d.registered_at < u.before
+                    RETURNING u.n
+                    """,
+                    [
+                        .int(now), .texts(deactivations.map { results[$0].token!.hex }),
+                        .texts(deactivations.map { results[$0].topic }),
+                        .texts(deactivations.map { results[$0].deactivation!.reason.rawValue }),
+                        // No 410 timestamp: always (every registration is older than the end of time).
+                        .ints(deactivations.map { results[$0].deactivation!.unregisteredAt ?? Int64.max }),
+                    ]
+                )
                 .eachRow { rows, row in try rows.int(row, 0) })
-            deactivatedBy = deactivations.enumerated().filter { deactivated.contains($0.offset + 1) }.map { results[$0.element].deliveryID.rawValue }
+            deactivatedBy = deactivations.enumerated().filter { deactivated.contains($0.offset + 1) }.map {
+                results[$0.element].deliveryID.rawValue
+            }
             report.devicesDeactivated = deactivatedBy.count
         }
         if !deactivatedBy.isEmpty { try db.query(deactivationEventsSQL, [.ints(deactivatedBy), .int(now)]) }
@@ -147,18 +177,22 @@ extension PostgresStore {
     /// Writes `results` over rows in the status each names, in one statement (a retry's answer kept in
     /// `delivery_attempts` by the same statement); returns the ids of the rows written. A retry by `worker` does
     /// not write a row another worker holds.
-    private static func apply(_ db: PGConnection, _ batch: [(result: DeliveryResult, old: DeliveryStatus)], worker: WorkerID?,
-                              now: Int64) throws -> Set<Int64> {
+    private static func apply(
+        _ db: PGConnection, _ batch: [(result: DeliveryResult, old: DeliveryStatus)], worker: WorkerID?,
+        now: Int64
+    ) throws -> Set<Int64> {
         guard !batch.isEmpty else { return [] }
         let results = batch.map(\.result)
-        let written = try db.query(applySQL, [
-            .ints(results.map(\.deliveryID.rawValue)), .ints(results.map(\.campaignID.rawValue)),
-            .texts(batch.map(\.old.rawValue)), .texts(results.map(\.disposition.status.rawValue)),
-            .ints(results.map { if case .retry(let date) = $0.disposition { date.storeMilliseconds } else { 0 } }),
-            .ints(results.map { $0.countsAsAttempt ? 1 : 0 }), .ints(results.map { Int64($0.httpStatus ?? -1) }),
-            .texts(results.map { $0.reason?.rawValue ?? "" }), .texts(results.map { $0.apnsID ?? "" }),
-            .int(now), worker.map { .int($0.rawValue) } ?? .null,
-        ])
+        let written = try db.query(
+            applySQL,
+            [
+                .ints(results.map(\.deliveryID.rawValue)), .ints(results.map(\.campaignID.rawValue)),
+                .texts(batch.map(\.old.rawValue)), .texts(results.map(\.disposition.status.rawValue)),
+                .ints(results.map { if case .retry(let date) = $0.disposition { date.storeMilliseconds } else { 0 } }),
+                .ints(results.map { $0.countsAsAttempt ? 1 : 0 }), .ints(results.map { Int64($0.httpStatus ?? -1) }),
+                .texts(results.map { $0.reason?.rawValue ?? "" }), .texts(results.map { $0.apnsID ?? "" }),
+                .int(now), worker.map { .int($0.rawValue) } ?? .null,
+            ])
         return Set(try written.map { row in try written.int64(row, 0) })
     }
 
@@ -189,19 +223,25 @@ extension PostgresStore {
         """
 
     /// Adds a written batch's outcomes to this minute's counters of the worker's shard, in one statement.
-    private static func countOutcomes(_ db: PGConnection, _ outcomes: [OutcomeKey: (count: Int, requests: Int)],
-                                      shard: Int64, now: Int64) throws {
+    private static func countOutcomes(
+        _ db: PGConnection, _ outcomes: [OutcomeKey: (count: Int, requests: Int)],
+        shard: Int64, now: Int64
+    ) throws {
         guard !outcomes.isEmpty else { return }
         let keys = outcomes.keys.sorted { ($0.status, $0.reason) < ($1.status, $1.reason) }
-        try db.query("""
+        try db.query(
+            """
             INSERT INTO outcome_counts (minute, status, reason, shard, count, requests)
             SELECT $1, u.status, u.reason, $2, u.count, u.requests
             FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[]) WITH ORDINALITY AS u(status, reason, count, requests, n)
             ORDER BY u.n
             ON CONFLICT (minute, status, reason, shard) DO UPDATE SET
                 count = outcome_counts.count + excluded.count, requests = outcome_counts.requests + excluded.requests
-            """, [.int(now / 60_000), .int(shard), .texts(keys.map(\.status)), .texts(keys.map(\.reason)),
-                  .ints(keys.map { Int64(outcomes[$0]!.count) }), .ints(keys.map { Int64(outcomes[$0]!.requests) })])
+            """,
+            [
+                .int(now / 60_000), .int(shard), .texts(keys.map(\.status)), .texts(keys.map(\.reason)),
+                .ints(keys.map { Int64(outcomes[$0]!.count) }), .ints(keys.map { Int64(outcomes[$0]!.requests) }),
+            ])
     }
 
     /// One outcome bucket of a written batch: its status (`retry` for an answer to be tried again) and reason
@@ -211,7 +251,11 @@ extension PostgresStore {
         let reason: String
 
         init(_ result: DeliveryResult) {
-            if case .retry = result.disposition { status = "retry" } else { status = result.disposition.status.rawValue }
+            if case .retry = result.disposition {
+                status = "retry"
+            } else {
+                status = result.disposition.status.rawValue
+            }
             reason = result.reason?.rawValue ?? "none"
         }
     }

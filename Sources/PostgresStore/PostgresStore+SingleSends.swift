@@ -14,23 +14,40 @@ extension PostgresStore {
     /// production); a user's active devices of the topic (of the environment given, if any). A recipient given
     /// twice is sent once. A campaign with nothing pending is completed at once; the others run from now, their
     /// deliveries due at the scheduled time.
-    static func insertSingles(_ db: PGConnection, _ specs: ArraySlice<CampaignSpec>, now: Int64) throws -> [(id: CampaignID, deliveries: Int)] {
+    static func insertSingles(_ db: PGConnection, _ specs: ArraySlice<CampaignSpec>, now: Int64) throws -> [(
+        id: CampaignID, deliveries: Int
+    )] {
         guard !specs.isEmpty else { return [] }
-        let drawn = try db.query("""
+        let drawn = try db.query(
+            """
             SELECT nextval(pg_get_serial_sequence('campaigns', 'id')) FROM generate_series(1, $1::bigint)
             """, Int64(specs.count))
         let ids = try drawn.map { row in try drawn.int64(row, 0) }.sorted()
-        guard ids.count == specs.count else { throw StoreError.corruptValue("single sends: \(ids.count) ids for \(specs.count)") }
-        var audiences: [String] = [], topics: [String] = [], pushTypes: [String] = [], priorities: [Int64] = []
-        var expirations: [Int64] = [], collapseIDs: [String] = [], apnsIDs: [String] = [], environments: [String] = []
-        var payloadStarts: [Int64] = [], payloadLengths: [Int64] = [], payloads: [UInt8] = [], due: [Int64] = []
-        var sizes: [Int64] = [], recipientSpecs: [Int64] = [], recipients: [String] = []
+        guard ids.count == specs.count else {
+            throw StoreError.corruptValue("single sends: \(ids.count) ids for \(specs.count)")
+        }
+        var audiences: [String] = []
+        var topics: [String] = []
+        var pushTypes: [String] = []
+        var priorities: [Int64] = []
+        var expirations: [Int64] = []
+        var collapseIDs: [String] = []
+        var apnsIDs: [String] = []
+        var environments: [String] = []
+        var payloadStarts: [Int64] = []
+        var payloadLengths: [Int64] = []
+        var payloads: [UInt8] = []
+        var due: [Int64] = []
+        var sizes: [Int64] = []
+        var recipientSpecs: [Int64] = []
+        var recipients: [String] = []
         for (id, spec) in zip(ids, specs) {
             let values: [String]
             switch spec.audience {
             case .tokens(let tokens, _): values = tokens.map(\.hex)
             case .users(let users, _): values = users
-            case .all, .activities, .channel: throw StoreError.invalidCampaign("a single send goes to tokens or users, not to all devices")
+            case .all, .activities, .channel:
+                throw StoreError.invalidCampaign("a single send goes to tokens or users, not to all devices")
             }
             let content = spec.content
             audiences.append(spec.audience.kind.rawValue)
@@ -53,11 +70,13 @@ extension PostgresStore {
             recipientSpecs += repeatElement(id, count: values.count)
             recipients += values
         }
-        let tally = try db.query(insertSinglesSQL, [
-            .ints(ids), .texts(audiences), .texts(topics), .texts(pushTypes), .ints(priorities), .ints(expirations),
-            .texts(collapseIDs), .texts(apnsIDs), .texts(environments), .ints(payloadStarts), .ints(payloadLengths),
-            .ints(due), .ints(sizes), .ints(recipientSpecs), .texts(recipients), .bytes(payloads), .int(now),
-        ])
+        let tally = try db.query(
+            insertSinglesSQL,
+            [
+                .ints(ids), .texts(audiences), .texts(topics), .texts(pushTypes), .ints(priorities), .ints(expirations),
+                .texts(collapseIDs), .texts(apnsIDs), .texts(environments), .ints(payloadStarts), .ints(payloadLengths),
+                .ints(due), .ints(sizes), .ints(recipientSpecs), .texts(recipients), .bytes(payloads), .int(now),
+            ])
         var deliveries: [Int64: Int] = [:]
         for row in 0..<tally.count { deliveries[try tally.int64(row, 0)] = try tally.int(row, 1) }
         return ids.map { (CampaignID($0), deliveries[$0] ?? 0) }

@@ -10,11 +10,13 @@ extension PostgresStore {
     public func registerWorker(host: String, pid: Int, now: Date = Date()) throws(StoreError) -> WorkerID {
         let nowMS = now.storeMilliseconds
         return try write { db in
-            let id = try db.query("""
+            let id = try db.query(
+                """
                 INSERT INTO workers (host, pid, started_at, heartbeat_at, cancel_seen)
                 SELECT $1, $2, $3, $3, COALESCE(MAX(seq), 0) FROM cancel_requests
                 RETURNING id
-                """, host, pid, nowMS).scalarInt64()
+                """, host, pid, nowMS
+            ).scalarInt64()
             guard let id else { throw StoreError.corruptValue("worker insert returned no id") }
             return WorkerID(id)
         }
@@ -24,8 +26,10 @@ extension PostgresStore {
     /// stale and took its leases over, so it must drop what it claimed and register again.
     public func heartbeat(_ worker: WorkerID, now: Date = Date()) throws(StoreError) -> Bool {
         try write { db in
-            try db.query("UPDATE workers SET heartbeat_at = GREATEST(heartbeat_at, $2) WHERE id = $1",
-                         worker.rawValue, now.storeMilliseconds).changes > 0
+            try db.query(
+                "UPDATE workers SET heartbeat_at = GREATEST(heartbeat_at, $2) WHERE id = $1",
+                worker.rawValue, now.storeMilliseconds
+            ).changes > 0
         }
     }
 
@@ -35,34 +39,46 @@ extension PostgresStore {
     /// between its two steps) once they are older than `staleAfter`, and completes campaigns whose completion
     /// check was lost (it runs after a record's commit, in its own transaction).
     @discardableResult
-    public func rescueStaleWorkers(now: Date = Date(), staleAfter: Duration, except: WorkerID? = nil) throws(StoreError) -> RescueReport {
+    public func rescueStaleWorkers(now: Date = Date(), staleAfter: Duration, except: WorkerID? = nil) throws(StoreError)
+        -> RescueReport
+    {
         let nowMS = now.storeMilliseconds
         let staleBefore = nowMS - Store.milliseconds(staleAfter)
         let report = try write { db in
             var report = RescueReport()
             // Deleting the row first decides between two rescuers (the second finds it gone) and against a
             // heartbeat (which finds it gone, or refreshes it first and then it is not stale any more).
-            let stale = try db.query("""
+            let stale = try db.query(
+                """
                 DELETE FROM workers WHERE heartbeat_at < $1 AND id IS DISTINCT FROM $2::bigint RETURNING id
-                """, staleBefore, except?.rawValue).eachRow { rows, row in try rows.int64(row, 0) }.sorted()
+                """, staleBefore, except?.rawValue
+            ).eachRow { rows, row in try rows.int64(row, 0) }.sorted()
             report.workers = stale.map { WorkerID($0) }
             if !stale.isEmpty {
-                report.deliveries += try db.query("""
+                report.deliveries += try db.query(
+                    """
                     UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
                         next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END
                     WHERE leased_by = ANY($1)
-                    """, [.ints(stale), .int(nowMS)]).changes
+                    """, [.ints(stale), .int(nowMS)]
+                ).changes
                 try db.query("DELETE FROM cancel_acks WHERE worker_id = ANY($1)", [.ints(stale)])
             }
-            report.deliveries += try db.query("""
+            report.deliveries += try db.query(
+                """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
                     next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$1")) ELSE next_attempt_at END
                 WHERE leased_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = deliveries.leased_by)
-                """, nowMS).changes
-            let halfDone = try db.query("""
+                """, nowMS
+            ).changes
+            let halfDone = try db.query(
+                """
                 SELECT seq, campaign_id FROM cancel_requests WHERE done_at IS NULL AND requested_at < $1
                 ORDER BY seq FOR UPDATE SKIP LOCKED
-                """, staleBefore).eachRow { rows, row in CancelRequest(seq: try rows.int64(row, 0), campaign: CampaignID(try rows.int64(row, 1))) }
+                """, staleBefore
+            ).eachRow { rows, row in
+                CancelRequest(seq: try rows.int64(row, 0), campaign: CampaignID(try rows.int64(row, 1)))
+            }
             for request in halfDone {
                 _ = try Self.finishCancel(db, request.campaign, seq: request.seq, now: nowMS)
                 report.cancelsFinished += 1
@@ -81,11 +97,13 @@ extension PostgresStore {
     @discardableResult
     public func unregisterWorker(_ worker: WorkerID, now: Date = Date()) throws(StoreError) -> Int {
         try write { db in
-            let released = try db.query("""
+            let released = try db.query(
+                """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
                     next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END
                 WHERE leased_by = $1
-                """, worker.rawValue, now.storeMilliseconds).changes
+                """, worker.rawValue, now.storeMilliseconds
+            ).changes
             try db.query("DELETE FROM workers WHERE id = $1", worker.rawValue)
             try db.query("DELETE FROM cancel_acks WHERE worker_id = $1", worker.rawValue)
             if released > 0 { try Self.notifyWorkers(db) }
@@ -99,10 +117,12 @@ extension PostgresStore {
     public func release(_ deliveries: [DeliveryID], by worker: WorkerID, now: Date = Date()) throws(StoreError) -> Int {
         guard !deliveries.isEmpty else { return 0 }
         return try write { db in
-            let released = try db.query("""
+            let released = try db.query(
+                """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL, next_attempt_at = \(PGQueue.dueUnlessPaused("$3"))
                 WHERE id = ANY($1) AND leased_by = $2 AND status = 'pending'
-                """, [.ints(deliveries.map(\.rawValue)), .int(worker.rawValue), .int(now.storeMilliseconds)]).changes
+                """, [.ints(deliveries.map(\.rawValue)), .int(worker.rawValue), .int(now.storeMilliseconds)]
+            ).changes
             if released > 0 { try Self.notifyWorkers(db) }
             return released
         }
@@ -111,28 +131,36 @@ extension PostgresStore {
     /// The registered workers, oldest first, with the leases each holds.
     public func workers() throws(StoreError) -> [WorkerRecord] {
         try read { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
                        (SELECT COUNT(*) FROM deliveries d WHERE d.leased_by = w.id)
                 FROM workers w ORDER BY w.id
-                """).eachRow { rows, row in
-                WorkerRecord(id: WorkerID(try rows.int64(row, 0)), host: try rows.string(row, 1), pid: try rows.int(row, 2),
-                             startedAt: Milliseconds.date(try rows.int64(row, 3)), heartbeatAt: Milliseconds.date(try rows.int64(row, 4)),
-                             leases: try rows.int(row, 5))
+                """
+            ).eachRow { rows, row in
+                WorkerRecord(
+                    id: WorkerID(try rows.int64(row, 0)), host: try rows.string(row, 1), pid: try rows.int(row, 2),
+                    startedAt: Milliseconds.date(try rows.int64(row, 3)),
+                    heartbeatAt: Milliseconds.date(try rows.int64(row, 4)),
+                    leases: try rows.int(row, 5))
             }
         }
     }
 
     /// When the leases of another worker that has gone quiet (no heartbeat for `silentFor`) may be taken
     /// over: its last heartbeat plus `staleAfter`. nil when no such worker holds leases.
-    public func nextRescueDate(now: Date = Date(), staleAfter: Duration, silentFor: Duration, except: WorkerID?) throws(StoreError) -> Date? {
+    public func nextRescueDate(now: Date = Date(), staleAfter: Duration, silentFor: Duration, except: WorkerID?)
+        throws(StoreError) -> Date?
+    {
         try read { db in
-            try db.query("""
+            try db.query(
+                """
                 SELECT MIN(w.heartbeat_at) FROM workers w
                 WHERE w.id IS DISTINCT FROM $1::bigint AND w.heartbeat_at < $2
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.leased_by = w.id)
-                """, except?.rawValue, now.storeMilliseconds - Store.milliseconds(silentFor))
-                .scalarInt64().map { Milliseconds.date($0 + Store.milliseconds(staleAfter) + 1) }
+                """, except?.rawValue, now.storeMilliseconds - Store.milliseconds(silentFor)
+            )
+            .scalarInt64().map { Milliseconds.date($0 + Store.milliseconds(staleAfter) + 1) }
         }
     }
 }

@@ -80,9 +80,13 @@ public actor PostgresStore {
             if options.readOnly || !options.createIfMissing {
                 if status.applied.isEmpty { throw StoreError.databaseMissing(path: path) }
             }
-            guard status.unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: status.unknown) }
+            guard status.unknown.isEmpty else {
+                throw StoreError.newerSchema(path: path, unknownMigrations: status.unknown)
+            }
             if options.readOnly {
-                guard status.missing.isEmpty else { throw StoreError.olderSchema(path: path, missingMigrations: status.missing) }
+                guard status.missing.isEmpty else {
+                    throw StoreError.olderSchema(path: path, missingMigrations: status.missing)
+                }
                 try db.execute("SET default_transaction_read_only = on")
                 return
             }
@@ -190,8 +194,10 @@ public actor PostgresStore {
         var rest = url[scheme.upperBound...]
         var query = ""
         if let question = rest.firstIndex(of: "?") {
-            query = String(rest[question...]).split(separator: "&").filter { !$0.hasPrefix("password=") && !$0.hasPrefix("?password=") }
-                .joined(separator: "&")
+            query = String(rest[question...]).split(separator: "&").filter {
+                !$0.hasPrefix("password=") && !$0.hasPrefix("?password=")
+            }
+            .joined(separator: "&")
             if !query.isEmpty && !query.hasPrefix("?") { query = "?" + query }
             rest = rest[..<question]
         }
@@ -204,7 +210,8 @@ public actor PostgresStore {
     }
 }
 
-extension PostgresStore: DeliveryStore, ProducerStore, APIKeyStore, EventStore, GaugeStore, RetentionStore, BackupStore {
+extension PostgresStore: DeliveryStore, ProducerStore, APIKeyStore, EventStore, GaugeStore, RetentionStore, BackupStore
+{
     /// Temporary while the PostgreSQL store is being written: each helper replaces these.
     nonisolated func unfinished(_ function: String = #function) -> StoreError {
         .engineFailure(path: path, code: 0, detail: "\(function) is not written yet for PostgreSQL")

@@ -16,7 +16,9 @@ public enum APIKeySecret {
     /// A new secret from OpenSSL's CSPRNG (`RAND_bytes`).
     public static func generate() throws(APIKeySecretError) -> String {
         var bytes = [UInt8](repeating: 0, count: randomBytes)
-        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else { throw .randomFailed(openSSLErrors: OpenSSLErrorQueue.drain()) }
+        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
+            throw .randomFailed(openSSLErrors: OpenSSLErrorQueue.drain())
+        }
         return prefix + Base64URL.encode(bytes)
     }
 
@@ -39,7 +41,8 @@ public enum APIKeySecretError: Error, Hashable, Sendable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .randomFailed(let errors): return "generating an API key secret failed (\(errors)): check the OpenSSL installation"
+        case .randomFailed(let errors):
+            return "generating an API key secret failed (\(errors)): check the OpenSSL installation"
         }
     }
 }

@@ -1,6 +1,7 @@
 internal import COpenSSL
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ClientCertificate {
@@ -73,16 +74,22 @@ extension ClientCertificate {
         }
     }
 
-    private static func privateKey(from bio: OpaquePointer, password: String?, encrypted: Bool) throws(ProviderAuthError) -> OpaquePointer {
+    private static func privateKey(from bio: OpaquePointer, password: String?, encrypted: Bool)
+        throws(ProviderAuthError) -> OpaquePointer
+    {
         let key: OpaquePointer?
         if let password {
-            key = password.withCString { PEM_read_bio_PrivateKey(bio, nil, passwordCallback, UnsafeMutableRawPointer(mutating: $0)) }
+            key = password.withCString {
+                PEM_read_bio_PrivateKey(bio, nil, passwordCallback, UnsafeMutableRawPointer(mutating: $0))
+            }
         } else {
             key = PEM_read_bio_PrivateKey(bio, nil, passwordCallback, nil)
         }
         guard let key else {
             let errors = OpenSSLErrorQueue.drain()
-            guard encrypted else { throw .malformedCertificate(openSSLErrors: "its private key does not decode: \(errors)") }
+            guard encrypted else {
+                throw .malformedCertificate(openSSLErrors: "its private key does not decode: \(errors)")
+            }
             throw password == nil ? .certificatePasswordRequired : .wrongCertificatePassword
         }
         return key
@@ -90,18 +97,21 @@ extension ClientCertificate {
 
     /// Hands OpenSSL the password passed as user data; with none, fails instead of OpenSSL's default of
     /// prompting on the terminal.
-    private static let passwordCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
-        buffer, size, _, user in
-        guard let buffer, let user else { return -1 }
-        let password = user.assumingMemoryBound(to: CChar.self)
-        let length = strlen(password)
-        guard length <= Int(size) else { return -1 }
-        buffer.update(from: password, count: length)
-        return Int32(length)
-    }
+    private static let passwordCallback:
+        @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
+            buffer, size, _, user in
+            guard let buffer, let user else { return -1 }
+            let password = user.assumingMemoryBound(to: CChar.self)
+            let length = strlen(password)
+            guard length <= Int(size) else { return -1 }
+            buffer.update(from: password, count: length)
+            return Int32(length)
+        }
 
     /// A read-only memory BIO over `bytes` for `body`; the BIO reads the buffer in place, so no copy of a key is left.
-    private static func withBIO<R>(_ bytes: [UInt8], _ body: (OpaquePointer) throws(ProviderAuthError) -> R) throws(ProviderAuthError) -> R {
+    private static func withBIO<R>(_ bytes: [UInt8], _ body: (OpaquePointer) throws(ProviderAuthError) -> R)
+        throws(ProviderAuthError) -> R
+    {
         let result: Result<R, ProviderAuthError> = bytes.withUnsafeBytes { text in
             guard let bio = BIO_new_mem_buf(text.baseAddress, Int32(clamping: text.count)) else {
                 return .failure(.malformedCertificate(openSSLErrors: OpenSSLErrorQueue.drain()))

@@ -74,14 +74,17 @@ extension ClientCertificate {
         }
         // OpenSSL 3.0 returns a MAC that does not match without queueing an error; later versions queue this reason.
         let entries = OpenSSLErrorQueue.drainEntries()
-        guard entries.isEmpty || entries.contains(where: { ERR_GET_REASON($0.code) == PKCS12_R_MAC_VERIFY_FAILURE }) else {
+        guard entries.isEmpty || entries.contains(where: { ERR_GET_REASON($0.code) == PKCS12_R_MAC_VERIFY_FAILURE })
+        else {
             throw .malformedCertificate(openSSLErrors: OpenSSLErrorQueue.text(of: entries))
         }
         throw password == nil ? .certificatePasswordRequired : .wrongCertificatePassword
     }
 
-    private static func parse(_ p12: OpaquePointer, password: String?, key: inout OpaquePointer?, leaf: inout OpaquePointer?,
-                              extra: inout OpaquePointer?) -> Bool {
+    private static func parse(
+        _ p12: OpaquePointer, password: String?, key: inout OpaquePointer?, leaf: inout OpaquePointer?,
+        extra: inout OpaquePointer?
+    ) -> Bool {
         PKCS12_parse(p12, password, &key, &leaf, &extra) == 1
     }
 

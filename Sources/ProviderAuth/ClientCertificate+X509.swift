@@ -4,7 +4,9 @@ import Foundation
 extension ClientCertificate {
     /// Builds the value from decoded OpenSSL objects, which the caller keeps owning: checks that `key` belongs
     /// to `leaf`, writes both as PEM, and reads the validity dates and subject names.
-    static func assemble(leaf: OpaquePointer, key: OpaquePointer, chain: [OpaquePointer]) throws(ProviderAuthError) -> ClientCertificate {
+    static func assemble(leaf: OpaquePointer, key: OpaquePointer, chain: [OpaquePointer]) throws(ProviderAuthError)
+        -> ClientCertificate
+    {
         guard X509_check_private_key(leaf, key) == 1 else {
             OpenSSLErrorQueue.clear()
             throw .certificateKeyMismatch
@@ -25,7 +27,9 @@ extension ClientCertificate {
             subjectUID: subject.flatMap { entry(NID_userId, of: $0) })
     }
 
-    private static func pem(into method: OpaquePointer?, write: (OpaquePointer) -> Int32) throws(ProviderAuthError) -> [UInt8] {
+    private static func pem(into method: OpaquePointer?, write: (OpaquePointer) -> Int32) throws(ProviderAuthError)
+        -> [UInt8]
+    {
         guard let bio = BIO_new(method) else {
             throw .malformedCertificate(openSSLErrors: OpenSSLErrorQueue.drain())
         }
@@ -49,7 +53,8 @@ extension ClientCertificate {
     /// The first entry of type `nid` in `name` as UTF-8 text.
     private static func entry(_ nid: Int32, of name: OpaquePointer) -> String? {
         let index = X509_NAME_get_index_by_NID(name, nid, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else {
+        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry)
+        else {
             return nil
         }
         var utf8: UnsafeMutablePointer<UInt8>?

@@ -2,7 +2,9 @@ import Foundation
 
 /// An APNs client certificate and its private key (certificate-based provider authentication), loaded from a
 /// PKCS#12 (.p12) file or from PEM text, and handed to the transport as PEM bytes.
-public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The certificate followed by any chain certificates from the file, as PEM ("-----BEGIN CERTIFICATE-----").
     public let certificateChainPEM: [UInt8]
     /// The private key as unencrypted PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----"); secret: never log it.
@@ -16,8 +18,10 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
     /// The subject's UID (OID 0.9.2342.19200300.100.1.1), where Apple puts the bundle id.
     public let subjectUID: String?
 
-    init(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], notBefore: Date, notAfter: Date,
-         subjectCommonName: String?, subjectUID: String?) {
+    init(
+        certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], notBefore: Date, notAfter: Date,
+        subjectCommonName: String?, subjectUID: String?
+    ) {
         self.certificateChainPEM = certificateChainPEM
         self.privateKeyPEM = privateKeyPEM
         self.notBefore = notBefore
@@ -59,11 +63,13 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
 
     /// What `dump` and debuggers show: everything but the key.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "subjectUID": subjectUID as Any, "subjectCommonName": subjectCommonName as Any,
-            "notBefore": notBefore, "notAfter": notAfter,
-            "certificateChainPEM": "\(certificateChainPEM.count) bytes", "privateKeyPEM": "redacted",
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "subjectUID": subjectUID as Any, "subjectCommonName": subjectCommonName as Any,
+                "notBefore": notBefore, "notAfter": notAfter,
+                "certificateChainPEM": "\(certificateChainPEM.count) bytes", "privateKeyPEM": "redacted",
+            ], displayStyle: .struct)
     }
 
     private static func day(_ date: Date) -> String {
@@ -101,7 +107,8 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, Cu
             bytes.append(contentsOf: chunk)
         }
         guard bytes.count <= maximumFileBytes else {
-            throw .certificateFileUnreadable(path: path, reason: "it is larger than \(maximumFileBytes / 1024) KiB, which no certificate file is")
+            throw .certificateFileUnreadable(
+                path: path, reason: "it is larger than \(maximumFileBytes / 1024) KiB, which no certificate file is")
         }
         return bytes
     }

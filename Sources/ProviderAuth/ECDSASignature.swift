@@ -19,8 +19,10 @@ enum ECDSASignature {
             ECDSA_SIG_get0(signature, &r, &s)
             var raw = [UInt8](repeating: 0, count: 2 * coordinateLength)
             let written = raw.withUnsafeMutableBufferPointer { out in
-                (BN_bn2binpad(r, out.baseAddress, Int32(coordinateLength)),
-                 BN_bn2binpad(s, out.baseAddress! + coordinateLength, Int32(coordinateLength)))
+                (
+                    BN_bn2binpad(r, out.baseAddress, Int32(coordinateLength)),
+                    BN_bn2binpad(s, out.baseAddress! + coordinateLength, Int32(coordinateLength))
+                )
             }
             guard written == (Int32(coordinateLength), Int32(coordinateLength)) else {
                 OpenSSLErrorQueue.clear()
@@ -35,8 +37,10 @@ enum ECDSASignature {
         guard raw.count == 2 * coordinateLength, let signature = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(signature) }
         let (r, s) = raw.withUnsafeBufferPointer { input in
-            (BN_bin2bn(input.baseAddress, Int32(coordinateLength), nil),
-             BN_bin2bn(input.baseAddress! + coordinateLength, Int32(coordinateLength), nil))
+            (
+                BN_bin2bn(input.baseAddress, Int32(coordinateLength), nil),
+                BN_bin2bn(input.baseAddress! + coordinateLength, Int32(coordinateLength), nil)
+            )
         }
         // ECDSA_SIG_set0 takes ownership of r and s only when it succeeds.
         guard let r, let s, ECDSA_SIG_set0(signature, r, s) == 1 else {

@@ -8,7 +8,8 @@ public enum HMACSHA256 {
         var length: UInt32 = 0
         // An empty array may have no storage; HMAC wants valid pointers either way, so pass a one-byte buffer
         // with a length of 0.
-        let keyStorage = key.isEmpty ? [0] : key, messageStorage = message.isEmpty ? [0] : message
+        let keyStorage = key.isEmpty ? [0] : key
+        let messageStorage = message.isEmpty ? [0] : message
         let result = HMAC(EVP_sha256(), keyStorage, Int32(key.count), messageStorage, message.count, &out, &length)
         // SHA-256 is in OpenSSL's default provider and HMAC() allocates nothing that can fail in practice.
         precondition(result != nil && length == 32, "HMAC(SHA-256) failed: \(OpenSSLErrorQueue.drain())")

@@ -48,7 +48,9 @@ enum PKCS8PEM {
         }
     }
 
-    private static func decode(der: UnsafeMutablePointer<UInt8>, length: Int) -> Result<OpaquePointer, ProviderAuthError> {
+    private static func decode(der: UnsafeMutablePointer<UInt8>, length: Int) -> Result<
+        OpaquePointer, ProviderAuthError
+    > {
         var cursor: UnsafePointer<UInt8>? = UnsafePointer(der)
         guard let info = d2i_PKCS8_PRIV_KEY_INFO(nil, &cursor, length) else {
             return .failure(.malformedKey(openSSLErrors: OpenSSLErrorQueue.drain()))

@@ -14,8 +14,9 @@ public struct ProviderCredential: Sendable, Hashable {
     }
 
     private static func isWellFormed(_ id: String) -> Bool {
-        id.utf8.count == 10 && id.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-        }
+        id.utf8.count == 10
+            && id.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            }
     }
 }

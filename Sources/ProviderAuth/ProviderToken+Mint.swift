@@ -2,7 +2,9 @@ import Foundation
 
 extension ProviderToken {
     /// Signs a new ES256 provider token: header {"alg":"ES256","kid":…}, claims {"iss":…,"iat":…}.
-    public static func mint(key: SigningKey, credential: ProviderCredential, issuedAt: Date) throws(ProviderAuthError) -> ProviderToken {
+    public static func mint(key: SigningKey, credential: ProviderCredential, issuedAt: Date) throws(ProviderAuthError)
+        -> ProviderToken
+    {
         let iat = Int(issuedAt.timeIntervalSince1970.rounded(.down))
         // Written by hand: fixed key order and no escaping surprises; the ids are validated alphanumerics.
         let header = #"{"alg":"ES256","kid":"\#(credential.keyId)"}"#

@@ -2,7 +2,9 @@ import APNs
 import Foundation
 
 /// A signed provider token (compact JWT) for the `authorization: bearer` header; prints redacted.
-public struct ProviderToken: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct ProviderToken: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The compact JWT; a credential: send it to APNs, never log it.
     public let value: String
     /// The key id the token names in its "kid" header.

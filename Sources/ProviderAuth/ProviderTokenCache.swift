@@ -23,8 +23,13 @@ public actor ProviderTokenCache {
         minimumAge: TimeInterval = 20 * 60,
         minted: @escaping @Sendable () -> Void = {}
     ) {
-        precondition(refreshAfter >= minimumAge, "ProviderTokenCache: refreshAfter (\(refreshAfter) s) must not be below minimumAge (\(minimumAge) s)")
-        precondition(refreshAfter < 60 * 60, "ProviderTokenCache: refreshAfter (\(refreshAfter) s) must stay under 3600 s, or APNs rejects the token as expired")
+        precondition(
+            refreshAfter >= minimumAge,
+            "ProviderTokenCache: refreshAfter (\(refreshAfter) s) must not be below minimumAge (\(minimumAge) s)")
+        precondition(
+            refreshAfter < 60 * 60,
+            "ProviderTokenCache: refreshAfter (\(refreshAfter) s) must stay under 3600 s, or APNs rejects the token as expired"
+        )
         self.key = key
         self.credential = credential
         self.clock = clock

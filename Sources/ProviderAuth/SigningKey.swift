@@ -35,7 +35,8 @@ public final class SigningKey: @unchecked Sendable, CustomStringConvertible {
             bytes.append(contentsOf: chunk)
         }
         guard bytes.count <= Self.maximumFileBytes else {
-            throw .keyFileUnreadable(path: path, reason: "it is larger than \(Self.maximumFileBytes / 1024) KiB, which no .p8 key is")
+            throw .keyFileUnreadable(
+                path: path, reason: "it is larger than \(Self.maximumFileBytes / 1024) KiB, which no .p8 key is")
         }
         try self.init(pemBytes: bytes)
     }
@@ -61,9 +62,9 @@ public final class SigningKey: @unchecked Sendable, CustomStringConvertible {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &key) == 1,
-              let key
+            EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+            EVP_PKEY_generate(context, &key) == 1,
+            let key
         else {
             throw .keyGenerationFailed(openSSLErrors: OpenSSLErrorQueue.drain())
         }

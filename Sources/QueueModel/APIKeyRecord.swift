@@ -27,11 +27,14 @@ public struct APIKeyRecord: Hashable, Sendable {
     /// Checks a key name: 1–64 characters of `A-Z a-z 0-9 . _ -`.
     public static func validateName(_ name: String) throws(APIKeyError) {
         guard !name.isEmpty else { throw .invalidName(name, "it is empty") }
-        guard name.utf8.count <= maxNameLength else { throw .invalidName(name, "it is longer than \(maxNameLength) characters") }
+        guard name.utf8.count <= maxNameLength else {
+            throw .invalidName(name, "it is longer than \(maxNameLength) characters")
+        }
         for byte in name.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
                 continue
             default:
                 throw .invalidName(name, "only letters, digits, '.', '_' and '-' are allowed")
@@ -50,7 +53,8 @@ public enum APIKeyError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidName(let name, let why):
             return "invalid API key name \(Self.shown(name)): \(why)"
         case .unknownScope(let text):
-            return "unknown API key scope \(Self.shown(text)) (expected \(APIKeyScope.allCases.map(\.rawValue).joined(separator: ", ")))"
+            return
+                "unknown API key scope \(Self.shown(text)) (expected \(APIKeyScope.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
     }
 

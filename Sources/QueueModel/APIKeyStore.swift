@@ -7,7 +7,8 @@ import Foundation
 public protocol APIKeyStore: Actor {
     /// Stores a new key. `StoreError.duplicateAPIKey` when a live key has this name; `StoreError.invalidAPIKey`
     /// when the name or the scopes are not acceptable (no scope at all is refused).
-    func createAPIKey(name: String, scopes: Set<APIKeyScope>, secretHash: String, now: Date) async throws(StoreError) -> APIKeyRecord
+    func createAPIKey(name: String, scopes: Set<APIKeyScope>, secretHash: String, now: Date) async throws(StoreError)
+        -> APIKeyRecord
     /// Every live key, by name.
     func apiKeys() async throws(StoreError) -> [APIKeyRecord]
     /// Revokes the key named `name`: false when there is none. Its name may be used again at once.

@@ -40,7 +40,8 @@ public enum Audience: Hashable, Sendable {
     /// For `.tokens`: the environment of unregistered tokens; otherwise a filter. nil: not given.
     public var environment: Environment? {
         switch self {
-        case .tokens(_, let environment), .users(_, let environment), .all(let environment), .activities(_, _, _, let environment):
+        case .tokens(_, let environment), .users(_, let environment), .all(let environment),
+            .activities(_, _, _, let environment):
             return environment
         case .channel:
             return nil
@@ -77,7 +78,10 @@ public struct AudienceSummary: Hashable, Sendable {
     /// For a broadcast: the channel's local number (stored with kind `tokens`, size 1); nil otherwise.
     public var channel: Int64?
 
-    public init(kind: AudienceKind, environment: Environment?, size: Int, activity: ActivitySelector? = nil, channel: Int64? = nil) {
+    public init(
+        kind: AudienceKind, environment: Environment?, size: Int, activity: ActivitySelector? = nil,
+        channel: Int64? = nil
+    ) {
         self.kind = kind
         self.environment = environment
         self.size = size

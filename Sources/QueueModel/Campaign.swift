@@ -21,9 +21,13 @@ public struct Campaign: Hashable, Sendable, Identifiable {
     /// Paused (`campaign pause`): nothing of it is sent until it is resumed.
     public var isPaused: Bool
 
-    public init(id: CampaignID, kind: CampaignKind, status: CampaignStatus, audience: AudienceSummary, content: NotificationContent,
-                scheduledAt: Date, createdAt: Date, startedAt: Date?, finishedAt: Date?, isExpanded: Bool, counters: CampaignCounters,
-                isPaused: Bool = false) {
+    public init(
+        id: CampaignID, kind: CampaignKind, status: CampaignStatus, audience: AudienceSummary,
+        content: NotificationContent,
+        scheduledAt: Date, createdAt: Date, startedAt: Date?, finishedAt: Date?, isExpanded: Bool,
+        counters: CampaignCounters,
+        isPaused: Bool = false
+    ) {
         self.id = id
         self.kind = kind
         self.status = status

@@ -8,8 +8,10 @@ public struct CampaignCounters: Hashable, Sendable {
     public var failed = 0
     public var cancelled = 0
 
-    public init(total: Int = 0, pending: Int = 0, accepted: Int = 0, rejected: Int = 0, unregistered: Int = 0,
-                failed: Int = 0, cancelled: Int = 0) {
+    public init(
+        total: Int = 0, pending: Int = 0, accepted: Int = 0, rejected: Int = 0, unregistered: Int = 0,
+        failed: Int = 0, cancelled: Int = 0
+    ) {
         self.total = total
         self.pending = pending
         self.accepted = accepted

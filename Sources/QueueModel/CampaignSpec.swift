@@ -14,7 +14,8 @@ public struct CampaignSpec: Hashable, Sendable {
     /// nil: now. Nothing of the campaign is expanded or sent before this time.
     public var scheduledAt: Date?
 
-    public init(kind: CampaignKind = .bulk, audience: Audience, content: NotificationContent, scheduledAt: Date? = nil) {
+    public init(kind: CampaignKind = .bulk, audience: Audience, content: NotificationContent, scheduledAt: Date? = nil)
+    {
         self.kind = kind
         self.audience = audience
         self.content = Self.registryContent(content)
@@ -24,14 +25,18 @@ public struct CampaignSpec: Hashable, Sendable {
     /// `content` with its bundle id as the registry knows it: a Live Activity topic's suffix dropped.
     static func registryContent(_ content: NotificationContent) -> NotificationContent {
         guard content.pushType == .liveactivity, let suffix = PushType.liveactivity.topicSuffix,
-              content.bundleID.hasSuffix(suffix), content.bundleID.count > suffix.count else { return content }
-        return NotificationContent(trusted: String(content.bundleID.dropLast(suffix.count)), pushType: content.pushType,
-                                   priority: content.priority, expiration: content.expiration, collapseID: content.collapseID,
-                                   apnsID: content.apnsID, payload: content.payload)
+            content.bundleID.hasSuffix(suffix), content.bundleID.count > suffix.count
+        else { return content }
+        return NotificationContent(
+            trusted: String(content.bundleID.dropLast(suffix.count)), pushType: content.pushType,
+            priority: content.priority, expiration: content.expiration, collapseID: content.collapseID,
+            apnsID: content.apnsID, payload: content.payload)
     }
 
     /// A single send to one token.
-    public static func single(to token: DeviceToken, environment: Environment? = nil, content: NotificationContent) -> CampaignSpec {
+    public static func single(to token: DeviceToken, environment: Environment? = nil, content: NotificationContent)
+        -> CampaignSpec
+    {
         CampaignSpec(kind: .single, audience: .tokens([token], environment: environment), content: content)
     }
 
@@ -39,9 +44,12 @@ public struct CampaignSpec: Hashable, Sendable {
     /// valid activity type and a Live Activity kind of token.
     public func validate() throws(StoreError) {
         if audience.channel != nil {
-            guard kind == .single else { throw .invalidCampaign("a broadcast is a single send (apnsd send --channel, POST /v1/broadcasts)") }
+            guard kind == .single else {
+                throw .invalidCampaign("a broadcast is a single send (apnsd send --channel, POST /v1/broadcasts)")
+            }
             guard content.pushType == .liveactivity else {
-                throw .invalidCampaign("a broadcast is a Live Activity update or end: push type liveactivity, not \(content.pushType)")
+                throw .invalidCampaign(
+                    "a broadcast is a Live Activity update or end: push type liveactivity, not \(content.pushType)")
             }
         }
         if kind == .single, case .all = audience {
@@ -51,13 +59,16 @@ public struct CampaignSpec: Hashable, Sendable {
             switch audience {
             case .all, .users:
                 // These reach kind `device` only, which a Live Activity push cannot update or start.
-                throw .invalidCampaign("a liveactivity push goes to Live Activity tokens: give the activity type (--activity-type, audience.activityType) or the tokens")
+                throw .invalidCampaign(
+                    "a liveactivity push goes to Live Activity tokens: give the activity type (--activity-type, audience.activityType) or the tokens"
+                )
             default: break
             }
         }
         if let activity = audience.activity {
             if kind == .single {
-                throw .invalidCampaign("a single send goes to tokens or users; send to the activities of a type with a bulk campaign")
+                throw .invalidCampaign(
+                    "a single send goes to tokens or users; send to the activities of a type with a bulk campaign")
             }
             guard activity.kind.isLiveActivity else {
                 throw .invalidCampaign("an activity audience reaches activity or pushToStart tokens, not kind device")

@@ -15,7 +15,8 @@ extension Channel {
             return "channel \(id) belongs to \(topic), not \(content.bundleID)"
         }
         if storage == .none, let expiration = content.expiration, expiration.secondsSince1970 != 0 {
-            return "channel \(id) stores no message (storage none): the expiration must be 0 (or left out), not \(expiration.secondsSince1970)"
+            return
+                "channel \(id) stores no message (storage none): the expiration must be 0 (or left out), not \(expiration.secondsSince1970)"
         }
         return nil
     }

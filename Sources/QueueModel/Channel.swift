@@ -19,8 +19,10 @@ public struct Channel: Hashable, Sendable {
     /// When `channel delete` deleted it at APNs; nil while it exists.
     public var deletedAt: Date?
 
-    public init(id: Int64, channelID: String, topic: String, environment: Environment, storage: ChannelStorage,
-                credential: String, createdAt: Date, deletedAt: Date? = nil) {
+    public init(
+        id: Int64, channelID: String, topic: String, environment: Environment, storage: ChannelStorage,
+        credential: String, createdAt: Date, deletedAt: Date? = nil
+    ) {
         self.id = id
         self.channelID = channelID
         self.topic = topic
@@ -43,8 +45,10 @@ public enum ChannelReference: Hashable, Sendable, CustomStringConvertible {
     /// Digits only (at most 18) name the local number; anything else is an APNs id. A lookup by number that finds
     /// nothing tries the text as an APNs id too (`ChannelStore.channel(_:)`), as a base64 id may be all digits.
     public init(_ text: String) {
-        if !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-           let number = Int64(text) {
+        if !text.isEmpty, text.utf8.count <= 18,
+            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let number = Int64(text)
+        {
             self = .local(number)
         } else {
             self = .apns(text)

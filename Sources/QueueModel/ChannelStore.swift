@@ -6,8 +6,10 @@ import Foundation
 public protocol ChannelStore: Actor {
     /// Records a channel APNs just created; `StoreError.invalidChannel` when its APNs id is already recorded for
     /// that environment or the id is not base64.
-    func recordChannel(channelID: String, topic: String, environment: Environment, storage: ChannelStorage,
-                       credential: String, now: Date) async throws(StoreError) -> Channel
+    func recordChannel(
+        channelID: String, topic: String, environment: Environment, storage: ChannelStorage,
+        credential: String, now: Date
+    ) async throws(StoreError) -> Channel
     /// The channels recorded, by local number; only `topic`'s when given, and the deleted ones only with `includeDeleted`.
     func channels(topic: String?, includeDeleted: Bool) async throws(StoreError) -> [Channel]
     /// The channel `reference` names, nil when none: by local number (then, that failing, by the same text as an APNs

@@ -16,25 +16,47 @@ public struct CopyTable: Sendable, Hashable {
     /// source's workers are stopped), counters kept by triggers (`gauge_counts`, rebuilt by the target), SQLite's
     /// `device_users` (PostgreSQL reads `devices.user_id`) and `deferred_batches` (written out before copying).
     public static let all: [CopyTable] = [
-        CopyTable("channels", key: ["id"], columns: ["channel_id", "topic", "environment", "storage", "credential", "created_at",
-                                                     "deleted_at"]),
-        CopyTable("devices", key: ["id"], columns: ["token", "topic", "environment", "user_id", "active", "registered_at",
-                                                    "deactivated_at", "reason", "kind", "activity_type"]),
-        CopyTable("campaigns", key: ["id"], columns: [
-            "kind", "status", "topic", "push_type", "priority", "expiration", "collapse_id", "apns_id", "payload", "audience",
-            "audience_environment", "audience_size", "expanded", "expansion_cursor", "scheduled_at", "created_at",
-            "started_at", "finished_at", "paused", "verify", "audience_activity_type", "audience_activity_kind",
-            "channel_id", "total", "pending", "accepted", "rejected", "unregistered", "failed", "cancelled"]),
+        CopyTable(
+            "channels", key: ["id"],
+            columns: [
+                "channel_id", "topic", "environment", "storage", "credential", "created_at",
+                "deleted_at",
+            ]),
+        CopyTable(
+            "devices", key: ["id"],
+            columns: [
+                "token", "topic", "environment", "user_id", "active", "registered_at",
+                "deactivated_at", "reason", "kind", "activity_type",
+            ]),
+        CopyTable(
+            "campaigns", key: ["id"],
+            columns: [
+                "kind", "status", "topic", "push_type", "priority", "expiration", "collapse_id", "apns_id", "payload",
+                "audience",
+                "audience_environment", "audience_size", "expanded", "expansion_cursor", "scheduled_at", "created_at",
+                "started_at", "finished_at", "paused", "verify", "audience_activity_type", "audience_activity_kind",
+                "channel_id", "total", "pending", "accepted", "rejected", "unregistered", "failed", "cancelled",
+            ]),
         CopyTable("campaign_audience", key: ["campaign_id", "seq"], columns: ["value"]),
-        CopyTable("deliveries", key: ["id"], columns: [
-            "campaign_id", "device_id", "token", "environment", "priority_class", "status", "attempts", "next_attempt_at",
-            "http_status", "reason", "apns_id", "created_at", "updated_at", "channel_id"]),
+        CopyTable(
+            "deliveries", key: ["id"],
+            columns: [
+                "campaign_id", "device_id", "token", "environment", "priority_class", "status", "attempts",
+                "next_attempt_at",
+                "http_status", "reason", "apns_id", "created_at", "updated_at", "channel_id",
+            ]),
         CopyTable("delivery_attempts", key: ["delivery_id", "attempt"], columns: ["at", "http_status", "reason"]),
         CopyTable("cancel_requests", key: ["seq"], columns: ["campaign_id", "requested_at", "done_at"]),
         CopyTable("api_keys", key: ["id"], columns: ["name", "secret_hash", "scopes", "created_at", "last_used_at"]),
-        CopyTable("idempotency_keys", key: ["scope", "key"], columns: ["request_hash", "campaign_ids", "deliveries", "created_at"]),
-        CopyTable("events", key: ["id"], columns: ["type", "token", "topic", "environment", "user_id", "reason", "campaign_id",
-                                                   "delivery_id", "at"]),
+        CopyTable(
+            "idempotency_keys", key: ["scope", "key"],
+            columns: ["request_hash", "campaign_ids", "deliveries", "created_at"]),
+        CopyTable(
+            "events", key: ["id"],
+            columns: [
+                "type", "token", "topic", "environment", "user_id", "reason", "campaign_id",
+                "delivery_id", "at",
+            ]),
         CopyTable("webhook_cursor", key: ["id"], columns: ["event_id", "updated_at"]),
         CopyTable("outcome_counts", key: ["minute", "status", "reason"], columns: ["count", "requests"]),
     ]

@@ -23,18 +23,26 @@ public struct DeliveryJob: Hashable, Sendable {
     public var previousDelay: Duration?
 
     /// A job built by hand: for workers' decision tests and other engines behind `DeliveryStore`.
-    public init(id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, token: DeviceToken, environment: Environment,
-                content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date, createdAt: Date? = nil,
-                previousDelay: Duration? = nil) {
-        self.init(id: id, campaignID: campaignID, kind: kind, target: .device(token), environment: environment, content: content,
-                  attempts: attempts, deviceRegisteredAt: deviceRegisteredAt, leasedUntil: leasedUntil, createdAt: createdAt,
-                  previousDelay: previousDelay)
+    public init(
+        id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, token: DeviceToken, environment: Environment,
+        content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date,
+        createdAt: Date? = nil,
+        previousDelay: Duration? = nil
+    ) {
+        self.init(
+            id: id, campaignID: campaignID, kind: kind, target: .device(token), environment: environment,
+            content: content,
+            attempts: attempts, deviceRegisteredAt: deviceRegisteredAt, leasedUntil: leasedUntil, createdAt: createdAt,
+            previousDelay: previousDelay)
     }
 
     /// A job to a device or a broadcast channel.
-    public init(id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, target: DeliveryTarget, environment: Environment,
-                content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date, createdAt: Date? = nil,
-                previousDelay: Duration? = nil) {
+    public init(
+        id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, target: DeliveryTarget, environment: Environment,
+        content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date,
+        createdAt: Date? = nil,
+        previousDelay: Duration? = nil
+    ) {
         self.id = id
         self.campaignID = campaignID
         self.kind = kind

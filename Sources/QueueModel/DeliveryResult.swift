@@ -56,8 +56,10 @@ public struct DeliveryResult: Hashable, Sendable {
 
     /// The outcome of `job`: it carries what recording needs (delivery, campaign, token, topic), so a store
     /// writes it without remembering what it handed out.
-    public init(_ job: DeliveryJob, disposition: Disposition, httpStatus: Int? = nil, reason: Reason? = nil,
-                apnsID: String? = nil, deactivation: Deactivation? = nil, countsAsAttempt: Bool = true) {
+    public init(
+        _ job: DeliveryJob, disposition: Disposition, httpStatus: Int? = nil, reason: Reason? = nil,
+        apnsID: String? = nil, deactivation: Deactivation? = nil, countsAsAttempt: Bool = true
+    ) {
         self.deliveryID = job.id
         self.campaignID = job.campaignID
         self.token = job.token
@@ -76,21 +78,29 @@ public struct DeliveryResult: Hashable, Sendable {
     }
 
     /// Try again at `date` (429, 5xx, transport errors, ExpiredProviderToken …).
-    public static func retry(_ job: DeliveryJob, at date: Date, httpStatus: Int? = nil, reason: Reason? = nil,
-                             apnsID: String? = nil) -> DeliveryResult {
+    public static func retry(
+        _ job: DeliveryJob, at date: Date, httpStatus: Int? = nil, reason: Reason? = nil,
+        apnsID: String? = nil
+    ) -> DeliveryResult {
         DeliveryResult(job, disposition: .retry(at: date), httpStatus: httpStatus, reason: reason, apnsID: apnsID)
     }
 
     /// 410 Unregistered / ExpiredToken: the delivery is `unregistered` and the device deactivated unless it
     /// registered again at or after `timestamp`.
-    public static func unregistered(_ job: DeliveryJob, reason: Reason, timestamp: Int64?, apnsID: String? = nil) -> DeliveryResult {
-        DeliveryResult(job, disposition: .unregistered, httpStatus: 410, reason: reason, apnsID: apnsID,
-                       deactivation: Deactivation(reason: reason, unregisteredAt: timestamp))
+    public static func unregistered(_ job: DeliveryJob, reason: Reason, timestamp: Int64?, apnsID: String? = nil)
+        -> DeliveryResult
+    {
+        DeliveryResult(
+            job, disposition: .unregistered, httpStatus: 410, reason: reason, apnsID: apnsID,
+            deactivation: Deactivation(reason: reason, unregisteredAt: timestamp))
     }
 
     /// 400 BadDeviceToken / DeviceTokenNotForTopic: the delivery is `rejected` and the device deactivated.
-    public static func badToken(_ job: DeliveryJob, httpStatus: Int = 400, reason: Reason, apnsID: String? = nil) -> DeliveryResult {
-        DeliveryResult(job, disposition: .rejected, httpStatus: httpStatus, reason: reason, apnsID: apnsID,
-                       deactivation: Deactivation(reason: reason))
+    public static func badToken(_ job: DeliveryJob, httpStatus: Int = 400, reason: Reason, apnsID: String? = nil)
+        -> DeliveryResult
+    {
+        DeliveryResult(
+            job, disposition: .rejected, httpStatus: httpStatus, reason: reason, apnsID: apnsID,
+            deactivation: Deactivation(reason: reason))
     }
 }

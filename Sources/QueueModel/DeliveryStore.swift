@@ -26,7 +26,8 @@ public protocol DeliveryStore: Actor {
     func claim(now: Date, limit: Int, leaseFor: Duration, worker: WorkerID?) async throws(StoreError) -> [DeliveryJob]
     /// Claims up to `limit` due single sends only, and only when there are some (a read first, no write
     /// otherwise): for a busy worker, so a notification does not wait behind the bulk work it already holds.
-    func claimSingles(now: Date, limit: Int, leaseFor: Duration, worker: WorkerID?) async throws(StoreError) -> [DeliveryJob]
+    func claimSingles(now: Date, limit: Int, leaseFor: Duration, worker: WorkerID?) async throws(StoreError)
+        -> [DeliveryJob]
     /// Writes a batch of outcomes in one transaction.
     func record(_ results: [DeliveryResult], by worker: WorkerID?, now: Date) async throws(StoreError) -> RecordReport
     /// When the next delivery or campaign becomes due; nil when there is nothing queued.
@@ -36,7 +37,8 @@ public protocol DeliveryStore: Actor {
     /// The campaign (for the worker's campaign lines); `StoreError.unknownCampaign` when there is none.
     func campaign(_ id: CampaignID) async throws(StoreError) -> Campaign
     /// When the leases of another worker that went quiet may be taken over; nil when there is none.
-    func nextRescueDate(now: Date, staleAfter: Duration, silentFor: Duration, except: WorkerID?) async throws(StoreError) -> Date?
+    func nextRescueDate(now: Date, staleAfter: Duration, silentFor: Duration, except: WorkerID?)
+        async throws(StoreError) -> Date?
     /// A number that changes whenever another connection to the queue (another process) commits; an idle worker
     /// reads it every tick and claims only when it moved. Not moved by this store's own writes.
     func changeCount() async throws(StoreError) -> Int64
@@ -48,6 +50,7 @@ public protocol DeliveryStore: Actor {
     /// Cancel requests not finished yet.
     func openCancelRequests() async throws(StoreError) -> [CancelRequest]
     /// The worker stopped sending these campaigns and has seen every request up to `seq`.
-    func acknowledgeCancels(_ acknowledged: [(request: CancelRequest, inFlight: Int)], upTo seq: Int64,
-                            by worker: WorkerID) async throws(StoreError)
+    func acknowledgeCancels(
+        _ acknowledged: [(request: CancelRequest, inFlight: Int)], upTo seq: Int64,
+        by worker: WorkerID) async throws(StoreError)
 }

@@ -21,9 +21,11 @@ public struct Device: Hashable, Sendable, Identifiable {
     /// The ActivityAttributes type name of an `activity` or `pushToStart` token; nil for a device.
     public var activityType: String?
 
-    public init(id: Int64, token: DeviceToken, topic: String, environment: Environment, user: String?,
-                isActive: Bool, registeredAt: Date, deactivatedAt: Date?, reason: Reason?,
-                kind: DeviceKind = .device, activityType: String? = nil) {
+    public init(
+        id: Int64, token: DeviceToken, topic: String, environment: Environment, user: String?,
+        isActive: Bool, registeredAt: Date, deactivatedAt: Date?, reason: Reason?,
+        kind: DeviceKind = .device, activityType: String? = nil
+    ) {
         self.id = id
         self.token = token
         self.topic = topic

@@ -21,8 +21,10 @@ public struct DeviceRegistration: Hashable, Sendable {
     /// The longest activity type accepted (Swift type names are far shorter).
     public static let maximumActivityTypeBytes = 200
 
-    public init(token: DeviceToken, topic: String, environment: Environment = .production, user: String? = nil,
-                replaces: DeviceToken? = nil, kind: DeviceKind = .device, activityType: String? = nil) {
+    public init(
+        token: DeviceToken, topic: String, environment: Environment = .production, user: String? = nil,
+        replaces: DeviceToken? = nil, kind: DeviceKind = .device, activityType: String? = nil
+    ) {
         self.token = token
         self.topic = topic
         self.environment = environment
@@ -54,14 +56,18 @@ public struct DeviceRegistration: Hashable, Sendable {
             }
             return
         }
-        guard let activityType else { throw .invalidDevice("kind \(kind) needs an activity type (the ActivityAttributes type name)") }
+        guard let activityType else {
+            throw .invalidDevice("kind \(kind) needs an activity type (the ActivityAttributes type name)")
+        }
         try validateActivityType(activityType)
     }
 
     /// `registrations` as the registry stores them (each `checked()`), the same array when every one is a plain
     /// device registration (the common case of a large import: nothing copied).
     public static func checked(_ registrations: [DeviceRegistration]) throws(StoreError) -> [DeviceRegistration] {
-        guard registrations.contains(where: { $0.kind != .device || $0.activityType != nil }) else { return registrations }
+        guard registrations.contains(where: { $0.kind != .device || $0.activityType != nil }) else {
+            return registrations
+        }
         var stored: [DeviceRegistration] = []
         stored.reserveCapacity(registrations.count)
         for registration in registrations { stored.append(try registration.checked()) }
@@ -77,11 +83,13 @@ public struct DeviceRegistration: Hashable, Sendable {
             throw .invalidDevice("activity type \(shown)… is longer than \(maximumActivityTypeBytes) bytes")
         }
         func isLetter(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || byte == UInt8(ascii: "_")
         }
         guard isLetter(first) else { throw .invalidDevice("activity type \(shown) must start with a letter or '_'") }
-        for byte in text.utf8 where !isLetter(byte) && !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) && byte != UInt8(ascii: ".") {
+        for byte in text.utf8
+        where !isLetter(byte) && !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) && byte != UInt8(ascii: ".") {
             throw .invalidDevice("activity type \(shown) is not a type name (only letters, digits, '_' and '.')")
         }
     }

@@ -20,8 +20,10 @@ public struct Event: Hashable, Sendable, Identifiable {
     public var campaignID: CampaignID?
     public var deliveryID: DeliveryID?
 
-    public init(id: EventID, type: EventType, token: DeviceToken, topic: String, environment: Environment, user: String?,
-                reason: Reason?, at: Date, campaignID: CampaignID? = nil, deliveryID: DeliveryID? = nil) {
+    public init(
+        id: EventID, type: EventType, token: DeviceToken, topic: String, environment: Environment, user: String?,
+        reason: Reason?, at: Date, campaignID: CampaignID? = nil, deliveryID: DeliveryID? = nil
+    ) {
         self.id = id
         self.type = type
         self.token = token

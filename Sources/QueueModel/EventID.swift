@@ -8,7 +8,8 @@ public struct EventID: RawRepresentable, Hashable, Comparable, Sendable, CustomS
 
     /// Parses a cursor as printed (`description`): a decimal integer ≥ 0 ("0" is before every event).
     public init?(cursor: String) {
-        guard cursor.utf8.count <= 19, cursor.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(cursor) else { return nil }
+        guard cursor.utf8.count <= 19, cursor.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(cursor)
+        else { return nil }
         rawValue = value
     }
 

@@ -20,7 +20,9 @@ public struct IdempotencyKey: Hashable, Sendable {
     /// Checks a key as given (`Idempotency-Key` header, `--idempotency-key`): 1–255 printable ASCII characters.
     public static func validate(_ key: String) -> String? {
         guard !key.isEmpty else { return "an idempotency key must not be empty" }
-        guard key.utf8.count <= maximumLength else { return "idempotency key of \(key.utf8.count) bytes; at most \(maximumLength)" }
+        guard key.utf8.count <= maximumLength else {
+            return "idempotency key of \(key.utf8.count) bytes; at most \(maximumLength)"
+        }
         guard key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             return "an idempotency key is printable ASCII without spaces"
         }

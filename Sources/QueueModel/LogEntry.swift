@@ -18,8 +18,12 @@ public struct LogEntry: Hashable, Sendable, Identifiable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(id: DeliveryID, campaignID: CampaignID, target: DeliveryTarget, environment: Environment, status: DeliveryStatus,
-                httpStatus: Int?, reason: Reason?, apnsID: String?, attempts: Int, nextAttemptAt: Date?, createdAt: Date, updatedAt: Date) {
+    public init(
+        id: DeliveryID, campaignID: CampaignID, target: DeliveryTarget, environment: Environment,
+        status: DeliveryStatus,
+        httpStatus: Int?, reason: Reason?, apnsID: String?, attempts: Int, nextAttemptAt: Date?, createdAt: Date,
+        updatedAt: Date
+    ) {
         self.id = id
         self.campaignID = campaignID
         self.target = target

@@ -14,8 +14,10 @@ public struct LogFilter: Hashable, Sendable {
     /// Deliveries last updated before this time.
     public var until: Date?
 
-    public init(campaign: CampaignID? = nil, token: DeviceToken? = nil, status: DeliveryStatus? = nil, user: String? = nil,
-                reason: Reason? = nil, since: Date? = nil, until: Date? = nil) {
+    public init(
+        campaign: CampaignID? = nil, token: DeviceToken? = nil, status: DeliveryStatus? = nil, user: String? = nil,
+        reason: Reason? = nil, since: Date? = nil, until: Date? = nil
+    ) {
         self.campaign = campaign
         self.token = token
         self.status = status

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The store `apnsd migrate` copies from (SQLite).
 public protocol MigrationSource: Actor {
     /// Makes the store ready to be copied (writes out work it keeps in a compact form).
@@ -24,5 +26,3 @@ public protocol MigrationTarget: Actor {
     func rowCount(_ table: CopyTable) async throws(StoreError) -> Int
     func close() async
 }
-
-import Foundation

@@ -18,8 +18,10 @@ public struct OutcomeStats: Sendable, Hashable {
     /// With a campaign: the campaign, whose deliveries alone are counted.
     public var campaign: Campaign?
 
-    public init(since: Date, until: Date, outcomes: [String: [String: Int]], requests: Int, accepted: Int,
-                deactivations: [String: Int], queue: QueueGauges, campaign: Campaign? = nil) {
+    public init(
+        since: Date, until: Date, outcomes: [String: [String: Int]], requests: Int, accepted: Int,
+        deactivations: [String: Int], queue: QueueGauges, campaign: Campaign? = nil
+    ) {
         self.since = since
         self.until = until
         self.outcomes = outcomes

@@ -5,7 +5,9 @@ extension ProducerStore {
     /// APNs: every live worker stops sending it and says what it had on the wire (within its cancel poll, 100 ms);
     /// one that does not answer within `waitUpTo` is counted as unacknowledged. `staleAfter` is the lease: a
     /// worker whose heartbeat is older is not waited for.
-    public func cancel(_ id: CampaignID, staleAfter: Duration, waitUpTo: TimeInterval) async throws(StoreError) -> CancelReport {
+    public func cancel(_ id: CampaignID, staleAfter: Duration, waitUpTo: TimeInterval) async throws(StoreError)
+        -> CancelReport
+    {
         let request = try await requestCancel(id, now: Date())
         var waiting: [WorkerID] = []
         if let request {

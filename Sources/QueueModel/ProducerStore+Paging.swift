@@ -18,7 +18,9 @@ extension ProducerStore {
     }
 
     /// The whole log matching `filter`, fetched page by page as the sequence is iterated.
-    public nonisolated func logEntries(_ filter: LogFilter = LogFilter(), pageSize: Int = 1000) -> PagedSequence<LogEntry> {
+    public nonisolated func logEntries(_ filter: LogFilter = LogFilter(), pageSize: Int = 1000) -> PagedSequence<
+        LogEntry
+    > {
         PagedSequence(pageSize: pageSize, cursor: { $0.id.rawValue }) { after, limit in
             try await self.log(filter, after: after.map { DeliveryID($0) }, limit: limit)
         }

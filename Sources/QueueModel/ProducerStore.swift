@@ -23,16 +23,19 @@ public protocol ProducerStore: Actor {
     /// Deactivates the device of `token` for `topic` (for its only topic when nil; `StoreError.ambiguousDevice`
     /// when it has several) with `reason`. Returns the device as stored after, nil when unknown; a device
     /// already inactive is returned unchanged.
-    func deactivateDevice(token: DeviceToken, topic: String?, reason: Reason, now: Date) async throws(StoreError) -> Device?
+    func deactivateDevice(token: DeviceToken, topic: String?, reason: Reason, now: Date) async throws(StoreError)
+        -> Device?
     /// Deactivates every active device of `user` with `reason`; returns how many.
     func deactivateDevices(user: String, reason: Reason, now: Date) async throws(StoreError) -> Int
     /// Registers many devices, `commitEvery` per transaction; returns how many registrations were written.
-    func importDevices(_ registrations: [DeviceRegistration], now: Date, commitEvery: Int) async throws(StoreError) -> Int
+    func importDevices(_ registrations: [DeviceRegistration], now: Date, commitEvery: Int) async throws(StoreError)
+        -> Int
     /// The device registered with `token` for `topic`, if any.
     func device(token: DeviceToken, topic: String) async throws(StoreError) -> Device?
     /// One page of the registry in id order: devices with an id greater than `after`; `active`, `user` and `kind`
     /// filter.
-    func devices(active: Bool?, user: String?, kind: DeviceKind?, after: Int64?, limit: Int) async throws(StoreError) -> [Device]
+    func devices(active: Bool?, user: String?, kind: DeviceKind?, after: Int64?, limit: Int) async throws(StoreError)
+        -> [Device]
     /// How many devices are registered (optionally only active or inactive ones).
     func deviceCount(active: Bool?) async throws(StoreError) -> Int
 
@@ -57,16 +60,19 @@ public protocol ProducerStore: Actor {
     /// The campaign with this id; `StoreError.unknownCampaign` when there is none.
     func campaign(_ id: CampaignID) async throws(StoreError) -> Campaign
     /// Campaigns newest first, with an id below `before` (for paging), optionally of one kind or status.
-    func campaigns(kind: CampaignKind?, status: CampaignStatus?, before: CampaignID?, limit: Int) async throws(StoreError) -> [Campaign]
+    func campaigns(kind: CampaignKind?, status: CampaignStatus?, before: CampaignID?, limit: Int)
+        async throws(StoreError) -> [Campaign]
     /// Makes the campaign's `failed` or `rejected` deliveries pending again (attempts reset); returns how many.
     func requeue(_ id: CampaignID, status: DeliveryStatus, now: Date) async throws(StoreError) -> Int
 
     /// Cancel, step 1: records a request every live worker acknowledges; nil when the campaign already finished.
     func requestCancel(_ id: CampaignID, now: Date) async throws(StoreError) -> CancelRequest?
     /// Live workers (heartbeat within `staleAfter` of `now`) that have not acknowledged `request` yet.
-    func workersYetToAcknowledge(_ request: CancelRequest, now: Date, staleAfter: Duration) async throws(StoreError) -> [WorkerID]
+    func workersYetToAcknowledge(_ request: CancelRequest, now: Date, staleAfter: Duration) async throws(StoreError)
+        -> [WorkerID]
     /// Cancel, step 2: the campaign's pending deliveries become `cancelled`, and so does the campaign.
-    func finishCancel(_ id: CampaignID, request: CancelRequest?, unacknowledged: Int, now: Date) async throws(StoreError) -> CancelReport
+    func finishCancel(_ id: CampaignID, request: CancelRequest?, unacknowledged: Int, now: Date)
+        async throws(StoreError) -> CancelReport
 
     /// One page of the delivery log in id order: rows with an id greater than `after` that match `filter`.
     func log(_ filter: LogFilter, after: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
@@ -74,10 +80,12 @@ public protocol ProducerStore: Actor {
     func recentLog(_ filter: LogFilter, before: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
     /// The log rows changed at or after `from` that match `filter`, in (`updatedAt`, id) order, at most `limit`,
     /// skipping those of exactly `from` with an id up to `after` (`apnsd log --follow` pages with the last row).
-    func changedLog(_ filter: LogFilter, from: Date, after: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
+    func changedLog(_ filter: LogFilter, from: Date, after: DeliveryID?, limit: Int) async throws(StoreError)
+        -> [LogEntry]
     /// The rows changed last at or before `through` that match `filter`, newest change first, at most `limit`,
     /// skipping those of exactly `through` with an id from `before` up (paging with the last row).
-    func lastChanged(_ filter: LogFilter, through: Date, before: DeliveryID?, limit: Int) async throws(StoreError) -> [LogEntry]
+    func lastChanged(_ filter: LogFilter, through: Date, before: DeliveryID?, limit: Int) async throws(StoreError)
+        -> [LogEntry]
     /// Every answer each delivery got, oldest first (`apnsd log --attempts`); a delivery without any is left out.
     func attempts(of deliveries: [DeliveryID]) async throws(StoreError) -> [DeliveryID: [DeliveryAttempt]]
     /// Moves whenever another connection commits (`PRAGMA data_version` for SQLite): a cheap "anything new?".

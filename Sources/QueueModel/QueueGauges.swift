@@ -13,7 +13,9 @@ public struct QueueGauges: Sendable, Hashable {
     /// Registered devices deactivated (410, BadDeviceToken …).
     public var inactiveDevices: Int
 
-    public init(pendingSingle: Int, pendingBulk: Int, oldestDueAge: TimeInterval, activeDevices: Int, inactiveDevices: Int) {
+    public init(
+        pendingSingle: Int, pendingBulk: Int, oldestDueAge: TimeInterval, activeDevices: Int, inactiveDevices: Int
+    ) {
         self.pendingSingle = pendingSingle
         self.pendingBulk = pendingBulk
         self.oldestDueAge = oldestDueAge

@@ -9,8 +9,10 @@ extension RetentionStore {
     /// steps: the prune takes at most about a third of the file's write time (and of a core), in pieces of a few
     /// milliseconds. With half (and the prune not niced) a throttled campaign kept only 89–93% of its cap on a busy
     /// 2-core machine (BENCHMARKS.md, section 10).
-    public func prune(deliveriesBefore: Date, devicesBefore: Date, dryRun: Bool, batch: Int = 5_000,
-                      pause: Duration = .milliseconds(5)) async throws(StoreError) -> PruneReport {
+    public func prune(
+        deliveriesBefore: Date, devicesBefore: Date, dryRun: Bool, batch: Int = 5_000,
+        pause: Duration = .milliseconds(5)
+    ) async throws(StoreError) -> PruneReport {
         var report = PruneReport(dryRun: dryRun, deliveriesBefore: deliveriesBefore, devicesBefore: devicesBefore)
         let clock = ContinuousClock()
         var cursor: Int64? = 0
@@ -25,8 +27,9 @@ extension RetentionStore {
         cursor = 0
         while let after = cursor {
             let start = clock.now
-            let step = try await pruneDevices(deactivatedBefore: devicesBefore, registeredBefore: devicesBefore, after: after,
-                                              limit: batch, dryRun: dryRun)
+            let step = try await pruneDevices(
+                deactivatedBefore: devicesBefore, registeredBefore: devicesBefore, after: after,
+                limit: batch, dryRun: dryRun)
             report.devices += step.removed
             report.inactiveDevices += step.inactive
             report.steps += 1

@@ -14,8 +14,10 @@ public protocol RetentionStore: Actor {
     /// inactive ones deactivated before `deactivatedBefore`, active ones last registered before
     /// `registeredBefore`. Their finished deliveries stay in the log under their token; their pending ones are
     /// cancelled when claimed (`DeviceInactive`). The newest device row is always kept (ids are never reused).
-    func pruneDevices(deactivatedBefore: Date, registeredBefore: Date, after: Int64, limit: Int,
-                      dryRun: Bool) async throws(StoreError) -> PruneStep
+    func pruneDevices(
+        deactivatedBefore: Date, registeredBefore: Date, after: Int64, limit: Int,
+        dryRun: Bool
+    ) async throws(StoreError) -> PruneStep
     /// How the file's free space is handled, and how much of it there is.
     func freeSpace() async throws(StoreError) -> FreeSpace
     /// Gives up to `pages` free pages back to the filesystem (incremental vacuum, one short transaction);

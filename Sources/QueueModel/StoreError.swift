@@ -60,19 +60,23 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cannotOpen(let path, let reason):
             return "cannot open database \(path): \(reason)"
         case .databaseLocked(let path):
-            return "database \(path) is locked by another process (busy timeout expired): retry, or look for a stuck writer"
+            return
+                "database \(path) is locked by another process (busy timeout expired): retry, or look for a stuck writer"
         case .readOnly(let path):
             return "database \(path) is read-only for this user (uid \(geteuid()))"
         case .diskFull(let path):
             return "database \(path): the disk is full: free space on that filesystem; nothing was written"
         case .ioError(let path, let detail):
-            return "database \(path): I/O error (\(detail)): check the disk and the filesystem it is on (dmesg, df, mount)"
+            return
+                "database \(path): I/O error (\(detail)): check the disk and the filesystem it is on (dmesg, df, mount)"
         case .unavailable(let path, let detail):
-            return "database \(path) is unavailable (\(detail)): check that the server runs and is reachable; retrying is safe"
+            return
+                "database \(path) is unavailable (\(detail)): check that the server runs and is reachable; retrying is safe"
         case .olderSchema(let path, let missing):
             return "database \(path) needs migrations this apnsd applies (\(missing.joined(separator: ", ")))"
         case .newerSchema(let path, let unknown):
-            return "database \(path) was migrated by a newer apnsd (unknown migrations: \(unknown.joined(separator: ", "))): use that version"
+            return
+                "database \(path) was migrated by a newer apnsd (unknown migrations: \(unknown.joined(separator: ", "))): use that version"
         case .engineFailure(let path, _, let detail):
             return "database \(path): \(detail)"
         case .closed(let path):
@@ -88,7 +92,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .duplicateAPIKey(let name):
             return "an API key named '\(name)' already exists"
         case .idempotencyConflict(let key):
-            return "idempotency key '\(key)' was already used with a different request (keys are remembered for 24 hours)"
+            return
+                "idempotency key '\(key)' was already used with a different request (keys are remembered for 24 hours)"
         case .invalidAPIKey(let why):
             return why
         case .invalidChannel(let why):
@@ -108,9 +113,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .databaseLocked, .diskFull, .ioError, .readOnly, .unavailable: return true
-        case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign, .notADraft,
-             .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict, .ambiguousDevice,
-             .invalidDevice, .invalidChannel, .backupFailed:
+        case .databaseMissing, .cannotOpen, .newerSchema, .olderSchema, .engineFailure, .closed, .unknownCampaign,
+            .notADraft,
+            .invalidCampaign, .corruptValue, .duplicateAPIKey, .invalidAPIKey, .idempotencyConflict, .ambiguousDevice,
+            .invalidDevice, .invalidChannel, .backupFailed:
             return false
         }
     }

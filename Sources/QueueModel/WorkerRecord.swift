@@ -22,6 +22,7 @@ public struct WorkerRecord: Hashable, Sendable {
 
     /// Whether its heartbeat is older than `lease` at `now`: its leases may be taken over.
     public func isStale(now: Date, lease: Duration) -> Bool {
-        now.timeIntervalSince(heartbeatAt) > Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        now.timeIntervalSince(heartbeatAt) > Double(lease.components.seconds) + Double(lease.components.attoseconds)
+            / 1e18
     }
 }

@@ -11,7 +11,9 @@ enum ByteOrder {
             var count = 0
             for byte in string.utf8 {
                 if count == 16 { break }
-                if count < 8 { bytes.high |= UInt64(byte) << (56 - 8 * UInt64(count)) } else {
+                if count < 8 {
+                    bytes.high |= UInt64(byte) << (56 - 8 * UInt64(count))
+                } else {
                     bytes.low |= UInt64(byte) << (56 - 8 * UInt64(count - 8))
                 }
                 count += 1

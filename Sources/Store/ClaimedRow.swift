@@ -18,8 +18,10 @@ package struct ClaimedRow {
     /// A broadcast's channel (local number); `token` then holds the id APNs gave it.
     package var channel: Int64?
 
-    package init(id: Int64, campaign: Int64, token: String, environment: String, attempts: Int, deviceInactive: Bool,
-                 registeredAt: Int64?, createdAt: Int64, previousDelay: Int64?, channel: Int64? = nil) {
+    package init(
+        id: Int64, campaign: Int64, token: String, environment: String, attempts: Int, deviceInactive: Bool,
+        registeredAt: Int64?, createdAt: Int64, previousDelay: Int64?, channel: Int64? = nil
+    ) {
         self.id = id
         self.campaign = campaign
         self.token = token

@@ -31,25 +31,34 @@ package enum Decode {
 
     package static func expiration(_ seconds: Int64?) throws -> Expiration? {
         guard let seconds else { return nil }
-        do { return try Expiration(secondsSince1970: seconds) } catch { throw StoreError.corruptValue("expiration \(seconds)") }
+        do { return try Expiration(secondsSince1970: seconds) } catch {
+            throw StoreError.corruptValue("expiration \(seconds)")
+        }
     }
 
     /// A campaign's content as stored: checked when it was enqueued, so not validated again (a rule tightened
     /// since must not strand a campaign already accepted); only values that cannot be represented are corrupt.
-    package static func content(bundleID: String, pushType: String, priority: Int, expiration: Int64?, collapseID: String?,
-                        apnsID: String?, payload: [UInt8]) throws -> NotificationContent {
-        NotificationContent(trusted: bundleID, pushType: try Self.pushType(pushType), priority: try Self.priority(priority),
-                            expiration: try Self.expiration(expiration), collapseID: collapseID.map(CollapseID.init(trusted:)),
-                            apnsID: apnsID.map(NotificationID.init(trusted:)), payload: Payload(trusted: payload))
+    package static func content(
+        bundleID: String, pushType: String, priority: Int, expiration: Int64?, collapseID: String?,
+        apnsID: String?, payload: [UInt8]
+    ) throws -> NotificationContent {
+        NotificationContent(
+            trusted: bundleID, pushType: try Self.pushType(pushType), priority: try Self.priority(priority),
+            expiration: try Self.expiration(expiration), collapseID: collapseID.map(CollapseID.init(trusted:)),
+            apnsID: apnsID.map(NotificationID.init(trusted:)), payload: Payload(trusted: payload))
     }
 
     package static func deliveryStatus(_ raw: String) throws -> DeliveryStatus {
-        guard let value = DeliveryStatus(rawValue: raw) else { throw StoreError.corruptValue("delivery status '\(raw)'") }
+        guard let value = DeliveryStatus(rawValue: raw) else {
+            throw StoreError.corruptValue("delivery status '\(raw)'")
+        }
         return value
     }
 
     package static func campaignStatus(_ raw: String) throws -> CampaignStatus {
-        guard let value = CampaignStatus(rawValue: raw) else { throw StoreError.corruptValue("campaign status '\(raw)'") }
+        guard let value = CampaignStatus(rawValue: raw) else {
+            throw StoreError.corruptValue("campaign status '\(raw)'")
+        }
         return value
     }
 

@@ -29,14 +29,19 @@ enum DeferredBatch {
                 appendVarint(UInt64(users.count), to: &record)
                 for user in users { appendText(user, to: &record) }
             case .all, .activities, .channel:
-                preconditionFailure("a deferred single send never targets every device, activities or a channel (Store.defers)")
+                preconditionFailure(
+                    "a deferred single send never targets every device, activities or a channel (Store.defers)")
             }
             appendText(content.bundleID, to: &record)
             appendText(content.pushType.rawValue, to: &record)
             appendVarint(UInt64(content.priority.rawValue), to: &record)
-            let flags: UInt8 = (content.expiration == nil ? 0 : 1) | (content.collapseID == nil ? 0 : 2) | (content.apnsID == nil ? 0 : 4)
+            let flags: UInt8 =
+                (content.expiration == nil ? 0 : 1) | (content.collapseID == nil ? 0 : 2)
+                | (content.apnsID == nil ? 0 : 4)
             record.append(flags)
-            if let expiration = content.expiration { appendVarint(UInt64(bitPattern: expiration.secondsSince1970), to: &record) }
+            if let expiration = content.expiration {
+                appendVarint(UInt64(bitPattern: expiration.secondsSince1970), to: &record)
+            }
             if let collapseID = content.collapseID { appendText(collapseID.value, to: &record) }
             if let apnsID = content.apnsID { appendText(apnsID.uuidString, to: &record) }
             appendVarint(UInt64(content.payload.bytes.count), to: &record)
@@ -100,8 +105,9 @@ enum DeferredBatch {
             let apnsID = flags & 4 == 0 ? nil : NotificationID(trusted: try text())
             let payload = Array(bytes[try field()])
             guard offset == end else { throw Self.corrupt }
-            let content = NotificationContent(trusted: bundleID, pushType: pushType, priority: priority, expiration: expiration,
-                                              collapseID: collapseID, apnsID: apnsID, payload: Payload(trusted: payload))
+            let content = NotificationContent(
+                trusted: bundleID, pushType: pushType, priority: priority, expiration: expiration,
+                collapseID: collapseID, apnsID: apnsID, payload: Payload(trusted: payload))
             return CampaignSpec(kind: .single, audience: audience, content: content)
         }
 

@@ -29,10 +29,12 @@ struct ImportRows {
     }
 
     private mutating func append(_ registration: borrowing DeviceRegistration) {
-        rows.append(Row(token: append(registration.token.hex), topic: append(registration.topic),
-                        environment: append(registration.environment.rawValue),
-                        user: registration.user.map { append($0) }, kind: append(registration.kind.rawValue),
-                        activityType: registration.activityType.map { append($0) }))
+        rows.append(
+            Row(
+                token: append(registration.token.hex), topic: append(registration.topic),
+                environment: append(registration.environment.rawValue),
+                user: registration.user.map { append($0) }, kind: append(registration.kind.rawValue),
+                activityType: registration.activityType.map { append($0) }))
     }
 
     private mutating func append(_ text: String) -> Range<Int> {

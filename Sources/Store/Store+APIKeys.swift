@@ -4,7 +4,9 @@ import QueueModel
 /// API keys (`api_keys`, SCHEMA.md). The store sees only secret hashes. A key is looked up by the hash of the
 /// presented secret through the table's unique index; revoking deletes the row.
 extension Store: APIKeyStore {
-    public func createAPIKey(name: String, scopes: Set<APIKeyScope>, secretHash: String, now: Date) throws(StoreError) -> APIKeyRecord {
+    public func createAPIKey(name: String, scopes: Set<APIKeyScope>, secretHash: String, now: Date) throws(StoreError)
+        -> APIKeyRecord
+    {
         do { try APIKeyRecord.validateName(name) } catch { throw .invalidAPIKey(error.description) }
         guard !scopes.isEmpty else { throw .invalidAPIKey("an API key needs at least one scope") }
         guard Self.isSHA256Hex(secretHash) else { throw .invalidAPIKey("a secret hash is 64 lowercase hex digits") }
@@ -20,7 +22,8 @@ extension Store: APIKeyStore {
 
     public func apiKeys() throws(StoreError) -> [APIKeyRecord] {
         try read { db in
-            let statement = try db.cached("SELECT name, scopes, created_at, last_used_at FROM api_keys ORDER BY name").bind()
+            let statement = try db.cached("SELECT name, scopes, created_at, last_used_at FROM api_keys ORDER BY name")
+                .bind()
             defer { statement.reset() }
             var keys: [APIKeyRecord] = []
             while try statement.step() { keys.append(try Self.apiKey(statement)) }
@@ -41,8 +44,10 @@ extension Store: APIKeyStore {
     public func authenticateAPIKey(secretHash: String, now: Date) throws(StoreError) -> APIKeyRecord? {
         guard Self.isSHA256Hex(secretHash) else { return nil }
         let found: APIKeyRecord? = try read { db in
-            let statement = try db.cached("SELECT name, scopes, created_at, last_used_at FROM api_keys WHERE secret_hash = ?")
-                .bind(secretHash)
+            let statement = try db.cached(
+                "SELECT name, scopes, created_at, last_used_at FROM api_keys WHERE secret_hash = ?"
+            )
+            .bind(secretHash)
             defer { statement.reset() }
             return try statement.step() ? try Self.apiKey(statement) : nil
         }
@@ -52,14 +57,16 @@ extension Store: APIKeyStore {
         if let last = key.lastUsedAt, nowMS - last.storeMilliseconds < every { return key }
         do {
             let written = try write { db in
-                try db.cached("""
+                try db.cached(
+                    """
                     UPDATE api_keys SET last_used_at = ?2
                     WHERE secret_hash = ?1 AND (last_used_at IS NULL OR last_used_at <= ?2 - ?3)
-                    """).bind(secretHash, nowMS, every).run()
+                    """
+                ).bind(secretHash, nowMS, every).run()
                 return db.changes > 0
             }
             if written { key.lastUsedAt = Milliseconds.date(nowMS) }
-        } catch where error.isTransient {
+        } catch  where error.isTransient {
             // See above: the use is recorded by a later request.
         }
         return key
@@ -73,8 +80,9 @@ extension Store: APIKeyStore {
             }
             scopes.insert(scope)
         }
-        return APIKeyRecord(name: statement.string(0), scopes: scopes, createdAt: Milliseconds.date(statement.int64(2)),
-                            lastUsedAt: statement.optionalInt64(3).map(Milliseconds.date))
+        return APIKeyRecord(
+            name: statement.string(0), scopes: scopes, createdAt: Milliseconds.date(statement.int64(2)),
+            lastUsedAt: statement.optionalInt64(3).map(Milliseconds.date))
     }
 
     static func scopesText(_ scopes: Set<APIKeyScope>) -> String {
@@ -82,6 +90,10 @@ extension Store: APIKeyStore {
     }
 
     private static func isSHA256Hex(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        text.utf8.count == 64
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
     }
 }

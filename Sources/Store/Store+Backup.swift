@@ -7,7 +7,9 @@ extension Store: BackupStore {
     /// half-written copy. Refuses to overwrite an existing file. Returns the copy's size in bytes.
     @discardableResult
     public func backup(to path: String) throws(StoreError) -> Int64 {
-        guard !FileManager.default.fileExists(atPath: path) else { throw .backupFailed(path, "the file exists; choose a new name") }
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw .backupFailed(path, "the file exists; choose a new name")
+        }
         let partial = path + ".partial"
         for leftover in [partial, partial + "-wal", partial + "-shm"] { unlink(leftover) }
         let fd = Glibc.open(partial, O_CREAT | O_EXCL | O_WRONLY, 0o600)
@@ -20,7 +22,9 @@ extension Store: BackupStore {
                 // Leave a single file: the copy's own WAL is folded in and removed when it closes.
                 try destination.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             }
-            guard rename(partial, path) == 0 else { throw StoreError.backupFailed(path, String(cString: strerror(errno))) }
+            guard rename(partial, path) == 0 else {
+                throw StoreError.backupFailed(path, String(cString: strerror(errno)))
+            }
         } catch {
             for leftover in [partial, partial + "-wal", partial + "-shm"] { unlink(leftover) }
             if let failed = error as? StoreError, case .backupFailed = failed { throw failed }

@@ -19,15 +19,23 @@ extension Store {
     /// Inserts a campaign with its audience (and a single send's deliveries) inside the caller's transaction;
     /// returns its id and the delivery rows created now (a bulk campaign's come with its expansion: 0). `id` nil:
     /// the next id; a deferred batch's notifications take the ids reserved for them.
-    func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date, id: CampaignID? = nil) throws -> (id: CampaignID, deliveries: Int) {
+    func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date, id: CampaignID? = nil) throws -> (
+        id: CampaignID, deliveries: Int
+    ) {
         try spec.validate()
         if case .channel(let channel) = spec.audience {
-            if let at = spec.scheduledAt, at > now { throw StoreError.invalidCampaign("a broadcast is sent now: leave out the time") }
+            if let at = spec.scheduledAt, at > now {
+                throw StoreError.invalidCampaign("a broadcast is sent now: leave out the time")
+            }
             return (try insertBroadcast(db, spec, channel: channel, now: now.storeMilliseconds, id: id), 1)
         }
         if spec.kind == .single, case .tokens(let tokens, let environment) = spec.audience, tokens.count == 1,
-           (spec.scheduledAt ?? now) <= now {
-            return (try insertSingleSend(db, spec, to: tokens[0], environment: environment, now: now.storeMilliseconds, id: id), 1)
+            (spec.scheduledAt ?? now) <= now
+        {
+            return (
+                try insertSingleSend(
+                    db, spec, to: tokens[0], environment: environment, now: now.storeMilliseconds, id: id), 1
+            )
         }
         let id = try insertCampaign(db, spec, status: initialStatus(spec, now: now), now: now, id: id)
         try stageAudience(db, id, spec.audience)
@@ -82,8 +90,10 @@ extension Store {
     }
 
     /// Campaigns, newest first: those with an id below `before` (for paging), optionally of one kind or status.
-    public func campaigns(kind: CampaignKind? = nil, status: CampaignStatus? = nil, before: CampaignID? = nil,
-                          limit: Int = 100) throws(StoreError) -> [Campaign] {
+    public func campaigns(
+        kind: CampaignKind? = nil, status: CampaignStatus? = nil, before: CampaignID? = nil,
+        limit: Int = 100
+    ) throws(StoreError) -> [Campaign] {
         var sql = "SELECT \(Self.campaignColumns) FROM campaigns WHERE id < ?1"
         if let kind { sql += " AND kind = ?2 AND verify = \(kind == .verify ? 1 : 0)" }
         if status != nil { sql += " AND status = ?3" }
@@ -107,8 +117,10 @@ extension Store {
     /// already expanded and its delivery, with what expansion would have given them (the registered device's
     /// environment; `cancelled`, `DeviceInactive` for an inactive one; `environment`, default production, for an
     /// unregistered token). Five statements fewer than staging and expanding, and nothing that grows with a batch.
-    private func insertSingleSend(_ db: Connection, _ spec: CampaignSpec, to token: DeviceToken, environment: Environment?,
-                                  now: Int64, id: CampaignID?) throws -> CampaignID {
+    private func insertSingleSend(
+        _ db: Connection, _ spec: CampaignSpec, to token: DeviceToken, environment: Environment?,
+        now: Int64, id: CampaignID?
+    ) throws -> CampaignID {
         let lookup = try db.cached("SELECT id, environment, active FROM devices WHERE token = ? AND topic = ?")
             .bind(token.hex, spec.content.bundleID)
         var device: Int64?
@@ -121,52 +133,71 @@ extension Store {
         }
         lookup.reset()
         let content = spec.content
-        try db.cached("""
+        try db.cached(
+            """
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload, apns_id,
                 audience, audience_environment, audience_size, expanded, expansion_cursor, scheduled_at, created_at,
                 started_at, finished_at, total, pending, cancelled, id)
             VALUES ('single', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'tokens', ?9, 1, 1, 1, ?10, ?10, ?10, ?11, 1, ?12, ?13, ?14)
-            """).bind(inactive ? CampaignStatus.completed.rawValue : CampaignStatus.running.rawValue, content.bundleID,
-                      content.pushType.rawValue, content.priority.rawValue, content.expiration?.secondsSince1970,
-                      content.collapseID?.value, content.payload.bytes, content.apnsID?.uuidString, environment?.rawValue,
-                      now, inactive ? now : nil, inactive ? 0 : 1, inactive ? 1 : 0, id?.rawValue).run()
+            """
+        ).bind(
+            inactive ? CampaignStatus.completed.rawValue : CampaignStatus.running.rawValue, content.bundleID,
+            content.pushType.rawValue, content.priority.rawValue, content.expiration?.secondsSince1970,
+            content.collapseID?.value, content.payload.bytes, content.apnsID?.uuidString, environment?.rawValue,
+            now, inactive ? now : nil, inactive ? 0 : 1, inactive ? 1 : 0, id?.rawValue
+        ).run()
         let id = CampaignID(db.lastInsertRowID)
-        try db.cached("""
+        try db.cached(
+            """
             INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
                 next_attempt_at, created_at, updated_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8)
-            """).bind(id.rawValue, device, token.hex, deliveryEnvironment, CampaignKind.single.priorityClass,
-                      inactive ? DeliveryStatus.cancelled.rawValue : DeliveryStatus.pending.rawValue,
-                      inactive ? Reason.deviceInactive.rawValue : nil, now).run()
+            """
+        ).bind(
+            id.rawValue, device, token.hex, deliveryEnvironment, CampaignKind.single.priorityClass,
+            inactive ? DeliveryStatus.cancelled.rawValue : DeliveryStatus.pending.rawValue,
+            inactive ? Reason.deviceInactive.rawValue : nil, now
+        ).run()
         return id
     }
 
     /// A broadcast: its campaign, already expanded, and its one delivery to the channel (`token` the id APNs gave
     /// it, in the channel's environment), refused when the channel is unknown, deleted or of another app, or stores
     /// no message while the content has an expiration.
-    private func insertBroadcast(_ db: Connection, _ spec: CampaignSpec, channel number: Int64, now: Int64,
-                                 id: CampaignID?) throws -> CampaignID {
+    private func insertBroadcast(
+        _ db: Connection, _ spec: CampaignSpec, channel number: Int64, now: Int64,
+        id: CampaignID?
+    ) throws -> CampaignID {
         let lookup = try db.cached("SELECT \(Self.channelColumns) FROM channels WHERE id = ?").bind(number)
         let channel = try lookup.step() ? try Self.channel(lookup) : nil
         lookup.reset()
         guard let channel else { throw StoreError.invalidCampaign("no channel \(number) (apnsd channel list)") }
         if let refusal = channel.broadcastRefusal(for: spec.content) { throw StoreError.invalidCampaign(refusal) }
         let content = spec.content
-        try db.cached("""
+        try db.cached(
+            """
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload, apns_id,
                 audience, audience_environment, audience_size, expanded, expansion_cursor, scheduled_at, created_at,
                 started_at, total, pending, id, channel_id)
             VALUES ('single', 'running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, 'tokens', ?8, 1, 1, 1, ?9, ?9, ?9, 1, 1, ?10, ?11)
-            """).bind(content.bundleID, content.pushType.rawValue, content.priority.rawValue, content.expiration?.secondsSince1970,
-                      content.collapseID?.value, content.payload.bytes, content.apnsID?.uuidString, channel.environment.rawValue,
-                      now, id?.rawValue, channel.id).run()
+            """
+        ).bind(
+            content.bundleID, content.pushType.rawValue, content.priority.rawValue,
+            content.expiration?.secondsSince1970,
+            content.collapseID?.value, content.payload.bytes, content.apnsID?.uuidString, channel.environment.rawValue,
+            now, id?.rawValue, channel.id
+        ).run()
         let id = CampaignID(db.lastInsertRowID)
-        try db.cached("""
+        try db.cached(
+            """
             INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, next_attempt_at,
                 created_at, updated_at, channel_id)
             VALUES (?1, NULL, ?2, ?3, ?4, 'pending', ?5, ?5, ?5, ?6)
-            """).bind(id.rawValue, channel.channelID, channel.environment.rawValue, CampaignKind.single.priorityClass, now,
-                      channel.id).run()
+            """
+        ).bind(
+            id.rawValue, channel.channelID, channel.environment.rawValue, CampaignKind.single.priorityClass, now,
+            channel.id
+        ).run()
         return id
     }
 
@@ -174,21 +205,27 @@ extension Store {
         spec.kind == .single && (spec.scheduledAt ?? now) <= now ? .running : .scheduled
     }
 
-    private func insertCampaign(_ db: Connection, _ spec: CampaignSpec, status: CampaignStatus, now: Date,
-                                id: CampaignID? = nil) throws -> CampaignID {
+    private func insertCampaign(
+        _ db: Connection, _ spec: CampaignSpec, status: CampaignStatus, now: Date,
+        id: CampaignID? = nil
+    ) throws -> CampaignID {
         let nowMS = now.storeMilliseconds
-        try db.cached("""
+        try db.cached(
+            """
             INSERT INTO campaigns (kind, status, topic, push_type, priority, expiration, collapse_id, payload,
                 audience, audience_environment, scheduled_at, created_at, started_at, apns_id, id, verify,
                 audience_activity_type, audience_activity_kind)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
-            """).bind(spec.kind.stored, status.rawValue, spec.content.bundleID, spec.content.pushType.rawValue,
-                      spec.content.priority.rawValue, spec.content.expiration?.secondsSince1970, spec.content.collapseID?.value,
-                      spec.content.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
-                      (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil,
-                      spec.content.apnsID?.uuidString, id?.rawValue, spec.kind == .verify,
-                      spec.audience.activity?.type, spec.audience.activity?.kind.rawValue)
-            .run()
+            """
+        ).bind(
+            spec.kind.stored, status.rawValue, spec.content.bundleID, spec.content.pushType.rawValue,
+            spec.content.priority.rawValue, spec.content.expiration?.secondsSince1970, spec.content.collapseID?.value,
+            spec.content.payload.bytes, spec.audience.kind.rawValue, spec.audience.environment?.rawValue,
+            (spec.scheduledAt ?? now).storeMilliseconds, nowMS, status == .running ? nowMS : nil,
+            spec.content.apnsID?.uuidString, id?.rawValue, spec.kind == .verify,
+            spec.audience.activity?.type, spec.audience.activity?.kind.rawValue
+        )
+        .run()
         return CampaignID(db.lastInsertRowID)
     }
 
@@ -241,26 +278,31 @@ extension Store {
         Campaign(
             id: CampaignID(row.int64(0)), kind: try CampaignKind.stored(row.string(1), verify: row.int64(26) != 0),
             status: try Decode.campaignStatus(row.string(2)),
-            audience: AudienceSummary(kind: try Decode.audienceKind(row.string(3)),
-                                      environment: try row.optionalString(4).map(Decode.environment),
-                                      size: row.int(5),
-                                      activity: try Decode.activitySelector(type: row.optionalString(27), kind: row.optionalString(28)),
-                                      channel: row.optionalInt64(29)),
-            content: try Decode.content(bundleID: row.string(6), pushType: row.string(7), priority: row.int(8),
-                                        expiration: row.optionalInt64(9), collapseID: row.optionalString(10),
-                                        apnsID: row.optionalString(24), payload: row.blob(11)),
+            audience: AudienceSummary(
+                kind: try Decode.audienceKind(row.string(3)),
+                environment: try row.optionalString(4).map(Decode.environment),
+                size: row.int(5),
+                activity: try Decode.activitySelector(type: row.optionalString(27), kind: row.optionalString(28)),
+                channel: row.optionalInt64(29)),
+            content: try Decode.content(
+                bundleID: row.string(6), pushType: row.string(7), priority: row.int(8),
+                expiration: row.optionalInt64(9), collapseID: row.optionalString(10),
+                apnsID: row.optionalString(24), payload: row.blob(11)),
             scheduledAt: Milliseconds.date(row.int64(12)), createdAt: Milliseconds.date(row.int64(13)),
-            startedAt: row.optionalInt64(14).map(Milliseconds.date), finishedAt: row.optionalInt64(15).map(Milliseconds.date),
+            startedAt: row.optionalInt64(14).map(Milliseconds.date),
+            finishedAt: row.optionalInt64(15).map(Milliseconds.date),
             isExpanded: row.int64(16) != 0,
-            counters: CampaignCounters(total: row.int(17), pending: row.int(18), accepted: row.int(19), rejected: row.int(20),
-                                       unregistered: row.int(21), failed: row.int(22), cancelled: row.int(23)),
+            counters: CampaignCounters(
+                total: row.int(17), pending: row.int(18), accepted: row.int(19), rejected: row.int(20),
+                unregistered: row.int(21), failed: row.int(22), cancelled: row.int(23)),
             isPaused: row.int64(25) != 0)
     }
 
     /// Marks the campaigns completed whose audience is fully expanded and which have nothing pending.
     /// Returns those that completed.
     static func completeIfDone(_ db: Connection, _ ids: some Sequence<Int64>, now: Int64) throws -> [CampaignID] {
-        let update = try db.cached("""
+        let update = try db.cached(
+            """
             UPDATE campaigns SET status = 'completed', finished_at = ?2, started_at = COALESCE(started_at, ?2)
             WHERE id = ?1 AND status IN ('scheduled', 'running') AND expanded = 1 AND pending = 0
             """)

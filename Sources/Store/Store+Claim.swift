@@ -12,18 +12,27 @@ extension Store {
     /// (`rescueStaleWorkers`); `leased_until` (now + `leaseFor`) is informational. Without one (tests, tools)
     /// the lease simply expires at now + `leaseFor`. A delivery whose registered device became inactive since
     /// expansion is not returned: it becomes `cancelled` with reason `DeviceInactive`.
-    public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
-        try claim(now: now, limit: limit, leaseFor: lease, worker: worker,
-                  classes: [CampaignKind.single.priorityClass, CampaignKind.bulk.priorityClass])
+    public func claim(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil)
+        throws(StoreError) -> [DeliveryJob]
+    {
+        try claim(
+            now: now, limit: limit, leaseFor: lease, worker: worker,
+            classes: [CampaignKind.single.priorityClass, CampaignKind.bulk.priorityClass])
     }
 
     /// Claims due single sends only, after a read that finds whether there are any (no write transaction when not).
-    public func claimSingles(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil) throws(StoreError) -> [DeliveryJob] {
+    public func claimSingles(now: Date = Date(), limit: Int, leaseFor lease: Duration, worker: WorkerID? = nil)
+        throws(StoreError) -> [DeliveryJob]
+    {
         let single = CampaignKind.single.priorityClass
         let (due, deferred) = try read { db in
-            (try db.cached("""
-                SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = ?1 AND next_attempt_at <= ?2)
-                """).bind(single, now.storeMilliseconds).scalarInt64() ?? 0, try Self.hasDeferredBatches(db))
+            (
+                try db.cached(
+                    """
+                    SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = ?1 AND next_attempt_at <= ?2)
+                    """
+                ).bind(single, now.storeMilliseconds).scalarInt64() ?? 0, try Self.hasDeferredBatches(db)
+            )
         }
         // A deferred batch's notifications are single sends too: the next of them become claimable first.
         if deferred { _ = try expandDeferredBatch(limit: limit) }
@@ -31,7 +40,9 @@ extension Store {
         return try claim(now: now, limit: limit, leaseFor: lease, worker: worker, classes: [single])
     }
 
-    private func claim(now: Date, limit: Int, leaseFor lease: Duration, worker: WorkerID?, classes: [Int]) throws(StoreError) -> [DeliveryJob] {
+    private func claim(now: Date, limit: Int, leaseFor lease: Duration, worker: WorkerID?, classes: [Int])
+        throws(StoreError) -> [DeliveryJob]
+    {
         guard limit > 0 else { return [] }
         let nowMS = now.storeMilliseconds
         let leaseEnd = nowMS + Self.milliseconds(lease)
@@ -39,11 +50,13 @@ extension Store {
         return try write { db in
             let select = try db.cached(Self.claimQuery)
             // One statement leases a whole batch: the ids go in as a JSON array.
-            let leaseRows = try db.cached("""
+            let leaseRows = try db.cached(
+                """
                 UPDATE deliveries SET next_attempt_at = ?3, leased_until = ?1, leased_by = ?4
                 WHERE id IN (SELECT value FROM json_each(?2))
                 """)
-            let skipRow = try db.cached("""
+            let skipRow = try db.cached(
+                """
                 UPDATE deliveries SET status = 'cancelled', reason = 'DeviceInactive', leased_until = NULL, updated_at = ?2
                 WHERE id = ?1
                 """)
@@ -58,11 +71,13 @@ extension Store {
                     try select.bind(priorityClass, nowMS, wanted)
                     var rows: [ClaimedRow] = []
                     while try select.step() {
-                        rows.append(ClaimedRow(id: select.int64(0), campaign: select.int64(1), token: select.string(2),
-                                               environment: select.string(3), attempts: select.int(4),
-                                               deviceInactive: select.int64(5) != 0,
-                                               registeredAt: select.optionalInt64(6), createdAt: select.int64(7),
-                                               previousDelay: select.optionalInt64(8), channel: select.optionalInt64(9)))
+                        rows.append(
+                            ClaimedRow(
+                                id: select.int64(0), campaign: select.int64(1), token: select.string(2),
+                                environment: select.string(3), attempts: select.int(4),
+                                deviceInactive: select.int64(5) != 0,
+                                registeredAt: select.optionalInt64(6), createdAt: select.int64(7),
+                                previousDelay: select.optionalInt64(8), channel: select.optionalInt64(9)))
                     }
                     select.reset()
                     var leased = "["
@@ -75,21 +90,27 @@ extension Store {
                         if leased.utf8.count > 1 { leased += "," }
                         leased += String(row.id)
                         claimedCampaigns.insert(row.campaign)
-                        if parameters[row.campaign] == nil { parameters[row.campaign] = try Self.sendingParameters(db, row.campaign) }
+                        if parameters[row.campaign] == nil {
+                            parameters[row.campaign] = try Self.sendingParameters(db, row.campaign)
+                        }
                         jobs.append(try row.job(parameters[row.campaign]!, leasedUntil: leaseEnd))
                     }
-                    if leased.utf8.count > 1 { try leaseRows.bind(leaseEnd, leased + "]", dueAgain, worker?.rawValue).run() }
+                    if leased.utf8.count > 1 {
+                        try leaseRows.bind(leaseEnd, leased + "]", dueAgain, worker?.rawValue).run()
+                    }
                     if rows.count < wanted { break }
                 }
             }
             if !skippedPerCampaign.isEmpty {
-                let counters = try db.cached("""
+                let counters = try db.cached(
+                    """
                     UPDATE campaigns SET pending = pending - ?2, cancelled = cancelled + ?2 WHERE id = ?1
                     """)
                 for (campaign, skipped) in skippedPerCampaign { try counters.bind(campaign, skipped).run() }
                 _ = try Self.completeIfDone(db, skippedPerCampaign.keys, now: nowMS)
             }
-            let start = try db.cached("""
+            let start = try db.cached(
+                """
                 UPDATE campaigns SET status = 'running', started_at = COALESCE(started_at, ?2)
                 WHERE id = ?1 AND status = 'scheduled'
                 """)
@@ -104,10 +125,12 @@ extension Store {
     @discardableResult
     public func releaseLeases(now: Date = Date()) throws(StoreError) -> Int {
         try write { db in
-            try db.cached("""
+            try db.cached(
+                """
                 UPDATE deliveries SET next_attempt_at = \(Self.dueUnlessPaused("?1")), leased_until = NULL, leased_by = NULL
                 WHERE status = 'pending' AND (leased_until IS NOT NULL OR leased_by IS NOT NULL)
-                """).bind(now.storeMilliseconds).run()
+                """
+            ).bind(now.storeMilliseconds).run()
             return db.changes
         }
     }
@@ -118,7 +141,8 @@ extension Store {
     /// a producer wakes it).
     public func nextDueDate() throws(StoreError) -> Date? {
         try read { db in
-            try db.cached("""
+            try db.cached(
+                """
                 SELECT MIN(t) FROM (
                     SELECT MIN(next_attempt_at) AS t FROM deliveries
                     WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at < ?1
@@ -129,7 +153,8 @@ extension Store {
                     SELECT MIN(scheduled_at) FROM campaigns WHERE expanded = 0 AND status IN ('scheduled', 'running') AND paused = 0
                     UNION ALL
                     SELECT MIN(created_at) FROM deferred_batches)
-                """).bind(Self.pausedUntilResumed).scalarInt64().map(Milliseconds.date)
+                """
+            ).bind(Self.pausedUntilResumed).scalarInt64().map(Milliseconds.date)
         }
     }
 
@@ -149,16 +174,19 @@ extension Store {
 
     /// A campaign's sending parameters.
     private static func sendingParameters(_ db: Connection, _ campaign: Int64) throws -> SendingParameters {
-        let statement = try db.cached("""
+        let statement = try db.cached(
+            """
             SELECT kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id FROM campaigns WHERE id = ?
-            """).bind(campaign)
+            """
+        ).bind(campaign)
         defer { statement.reset() }
         guard try statement.step() else { throw StoreError.unknownCampaign(CampaignID(campaign)) }
         return SendingParameters(
             kind: try Decode.campaignKind(statement.string(0)),
-            content: try Decode.content(bundleID: statement.string(1), pushType: statement.string(2), priority: statement.int(3),
-                                        expiration: statement.optionalInt64(4), collapseID: statement.optionalString(5),
-                                        apnsID: statement.optionalString(7), payload: statement.blob(6)))
+            content: try Decode.content(
+                bundleID: statement.string(1), pushType: statement.string(2), priority: statement.int(3),
+                expiration: statement.optionalInt64(4), collapseID: statement.optionalString(5),
+                apnsID: statement.optionalString(7), payload: statement.blob(6)))
     }
 
     package static func milliseconds(_ duration: Duration) -> Int64 {

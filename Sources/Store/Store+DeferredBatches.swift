@@ -43,7 +43,9 @@ extension Store {
     /// Returns how many notifications and delivery rows were written (0, 0: no batch waits).
     public func expandDeferredBatch(limit: Int) throws(StoreError) -> (notifications: Int, deliveries: Int) {
         try write { db in
-            guard let first = try db.cached("SELECT first_id FROM deferred_batches ORDER BY first_id LIMIT 1").scalarInt64()
+            guard
+                let first = try db.cached("SELECT first_id FROM deferred_batches ORDER BY first_id LIMIT 1")
+                    .scalarInt64()
             else { return (0, 0) }
             return try expandDeferred(db, batch: first, upTo: Int64.max, limit: max(1, limit))
         }
@@ -75,11 +77,13 @@ extension Store {
         case .channel: recipients = 1
         }
         let created = Milliseconds.date(batch.createdAt)
-        return Campaign(id: id, kind: .single, status: .scheduled,
-                        audience: AudienceSummary(kind: spec.audience.kind, environment: spec.audience.environment, size: recipients,
-                                                  activity: spec.audience.activity),
-                        content: spec.content, scheduledAt: created, createdAt: created, startedAt: nil, finishedAt: nil,
-                        isExpanded: false, counters: CampaignCounters())
+        return Campaign(
+            id: id, kind: .single, status: .scheduled,
+            audience: AudienceSummary(
+                kind: spec.audience.kind, environment: spec.audience.environment, size: recipients,
+                activity: spec.audience.activity),
+            content: spec.content, scheduledAt: created, createdAt: created, startedAt: nil, finishedAt: nil,
+            isExpanded: false, counters: CampaignCounters())
     }
 
     // MARK: - Internals
@@ -95,28 +99,37 @@ extension Store {
 
     /// The deferred batch whose notifications not yet written include `id`.
     private static func deferredBatch(_ db: Connection, containing id: CampaignID) throws -> StoredBatch? {
-        let statement = try db.cached("""
+        let statement = try db.cached(
+            """
             SELECT first_id, count, cursor, offset, items, created_at FROM deferred_batches
             WHERE first_id <= ? ORDER BY first_id DESC LIMIT 1
-            """).bind(id.rawValue)
+            """
+        ).bind(id.rawValue)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        let batch = StoredBatch(first: statement.int64(0), count: statement.int64(1), cursor: statement.int64(2),
-                                offset: statement.int(3), items: statement.blob(4), createdAt: statement.int64(5))
+        let batch = StoredBatch(
+            first: statement.int64(0), count: statement.int64(1), cursor: statement.int64(2),
+            offset: statement.int(3), items: statement.blob(4), createdAt: statement.int64(5))
         guard id.rawValue >= batch.first + batch.cursor, id.rawValue < batch.first + batch.count else { return nil }
         return batch
     }
 
     /// Writes the next notifications of batch `first` as campaigns, at most `limit` and none past id `upTo`; moves
     /// its cursor, or deletes it once every notification is written.
-    private func expandDeferred(_ db: Connection, batch first: Int64, upTo: Int64, limit: Int) throws -> (notifications: Int, deliveries: Int) {
-        let statement = try db.cached("SELECT count, cursor, offset, items, created_at FROM deferred_batches WHERE first_id = ?").bind(first)
+    private func expandDeferred(_ db: Connection, batch first: Int64, upTo: Int64, limit: Int) throws -> (
+        notifications: Int, deliveries: Int
+    ) {
+        let statement = try db.cached(
+            "SELECT count, cursor, offset, items, created_at FROM deferred_batches WHERE first_id = ?"
+        ).bind(first)
         guard try statement.step() else {
             statement.reset()
             return (0, 0)
         }
-        let (count, cursor, offset, items, created) = (statement.int64(0), statement.int64(1), statement.int(2),
-                                                        statement.blob(3), statement.int64(4))
+        let (count, cursor, offset, items, created) = (
+            statement.int64(0), statement.int64(1), statement.int(2),
+            statement.blob(3), statement.int64(4)
+        )
         statement.reset()
         let now = Milliseconds.date(created)
         var reader = DeferredBatch.Reader(items, offset: offset)
@@ -129,7 +142,9 @@ extension Store {
         if next == count {
             try db.cached("DELETE FROM deferred_batches WHERE first_id = ?").bind(first).run()
         } else {
-            try db.cached("UPDATE deferred_batches SET cursor = ?2, offset = ?3 WHERE first_id = ?1").bind(first, next, reader.offset).run()
+            try db.cached("UPDATE deferred_batches SET cursor = ?2, offset = ?3 WHERE first_id = ?1").bind(
+                first, next, reader.offset
+            ).run()
         }
         return (Int(next - cursor), deliveries)
     }

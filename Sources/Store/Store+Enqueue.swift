@@ -8,16 +8,21 @@ extension Store {
     /// that is invalid, or whose idempotency key was used with another request, fails alone. A key used with the
     /// same request replays what that request created and enqueues nothing. A failure of the database itself
     /// throws and nothing is written.
-    public func enqueue(_ requests: [EnqueueRequest], now: Date = Date()) throws(StoreError) -> [Result<Enqueued, StoreError>] {
+    public func enqueue(_ requests: [EnqueueRequest], now: Date = Date()) throws(StoreError) -> [Result<
+        Enqueued, StoreError
+    >] {
         // One request needs no savepoint: the transaction is its own all-or-nothing. (A savepoint around a
         // 10,000-notification batch made SQLite walk its growing statement journal at every statement.)
         if requests.count == 1 {
             do {
-                return [.success(try write { db in
-                    try forgetExpiredKeys(db, requests, now: now)
-                    return try enqueueOne(db, requests[0], now: now)
-                })]
-            } catch where error.isRequestFault {
+                return [
+                    .success(
+                        try write { db in
+                            try forgetExpiredKeys(db, requests, now: now)
+                            return try enqueueOne(db, requests[0], now: now)
+                        })
+                ]
+            } catch  where error.isRequestFault {
                 return [.failure(error)]
             }
         }
@@ -57,14 +62,18 @@ extension Store {
     /// Ends a draft as `sealCampaign` does and remembers `key` for it in the same transaction. When the key was
     /// remembered meanwhile (a concurrent run of the same command), the draft is deleted and the first run's
     /// result returned instead.
-    public func sealCampaign(_ id: CampaignID, remembering key: IdempotencyKey, now: Date = Date()) throws(StoreError) -> Enqueued {
+    public func sealCampaign(_ id: CampaignID, remembering key: IdempotencyKey, now: Date = Date()) throws(StoreError)
+        -> Enqueued
+    {
         try write { db in
             if let earlier = try Self.remembered(db, key, now: now.storeMilliseconds) {
                 try db.cached("DELETE FROM campaign_audience WHERE campaign_id = ?").bind(id.rawValue).run()
                 try db.cached("DELETE FROM campaigns WHERE id = ? AND status = 'draft'").bind(id.rawValue).run()
                 return earlier
             }
-            try db.cached("UPDATE campaigns SET status = 'scheduled' WHERE id = ? AND status = 'draft'").bind(id.rawValue).run()
+            try db.cached("UPDATE campaigns SET status = 'scheduled' WHERE id = ? AND status = 'draft'").bind(
+                id.rawValue
+            ).run()
             guard db.changes == 1 else { throw StoreError.notADraft(id, try Self.fetchCampaign(db, id).status) }
             let result = Enqueued(ids: [id], deliveries: [0], isReplay: false)
             try Self.remember(db, key, result, now: now.storeMilliseconds)
@@ -95,9 +104,11 @@ extension Store {
 
     /// The remembered result of `key` (a replay), nil when the key is not remembered or has expired.
     private static func remembered(_ db: Connection, _ key: IdempotencyKey, now: Int64) throws -> Enqueued? {
-        let statement = try db.cached("""
+        let statement = try db.cached(
+            """
             SELECT request_hash, campaign_ids, deliveries FROM idempotency_keys WHERE scope = ?1 AND key = ?2 AND created_at >= ?3
-            """).bind(key.scope, key.key, now - milliseconds(IdempotencyKey.lifetime))
+            """
+        ).bind(key.scope, key.key, now - milliseconds(IdempotencyKey.lifetime))
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         guard statement.string(0) == key.requestHash else { throw StoreError.idempotencyConflict(key: key.key) }
@@ -107,11 +118,15 @@ extension Store {
     }
 
     private static func remember(_ db: Connection, _ key: IdempotencyKey, _ result: Enqueued, now: Int64) throws {
-        try db.cached("""
+        try db.cached(
+            """
             INSERT OR REPLACE INTO idempotency_keys (scope, key, request_hash, campaign_ids, deliveries, created_at)
             VALUES (?, ?, ?, ?, ?, ?)
-            """).bind(key.scope, key.key, key.requestHash, result.ids.map { String($0.rawValue) }.joined(separator: ","),
-                      result.deliveries.map(String.init).joined(separator: ","), now).run()
+            """
+        ).bind(
+            key.scope, key.key, key.requestHash, result.ids.map { String($0.rawValue) }.joined(separator: ","),
+            result.deliveries.map(String.init).joined(separator: ","), now
+        ).run()
     }
 }
 

@@ -19,17 +19,23 @@ extension Store: EventStore {
 
     /// The last event the webhook acknowledged (nil before the first).
     public func webhookCursor() throws(StoreError) -> EventID? {
-        try read { db in try db.cached("SELECT event_id FROM webhook_cursor WHERE id = 1").scalarInt64().map { EventID(rawValue: $0) } }
+        try read { db in
+            try db.cached("SELECT event_id FROM webhook_cursor WHERE id = 1").scalarInt64().map {
+                EventID(rawValue: $0)
+            }
+        }
     }
 
     /// Records that the webhook acknowledged every event up to `cursor`; a cursor never moves back.
     public func advanceWebhookCursor(to cursor: EventID, now: Date = Date()) throws(StoreError) {
         try write { db in
-            try db.cached("""
+            try db.cached(
+                """
                 INSERT INTO webhook_cursor (id, event_id, updated_at) VALUES (1, ?1, ?2)
                 ON CONFLICT (id) DO UPDATE SET event_id = excluded.event_id, updated_at = excluded.updated_at
                 WHERE excluded.event_id > webhook_cursor.event_id
-                """).bind(cursor.rawValue, now.storeMilliseconds).run()
+                """
+            ).bind(cursor.rawValue, now.storeMilliseconds).run()
         }
     }
 
@@ -38,10 +44,12 @@ extension Store: EventStore {
     @discardableResult
     public func pruneEvents(writtenBefore cutoff: Date, keepUndelivered: Bool) throws(StoreError) -> Int {
         try write { db in
-            try db.cached("""
+            try db.cached(
+                """
                 DELETE FROM events WHERE at < ?1
                   AND (?2 = 0 OR id <= COALESCE((SELECT event_id FROM webhook_cursor WHERE id = 1), 0))
-                """).bind(cutoff.storeMilliseconds, keepUndelivered).run()
+                """
+            ).bind(cutoff.storeMilliseconds, keepUndelivered).run()
             return db.changes
         }
     }
@@ -57,26 +65,33 @@ extension Store: EventStore {
     }
 
     static func event(from row: Statement) throws -> Event {
-        guard let type = EventType(rawValue: row.string(1)) else { throw StoreError.corruptValue("event type '\(row.string(1))'") }
-        return Event(id: EventID(row.int64(0)), type: type, token: try Decode.token(row.string(2)), topic: row.string(3),
-                     environment: try Decode.environment(row.string(4)), user: row.optionalString(5),
-                     reason: row.optionalString(6).map { Reason(rawValue: $0) }, at: Milliseconds.date(row.int64(7)),
-                     campaignID: row.optionalInt64(8).map(CampaignID.init(rawValue:)),
-                     deliveryID: row.optionalInt64(9).map(DeliveryID.init(rawValue:)))
+        guard let type = EventType(rawValue: row.string(1)) else {
+            throw StoreError.corruptValue("event type '\(row.string(1))'")
+        }
+        return Event(
+            id: EventID(row.int64(0)), type: type, token: try Decode.token(row.string(2)), topic: row.string(3),
+            environment: try Decode.environment(row.string(4)), user: row.optionalString(5),
+            reason: row.optionalString(6).map { Reason(rawValue: $0) }, at: Milliseconds.date(row.int64(7)),
+            campaignID: row.optionalInt64(8).map(CampaignID.init(rawValue:)),
+            deliveryID: row.optionalInt64(9).map(DeliveryID.init(rawValue:)))
     }
 
     /// Deactivates the active device (`token`, `topic`) with `reason`, writing its `device.deactivated` event
     /// first (from the row about to change); returns whether it was active.
     static func deactivate(_ db: Connection, token: String, topic: String, reason: Reason, at: Int64) throws -> Bool {
-        try db.cached("""
+        try db.cached(
+            """
             INSERT INTO events (type, token, topic, environment, user_id, reason, at)
             SELECT 'device.deactivated', token, topic, environment, user_id, ?3, ?4 FROM devices
             WHERE token = ?1 AND topic = ?2 AND active = 1
-            """).bind(token, topic, reason.rawValue, at).run()
+            """
+        ).bind(token, topic, reason.rawValue, at).run()
         guard db.changes > 0 else { return false }
-        try db.cached("""
+        try db.cached(
+            """
             UPDATE devices SET active = 0, deactivated_at = ?4, reason = ?3 WHERE token = ?1 AND topic = ?2 AND active = 1
-            """).bind(token, topic, reason.rawValue, at).run()
+            """
+        ).bind(token, topic, reason.rawValue, at).run()
         return true
     }
 

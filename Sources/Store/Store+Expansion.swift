@@ -10,7 +10,9 @@ extension Store {
     ///
     /// The worker calls it between claims while `moreRemaining` is true, so sending never waits for a
     /// million-device expansion.
-    public func expandDueCampaigns(now: Date = Date(), pageSize: Int = 5000, maxPages: Int = 1) throws(StoreError) -> ExpansionReport {
+    public func expandDueCampaigns(now: Date = Date(), pageSize: Int = 5000, maxPages: Int = 1) throws(StoreError)
+        -> ExpansionReport
+    {
         let nowMS = now.storeMilliseconds
         var report = ExpansionReport()
         while report.pages < max(1, maxPages) {
@@ -28,7 +30,9 @@ extension Store {
             if page.started { report.startedCampaigns.append(id) }
             if page.finished { report.expandedCampaigns.append(id) }
         }
-        report.moreRemaining = try read { db in try Self.hasDeferredBatches(db) || Self.nextCampaignToExpand(db, now: nowMS) != nil }
+        report.moreRemaining = try read { db in
+            try Self.hasDeferredBatches(db) || Self.nextCampaignToExpand(db, now: nowMS) != nil
+        }
         return report
     }
 
@@ -44,11 +48,13 @@ extension Store {
     }
 
     private static func nextCampaignToExpand(_ db: Connection, now: Int64) throws -> CampaignID? {
-        try db.cached("""
+        try db.cached(
+            """
             SELECT id FROM campaigns
             WHERE expanded = 0 AND status IN ('scheduled', 'running') AND scheduled_at <= ? AND paused = 0
             ORDER BY scheduled_at, id LIMIT 1
-            """).bind(now).scalarInt64().map { CampaignID($0) }
+            """
+        ).bind(now).scalarInt64().map { CampaignID($0) }
     }
 
     /// Inserts the delivery rows of the campaign's next page, moves its cursor and updates its counters.
@@ -56,11 +62,13 @@ extension Store {
     private static func expandPage(_ db: Connection, _ id: CampaignID, pageSize: Int, now: Int64)
         throws -> (inserted: Int, finished: Bool, started: Bool)
     {
-        let state = try db.cached("""
+        let state = try db.cached(
+            """
             SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status,
                    audience_activity_type, audience_activity_kind
             FROM campaigns WHERE id = ?
-            """).bind(id.rawValue)
+            """
+        ).bind(id.rawValue)
         guard try state.step() else {
             state.reset()
             throw StoreError.unknownCampaign(id)
@@ -81,12 +89,17 @@ extension Store {
         let bounds: Statement
         if audience == .all {
             bounds = try db.cached(allPageBounds(activity: activity != nil)).bind(topic, environment, cursor, pageSize)
-            if let activity { try bounds.bindAt(5, activity.kind.rawValue); try bounds.bindAt(6, activity.type) }
+            if let activity {
+                try bounds.bindAt(5, activity.kind.rawValue)
+                try bounds.bindAt(6, activity.type)
+            }
         } else {
-            bounds = try db.cached("""
+            bounds = try db.cached(
+                """
                 SELECT MAX(seq), COUNT(*) FROM (
                     SELECT seq FROM campaign_audience WHERE campaign_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3)
-                """).bind(id.rawValue, cursor, pageSize)
+                """
+            ).bind(id.rawValue, cursor, pageSize)
         }
         _ = try bounds.step()
         let upper = bounds.optionalInt64(0)
@@ -97,29 +110,38 @@ extension Store {
         var cancelled = 0
         if let upper {
             // For tokens, ?6 is the environment of unregistered tokens (production unless given); otherwise a filter.
-            let environmentParameter = audience == .tokens ? environment ?? Environment.production.rawValue : environment
+            let environmentParameter =
+                audience == .tokens ? environment ?? Environment.production.rawValue : environment
             let insert = try db.cached(insertSQL(audience, activity: activity != nil))
                 .bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environmentParameter, cursor, upper)
-            if let activity { try insert.bindAt(9, activity.kind.rawValue); try insert.bindAt(10, activity.type) }
+            if let activity {
+                try insert.bindAt(9, activity.kind.rawValue)
+                try insert.bindAt(10, activity.type)
+            }
             try insert.run()
             inserted = db.changes
             if audience == .tokens {
-                cancelled = Int(try db.cached("SELECT COUNT(*) FROM deliveries WHERE id > ? AND +status = 'cancelled'")
-                    .bind(lastDelivery).scalarInt64() ?? 0)
+                cancelled = Int(
+                    try db.cached("SELECT COUNT(*) FROM deliveries WHERE id > ? AND +status = 'cancelled'")
+                        .bind(lastDelivery).scalarInt64() ?? 0)
             }
             if audience != .all {
-                try db.cached("DELETE FROM campaign_audience WHERE campaign_id = ? AND seq <= ?").bind(id.rawValue, upper).run()
+                try db.cached("DELETE FROM campaign_audience WHERE campaign_id = ? AND seq <= ?").bind(
+                    id.rawValue, upper
+                ).run()
             }
         }
         let finished = count < pageSize
-        try db.cached("""
+        try db.cached(
+            """
             UPDATE campaigns SET
                 expansion_cursor = COALESCE(?2, expansion_cursor), expanded = ?3,
                 total = total + ?4, pending = pending + ?4 - ?5, cancelled = cancelled + ?5,
                 status = CASE status WHEN 'scheduled' THEN 'running' ELSE status END,
                 started_at = COALESCE(started_at, ?6)
             WHERE id = ?1
-            """).bind(id.rawValue, upper, finished, inserted, cancelled, now).run()
+            """
+        ).bind(id.rawValue, upper, finished, inserted, cancelled, now).run()
         if finished { _ = try completeIfDone(db, [id.rawValue], now: now) }
         return (inserted, finished, started)
     }

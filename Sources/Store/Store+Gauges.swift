@@ -13,18 +13,21 @@ extension Store: GaugeStore {
             let at = now.storeMilliseconds
             var oldest: Int64?
             for priorityClass in [0, 1] {
-                let due = try db.cached("""
+                let due = try db.cached(
+                    """
                     SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND priority_class = ?1
-                    """).bind(Int64(priorityClass)).scalarInt64()
+                    """
+                ).bind(Int64(priorityClass)).scalarInt64()
                 if let due, due <= at { oldest = min(oldest ?? due, due) }
             }
             if let waiting = try db.cached("SELECT MIN(created_at) FROM deferred_batches").scalarInt64() {
                 oldest = min(oldest ?? waiting, waiting)
             }
-            return QueueGauges(pendingSingle: counts["pending.single", default: 0], pendingBulk: counts["pending.bulk", default: 0],
-                               oldestDueAge: oldest.map { Double(at - $0) / 1000 } ?? 0,
-                               activeDevices: counts["devices.active", default: 0],
-                               inactiveDevices: counts["devices.inactive", default: 0])
+            return QueueGauges(
+                pendingSingle: counts["pending.single", default: 0], pendingBulk: counts["pending.bulk", default: 0],
+                oldestDueAge: oldest.map { Double(at - $0) / 1000 } ?? 0,
+                activeDevices: counts["devices.active", default: 0],
+                inactiveDevices: counts["devices.inactive", default: 0])
         }
     }
 }

@@ -16,8 +16,10 @@ extension Store {
     /// checkpoints meanwhile (`Checkpointer`); and the user links of a transaction go into `device_users` in user
     /// order. A device repeated in `registrations` ends as if its lines were registered one after the other.
     @discardableResult
-    public func importDevices(_ registrations: [DeviceRegistration], now: Date = Date(),
-                              commitEvery: Int = 100_000) throws(StoreError) -> Int {
+    public func importDevices(
+        _ registrations: [DeviceRegistration], now: Date = Date(),
+        commitEvery: Int = 100_000
+    ) throws(StoreError) -> Int {
         // Checked before anything is written: a bad registration fails the whole call and changes nothing.
         let registrations = try DeviceRegistration.checked(registrations)
         let plan = Self.writeOrder(registrations)
@@ -53,11 +55,15 @@ extension Store {
                     try statement.bindText(parameter, text, row.token)
                     try statement.bindText(parameter + 1, text, row.topic)
                     try statement.bindText(parameter + 2, text, row.environment)
-                    if let user = row.user { try statement.bindText(parameter + 3, text, user) } else {
+                    if let user = row.user {
+                        try statement.bindText(parameter + 3, text, user)
+                    } else {
                         try statement.bindAt(parameter + 3, String?.none)
                     }
                     try statement.bindText(parameter + 4, text, row.kind)
-                    if let type = row.activityType { try statement.bindText(parameter + 5, text, type) } else {
+                    if let type = row.activityType {
+                        try statement.bindText(parameter + 5, text, type)
+                    } else {
                         try statement.bindAt(parameter + 5, String?.none)
                     }
                     parameter += 6
@@ -76,7 +82,8 @@ extension Store {
             while try range.step() { links.append((range.string(1), range.int64(0))) }
         }
         let order = ByteOrder.indices(count: links.count, prefix: { ByteOrder.Prefix(links[$0].user) }) { a, b in
-            links[a].user != links[b].user ? ByteOrder.precedes(links[a].user, links[b].user) : links[a].device < links[b].device
+            links[a].user != links[b].user
+                ? ByteOrder.precedes(links[a].user, links[b].user) : links[a].device < links[b].device
         }
         try inGroups(order[...], db: db, full: fullLinkSQL, sql: linkSQL) { statement, group in
             var parameter: Int32 = 1
@@ -157,9 +164,14 @@ extension Store {
     /// once, and for a device given several times, its merged registration (by the index kept): its last
     /// environment, kind and activity type and its last user given, as if its registrations had been applied in
     /// input order.
-    package static func writeOrder(_ registrations: [DeviceRegistration]) -> (order: [Int], merged: [Int: DeviceRegistration]) {
-        let sorted = ByteOrder.indices(count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token.hex) }) { a, b in
-            let left = registrations[a], right = registrations[b]
+    package static func writeOrder(_ registrations: [DeviceRegistration]) -> (
+        order: [Int], merged: [Int: DeviceRegistration]
+    ) {
+        let sorted = ByteOrder.indices(
+            count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token.hex) }
+        ) { a, b in
+            let left = registrations[a]
+            let right = registrations[b]
             if left.token != right.token { return ByteOrder.precedes(left.token.hex, right.token.hex) }
             if left.topic != right.topic { return ByteOrder.precedes(left.topic, right.topic) }
             return a < b
@@ -169,7 +181,8 @@ extension Store {
         var merged: [Int: DeviceRegistration] = [:]
         for index in sorted {
             guard let kept = order.last, registrations[kept].token == registrations[index].token,
-                  registrations[kept].topic == registrations[index].topic else {
+                registrations[kept].topic == registrations[index].topic
+            else {
                 order.append(index)
                 continue
             }

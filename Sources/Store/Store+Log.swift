@@ -5,31 +5,42 @@ import QueueModel
 extension Store {
     /// One page of the delivery log, in id order: rows with an id greater than `after` that match `filter`.
     /// Page with the last entry's `id` until a page comes back shorter than `limit`.
-    public func log(_ filter: LogFilter = LogFilter(), after: DeliveryID? = nil, limit: Int = 1000) throws(StoreError) -> [LogEntry] {
+    public func log(_ filter: LogFilter = LogFilter(), after: DeliveryID? = nil, limit: Int = 1000) throws(StoreError)
+        -> [LogEntry]
+    {
         try log(Self.logQuery(filter, order: .oldestFirst), filter, bound: after?.rawValue ?? 0, limit: limit)
     }
 
     /// One page of the delivery log newest first (the HTTP API's `GET /v1/deliveries`): rows with an id below
     /// `before` that match `filter`. Ids never change, so paging with the last entry's id is stable while the
     /// worker writes.
-    public func recentLog(_ filter: LogFilter = LogFilter(), before: DeliveryID? = nil, limit: Int = 100) throws(StoreError) -> [LogEntry] {
+    public func recentLog(_ filter: LogFilter = LogFilter(), before: DeliveryID? = nil, limit: Int = 100)
+        throws(StoreError) -> [LogEntry]
+    {
         try log(Self.logQuery(filter, order: .newestFirst), filter, bound: before?.rawValue ?? Int64.max, limit: limit)
     }
 
     /// The rows changed at or after `from` that match `filter`, in (`updated_at`, id) order, skipping those of
     /// exactly `from` with an id up to `after`: `apnsd log --follow` pages with its last row. Through the index
     /// `deliveries_by_update`, so a poll costs the rows changed since, not the log's size.
-    public func changedLog(_ filter: LogFilter = LogFilter(), from: Date, after: DeliveryID? = nil, limit: Int = 1000) throws(StoreError) -> [LogEntry] {
-        try log(Self.logQuery(filter, order: .byUpdate), filter, bound: after?.rawValue ?? 0, from: from.storeMilliseconds, limit: limit)
+    public func changedLog(_ filter: LogFilter = LogFilter(), from: Date, after: DeliveryID? = nil, limit: Int = 1000)
+        throws(StoreError) -> [LogEntry]
+    {
+        try log(
+            Self.logQuery(filter, order: .byUpdate), filter, bound: after?.rawValue ?? 0, from: from.storeMilliseconds,
+            limit: limit)
     }
 
     /// The rows that changed last before `through` (inclusive) that match `filter`, newest change first: in
     /// (`updated_at`, id) descending order, skipping those of exactly `through` with an id from `before` up
     /// (paging with the last row). `apnsd log --since/--until --limit N`: N rows read backwards along
     /// `deliveries_by_update`, however old the window.
-    public func lastChanged(_ filter: LogFilter = LogFilter(), through: Date, before: DeliveryID? = nil, limit: Int = 1000) throws(StoreError) -> [LogEntry] {
-        try log(Self.logQuery(filter, order: .byUpdateNewestFirst), filter, bound: before?.rawValue ?? Int64.max,
-                from: through.storeMilliseconds, limit: limit)
+    public func lastChanged(
+        _ filter: LogFilter = LogFilter(), through: Date, before: DeliveryID? = nil, limit: Int = 1000
+    ) throws(StoreError) -> [LogEntry] {
+        try log(
+            Self.logQuery(filter, order: .byUpdateNewestFirst), filter, bound: before?.rawValue ?? Int64.max,
+            from: through.storeMilliseconds, limit: limit)
     }
 
     /// Every answer each delivery got, oldest first: the retried ones kept in `delivery_attempts`, then the last
@@ -40,35 +51,45 @@ extension Store {
         let ids = Self.jsonArray(deliveries.map(\.rawValue))
         return try read { db in
             var history: [DeliveryID: [DeliveryAttempt]] = [:]
-            let kept = try db.cached("""
+            let kept = try db.cached(
+                """
                 SELECT delivery_id, attempt, at, http_status, reason FROM delivery_attempts
                 WHERE delivery_id IN (SELECT value FROM json_each(?1)) ORDER BY delivery_id, attempt
-                """).bind(ids)
+                """
+            ).bind(ids)
             defer { kept.reset() }
             while try kept.step() {
-                history[DeliveryID(kept.int64(0)), default: []].append(DeliveryAttempt(
-                    attempt: kept.int(1), at: Milliseconds.date(kept.int64(2)), httpStatus: kept.optionalInt64(3).map { Int($0) },
-                    reason: kept.optionalString(4).map { Reason(rawValue: $0) }))
+                history[DeliveryID(kept.int64(0)), default: []].append(
+                    DeliveryAttempt(
+                        attempt: kept.int(1), at: Milliseconds.date(kept.int64(2)),
+                        httpStatus: kept.optionalInt64(3).map { Int($0) },
+                        reason: kept.optionalString(4).map { Reason(rawValue: $0) }))
             }
-            let last = try db.cached("""
+            let last = try db.cached(
+                """
                 SELECT id, attempts, updated_at, http_status, reason FROM deliveries
                 WHERE id IN (SELECT value FROM json_each(?1)) AND status <> 'pending' AND attempts > 0
-                """).bind(ids)
+                """
+            ).bind(ids)
             defer { last.reset() }
             while try last.step() {
                 let id = DeliveryID(last.int64(0))
                 let attempt = last.int(1)
                 // Not sent again since its last kept answer (expired, cancelled unsent): nothing more to show.
                 guard attempt > history[id]?.last?.attempt ?? 0 else { continue }
-                history[id, default: []].append(DeliveryAttempt(
-                    attempt: attempt, at: Milliseconds.date(last.int64(2)), httpStatus: last.optionalInt64(3).map { Int($0) },
-                    reason: last.optionalString(4).map { Reason(rawValue: $0) }))
+                history[id, default: []].append(
+                    DeliveryAttempt(
+                        attempt: attempt, at: Milliseconds.date(last.int64(2)),
+                        httpStatus: last.optionalInt64(3).map { Int($0) },
+                        reason: last.optionalString(4).map { Reason(rawValue: $0) }))
             }
             return history
         }
     }
 
-    private func log(_ sql: String, _ filter: LogFilter, bound: Int64, from: Int64? = nil, limit: Int) throws(StoreError) -> [LogEntry] {
+    private func log(_ sql: String, _ filter: LogFilter, bound: Int64, from: Int64? = nil, limit: Int)
+        throws(StoreError) -> [LogEntry]
+    {
         try read { db in
             let statement = try db.cached(sql)
             try statement.bind(bound)
@@ -85,15 +106,18 @@ extension Store {
             var entries: [LogEntry] = []
             while try statement.step() {
                 let status = try Decode.deliveryStatus(statement.string(4))
-                entries.append(LogEntry(
-                    id: DeliveryID(statement.int64(0)), campaignID: CampaignID(statement.int64(1)),
-                    target: try Decode.target(token: statement.string(2), channel: statement.optionalInt64(12)),
-                    environment: try Decode.environment(statement.string(3)),
-                    status: status, httpStatus: statement.optionalInt64(5).map { Int($0) },
-                    reason: statement.optionalString(6).map { Reason(rawValue: $0) }, apnsID: statement.optionalString(7),
-                    attempts: statement.int(8),
-                    nextAttemptAt: status == .pending ? Milliseconds.date(statement.int64(9)) : nil,
-                    createdAt: Milliseconds.date(statement.int64(10)), updatedAt: Milliseconds.date(statement.int64(11))))
+                entries.append(
+                    LogEntry(
+                        id: DeliveryID(statement.int64(0)), campaignID: CampaignID(statement.int64(1)),
+                        target: try Decode.target(token: statement.string(2), channel: statement.optionalInt64(12)),
+                        environment: try Decode.environment(statement.string(3)),
+                        status: status, httpStatus: statement.optionalInt64(5).map { Int($0) },
+                        reason: statement.optionalString(6).map { Reason(rawValue: $0) },
+                        apnsID: statement.optionalString(7),
+                        attempts: statement.int(8),
+                        nextAttemptAt: status == .pending ? Milliseconds.date(statement.int64(9)) : nil,
+                        createdAt: Milliseconds.date(statement.int64(10)),
+                        updatedAt: Milliseconds.date(statement.int64(11))))
             }
             return entries
         }
@@ -150,15 +174,19 @@ extension Store {
             sql += " AND (device_id IN (SELECT id FROM devices WHERE token = ?2) OR (device_id IS NULL AND token = ?2))"
         }
         if filter.user != nil {
-            sql += filter.token == nil
+            sql +=
+                filter.token == nil
                 ? " AND device_id IN (SELECT device_id FROM device_users WHERE user_id = ?6)"
                 : " AND +device_id IN (SELECT device_id FROM device_users WHERE user_id = ?6)"
         }
         if filter.campaign != nil {
-            sql += filter.token == nil && filter.user == nil && !byUpdate ? " AND campaign_id = ?3" : " AND +campaign_id = ?3"
+            sql +=
+                filter.token == nil && filter.user == nil && !byUpdate
+                ? " AND campaign_id = ?3" : " AND +campaign_id = ?3"
         }
         if filter.status != nil {
-            sql += problemIndex ? " AND status = ?4 AND status <> 'pending' AND status <> 'accepted'" : " AND +status = ?4"
+            sql +=
+                problemIndex ? " AND status = ?4 AND status <> 'pending' AND status <> 'accepted'" : " AND +status = ?4"
         }
         if filter.reason != nil { sql += reasonIndex ? " AND reason = ?7 AND reason IS NOT NULL" : " AND +reason = ?7" }
         // The window's column is bare only when its index is the one to use, and in `byUpdate`, whose index scan it bounds.

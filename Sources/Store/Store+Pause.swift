@@ -17,28 +17,36 @@ extension Store {
 
     /// Pauses a bulk campaign that has not finished; returns it and how many deliveries were parked. Pausing a
     /// paused campaign changes nothing.
-    public func pauseCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (campaign: Campaign, parked: Int) {
+    public func pauseCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (
+        campaign: Campaign, parked: Int
+    ) {
         try write { db in
             let campaign = try Self.fetchCampaign(db, id)
             try Self.requirePausable(campaign, "paused")
             try db.cached("UPDATE campaigns SET paused = 1 WHERE id = ?").bind(id.rawValue).run()
-            try db.cached("""
+            try db.cached(
+                """
                 UPDATE deliveries SET next_attempt_at = ?2
                 WHERE campaign_id = ?1 AND status = 'pending' AND leased_by IS NULL AND leased_until IS NULL
-                """).bind(id.rawValue, Self.pausedUntilResumed).run()
+                """
+            ).bind(id.rawValue, Self.pausedUntilResumed).run()
             return (try Self.fetchCampaign(db, id), db.changes)
         }
     }
 
     /// Resumes a paused campaign: its parked deliveries are due at `now`, its expansion goes on.
-    public func resumeCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (campaign: Campaign, resumed: Int) {
+    public func resumeCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (
+        campaign: Campaign, resumed: Int
+    ) {
         try write { db in
             let campaign = try Self.fetchCampaign(db, id)
             try Self.requirePausable(campaign, "resumed")
             try db.cached("UPDATE campaigns SET paused = 0 WHERE id = ?").bind(id.rawValue).run()
-            try db.cached("""
+            try db.cached(
+                """
                 UPDATE deliveries SET next_attempt_at = ?2 WHERE campaign_id = ?1 AND status = 'pending' AND next_attempt_at = ?3
-                """).bind(id.rawValue, now.storeMilliseconds, Self.pausedUntilResumed).run()
+                """
+            ).bind(id.rawValue, now.storeMilliseconds, Self.pausedUntilResumed).run()
             return (try Self.fetchCampaign(db, id), db.changes)
         }
     }
@@ -56,7 +64,8 @@ extension Store {
 
     private static func requirePausable(_ campaign: Campaign, _ verb: String) throws {
         guard campaign.kind == .bulk else {
-            throw StoreError.invalidCampaign("\(campaign.id) is a single send: it cannot be \(verb) (cancel it instead)")
+            throw StoreError.invalidCampaign(
+                "\(campaign.id) is a single send: it cannot be \(verb) (cancel it instead)")
         }
         guard !campaign.status.isFinished, campaign.status != .draft else {
             throw StoreError.invalidCampaign("campaign \(campaign.id) is \(campaign.status): it cannot be \(verb)")

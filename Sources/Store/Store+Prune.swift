@@ -18,7 +18,8 @@ extension Store: RetentionStore {
             // Pending rows (waiting, leased, in flight, retrying) are never touched, whatever their age.
             let condition = "id >= ?1 AND id < ?2 AND status <> 'pending' AND updated_at < ?3"
             if dryRun {
-                let count = try db.cached("SELECT count(*) FROM deliveries WHERE \(condition)").bind(start, end, cutoff).scalarInt64()
+                let count = try db.cached("SELECT count(*) FROM deliveries WHERE \(condition)").bind(start, end, cutoff)
+                    .scalarInt64()
                 return PruneStep(removed: Int(count ?? 0), next: end - 1)
             }
             try db.cached("DELETE FROM deliveries WHERE \(condition)").bind(start, end, cutoff).run()
@@ -27,9 +28,12 @@ extension Store: RetentionStore {
         return dryRun ? try read(step) : try write(step)
     }
 
-    public func pruneDevices(deactivatedBefore: Date, registeredBefore: Date, after: Int64, limit: Int,
-                             dryRun: Bool) throws(StoreError) -> PruneStep {
-        let deactivated = deactivatedBefore.storeMilliseconds, registered = registeredBefore.storeMilliseconds
+    public func pruneDevices(
+        deactivatedBefore: Date, registeredBefore: Date, after: Int64, limit: Int,
+        dryRun: Bool
+    ) throws(StoreError) -> PruneStep {
+        let deactivated = deactivatedBefore.storeMilliseconds
+        let registered = registeredBefore.storeMilliseconds
         let step = { (db: Connection) throws -> PruneStep in
             guard let (start, end) = try Self.range(db, "devices", after: after, limit: limit) else {
                 return PruneStep(removed: 0, next: nil)
@@ -40,8 +44,10 @@ extension Store: RetentionStore {
                 id >= ?1 AND id < ?2 AND IIF(active = 1, registered_at < ?4, COALESCE(deactivated_at, registered_at) < ?3)
                 """
             if dryRun {
-                let count = try db.cached("SELECT count(*), COALESCE(SUM(active = 0), 0) FROM devices WHERE \(condition)")
-                    .bind(start, end, deactivated, registered)
+                let count = try db.cached(
+                    "SELECT count(*), COALESCE(SUM(active = 0), 0) FROM devices WHERE \(condition)"
+                )
+                .bind(start, end, deactivated, registered)
                 defer { count.reset() }
                 _ = try count.step()
                 return PruneStep(removed: count.int(0), inactive: count.int(1), next: end - 1)
@@ -60,7 +66,8 @@ extension Store: RetentionStore {
             // through deliveries_by_unregistered_token). OR IGNORE: a campaign that also has a row for the bare
             // token keeps this one under the old id. Pending ones keep the id: the claim cancels them
             // (DeviceInactive), as for any device that is gone.
-            let detach = try db.cached("UPDATE OR IGNORE deliveries SET device_id = NULL WHERE device_id = ?1 AND status <> 'pending'")
+            let detach = try db.cached(
+                "UPDATE OR IGNORE deliveries SET device_id = NULL WHERE device_id = ?1 AND status <> 'pending'")
             for id in removed { try detach.bind(id).run() }
             return PruneStep(removed: removed.count, inactive: inactive, next: end - 1)
         }
@@ -69,10 +76,11 @@ extension Store: RetentionStore {
 
     public func freeSpace() throws(StoreError) -> FreeSpace {
         try read { db in
-            FreeSpace(incremental: try db.prepare("PRAGMA auto_vacuum").scalarInt64() == 2,
-                      freePages: Int(try db.prepare("PRAGMA freelist_count").scalarInt64() ?? 0),
-                      pageSize: Int(try db.prepare("PRAGMA page_size").scalarInt64() ?? 0),
-                      pageCount: Int(try db.prepare("PRAGMA page_count").scalarInt64() ?? 0))
+            FreeSpace(
+                incremental: try db.prepare("PRAGMA auto_vacuum").scalarInt64() == 2,
+                freePages: Int(try db.prepare("PRAGMA freelist_count").scalarInt64() ?? 0),
+                pageSize: Int(try db.prepare("PRAGMA page_size").scalarInt64() ?? 0),
+                pageCount: Int(try db.prepare("PRAGMA page_count").scalarInt64() ?? 0))
         }
     }
 
@@ -106,8 +114,9 @@ extension Store: RetentionStore {
     /// again). nil when no row is left to look at.
     private static func range(_ db: Connection, _ table: String, after: Int64, limit: Int) throws -> (Int64, Int64)? {
         guard let last = try db.cached("SELECT MAX(id) FROM \(table)").scalarInt64(),
-              let start = try db.cached("SELECT MIN(id) FROM \(table) WHERE id > ?1").bind(after).scalarInt64(),
-              start < last else { return nil }
+            let start = try db.cached("SELECT MIN(id) FROM \(table) WHERE id > ?1").bind(after).scalarInt64(),
+            start < last
+        else { return nil }
         return (start, min(start + Int64(max(1, limit)), last))
     }
 }

@@ -5,7 +5,7 @@ import QueueModel
 extension Store {
     /// Writes a batch of outcomes in one transaction:
     /// - each delivery gets its final status, or stays pending until `retry(at:)` (attempts + 1, lease cleared; the
-///   answer is kept in `delivery_attempts` for `apnsd log --attempts`);
+    ///   answer is kept in `delivery_attempts` for `apnsd log --attempts`);
     /// - devices are deactivated for the campaign's topic: a 410 only when the device's last registration is
     ///   older than the 410 `timestamp`, BadDeviceToken and the like always;
     /// - campaign counters move, and a campaign with nothing pending and its audience expanded completes;
@@ -20,7 +20,9 @@ extension Store {
     /// cancelled, and the log must say what APNs did with it. A retry by `worker` of a delivery that another
     /// worker now holds (it was taken over) changes nothing either: the holder decides.
     @discardableResult
-    public func record(_ results: [DeliveryResult], by worker: WorkerID? = nil, now: Date = Date()) throws(StoreError) -> RecordReport {
+    public func record(_ results: [DeliveryResult], by worker: WorkerID? = nil, now: Date = Date()) throws(StoreError)
+        -> RecordReport
+    {
         guard !results.isEmpty else { return RecordReport() }
         let nowMS = now.storeMilliseconds
         var wroteEvents = false
@@ -30,23 +32,27 @@ extension Store {
             // Both updates name the status they expect (?8), so that a pending row is written without being read
             // first: if it is no longer pending, nothing changes and the slow path decides. Each also names the
             // result's campaign, so a result that does not belong to its row moves no counters.
-            let retry = try db.cached("""
+            let retry = try db.cached(
+                """
                 UPDATE deliveries SET next_attempt_at = \(Self.dueUnlessPaused("?2")), leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
                 WHERE id = ?1 AND status = ?8 AND (?9 IS NULL OR leased_by IS NULL OR leased_by = ?9) AND campaign_id = ?10
                 """)
-            let finish = try db.cached("""
+            let finish = try db.cached(
+                """
                 UPDATE deliveries SET status = ?2, leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
                     http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
                 WHERE id = ?1 AND status = ?8 AND campaign_id = ?9
                 """)
             // A retried answer is kept in `delivery_attempts` (the last answer stays on the row itself, so a
             // first-time 200 writes nothing more). Read back from the row just written: it is in the page cache.
-            let keepAttempt = try db.cached("""
+            let keepAttempt = try db.cached(
+                """
                 INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, at, http_status, reason)
                 SELECT id, attempts, updated_at, http_status, reason FROM deliveries WHERE id = ?1
                 """)
-            let deactivate = try db.cached("""
+            let deactivate = try db.cached(
+                """
                 UPDATE devices SET active = 0, deactivated_at = ?3, reason = ?4
                 WHERE token = ?1 AND topic = ?2 AND active = 1
                   AND (?5 IS NULL OR registered_at < ?5)
@@ -57,21 +63,26 @@ extension Store {
                 let reason = result.reason?.rawValue
                 switch result.disposition {
                 case .retry(let date):
-                    try retry.bind(result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
-                                   reason, result.apnsID, nowMS, old.rawValue, worker?.rawValue, result.campaignID.rawValue).run()
+                    try retry.bind(
+                        result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
+                        reason, result.apnsID, nowMS, old.rawValue, worker?.rawValue, result.campaignID.rawValue
+                    ).run()
                     guard db.changes > 0 else { return false }
                     if result.countsAsAttempt { try keepAttempt.bind(result.deliveryID.rawValue).run() }
                     return true
                 case let disposition:
-                    try finish.bind(result.deliveryID.rawValue, disposition.status.rawValue, attempts, result.httpStatus,
-                                    reason, result.apnsID, nowMS, old.rawValue, result.campaignID.rawValue).run()
+                    try finish.bind(
+                        result.deliveryID.rawValue, disposition.status.rawValue, attempts, result.httpStatus,
+                        reason, result.apnsID, nowMS, old.rawValue, result.campaignID.rawValue
+                    ).run()
                 }
                 return db.changes > 0
             }
 
             var report = RecordReport()
             var deltas: [Int64: CampaignCounters] = [:]
-            var deactivatedBy: [Int64] = [], failed: [Int64] = []
+            var deactivatedBy: [Int64] = []
+            var failed: [Int64] = []
             var outcomes: [OutcomeKey: (count: Int, requests: Int)] = [:]
             for result in results {
                 let id = result.deliveryID.rawValue
@@ -93,8 +104,10 @@ extension Store {
                     }
                     switch (old, result.disposition) {
                     case (.pending, _), (.cancelled, .accepted), (.cancelled, .rejected), (.cancelled, .unregistered),
-                         (.cancelled, .failed):
-                        guard try apply(result, over: old) else { throw StoreError.corruptValue("delivery \(id) changed while recording") }
+                        (.cancelled, .failed):
+                        guard try apply(result, over: old) else {
+                            throw StoreError.corruptValue("delivery \(id) changed while recording")
+                        }
                     default:
                         report.ignored += 1
                         continue
@@ -111,8 +124,10 @@ extension Store {
                 if result.countsAsAttempt { outcomes[Self.outcomeKey(result), default: (0, 0)].requests += 1 }
                 if new == .failed { failed.append(id) }
                 if let deactivation = result.deactivation, let token = result.token {
-                    try deactivate.bind(token.hex, result.topic, nowMS, deactivation.reason.rawValue,
-                                        deactivation.unregisteredAt).run()
+                    try deactivate.bind(
+                        token.hex, result.topic, nowMS, deactivation.reason.rawValue,
+                        deactivation.unregisteredAt
+                    ).run()
                     if db.changes > 0 {
                         report.devicesDeactivated += db.changes
                         deactivatedBy.append(id)
@@ -127,14 +142,17 @@ extension Store {
             }
             wroteEvents = !deactivatedBy.isEmpty || !failed.isEmpty
             try Self.countOutcomes(db, outcomes, now: nowMS)
-            let counters = try db.cached("""
+            let counters = try db.cached(
+                """
                 UPDATE campaigns SET pending = pending + ?2, accepted = accepted + ?3, rejected = rejected + ?4,
                     unregistered = unregistered + ?5, failed = failed + ?6, cancelled = cancelled + ?7
                 WHERE id = ?1
                 """)
             for (campaign, delta) in deltas {
-                try counters.bind(campaign, delta.pending, delta.accepted, delta.rejected, delta.unregistered,
-                                  delta.failed, delta.cancelled).run()
+                try counters.bind(
+                    campaign, delta.pending, delta.accepted, delta.rejected, delta.unregistered,
+                    delta.failed, delta.cancelled
+                ).run()
             }
             report.completedCampaigns = try Self.completeIfDone(db, deltas.keys.sorted(), now: nowMS)
             return report

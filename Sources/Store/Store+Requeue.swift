@@ -17,21 +17,27 @@ extension Store {
             }
             guard campaign.status != .draft else { throw StoreError.notADraft(id, campaign.status) }
             // Attempts start again from 0, and so does their history.
-            try db.cached("""
+            try db.cached(
+                """
                 DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE campaign_id = ?1 AND status = ?2)
-                """).bind(id.rawValue, status.rawValue).run()
-            try db.cached("""
+                """
+            ).bind(id.rawValue, status.rawValue).run()
+            try db.cached(
+                """
                 UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = \(Self.dueUnlessPaused("?3")), leased_until = NULL,
                     leased_by = NULL, updated_at = ?3
                 WHERE campaign_id = ?1 AND status = ?2
-                """).bind(id.rawValue, status.rawValue, nowMS).run()
+                """
+            ).bind(id.rawValue, status.rawValue, nowMS).run()
             let count = db.changes
             guard count > 0 else { return 0 }
             let column = status == .failed ? "failed" : "rejected"
-            try db.cached("""
+            try db.cached(
+                """
                 UPDATE campaigns SET \(column) = \(column) - ?2, pending = pending + ?2, status = 'running', finished_at = NULL
                 WHERE id = ?1
-                """).bind(id.rawValue, count).run()
+                """
+            ).bind(id.rawValue, count).run()
             return count
         }
     }

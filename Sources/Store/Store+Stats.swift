@@ -9,9 +9,12 @@ extension Store {
     }
 
     /// Adds a written batch's outcomes to this minute's counters (in the batch's transaction).
-    static func countOutcomes(_ db: Connection, _ outcomes: [OutcomeKey: (count: Int, requests: Int)], now: Int64) throws {
+    static func countOutcomes(_ db: Connection, _ outcomes: [OutcomeKey: (count: Int, requests: Int)], now: Int64)
+        throws
+    {
         guard !outcomes.isEmpty else { return }
-        let upsert = try db.cached("""
+        let upsert = try db.cached(
+            """
             INSERT INTO outcome_counts (minute, status, reason, count, requests) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT (minute, status, reason) DO UPDATE SET count = count + excluded.count, requests = requests + excluded.requests
             """)
@@ -42,14 +45,18 @@ extension Store {
                 // A short window reads the rows changed in it (deliveries_by_update), a long one the campaign's rows
                 // (deliveries_by_campaign): whichever holds fewer for the usual case (SQLite has no statistics here).
                 let recent = now.timeIntervalSince(since) <= 86_400
-                rows = try db.cached("""
+                rows = try db.cached(
+                    """
                     SELECT status, COALESCE(reason, 'none'), COUNT(*), SUM(attempts) FROM deliveries
                     WHERE \(recent ? "+campaign_id" : "campaign_id") = ?1 AND updated_at >= ?2 AND status <> 'pending' GROUP BY 1, 2
-                    """).bind(campaign.rawValue, from)
+                    """
+                ).bind(campaign.rawValue, from)
             } else {
-                rows = try db.cached("""
+                rows = try db.cached(
+                    """
                     SELECT status, reason, SUM(count), SUM(requests) FROM outcome_counts WHERE minute >= ?1 GROUP BY 1, 2
-                    """).bind(from / 60_000)
+                    """
+                ).bind(from / 60_000)
             }
             defer { rows.reset() }
             while try rows.step() {
@@ -57,15 +64,18 @@ extension Store {
                 requests += rows.int(3)
             }
             var deactivations: [String: Int] = [:]
-            let events = try db.cached("""
+            let events = try db.cached(
+                """
                 SELECT COALESCE(reason, 'none'), COUNT(*) FROM events
                 WHERE at >= ?1 AND type = 'device.deactivated' AND (?2 IS NULL OR campaign_id = ?2) GROUP BY 1
-                """).bind(from, campaign?.rawValue)
+                """
+            ).bind(from, campaign?.rawValue)
             defer { events.reset() }
             while try events.step() { deactivations[events.string(0)] = events.int(1) }
             let accepted = outcomes["accepted"]?.values.reduce(0, +) ?? 0
-            return OutcomeStats(since: since, until: now, outcomes: outcomes, requests: requests, accepted: accepted,
-                                deactivations: deactivations, queue: queue, campaign: selected)
+            return OutcomeStats(
+                since: since, until: now, outcomes: outcomes, requests: requests, accepted: accepted,
+                deactivations: deactivations, queue: queue, campaign: selected)
         }
     }
 }

@@ -15,9 +15,11 @@ extension Store {
         let nowMS = now.storeMilliseconds
         return try write { db in
             let seen = try db.cached("SELECT COALESCE(MAX(seq), 0) FROM cancel_requests").scalarInt64() ?? 0
-            try db.cached("""
+            try db.cached(
+                """
                 INSERT INTO workers (host, pid, started_at, heartbeat_at, cancel_seen) VALUES (?, ?, ?, ?, ?)
-                """).bind(host, pid, nowMS, nowMS, seen).run()
+                """
+            ).bind(host, pid, nowMS, nowMS, seen).run()
             return WorkerID(db.lastInsertRowID)
         }
     }
@@ -37,7 +39,9 @@ extension Store {
     /// Also frees leases whose owner has no row, and finishes cancels left half done (`campaign cancel`
     /// killed between its two steps) once they are older than `staleAfter`.
     @discardableResult
-    public func rescueStaleWorkers(now: Date = Date(), staleAfter: Duration, except: WorkerID? = nil) throws(StoreError) -> RescueReport {
+    public func rescueStaleWorkers(now: Date = Date(), staleAfter: Duration, except: WorkerID? = nil) throws(StoreError)
+        -> RescueReport
+    {
         let nowMS = now.storeMilliseconds
         let staleBefore = nowMS - Self.milliseconds(staleAfter)
         return try write { db in
@@ -46,7 +50,8 @@ extension Store {
             try stale.bind(staleBefore, except?.rawValue)
             while try stale.step() { report.workers.append(WorkerID(stale.int64(0))) }
             stale.reset()
-            let free = try db.cached("""
+            let free = try db.cached(
+                """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
                     next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END
                 WHERE leased_by = ?1
@@ -57,16 +62,21 @@ extension Store {
                 try db.cached("DELETE FROM workers WHERE id = ?").bind(worker.rawValue).run()
                 try db.cached("DELETE FROM cancel_acks WHERE worker_id = ?").bind(worker.rawValue).run()
             }
-            try db.cached("""
+            try db.cached(
+                """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
                     next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?1")) ELSE next_attempt_at END
                 WHERE leased_by IS NOT NULL AND leased_by NOT IN (SELECT id FROM workers)
-                """).bind(nowMS).run()
+                """
+            ).bind(nowMS).run()
             report.deliveries += db.changes
-            let halfDone = try db.cached("SELECT seq, campaign_id FROM cancel_requests WHERE done_at IS NULL AND requested_at < ?")
+            let halfDone = try db.cached(
+                "SELECT seq, campaign_id FROM cancel_requests WHERE done_at IS NULL AND requested_at < ?")
             try halfDone.bind(staleBefore)
             var requests: [CancelRequest] = []
-            while try halfDone.step() { requests.append(CancelRequest(seq: halfDone.int64(0), campaign: CampaignID(halfDone.int64(1)))) }
+            while try halfDone.step() {
+                requests.append(CancelRequest(seq: halfDone.int64(0), campaign: CampaignID(halfDone.int64(1))))
+            }
             halfDone.reset()
             for request in requests {
                 _ = try Self.finishCancel(db, request.campaign, seq: request.seq, now: nowMS)
@@ -81,11 +91,13 @@ extension Store {
     @discardableResult
     public func unregisterWorker(_ worker: WorkerID, now: Date = Date()) throws(StoreError) -> Int {
         try write { db in
-            try db.cached("""
+            try db.cached(
+                """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
                     next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END
                 WHERE leased_by = ?1
-                """).bind(worker.rawValue, now.storeMilliseconds).run()
+                """
+            ).bind(worker.rawValue, now.storeMilliseconds).run()
             let released = db.changes
             try db.cached("DELETE FROM workers WHERE id = ?").bind(worker.rawValue).run()
             try db.cached("DELETE FROM cancel_acks WHERE worker_id = ?").bind(worker.rawValue).run()
@@ -100,10 +112,12 @@ extension Store {
         guard !deliveries.isEmpty else { return 0 }
         let ids = "[" + deliveries.map { String($0.rawValue) }.joined(separator: ",") + "]"
         return try write { db in
-            try db.cached("""
+            try db.cached(
+                """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL, next_attempt_at = \(Self.dueUnlessPaused("?3"))
                 WHERE id IN (SELECT value FROM json_each(?1)) AND leased_by = ?2 AND status = 'pending'
-                """).bind(ids, worker.rawValue, now.storeMilliseconds).run()
+                """
+            ).bind(ids, worker.rawValue, now.storeMilliseconds).run()
             return db.changes
         }
     }
@@ -111,17 +125,21 @@ extension Store {
     /// The registered workers, oldest first, with the leases each holds.
     public func workers() throws(StoreError) -> [WorkerRecord] {
         try read { db in
-            let statement = try db.cached("""
+            let statement = try db.cached(
+                """
                 SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
                        (SELECT count(*) FROM deliveries d WHERE d.leased_by = w.id)
                 FROM workers w ORDER BY w.id
-                """).bind()
+                """
+            ).bind()
             defer { statement.reset() }
             var workers: [WorkerRecord] = []
             while try statement.step() {
-                workers.append(WorkerRecord(id: WorkerID(statement.int64(0)), host: statement.string(1), pid: statement.int(2),
-                                            startedAt: Milliseconds.date(statement.int64(3)),
-                                            heartbeatAt: Milliseconds.date(statement.int64(4)), leases: statement.int(5)))
+                workers.append(
+                    WorkerRecord(
+                        id: WorkerID(statement.int64(0)), host: statement.string(1), pid: statement.int(2),
+                        startedAt: Milliseconds.date(statement.int64(3)),
+                        heartbeatAt: Milliseconds.date(statement.int64(4)), leases: statement.int(5)))
             }
             return workers
         }
@@ -130,13 +148,17 @@ extension Store {
     /// When the leases of another worker that has gone quiet (no heartbeat for `silentFor`) may be taken
     /// over: its last heartbeat plus `staleAfter`. nil when no such worker holds leases. (Workers that heartbeat
     /// are not waited for: what they hold is theirs to send.)
-    public func nextRescueDate(now: Date = Date(), staleAfter: Duration, silentFor: Duration, except: WorkerID?) throws(StoreError) -> Date? {
+    public func nextRescueDate(now: Date = Date(), staleAfter: Duration, silentFor: Duration, except: WorkerID?)
+        throws(StoreError) -> Date?
+    {
         try read { db in
-            try db.cached("""
+            try db.cached(
+                """
                 SELECT MIN(w.heartbeat_at) FROM workers w
                 WHERE w.id IS NOT ?1 AND w.heartbeat_at < ?2
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.leased_by = w.id)
-                """).bind(except?.rawValue, now.storeMilliseconds - Self.milliseconds(silentFor))
+                """
+            ).bind(except?.rawValue, now.storeMilliseconds - Self.milliseconds(silentFor))
                 .scalarInt64().map { Milliseconds.date($0 + Self.milliseconds(staleAfter) + 1) }
         }
     }

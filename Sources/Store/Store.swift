@@ -27,7 +27,10 @@ public actor Store {
         /// more (the token index of a million devices is about 100 MiB).
         public var cacheSizeMiB: Int
 
-        public init(createIfMissing: Bool = true, readOnly: Bool = false, busyTimeout: Duration = .seconds(5), cacheSizeMiB: Int = 64) {
+        public init(
+            createIfMissing: Bool = true, readOnly: Bool = false, busyTimeout: Duration = .seconds(5),
+            cacheSizeMiB: Int = 64
+        ) {
             self.createIfMissing = createIfMissing
             self.readOnly = readOnly
             self.busyTimeout = busyTimeout
@@ -77,7 +80,8 @@ public actor Store {
         let timeout = options.busyTimeout.components
         var settings = Connection.Options()
         settings.create = options.createIfMissing
-        settings.busyTimeoutMilliseconds = Int32(clamping: timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
+        settings.busyTimeoutMilliseconds = Int32(
+            clamping: timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
         settings.cacheSizeKiB = max(1, options.cacheSizeMiB) * 1024
         try guarded {
             if options.readOnly {
@@ -87,7 +91,9 @@ public actor Store {
             }
             let db = try Connection(path: path, options: settings)
             let result = try Schema.migrator.migrate(db)
-            guard result.unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: result.unknown) }
+            guard result.unknown.isEmpty else {
+                throw StoreError.newerSchema(path: path, unknownMigrations: result.unknown)
+            }
             connection = db
         }
     }
@@ -106,8 +112,12 @@ public actor Store {
             settings.access = .immutable
             return try openReadOnly(settings)
         }
-        guard status.unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: status.unknown) }
-        guard status.missing.isEmpty else { throw StoreError.olderSchema(path: path, missingMigrations: status.missing) }
+        guard status.unknown.isEmpty else {
+            throw StoreError.newerSchema(path: path, unknownMigrations: status.unknown)
+        }
+        guard status.missing.isEmpty else {
+            throw StoreError.olderSchema(path: path, missingMigrations: status.missing)
+        }
         return db
     }
 

@@ -17,15 +17,20 @@ extension StoreError {
 
     /// The file, its `-wal` or `-shm`, or a directory on the way may not be read by this user.
     static func permissionDenied(path: String) -> StoreError {
-        .cannotOpen(path: path, reason: "permission denied for this user (uid \(geteuid())) on the file, its -wal or -shm, or its directory: "
-            + "only the database's owner or a member of its group may open it")
+        .cannotOpen(
+            path: path,
+            reason:
+                "permission denied for this user (uid \(geteuid())) on the file, its -wal or -shm, or its directory: "
+                + "only the database's owner or a member of its group may open it")
     }
 
     /// "disk I/O error, SQLite code 778, errno 5: Input/output error": the extended code says which operation
     /// failed (778 = SQLITE_IOERR_WRITE), errno why.
     private static func ioDetail(_ error: SQLiteError) -> String {
         var detail = "\(error.message), SQLite code \(error.code)"
-        if error.systemErrno != 0 { detail += ", errno \(error.systemErrno): \(String(cString: strerror(error.systemErrno)))" }
+        if error.systemErrno != 0 {
+            detail += ", errno \(error.systemErrno): \(String(cString: strerror(error.systemErrno)))"
+        }
         return detail
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The process's one time base for deadlines, pacing and timers: CLOCK_MONOTONIC in nanoseconds, which no

@@ -14,7 +14,10 @@ enum APIKeyCommands {
         do {
             try APIKeyRecord.validateName(name)
             let given = arguments.values("scope")
-            scopes = given.isEmpty ? APIKeyScope.defaults : Set(try given.map { (text: String) throws(APIKeyError) in try APIKeyScope.parse(text) })
+            scopes =
+                given.isEmpty
+                ? APIKeyScope.defaults
+                : Set(try given.map { (text: String) throws(APIKeyError) in try APIKeyScope.parse(text) })
         } catch {
             throw .usage(error.description)
         }
@@ -23,15 +26,19 @@ enum APIKeyCommands {
         let store = try await StoreAccess.openForAPIKeys(configuration)
         let key: APIKeyRecord
         do {
-            key = try await store.createAPIKey(name: name, scopes: scopes, secretHash: APIKeySecret.hash(secret), now: Date())
+            key = try await store.createAPIKey(
+                name: name, scopes: scopes, secretHash: APIKeySecret.hash(secret), now: Date())
         } catch .duplicateAPIKey {
-            throw .failure("an API key named '\(name)' already exists: revoke it first ('apnsd api-key revoke \(name)') or choose another name")
+            throw .failure(
+                "an API key named '\(name)' already exists: revoke it first ('apnsd api-key revoke \(name)') or choose another name"
+            )
         } catch {
             throw .store(error)
         }
         Output.line(secret)
-        Output.error("created API key '\(key.name)' (scopes: \(key.sortedScopes.map(\.rawValue).joined(separator: ", "))); "
-                     + "the secret above is shown only this once: store it now (apnsd keeps only its hash)")
+        Output.error(
+            "created API key '\(key.name)' (scopes: \(key.sortedScopes.map(\.rawValue).joined(separator: ", "))); "
+                + "the secret above is shown only this once: store it now (apnsd keeps only its hash)")
     }
 
     static func list(_ words: [String]) async throws(CLIError) {
@@ -45,10 +52,14 @@ enum APIKeyCommands {
             for key in keys { Output.line(key.json.description) }
             return
         }
-        Output.line("NAME                                                              SCOPES            CREATED                   LAST USED")
+        Output.line(
+            "NAME                                                              SCOPES            CREATED                   LAST USED"
+        )
         for key in keys {
-            Output.line(Output.pad(key.name, 66) + Output.pad(key.sortedScopes.map(\.rawValue).joined(separator: ","), 18)
-                        + Output.pad(Output.timestamp(key.createdAt), 26) + (key.lastUsedAt.map(Output.timestamp) ?? "never"))
+            Output.line(
+                Output.pad(key.name, 66) + Output.pad(key.sortedScopes.map(\.rawValue).joined(separator: ","), 18)
+                    + Output.pad(Output.timestamp(key.createdAt), 26)
+                    + (key.lastUsedAt.map(Output.timestamp) ?? "never"))
         }
     }
 

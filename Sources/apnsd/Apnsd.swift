@@ -68,7 +68,8 @@ struct Apnsd {
             default: try await DeviceCommands.list(args)
             }
         case "campaign":
-            let (sub, args) = try subcommand(rest, of: "campaign", ["create", "list", "show", "watch", "pause", "resume", "cancel", "retry"])
+            let (sub, args) = try subcommand(
+                rest, of: "campaign", ["create", "list", "show", "watch", "pause", "resume", "cancel", "retry"])
             switch sub {
             case "pause": try await CampaignCommands.pause(args, resume: false)
             case "resume": try await CampaignCommands.pause(args, resume: true)
@@ -99,11 +100,19 @@ struct Apnsd {
         }
     }
 
-    private static func subcommand(_ words: [String], of command: String, _ known: [String]) throws(CLIError) -> (String, [String]) {
+    private static func subcommand(_ words: [String], of command: String, _ known: [String]) throws(CLIError) -> (
+        String, [String]
+    ) {
         // `apnsd device --help` (or `device --json --help`): the group's help.
-        if let first = words.first, first.hasPrefix("-"), words.contains("--help") || words.contains("-h") { throw .help(options: []) }
-        guard let sub = words.first else { throw .usage("'\(command)' needs a subcommand: \(known.joined(separator: ", "))") }
-        guard known.contains(sub) else { throw .usage("unknown subcommand '\(command) \(sub)' (expected \(known.joined(separator: ", ")))") }
+        if let first = words.first, first.hasPrefix("-"), words.contains("--help") || words.contains("-h") {
+            throw .help(options: [])
+        }
+        guard let sub = words.first else {
+            throw .usage("'\(command)' needs a subcommand: \(known.joined(separator: ", "))")
+        }
+        guard known.contains(sub) else {
+            throw .usage("unknown subcommand '\(command) \(sub)' (expected \(known.joined(separator: ", ")))")
+        }
         return (sub, Array(words.dropFirst()))
     }
 }

@@ -10,7 +10,9 @@ struct Arguments: Sendable {
     /// command before it does anything, handing its declared options to the help (`Help.text(for:accepting:)`).
     init(_ words: [String], valued: Set<String>, flagNames: Set<String>) throws(CLIError) {
         if words.contains("--help") || words.contains("-h") { throw .help(options: valued.union(flagNames)) }
-        do { parsed = try ArgumentParsing.Arguments(words, valued: valued, flagNames: flagNames) } catch { throw CLIError(error) }
+        do { parsed = try ArgumentParsing.Arguments(words, valued: valued, flagNames: flagNames) } catch {
+            throw CLIError(error)
+        }
     }
 
     var positionals: [String] { parsed.positionals }
@@ -33,7 +35,9 @@ struct Arguments: Sendable {
     /// The one positional, a campaign's (or a single send's) id.
     func campaignID() throws(CLIError) -> CampaignID {
         let text = try positionals(exactly: ["campaign ID"])[0]
-        guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+        guard let id = CampaignID(text) else {
+            throw .usage("'\(text)' is not a campaign id (a positive whole number)")
+        }
         return id
     }
 }

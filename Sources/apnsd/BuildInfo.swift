@@ -11,33 +11,33 @@ enum BuildInfo {
 
     static var configuration: String {
         #if DEBUG
-        "debug"
+            "debug"
         #else
-        "release"
+            "release"
         #endif
     }
 
     static var compiler: String {
         #if compiler(>=6.4)
-        "≥ 6.4"
+            "≥ 6.4"
         #elseif compiler(>=6.3)
-        "6.3"
+            "6.3"
         #elseif compiler(>=6.2)
-        "6.2"
+            "6.2"
         #elseif compiler(>=6.1)
-        "6.1"
+            "6.1"
         #else
-        "6.0"
+            "6.0"
         #endif
     }
 
     static var architecture: String {
         #if arch(x86_64)
-        "x86_64"
+            "x86_64"
         #elseif arch(arm64)
-        "aarch64"
+            "aarch64"
         #else
-        "unknown-architecture"
+            "unknown-architecture"
         #endif
     }
 

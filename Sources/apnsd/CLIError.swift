@@ -11,7 +11,9 @@ struct CLIError: Error, CustomStringConvertible {
     static func usage(_ message: String) -> CLIError { CLIError(message: message, isUsage: true) }
     static func failure(_ message: String) -> CLIError { CLIError(message: message, isUsage: false) }
     /// `--help` was given to a command that accepts `options`.
-    static func help(options: Set<String>) -> CLIError { CLIError(message: "help", isUsage: false, helpOptions: options) }
+    static func help(options: Set<String>) -> CLIError {
+        CLIError(message: "help", isUsage: false, helpOptions: options)
+    }
 
     /// The argument parser's usage error.
     init(_ error: UsageError) { self.init(message: error.message, isUsage: true) }

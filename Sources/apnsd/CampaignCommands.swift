@@ -7,12 +7,17 @@ import QueueModel
 /// `apnsd campaign create | list | show | cancel`.
 enum CampaignCommands {
     static func create(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: NotificationOptions.valued.union(["user", "tokens", "at", "idempotency-key", "activity-type", "kind"])
-                                          .union(Configuration.flagNames),
-                                      flagNames: ["all"])
+        let arguments = try Arguments(
+            words,
+            valued: NotificationOptions.valued.union([
+                "user", "tokens", "at", "idempotency-key", "activity-type", "kind",
+            ])
+            .union(Configuration.flagNames),
+            flagNames: ["all"])
         let configuration = try Configuration.load(arguments: arguments)
         let options = try NotificationOptions(arguments, configuration: configuration)
-        let id = try await enqueue(arguments, configuration, environment: options.environment) { audience, scheduledAt in
+        let id = try await enqueue(arguments, configuration, environment: options.environment) {
+            audience, scheduledAt in
             options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt)
         }
         Output.line(id.description)
@@ -21,8 +26,10 @@ enum CampaignCommands {
     /// Enqueues one campaign to the audience the arguments choose (`--all`, `--user ID ...`, `--tokens FILE` or
     /// `--activity-type T [--kind K] [--user ID ...]`, at `--at`), made by `makeSpec`; with `--idempotency-key`, a
     /// rerun returns the first run's id. Used by `campaign create` and `device verify`.
-    static func enqueue(_ arguments: Arguments, _ configuration: Configuration, environment: Environment?,
-                        makeSpec: (Audience, Date?) -> CampaignSpec) async throws(CLIError) -> CampaignID {
+    static func enqueue(
+        _ arguments: Arguments, _ configuration: Configuration, environment: Environment?,
+        makeSpec: (Audience, Date?) -> CampaignSpec
+    ) async throws(CLIError) -> CampaignID {
         var users = arguments.values("user").flatMap { $0.split(separator: ",").map(String.init) }
         if !users.isEmpty { users += arguments.positionals } else { _ = try arguments.positionals(exactly: []) }
         for user in users {
@@ -31,9 +38,13 @@ enum CampaignCommands {
         let tokensFile = try arguments.value("tokens")
         let activityType = try arguments.value("activity-type")
         let tokenKind = try DeviceCommands.kind(arguments)
-        let chosen = [arguments.flag("all"), !users.isEmpty && activityType == nil, tokensFile != nil, activityType != nil].filter { $0 }.count
+        let chosen = [
+            arguments.flag("all"), !users.isEmpty && activityType == nil, tokensFile != nil, activityType != nil,
+        ].filter { $0 }.count
         guard chosen == 1 else {
-            throw .usage("choose exactly one audience: --all, --user ID ..., --tokens FILE, or --activity-type T [--user ID ...]")
+            throw .usage(
+                "choose exactly one audience: --all, --user ID ..., --tokens FILE, or --activity-type T [--user ID ...]"
+            )
         }
         if tokenKind != nil && activityType == nil { throw .usage("--kind goes with --activity-type") }
         let scheduledAt = try arguments.value("at").map(parseDate)
@@ -76,8 +87,9 @@ enum CampaignCommands {
         }
         let audience: Audience
         if let activityType {
-            audience = .activities(type: activityType, kind: tokenKind ?? .activity, users: users.isEmpty ? nil : users,
-                                   environment: environment)
+            audience = .activities(
+                type: activityType, kind: tokenKind ?? .activity, users: users.isEmpty ? nil : users,
+                environment: environment)
         } else {
             audience = users.isEmpty ? .all(environment: environment) : .users(users, environment: environment)
         }
@@ -89,7 +101,8 @@ enum CampaignCommands {
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         store = try await StoreAccess.open(configuration)
         do {
-            return try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get().ids[0]
+            return try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get().ids[
+                0]
         } catch {
             throw .store(error)
         }
@@ -111,11 +124,14 @@ enum CampaignCommands {
     /// `campaign list [--kind single|bulk|verify] [--status S] [--limit N] [--json]`: newest first; every kind and
     /// status unless filtered, all of them unless `--limit`.
     static func list(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["kind", "status", "limit"]).union(Configuration.flagNames), flagNames: ["json"])
+        let arguments = try Arguments(
+            words, valued: Set(["kind", "status", "limit"]).union(Configuration.flagNames), flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
         let kind = try arguments.value("kind").map { (text: String) throws(CLIError) -> CampaignKind in
-            guard let kind = CampaignKind(rawValue: text) else { throw .usage("--kind must be single, bulk or verify, got '\(text)'") }
+            guard let kind = CampaignKind(rawValue: text) else {
+                throw .usage("--kind must be single, bulk or verify, got '\(text)'")
+            }
             return kind
         }
         let status = try arguments.value("status").map { (text: String) throws(CLIError) -> CampaignStatus in
@@ -126,12 +142,18 @@ enum CampaignCommands {
         }
         var remaining = Int.max
         if let text = try arguments.value("limit") {
-            guard let limit = Int(text), limit > 0 else { throw .usage("--limit must be a positive whole number, got '\(text)'") }
+            guard let limit = Int(text), limit > 0 else {
+                throw .usage("--limit must be a positive whole number, got '\(text)'")
+            }
             remaining = limit
         }
         let store = try await StoreAccess.open(configuration, readOnly: true)
         let json = arguments.flag("json")
-        if !json { Output.line("ID      KIND    STATUS      AUDIENCE   TOTAL     PENDING   ACCEPTED  UNREG     REJECTED  FAILED    SCHEDULED") }
+        if !json {
+            Output.line(
+                "ID      KIND    STATUS      AUDIENCE   TOTAL     PENDING   ACCEPTED  UNREG     REJECTED  FAILED    SCHEDULED"
+            )
+        }
         do {
             var before: CampaignID?
             while remaining > 0 {
@@ -148,18 +170,23 @@ enum CampaignCommands {
     }
 
     static func show(_ words: [String]) async throws(CLIError) {
-        let (campaign, json) = try await withCampaign(words, readOnly: true) { store, id in try await store.campaign(id) }
-        if json { Output.line(campaign.json.description); return }
+        let (campaign, json) = try await withCampaign(words, readOnly: true) { store, id in try await store.campaign(id)
+        }
+        if json {
+            Output.line(campaign.json.description)
+            return
+        }
         let c = campaign.counters
-        Output.line("""
-        campaign \(campaign.id) (\(campaign.kind)) — \(campaign.status)
-          topic        \(Printable.escaped(campaign.content.topic))  push type \(campaign.content.pushType)  priority \(campaign.content.priority)
-          audience     \(audienceText(campaign.audience))\(campaign.audience.environment.map { " \($0)" } ?? "")\(campaign.isExpanded ? "" : " — not expanded yet")
-          scheduled    \(Output.timestamp(campaign.scheduledAt))
-          started      \(campaign.startedAt.map(Output.timestamp) ?? "-")
-          finished     \(campaign.finishedAt.map(Output.timestamp) ?? "-")
-          deliveries   \(c.total) total: \(c.pending) pending, \(c.accepted) accepted, \(c.unregistered) unregistered, \(c.rejected) rejected, \(c.failed) failed, \(c.cancelled) cancelled
-        """)
+        Output.line(
+            """
+            campaign \(campaign.id) (\(campaign.kind)) — \(campaign.status)
+              topic        \(Printable.escaped(campaign.content.topic))  push type \(campaign.content.pushType)  priority \(campaign.content.priority)
+              audience     \(audienceText(campaign.audience))\(campaign.audience.environment.map { " \($0)" } ?? "")\(campaign.isExpanded ? "" : " — not expanded yet")
+              scheduled    \(Output.timestamp(campaign.scheduledAt))
+              started      \(campaign.startedAt.map(Output.timestamp) ?? "-")
+              finished     \(campaign.finishedAt.map(Output.timestamp) ?? "-")
+              deliveries   \(c.total) total: \(c.pending) pending, \(c.accepted) accepted, \(c.unregistered) unregistered, \(c.rejected) rejected, \(c.failed) failed, \(c.cancelled) cancelled
+            """)
     }
 
     /// `campaign pause ID` / `campaign resume ID`: stop sending a bulk campaign without losing its place, and go on.
@@ -171,7 +198,9 @@ enum CampaignCommands {
         let campaign: Campaign
         let moved: Int
         do {
-            (campaign, moved) = resume ? try await store.resumeCampaign(id, now: Date()) : try await store.pauseCampaign(id, now: Date())
+            (campaign, moved) =
+                resume
+                ? try await store.resumeCampaign(id, now: Date()) : try await store.pauseCampaign(id, now: Date())
         } catch {
             throw .store(error)
         }
@@ -180,7 +209,9 @@ enum CampaignCommands {
         } else if resume {
             Output.line("resumed campaign \(id): \(moved) deliveries due again, \(campaign.counters.pending) pending")
         } else {
-            Output.line("paused campaign \(id): \(moved) deliveries held until 'apnsd campaign resume \(id)' (workers release the ones they hold within a second)")
+            Output.line(
+                "paused campaign \(id): \(moved) deliveries held until 'apnsd campaign resume \(id)' (workers release the ones they hold within a second)"
+            )
         }
     }
 
@@ -190,7 +221,8 @@ enum CampaignCommands {
 
     /// `campaign retry ID [--status failed|rejected]`: requeue a campaign's failed (or rejected) deliveries.
     static func retry(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["status"]).union(Configuration.flagNames), flagNames: ["json"])
+        let arguments = try Arguments(
+            words, valued: Set(["status"]).union(Configuration.flagNames), flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         let id = try arguments.campaignID()
         let statusText = try arguments.value("status") ?? "failed"
@@ -204,15 +236,19 @@ enum CampaignCommands {
             if arguments.flag("json") {
                 Output.line(campaign.json.adding([("requeued", .int(count))]).description)
             } else {
-                Output.line("campaign \(id): \(count) \(status) deliveries requeued (attempts reset); the worker sends them next")
+                Output.line(
+                    "campaign \(id): \(count) \(status) deliveries requeued (attempts reset); the worker sends them next"
+                )
             }
         } catch {
             throw .store(error)
         }
     }
 
-    private static func withCampaign(_ words: [String], readOnly: Bool,
-                                     _ body: (any ProducerStore, CampaignID) async throws -> Campaign) async throws(CLIError) -> (Campaign, Bool) {
+    private static func withCampaign(
+        _ words: [String], readOnly: Bool,
+        _ body: (any ProducerStore, CampaignID) async throws -> Campaign
+    ) async throws(CLIError) -> (Campaign, Bool) {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         let id = try arguments.campaignID()
@@ -227,8 +263,12 @@ enum CampaignCommands {
     private static func tableLine(_ campaign: Campaign) -> String {
         let pad = Output.pad
         let c = campaign.counters
-        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12) + pad(campaign.audience.channel != nil ? "channel" : campaign.audience.activity == nil ? "\(campaign.audience.kind)" : "activities", 11)
-            + [c.total, c.pending, c.accepted, c.unregistered, c.rejected, c.failed].map { pad(String($0), 10) }.joined()
+        return pad(campaign.id.description, 8) + pad("\(campaign.kind)", 8) + pad("\(campaign.status)", 12)
+            + pad(
+                campaign.audience.channel != nil
+                    ? "channel" : campaign.audience.activity == nil ? "\(campaign.audience.kind)" : "activities", 11)
+            + [c.total, c.pending, c.accepted, c.unregistered, c.rejected, c.failed].map { pad(String($0), 10) }
+            .joined()
             + Output.timestamp(campaign.scheduledAt)
     }
 }

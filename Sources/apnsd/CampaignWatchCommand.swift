@@ -7,7 +7,8 @@ import QueueModel
 /// completes without failures, 1 when it was cancelled or some deliveries failed.
 enum CampaignWatchCommand {
     static func run(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["interval"]).union(Configuration.flagNames), flagNames: ["json"])
+        let arguments = try Arguments(
+            words, valued: Set(["interval"]).union(Configuration.flagNames), flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         let id = try arguments.campaignID()
         var interval = 1.0
@@ -28,20 +29,28 @@ enum CampaignWatchCommand {
             let perSecond = rate.update(done: done, at: Date())
             let eta = perSecond > 0 && c.pending > 0 ? Double(c.pending) / perSecond : nil
             if terminal {
-                FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + bar(campaign, done: done, perSecond: perSecond, eta: eta)).utf8))
+                FileHandle.standardOutput.write(
+                    Data(("\r\u{1B}[K" + bar(campaign, done: done, perSecond: perSecond, eta: eta)).utf8))
             } else {
-                Output.line(Output.jsonLine([
-                    "id": .string(id.description), "status": .string(campaign.status.rawValue), "paused": .bool(campaign.isPaused), "total": .int(c.total),
-                    "done": .int(done), "percent": .raw(String(format: "%.1f", percent(campaign, done: done))),
-                    "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
-                    "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
-                    "ratePerSecond": .raw(String(format: "%.1f", perSecond)), "etaSeconds": .int(eta.map { Int($0.rounded(.up)) }),
-                ]))
+                Output.line(
+                    Output.jsonLine([
+                        "id": .string(id.description), "status": .string(campaign.status.rawValue),
+                        "paused": .bool(campaign.isPaused), "total": .int(c.total),
+                        "done": .int(done), "percent": .raw(String(format: "%.1f", percent(campaign, done: done))),
+                        "pending": .int(c.pending), "accepted": .int(c.accepted), "unregistered": .int(c.unregistered),
+                        "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
+                        "ratePerSecond": .raw(String(format: "%.1f", perSecond)),
+                        "etaSeconds": .int(eta.map { Int($0.rounded(.up)) }),
+                    ]))
             }
             if campaign.status.isFinished {
                 if terminal { Output.line("") }
                 if campaign.status == .cancelled { throw .failure("campaign \(id) was cancelled") }
-                if c.failed > 0 { throw .failure("campaign \(id) completed with \(c.failed) failed deliveries (apnsd log --campaign \(id) --status failed)") }
+                if c.failed > 0 {
+                    throw .failure(
+                        "campaign \(id) completed with \(c.failed) failed deliveries (apnsd log --campaign \(id) --status failed)"
+                    )
+                }
                 return
             }
             try? await Task.sleep(for: .milliseconds(Int64(interval * 1000)))
@@ -61,11 +70,17 @@ enum CampaignWatchCommand {
         let width = 30
         let filled = Int((share / 100 * Double(width)).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let etaText = eta.map { seconds in seconds >= 3600 ? String(format: "%dh%02dm", Int(seconds) / 3600, Int(seconds) % 3600 / 60)
-            : String(format: "%dm%02ds", Int(seconds) / 60, Int(seconds) % 60) } ?? "-"
-        return String(format: "[%@] %5.1f%%  %@  %d/%d  accepted %d  unreg %d  rejected %d  failed %d  %.0f/s  ETA %@",
-                      bar, share, campaign.isPaused ? "paused" : campaign.status.rawValue, done, c.total, c.accepted, c.unregistered, c.rejected, c.failed,
-                      perSecond, etaText)
+        let etaText =
+            eta.map { seconds in
+                seconds >= 3600
+                    ? String(format: "%dh%02dm", Int(seconds) / 3600, Int(seconds) % 3600 / 60)
+                    : String(format: "%dm%02ds", Int(seconds) / 60, Int(seconds) % 60)
+            } ?? "-"
+        return String(
+            format: "[%@] %5.1f%%  %@  %d/%d  accepted %d  unreg %d  rejected %d  failed %d  %.0f/s  ETA %@",
+            bar, share, campaign.isPaused ? "paused" : campaign.status.rawValue, done, c.total, c.accepted,
+            c.unregistered, c.rejected, c.failed,
+            perSecond, etaText)
     }
 }
 

@@ -1,5 +1,5 @@
-import Intake
 import Foundation
+import Intake
 import QueueModel
 
 /// `apnsd campaign cancel ID` (and `apnsd cancel ID`, which also takes a single send's id): stop a campaign
@@ -17,10 +17,11 @@ enum CancelCommand {
             throw .store(error)
         }
         if arguments.flag("json") {
-            Output.line(report.campaign.json.adding([
-                ("cancelledNow", .int(report.cancelled)), ("inFlight", .int(report.inFlight)),
-                ("unacknowledgedWorkers", .int(report.unacknowledged)),
-            ]).description)
+            Output.line(
+                report.campaign.json.adding([
+                    ("cancelledNow", .int(report.cancelled)), ("inFlight", .int(report.inFlight)),
+                    ("unacknowledgedWorkers", .int(report.unacknowledged)),
+                ]).description)
             return
         }
         if report.wasFinished {
@@ -32,7 +33,8 @@ enum CancelCommand {
             line += ", of which \(report.inFlight) were already sent to APNs (the log will show their answer)"
         }
         if report.unacknowledged > 0 {
-            line += "; \(report.unacknowledged) worker(s) did not answer within \(configuration.workerLease) s — see 'apnsd workers'"
+            line +=
+                "; \(report.unacknowledged) worker(s) did not answer within \(configuration.workerLease) s — see 'apnsd workers'"
         }
         Output.line(line)
     }

@@ -20,12 +20,16 @@ enum ConfigCheckCommand {
         let configuration = try Configuration.load(arguments: arguments)
         var checks: [Check] = []
         let file = Configuration.configFile(configPath: try arguments.value("config"))
-        checks.append(Check(name: "settings", ok: true, detail: file.map { "config file \($0)" } ?? "no config file (environment and flags only)"))
+        checks.append(
+            Check(
+                name: "settings", ok: true,
+                detail: file.map { "config file \($0)" } ?? "no config file (environment and flags only)"))
         checks.append(await database(configuration))
         checks.append(contentsOf: credentials(configuration))
         if let caFile = configuration.caFile {
             let readable = FileManager.default.isReadableFile(atPath: caFile)
-            checks.append(Check(name: "ca", ok: readable, detail: readable ? caFile : "cannot read apns.caFile \(caFile)"))
+            checks.append(
+                Check(name: "ca", ok: readable, detail: readable ? caFile : "cannot read apns.caFile \(caFile)"))
         } else {
             checks.append(Check(name: "ca", ok: true, detail: "the system's trust store"))
         }
@@ -33,20 +37,27 @@ enum ConfigCheckCommand {
         checks.append(resolve("development", configuration.developmentURL))
         checks.append(channelHosts(configuration))
         checks.append(api(configuration))
-        checks.append(Check(name: "topic", ok: true, detail: configuration.topic.map { "default topic \($0)" } ?? "no default topic (each send names one)"))
+        checks.append(
+            Check(
+                name: "topic", ok: true,
+                detail: configuration.topic.map { "default topic \($0)" } ?? "no default topic (each send names one)"))
         if let webhook = configuration.webhookURL {
             checks.append(Check(name: "webhook", ok: true, detail: "\(webhook) (signed with webhook.secret)"))
         }
         let ok = checks.allSatisfy(\.ok)
         if arguments.flag("json") {
-            let members = checks.map { "\(JSONText.quote($0.name)):\(JSONLine(["ok": .bool($0.ok), "detail": .string($0.detail)]).description)" }
+            let members = checks.map {
+                "\(JSONText.quote($0.name)):\(JSONLine(["ok": .bool($0.ok), "detail": .string($0.detail)]).description)"
+            }
             Output.line(#"{"ok":\#(ok),"checks":{\#(members.joined(separator: ","))}}"#)
         } else {
             for check in checks {
                 Output.line((check.ok ? "ok    " : "FAIL  ") + Output.pad(check.name, 13) + check.detail)
             }
         }
-        if !ok { throw .failure("config check failed: \(checks.filter { !$0.ok }.map(\.name).joined(separator: ", "))") }
+        if !ok {
+            throw .failure("config check failed: \(checks.filter { !$0.ok }.map(\.name).joined(separator: ", "))")
+        }
     }
 
     private static func database(_ configuration: Configuration) async -> Check {
@@ -62,31 +73,49 @@ enum ConfigCheckCommand {
     /// entry): each key loaded and a provider token minted with it; certificates loaded, with their expiry.
     private static func credentials(_ configuration: Configuration) -> [Check] {
         let setup: WorkerSetup
-        do { setup = try WorkerSetup(configuration) } catch { return [Check(name: "key", ok: false, detail: error.message)] }
+        do { setup = try WorkerSetup(configuration) } catch {
+            return [Check(name: "key", ok: false, detail: error.message)]
+        }
         var checks: [Check] = []
         if !setup.credentials.contains(where: { $0.name == CredentialSetting.defaultName }) {
-            checks.append(Check(name: "key", ok: true, detail: "no apns.keyFile; \(setup.credentials.count) apns.credentials entries"))
+            checks.append(
+                Check(
+                    name: "key", ok: true,
+                    detail: "no apns.keyFile; \(setup.credentials.count) apns.credentials entries"))
         }
         for loaded in setup.credentials {
             let isDefault = loaded.name == CredentialSetting.defaultName
             let name = isDefault ? "key" : "credential.\(loaded.name)"
-            let topics = isDefault || loaded.setting.topics.isEmpty ? "" : " for \(loaded.setting.topics.joined(separator: ", "))"
+            let topics =
+                isDefault || loaded.setting.topics.isEmpty
+                ? "" : " for \(loaded.setting.topics.joined(separator: ", "))"
             if let certificate = loaded.certificate, case .certificate(let file, _) = loaded.setting.authentication {
                 let days = certificate.daysLeft(now: Date())
-                let subject = [certificate.subjectCommonName.map { "CN \($0)" }, certificate.subjectUID.map { "UID \($0)" }]
-                    .compactMap { $0 }.joined(separator: ", ")
+                let subject = [
+                    certificate.subjectCommonName.map { "CN \($0)" }, certificate.subjectUID.map { "UID \($0)" },
+                ]
+                .compactMap { $0 }.joined(separator: ", ")
                 let expires = "expires \(JSONLine.timestamp(certificate.notAfter))"
-                checks.append(Check(name: name, ok: days >= 0, detail: "\(file) (\(subject))\(topics): "
-                    + (days < 0 ? "expired on \(JSONLine.timestamp(certificate.notAfter)): renew it"
-                       : days < 30 ? "\(expires), in \(days) days: renew it soon" : "\(expires) (\(days) days)")))
+                checks.append(
+                    Check(
+                        name: name, ok: days >= 0,
+                        detail: "\(file) (\(subject))\(topics): "
+                            + (days < 0
+                                ? "expired on \(JSONLine.timestamp(certificate.notAfter)): renew it"
+                                : days < 30
+                                    ? "\(expires), in \(days) days: renew it soon" : "\(expires) (\(days) days)")))
                 continue
             }
             guard let (key, credential) = loaded.key else { continue }
             guard case .token(let keyFile, _, _) = loaded.setting.authentication else { continue }
             do {
                 _ = try ProviderToken.mint(key: key, credential: credential, issuedAt: Date())
-                checks.append(Check(name: name, ok: true,
-                                    detail: "\(keyFile) (key id \(credential.keyId), team \(credential.teamId))\(topics): minted an ES256 provider token"))
+                checks.append(
+                    Check(
+                        name: name, ok: true,
+                        detail:
+                            "\(keyFile) (key id \(credential.keyId), team \(credential.teamId))\(topics): minted an ES256 provider token"
+                    ))
             } catch {
                 checks.append(Check(name: name, ok: false, detail: "cannot mint a provider token: \(error)"))
             }
@@ -96,33 +125,48 @@ enum ConfigCheckCommand {
 
     /// The channel management hosts (`apnsd channel`), both environments, in one check named `channels`.
     private static func channelHosts(_ configuration: Configuration) -> Check {
-        let checks = [resolve("production", configuration.channelProductionURL),
-                      resolve("development", configuration.channelDevelopmentURL)]
-        return Check(name: "channels", ok: checks.allSatisfy(\.ok), detail: checks.map { "\($0.name) \($0.detail)" }.joined(separator: "; "))
+        let checks = [
+            resolve("production", configuration.channelProductionURL),
+            resolve("development", configuration.channelDevelopmentURL),
+        ]
+        return Check(
+            name: "channels", ok: checks.allSatisfy(\.ok),
+            detail: checks.map { "\($0.name) \($0.detail)" }.joined(separator: "; "))
     }
 
     /// The URL's host through the system resolver (what libcurl will use).
     private static func resolve(_ name: String, _ url: String) -> Check {
-        guard let host = URLComponents(string: url)?.host else { return Check(name: name, ok: false, detail: "\(url): no host") }
+        guard let host = URLComponents(string: url)?.host else {
+            return Check(name: name, ok: false, detail: "\(url): no host")
+        }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
         let code = getaddrinfo(host, nil, &hints, &result)
         guard code == 0, let first = result else {
-            return Check(name: name, ok: false, detail: "\(url): cannot resolve \(host) (\(String(cString: gai_strerror(code))))")
+            return Check(
+                name: name, ok: false, detail: "\(url): cannot resolve \(host) (\(String(cString: gai_strerror(code))))"
+            )
         }
         defer { freeaddrinfo(first) }
         var addresses: [String] = []
         var next: UnsafeMutablePointer<addrinfo>? = first
         while let entry = next {
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
+            if getnameinfo(
+                entry.pointee.ai_addr, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
+                == 0
+            {
                 let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if !addresses.contains(address) { addresses.append(address) }
             }
             next = entry.pointee.ai_next
         }
-        return Check(name: name, ok: true, detail: "\(url) → \(addresses.prefix(3).joined(separator: ", "))\(addresses.count > 3 ? " (+\(addresses.count - 3))" : "")")
+        return Check(
+            name: name, ok: true,
+            detail:
+                "\(url) → \(addresses.prefix(3).joined(separator: ", "))\(addresses.count > 3 ? " (+\(addresses.count - 3))" : "")"
+        )
     }
 
     private static func api(_ configuration: Configuration) -> Check {
@@ -132,7 +176,9 @@ enum ConfigCheckCommand {
                 return Check(name: "api", ok: true, detail: "apnsd serve listens on http://\(address)")
             }
             for file in [cert, key] where !FileManager.default.isReadableFile(atPath: file) {
-                return Check(name: "api", ok: false, detail: "cannot read \(file == cert ? "api.tlsCert" : "api.tlsKey") \(file)")
+                return Check(
+                    name: "api", ok: false, detail: "cannot read \(file == cert ? "api.tlsCert" : "api.tlsKey") \(file)"
+                )
             }
             return Check(name: "api", ok: true, detail: "apnsd serve listens on https://\(address)")
         } catch {

@@ -38,14 +38,17 @@ struct DatabaseGroup {
             }
             return try share(directory, mode: Self.directoryMode)
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { throw .failure("\(directory) is not a directory: choose another database path") }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .failure("\(directory) is not a directory: choose another database path")
+        }
         let ready = info.st_gid == id && info.st_mode & 0o2070 == 0o2070
         if ready { return }
         let own = Set(Self.files(of: database).map { ($0 as NSString).lastPathComponent })
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         guard contents.allSatisfy(own.contains) else {
-            throw .failure("directory \(directory) holds other files than the database, so init does not change it: give the database "
-                + "a directory of its own, or run 'chgrp \(name) \(directory) && chmod 2770 \(directory)' first")
+            throw .failure(
+                "directory \(directory) holds other files than the database, so init does not change it: give the database "
+                    + "a directory of its own, or run 'chgrp \(name) \(directory) && chmod 2770 \(directory)' first")
         }
         try share(directory, mode: Self.directoryMode)
     }
@@ -60,8 +63,9 @@ struct DatabaseGroup {
     /// chown to the group first: chown by someone other than root clears the setgid bit that chmod then sets.
     private func share(_ path: String, mode: mode_t) throws(CLIError) {
         guard chown(path, uid_t.max, id) == 0, chmod(path, mode) == 0 else {
-            throw .failure("cannot give \(path) to group \(name) (mode \(String(mode, radix: 8))): \(String(cString: strerror(errno))); "
-                + "run 'apnsd init --group \(name)' as root, or as the owner of \(path) and a member of \(name)")
+            throw .failure(
+                "cannot give \(path) to group \(name) (mode \(String(mode, radix: 8))): \(String(cString: strerror(errno))); "
+                    + "run 'apnsd init --group \(name)' as root, or as the owner of \(path) and a member of \(name)")
         }
     }
 

@@ -12,19 +12,24 @@ enum DeviceCommands {
     static let devicesPerTransaction = 100_000
 
     static func add(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["topic", "environment", "user", "replaces", "kind", "activity-type"])
-                                          .union(Configuration.flagNames),
-                                      flagNames: [])
+        let arguments = try Arguments(
+            words,
+            valued: Set(["topic", "environment", "user", "replaces", "kind", "activity-type"])
+                .union(Configuration.flagNames),
+            flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
         let tokenText = try arguments.positionals(exactly: ["TOKEN"])[0]
-        var registration = try registration(token: tokenText, user: arguments.value("user"),
-                                            environment: arguments.value("environment"),
-                                            topic: topic(arguments, configuration))
+        var registration = try registration(
+            token: tokenText, user: arguments.value("user"),
+            environment: arguments.value("environment"),
+            topic: topic(arguments, configuration))
         registration.kind = try kind(arguments) ?? .device
         registration.activityType = try arguments.value("activity-type")
         if let old = try arguments.value("replaces") {
             do { registration.replaces = try DeviceToken(old) } catch { throw .usage("--replaces: \(error)") }
-            guard registration.replaces != registration.token else { throw .usage("--replaces: a token cannot replace itself") }
+            guard registration.replaces != registration.token else {
+                throw .usage("--replaces: a token cannot replace itself")
+            }
         }
         // The kind's rules are checked before the store is opened: a bad combination is a usage error that writes nothing.
         do { _ = try registration.checked() } catch .invalidDevice(let why) {
@@ -36,9 +41,10 @@ enum DeviceCommands {
         do {
             let result = try await store.registerDevice(registration, now: Date())
             let device = result.device
-            Output.line("registered \(device.token.hex) for \(device.topic) (\(device.environment)"
-                        + (device.activityType.map { ", \(device.kind) of \($0)" } ?? "") + ")"
-                        + (result.replaced.map { "; deactivated \($0.token.hex) (Replaced)" } ?? ""))
+            Output.line(
+                "registered \(device.token.hex) for \(device.topic) (\(device.environment)"
+                    + (device.activityType.map { ", \(device.kind) of \($0)" } ?? "") + ")"
+                    + (result.replaced.map { "; deactivated \($0.token.hex) (Replaced)" } ?? ""))
         } catch {
             throw .store(error)
         }
@@ -47,7 +53,8 @@ enum DeviceCommands {
     /// `apnsd device remove TOKEN [--topic T]` or `apnsd device remove --user ID`: deactivates with reason
     /// `Removed` (and its event), as `DELETE /v1/devices/{token}` and `DELETE /v1/users/{user}/devices` do.
     static func remove(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["topic", "user"]).union(Configuration.flagNames), flagNames: [])
+        let arguments = try Arguments(
+            words, valued: Set(["topic", "user"]).union(Configuration.flagNames), flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
         if let user = try arguments.value("user") {
             guard arguments.positionals.isEmpty, try arguments.value("topic") == nil else {
@@ -57,7 +64,8 @@ enum DeviceCommands {
             let store = try await StoreAccess.open(configuration)
             do {
                 let count = try await store.deactivateDevices(user: user, reason: .removed, now: Date())
-                Output.line("deactivated \(count) device\(count == 1 ? "" : "s") of user \(Printable.escaped(user)) (Removed)")
+                Output.line(
+                    "deactivated \(count) device\(count == 1 ? "" : "s") of user \(Printable.escaped(user)) (Removed)")
             } catch {
                 throw .store(error)
             }
@@ -72,22 +80,28 @@ enum DeviceCommands {
         let device: Device?
         let wasActive: Bool
         do {
-            wasActive = try await store.devices(token: token).contains { $0.isActive && (topic == nil || $0.topic == topic) }
+            wasActive = try await store.devices(token: token).contains {
+                $0.isActive && (topic == nil || $0.topic == topic)
+            }
             device = try await store.deactivateDevice(token: token, topic: topic, reason: .removed, now: Date())
         } catch {
             throw .store(error)
         }
-        guard let device else { throw .failure("no device with token \(token.hex)\(topic.map { " for topic \($0)" } ?? "")") }
+        guard let device else {
+            throw .failure("no device with token \(token.hex)\(topic.map { " for topic \($0)" } ?? "")")
+        }
         if wasActive {
             Output.line("removed \(device.token.hex) for \(device.topic)")
         } else {
-            Output.line("\(device.token.hex) for \(device.topic) was already inactive (\(device.reason?.rawValue ?? "?"))")
+            Output.line(
+                "\(device.token.hex) for \(device.topic) was already inactive (\(device.reason?.rawValue ?? "?"))")
         }
     }
 
     static func importFile(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["topic", "environment", "kind", "activity-type"]).union(Configuration.flagNames),
-                                      flagNames: [])
+        let arguments = try Arguments(
+            words, valued: Set(["topic", "environment", "kind", "activity-type"]).union(Configuration.flagNames),
+            flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
         let source = try arguments.positionals(exactly: ["FILE (or - for stdin)"])[0]
         let topic = try topic(arguments, configuration)
@@ -99,9 +113,10 @@ enum DeviceCommands {
         } catch {
             throw .store(error)
         }
-        let defaultEnvironment = try arguments.value("environment").map { (text: String) throws(CLIError) -> Environment in
-            do { return try Environment.parse(text) } catch { throw .usage("\(error)") }
-        } ?? .production
+        let defaultEnvironment =
+            try arguments.value("environment").map { (text: String) throws(CLIError) -> Environment in
+                do { return try Environment.parse(text) } catch { throw .usage("\(error)") }
+            } ?? .production
         guard let handle = source == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: source) else {
             throw .failure("cannot read \(source)")
         }
@@ -118,8 +133,10 @@ enum DeviceCommands {
                 lineNumber += 1
                 do {
                     guard let parsed = try ImportLine.parse(line) else { continue }
-                    batch.append(DeviceRegistration(token: parsed.token, topic: topic, environment: parsed.environment ?? defaultEnvironment,
-                                                    user: parsed.user, kind: kind, activityType: activityType))
+                    batch.append(
+                        DeviceRegistration(
+                            token: parsed.token, topic: topic, environment: parsed.environment ?? defaultEnvironment,
+                            user: parsed.user, kind: kind, activityType: activityType))
                 } catch {
                     Output.error("\(source):\(lineNumber): \(error)")
                     bad += 1
@@ -129,13 +146,17 @@ enum DeviceCommands {
                     // Parse the next batch while the store's thread writes this one.
                     if let writing { imported += try await writing.value }
                     let full = batch
-                    writing = Task { try await store.importDevices(full, now: Date(), commitEvery: Self.devicesPerTransaction) }
+                    writing = Task {
+                        try await store.importDevices(full, now: Date(), commitEvery: Self.devicesPerTransaction)
+                    }
                     batch = []
                     batch.reserveCapacity(Self.importBatch)
                 }
             }
             if let writing { imported += try await writing.value }
-            if !batch.isEmpty { imported += try await store.importDevices(batch, now: Date(), commitEvery: Self.devicesPerTransaction) }
+            if !batch.isEmpty {
+                imported += try await store.importDevices(batch, now: Date(), commitEvery: Self.devicesPerTransaction)
+            }
         } catch {
             throw .store(error)
         }
@@ -144,10 +165,13 @@ enum DeviceCommands {
     }
 
     static func list(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Configuration.flagNames.union(["user", "kind"]), flagNames: ["active", "inactive", "json"])
+        let arguments = try Arguments(
+            words, valued: Configuration.flagNames.union(["user", "kind"]), flagNames: ["active", "inactive", "json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
-        if arguments.flag("active") && arguments.flag("inactive") { throw .usage("--active and --inactive exclude each other") }
+        if arguments.flag("active") && arguments.flag("inactive") {
+            throw .usage("--active and --inactive exclude each other")
+        }
         let active: Bool? = arguments.flag("active") ? true : arguments.flag("inactive") ? false : nil
         let user = try arguments.value("user")
         if let user {
@@ -182,7 +206,9 @@ enum DeviceCommands {
     /// `--kind device|activity|pushToStart`, if given.
     static func kind(_ arguments: Arguments) throws(CLIError) -> DeviceKind? {
         guard let text = try arguments.value("kind") else { return nil }
-        do { return try DeviceKind.parse(text) } catch .invalidDevice(let why) { throw .usage("--\(why)") } catch { throw .store(error) }
+        do { return try DeviceKind.parse(text) } catch .invalidDevice(let why) { throw .usage("--\(why)") } catch {
+            throw .store(error)
+        }
     }
 
     static func topic(_ arguments: Arguments, _ configuration: Configuration) throws(CLIError) -> String {
@@ -199,11 +225,14 @@ enum DeviceCommands {
         return topic
     }
 
-    private static func registration(token: String, user: String?, environment: String?, topic: String) throws(CLIError) -> DeviceRegistration {
+    private static func registration(token: String, user: String?, environment: String?, topic: String) throws(CLIError)
+        -> DeviceRegistration
+    {
         do {
             if let user { try UserID.validate(user) }
-            return DeviceRegistration(token: try DeviceToken(token), topic: topic,
-                                      environment: try environment.map(Environment.parse) ?? .production, user: user)
+            return DeviceRegistration(
+                token: try DeviceToken(token), topic: topic,
+                environment: try environment.map(Environment.parse) ?? .production, user: user)
         } catch {
             throw .usage("\(error)")
         }

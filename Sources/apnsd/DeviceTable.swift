@@ -20,16 +20,22 @@ struct DeviceTable {
     func line(_ device: Device) -> String { Self.join(Self.cells(device), widths) }
 
     private static func cells(_ device: Device) -> [String] {
-        [device.token.hex, Printable.escaped(device.topic), device.environment.rawValue, device.kind.rawValue,
-         device.activityType.map(Printable.escaped) ?? "-", device.user.map(Printable.escaped) ?? "-",
-         device.isActive ? "yes" : "no", device.reason.map { Printable.escaped($0.rawValue) } ?? "-", Output.timestamp(device.registeredAt)]
+        [
+            device.token.hex, Printable.escaped(device.topic), device.environment.rawValue, device.kind.rawValue,
+            device.activityType.map(Printable.escaped) ?? "-", device.user.map(Printable.escaped) ?? "-",
+            device.isActive ? "yes" : "no", device.reason.map { Printable.escaped($0.rawValue) } ?? "-",
+            Output.timestamp(device.registeredAt),
+        ]
     }
 
     /// Cells padded to their widths, two spaces apart; the last one is not padded.
     private static func join(_ cells: [String], _ widths: [Int]) -> String {
         var line = ""
         for (index, cell) in cells.enumerated() {
-            if index == cells.count - 1 { line += cell; break }
+            if index == cells.count - 1 {
+                line += cell
+                break
+            }
             line += cell + String(repeating: " ", count: max(widths[index] - cell.count, 0) + 2)
         }
         return line

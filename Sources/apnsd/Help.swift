@@ -4,8 +4,10 @@ import Intake
 enum Help {
     /// Derived from `Configuration.settings`, the one declaration of every setting.
     static let settings: String = {
-        var lines = ["SETTINGS (config file → APNSD_* environment → flags):",
-                     "  --config PATH            JSON config file (or APNSD_CONFIG; ./apnsd.json when present)"]
+        var lines = [
+            "SETTINGS (config file → APNSD_* environment → flags):",
+            "  --config PATH            JSON config file (or APNSD_CONFIG; ./apnsd.json when present)",
+        ]
         for setting in Configuration.settings {
             let name = "--\(setting.flag) \(setting.value)"
             let padded = name.count < 25 ? name + String(repeating: " ", count: 25 - name.count) : name + " "
@@ -44,40 +46,40 @@ enum Help {
     static let version = "apnsd \(BuildInfo.version) (\(BuildInfo.description))"
 
     static let main = """
-    OVERVIEW: apnsd — a push dispatch service for Apple devices.
+        OVERVIEW: apnsd — a push dispatch service for Apple devices.
 
-    USAGE: apnsd <command> [options]
+        USAGE: apnsd <command> [options]
 
-    COMMANDS:
-      init                     Create or migrate the database.
-      device add|remove|import|list|verify
-                               Register, remove (deactivate) and list devices; import a token file; check devices
-                               with a silent push (dead tokens are deactivated).
-      send                     Enqueue one notification (ahead of bulk work); prints its id.
-      campaign create|list|show|watch|pause|resume|cancel|retry
-                               Bulk campaigns: all devices, some users, or a token file; now or later.
-      cancel ID                Cancel a campaign or a single send (by the id 'send' printed).
-      worker                   Send what is due (--until-idle: exit when done). Several may share a database.
-      serve                    The HTTP API and a worker in one process (--no-worker: the API only).
-      workers                  The workers on this database, their heartbeats and leases.
-      log                      The delivery log.
-      stats                    Outcomes by status and reason, request rates, deactivations, the queue.
-      backup PATH              A consistent copy of the database, taken while workers run.
-      migrate                  Copy a SQLite database into PostgreSQL (--from PATH --to URL), for several hosts.
-      prune                    Delete old deliveries and stale devices (retention.*); campaigns keep their counts.
-      config check             Load the settings and the key, mint a token, resolve the APNs hosts; exit 0/1.
-      api-key create|list|revoke
-                               Keys for the HTTP API: a secret printed once, only its hash stored.
-      channel create|list|show|delete
-                               iOS 18 broadcast channels (Live Activities), at APNs and in a local table.
+        COMMANDS:
+          init                     Create or migrate the database.
+          device add|remove|import|list|verify
+                                   Register, remove (deactivate) and list devices; import a token file; check devices
+                                   with a silent push (dead tokens are deactivated).
+          send                     Enqueue one notification (ahead of bulk work); prints its id.
+          campaign create|list|show|watch|pause|resume|cancel|retry
+                                   Bulk campaigns: all devices, some users, or a token file; now or later.
+          cancel ID                Cancel a campaign or a single send (by the id 'send' printed).
+          worker                   Send what is due (--until-idle: exit when done). Several may share a database.
+          serve                    The HTTP API and a worker in one process (--no-worker: the API only).
+          workers                  The workers on this database, their heartbeats and leases.
+          log                      The delivery log.
+          stats                    Outcomes by status and reason, request rates, deactivations, the queue.
+          backup PATH              A consistent copy of the database, taken while workers run.
+          migrate                  Copy a SQLite database into PostgreSQL (--from PATH --to URL), for several hosts.
+          prune                    Delete old deliveries and stale devices (retention.*); campaigns keep their counts.
+          config check             Load the settings and the key, mint a token, resolve the APNs hosts; exit 0/1.
+          api-key create|list|revoke
+                                   Keys for the HTTP API: a secret printed once, only its hash stored.
+          channel create|list|show|delete
+                                   iOS 18 broadcast channels (Live Activities), at APNs and in a local table.
 
-    Run 'apnsd <command> --help' (e.g. 'apnsd device add --help') for a command's options;
-    'apnsd --version' for the version and build.
+        Run 'apnsd <command> --help' (e.g. 'apnsd device add --help') for a command's options;
+        'apnsd --version' for the version and build.
 
-    \(settings)
+        \(settings)
 
-    EXIT CODES: 0 success, 64 usage error, 1 any other failure (one line on stderr).
-    """
+        EXIT CODES: 0 success, 64 usage error, 1 any other failure (one line on stderr).
+        """
 
     static let commands: [String: String] = [
         "init": """

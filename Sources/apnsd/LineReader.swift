@@ -54,7 +54,10 @@ struct LineReader: Sequence, IteratorProtocol {
         searched = 0
         while !finished {
             let chunk = handle.readData(ofLength: 1 << 20)
-            guard !chunk.isEmpty else { finished = true; break }
+            guard !chunk.isEmpty else {
+                finished = true
+                break
+            }
             if let newline = chunk.firstIndex(of: UInt8(ascii: "\n")) {
                 buffer.append(contentsOf: chunk[(newline + 1)...])
                 break

@@ -1,6 +1,6 @@
+import APNs
 import Foundation
 import Intake
-import APNs
 import QueueModel
 
 /// `apnsd log [--campaign ID] [--token TOKEN] [--status S] [--user ID] [--reason R] [--since T] [--until T]
@@ -8,9 +8,11 @@ import QueueModel
 /// when only a time window selects them).
 enum LogCommand {
     static func run(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["campaign", "token", "status", "user", "reason", "since", "until", "limit"])
-                                        .union(Configuration.flagNames),
-                                      flagNames: ["json", "follow", "attempts"])
+        let arguments = try Arguments(
+            words,
+            valued: Set(["campaign", "token", "status", "user", "reason", "since", "until", "limit"])
+                .union(Configuration.flagNames),
+            flagNames: ["json", "follow", "attempts"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
         let now = Date()
@@ -19,12 +21,16 @@ enum LogCommand {
         if let text = try arguments.value("limit") {
             // Held in memory to be printed oldest first: a bound keeps that small.
             guard let value = Int(text), (1...100_000).contains(value) else {
-                throw .usage("--limit must be a whole number from 1 to 100000, got '\(Printable.escaped(String(text.prefix(40))))'")
+                throw .usage(
+                    "--limit must be a whole number from 1 to 100000, got '\(Printable.escaped(String(text.prefix(40))))'"
+                )
             }
             limit = value
         }
         let follow = arguments.flag("follow")
-        if follow && filter.until != nil { throw .usage("--follow and --until exclude each other: a followed log has no end") }
+        if follow && filter.until != nil {
+            throw .usage("--follow and --until exclude each other: a followed log has no end")
+        }
         if let since = filter.since, let until = filter.until, until <= since {
             throw .usage("--until (\(Output.timestamp(until))) must be after --since (\(Output.timestamp(since)))")
         }
@@ -50,7 +56,8 @@ enum LogCommand {
             } else if Self.isTimeOnly(filter) {
                 // A window and nothing as narrow (token, user, campaign): the rows in the order they changed,
                 // paged along the `updated_at` index, so the cost is the window's rows, not the log's.
-                var page = try await store.changedLog(filter, from: filter.since ?? Date(timeIntervalSince1970: 0), after: nil, limit: 1000)
+                var page = try await store.changedLog(
+                    filter, from: filter.since ?? Date(timeIntervalSince1970: 0), after: nil, limit: 1000)
                 while true {
                     try await show(page)
                     guard let last = page.last, page.count == 1000 else { break }
@@ -65,7 +72,10 @@ enum LogCommand {
                     after = last.id
                 }
             }
-            if follow { try await LogFollower(filter: filter, printer: printer, startedAt: now).run(store, alreadyPrinted: recent) }
+            if follow {
+                try await LogFollower(filter: filter, printer: printer, startedAt: now).run(
+                    store, alreadyPrinted: recent)
+            }
         } catch {
             throw .store(error)
         }
@@ -73,7 +83,8 @@ enum LogCommand {
 
     /// Whether `filter` selects by time and by nothing that narrows as much (a token, a user, a campaign).
     static func isTimeOnly(_ filter: LogFilter) -> Bool {
-        (filter.since != nil || filter.until != nil) && filter.token == nil && filter.user == nil && filter.campaign == nil
+        (filter.since != nil || filter.until != nil) && filter.token == nil && filter.user == nil
+            && filter.campaign == nil
     }
 
     /// The filter given by the options; `now` anchors durations.
@@ -88,7 +99,9 @@ enum LogCommand {
         }
         if let text = try arguments.value("status") {
             guard let status = DeliveryStatus(rawValue: text) else {
-                throw .usage("unknown status '\(text)' (expected pending, accepted, rejected, unregistered, failed or cancelled)")
+                throw .usage(
+                    "unknown status '\(text)' (expected pending, accepted, rejected, unregistered, failed or cancelled)"
+                )
             }
             filter.status = status
         }
@@ -98,12 +111,17 @@ enum LogCommand {
         }
         if let text = try arguments.value("reason") {
             // Reasons are APNs' words (`BadDeviceToken`) or apnsd's (`Transport:timeout`, `HTTP502`).
-            guard !text.isEmpty, text.utf8.count <= 64, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ":" || $0 == "_") }) else {
-                throw .usage("--reason must be an APNs reason such as Unregistered or BadDeviceToken, got '\(Printable.escaped(String(text.prefix(64))))'")
+            guard !text.isEmpty, text.utf8.count <= 64,
+                text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ":" || $0 == "_") })
+            else {
+                throw .usage(
+                    "--reason must be an APNs reason such as Unregistered or BadDeviceToken, got '\(Printable.escaped(String(text.prefix(64))))'"
+                )
             }
             filter.reason = Reason(rawValue: text)
         }
-        let since = try arguments.value("since"), until = try arguments.value("until")
+        let since = try arguments.value("since")
+        let until = try arguments.value("until")
         do throws(IntakeError) {
             if let since { filter.since = try PastTime.parse(since, now: now) }
             if let until { filter.until = try PastTime.parse(until, now: now) }
@@ -115,7 +133,9 @@ enum LogCommand {
 
     /// The newest `count` rows matching `filter`, oldest first: by id, or, for a time window alone, the rows
     /// that changed last (read backwards along the `updated_at` index, so an old window costs no more).
-    private static func newest(_ count: Int, _ filter: LogFilter, _ store: any ProducerStore) async throws(StoreError) -> [LogEntry] {
+    private static func newest(_ count: Int, _ filter: LogFilter, _ store: any ProducerStore) async throws(StoreError)
+        -> [LogEntry]
+    {
         var rows: [LogEntry] = []
         if isTimeOnly(filter) {
             var through = filter.until ?? Date.distantFuture  // the filter's `until` still excludes its own millisecond

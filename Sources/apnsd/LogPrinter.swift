@@ -9,7 +9,9 @@ struct LogPrinter: Sendable {
 
     func header() {
         guard !json else { return }
-        Output.line("CAMPAIGN  TOKEN             STATUS        HTTP  REASON                      ATTEMPTS  APNS-ID                               UPDATED")
+        Output.line(
+            "CAMPAIGN  TOKEN             STATUS        HTTP  REASON                      ATTEMPTS  APNS-ID                               UPDATED"
+        )
     }
 
     /// Prints `entries`, with their answers read in one query when `attempts` is on.
@@ -28,8 +30,10 @@ struct LogPrinter: Sendable {
 
     static func tableLine(_ entry: LogEntry) -> String {
         let pad = Output.pad
-        return pad(entry.campaignID.description, 10) + pad(entry.target.description, 18) + pad(entry.status.rawValue, 14)
-            + pad(entry.httpStatus.map(String.init) ?? "-", 6) + pad(entry.reason.map { Printable.escaped($0.rawValue) } ?? "-", 28) + pad(String(entry.attempts), 10)
+        return pad(entry.campaignID.description, 10) + pad(entry.target.description, 18)
+            + pad(entry.status.rawValue, 14)
+            + pad(entry.httpStatus.map(String.init) ?? "-", 6)
+            + pad(entry.reason.map { Printable.escaped($0.rawValue) } ?? "-", 28) + pad(String(entry.attempts), 10)
             + pad(entry.apnsID.map(Printable.escaped) ?? "-", 38) + Output.timestamp(entry.updatedAt)
     }
 
@@ -37,6 +41,7 @@ struct LogPrinter: Sendable {
     static func answerLine(_ answer: DeliveryAttempt) -> String {
         let pad = Output.pad
         return pad("", 10) + pad("  attempt \(answer.attempt)", 32) + pad(answer.httpStatus.map(String.init) ?? "-", 6)
-            + pad(answer.reason.map { Printable.escaped($0.rawValue) } ?? "-", 28) + pad("", 48) + Output.timestamp(answer.at)
+            + pad(answer.reason.map { Printable.escaped($0.rawValue) } ?? "-", 28) + pad("", 48)
+            + Output.timestamp(answer.at)
     }
 }

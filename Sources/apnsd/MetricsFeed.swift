@@ -50,7 +50,9 @@ final class MetricsFeed: WorkerObserver {
             credentials().map { (labels: [$0.name], value: $0.paused == nil ? 0 : 1) }
         }
         metrics.certificateDaysLeft.sample {
-            credentials().compactMap { status in status.certificateDaysLeft(now: clock()).map { (labels: [status.name], value: Double($0)) } }
+            credentials().compactMap { status in
+                status.certificateDaysLeft(now: clock()).map { (labels: [status.name], value: Double($0)) }
+            }
         }
     }
 

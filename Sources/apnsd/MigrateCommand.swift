@@ -8,25 +8,25 @@ import Store
 /// campaigns, deliveries and their history — for a team moving to several workers on several hosts.
 enum MigrateCommand {
     static let help = """
-    OVERVIEW: Copy a SQLite database into PostgreSQL: devices, campaigns (with their counters and pending work),
-    deliveries and their retried attempts, events, API keys, idempotency keys, stats.
+        OVERVIEW: Copy a SQLite database into PostgreSQL: devices, campaigns (with their counters and pending work),
+        deliveries and their retried attempts, events, API keys, idempotency keys, stats.
 
-    USAGE: apnsd migrate --from PATH --to URL [--replace] [--json]
+        USAGE: apnsd migrate --from PATH --to URL [--replace] [--json]
 
-    Stop every worker and 'apnsd serve' on the SQLite database first (refused while one heartbeats). The target's
-    schema is created when missing. API batches the SQLite store still holds compactly are written out first.
-    Leases are not copied: what was in flight is pending again. Afterwards, point 'database' (APNSD_DATABASE) at
-    the URL and start the workers there; the SQLite file is left as it was, apart from those batches.
+        Stop every worker and 'apnsd serve' on the SQLite database first (refused while one heartbeats). The target's
+        schema is created when missing. API batches the SQLite store still holds compactly are written out first.
+        Leases are not copied: what was in flight is pending again. Afterwards, point 'database' (APNSD_DATABASE) at
+        the URL and start the workers there; the SQLite file is left as it was, apart from those batches.
 
-    OPTIONS:
-      --from PATH              The SQLite database.
-      --to URL                 postgres://… or postgresql://… (libpq: sslmode, PGPASSFILE and PG* apply).
-      --replace                Empty the target first; without it a target that holds rows is refused.
-      --json                   One JSON object: rows copied per table.
+        OPTIONS:
+          --from PATH              The SQLite database.
+          --to URL                 postgres://… or postgresql://… (libpq: sslmode, PGPASSFILE and PG* apply).
+          --replace                Empty the target first; without it a target that holds rows is refused.
+          --json                   One JSON object: rows copied per table.
 
-    EXAMPLE:
-      apnsd migrate --from /var/lib/apnsd/apnsd.sqlite --to 'postgres://apnsd@db.internal/apnsd?sslmode=verify-full'
-    """
+        EXAMPLE:
+          apnsd migrate --from /var/lib/apnsd/apnsd.sqlite --to 'postgres://apnsd@db.internal/apnsd?sslmode=verify-full'
+        """
 
     /// Rows read from SQLite and written to PostgreSQL per transaction.
     static let page = 5_000
@@ -49,7 +49,9 @@ enum MigrateCommand {
         do { target = try await PostgresStore.open(url: to) } catch { throw .store(error) }
         let copied: [(table: String, rows: Int)]
         do {
-            copied = try await migrate(from: source, to: target, naming: (from, PostgresStore.redacted(to)), replace: arguments.flag("replace"))
+            copied = try await migrate(
+                from: source, to: target, naming: (from, PostgresStore.redacted(to)), replace: arguments.flag("replace")
+            )
             await source.close()
             await target.close()
         } catch {
@@ -62,23 +64,31 @@ enum MigrateCommand {
                 .adding(copied.map { ($0.table, JSONValue.int($0.rows)) })
             Output.line(line.description)
         } else {
-            for (table, rows) in copied { Output.line("\(table.padding(toLength: 18, withPad: " ", startingAt: 0)) \(rows) rows") }
-            Output.line("copied \(from) to \(PostgresStore.redacted(to)); point database (APNSD_DATABASE) at it and start the workers there")
+            for (table, rows) in copied {
+                Output.line("\(table.padding(toLength: 18, withPad: " ", startingAt: 0)) \(rows) rows")
+            }
+            Output.line(
+                "copied \(from) to \(PostgresStore.redacted(to)); point database (APNSD_DATABASE) at it and start the workers there"
+            )
         }
     }
 
     /// Checks that no worker runs on the source and that the target is empty (or empties it), then copies.
-    private static func migrate(from source: Store, to target: PostgresStore, naming names: (from: String, to: String),
-                                replace: Bool) async throws -> [(table: String, rows: Int)] {
+    private static func migrate(
+        from source: Store, to target: PostgresStore, naming names: (from: String, to: String),
+        replace: Bool
+    ) async throws -> [(table: String, rows: Int)] {
         let live = try await source.workers().filter { Date().timeIntervalSince($0.heartbeatAt) < 60 }
         guard live.isEmpty else {
             let workers = live.map { "\($0.host) pid \($0.pid)" }.joined(separator: ", ")
-            throw CLIError.failure("workers are running on \(names.from) (\(workers)): stop them (and 'apnsd serve') before migrating")
+            throw CLIError.failure(
+                "workers are running on \(names.from) (\(workers)): stop them (and 'apnsd serve') before migrating")
         }
         let filled = try await target.nonEmptyTables()
         if !filled.isEmpty && !replace {
-            throw CLIError.failure("\(names.to) already holds rows (\(filled.joined(separator: ", "))): "
-                + "migrate into an empty database, or pass --replace to empty it first")
+            throw CLIError.failure(
+                "\(names.to) already holds rows (\(filled.joined(separator: ", "))): "
+                    + "migrate into an empty database, or pass --replace to empty it first")
         }
         if replace { try await target.emptyAllTables() }
         try await source.prepareForExport()
@@ -88,7 +98,8 @@ enum MigrateCommand {
     }
 
     /// Copies every table in pages, then checks that both sides count the same rows.
-    private static func copy(from source: Store, to target: PostgresStore) async throws -> [(table: String, rows: Int)] {
+    private static func copy(from source: Store, to target: PostgresStore) async throws -> [(table: String, rows: Int)]
+    {
         var copied: [(table: String, rows: Int)] = []
         for table in CopyTable.all {
             var after: [CopyValue]?
@@ -101,10 +112,12 @@ enum MigrateCommand {
                 after = Array(batch[batch.count - 1].prefix(table.key.count))
                 if batch.count < page { break }
             }
-            let expected = try await source.rowCount(table), landed = try await target.rowCount(table)
+            let expected = try await source.rowCount(table)
+            let landed = try await target.rowCount(table)
             guard rows == expected, landed == expected else {
-                throw CLIError.failure("\(table.name): \(expected) rows in the source, \(rows) read, \(landed) in the target; nothing is lost "
-                    + "in the source: fix the cause and run again with --replace")
+                throw CLIError.failure(
+                    "\(table.name): \(expected) rows in the source, \(rows) read, \(landed) in the target; nothing is lost "
+                        + "in the source: fix the cause and run again with --replace")
             }
             copied.append((table.name, rows))
         }

@@ -17,7 +17,7 @@ struct NotificationOptions {
         let input = try Self.input(arguments)
         do {
             (content, environment) = try input.validate(defaultTopic: configuration.topic)
-        } catch where error.field == .topic && input.topic == nil && configuration.topic == nil {
+        } catch  where error.field == .topic && input.topic == nil && configuration.topic == nil {
             throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
         } catch {
             throw .usage("\(error)")
@@ -29,11 +29,15 @@ struct NotificationOptions {
 
     /// The notification's fields as given on the command line, the payload read (inline, `@FILE` or `@-`).
     static func input(_ arguments: Arguments) throws(CLIError) -> NotificationInput {
-        guard let source = try arguments.value("payload") else { throw CLIError.usage("--payload is required (JSON text, or @FILE)") }
+        guard let source = try arguments.value("payload") else {
+            throw CLIError.usage("--payload is required (JSON text, or @FILE)")
+        }
         return NotificationInput(
-            topic: try arguments.value("topic"), pushType: try arguments.value("push-type"), priority: try arguments.value("priority"),
+            topic: try arguments.value("topic"), pushType: try arguments.value("push-type"),
+            priority: try arguments.value("priority"),
             expiration: try arguments.value("expiration"), collapseID: try arguments.value("collapse-id"),
-            apnsID: try arguments.value("apns-id"), environment: try arguments.value("environment"), payload: try Self.read(source))
+            apnsID: try arguments.value("apns-id"), environment: try arguments.value("environment"),
+            payload: try Self.read(source))
     }
 
     /// Payload files and stdin are read only this far: the largest payload (VoIP, 5120 bytes) and room for
@@ -48,10 +52,14 @@ struct NotificationOptions {
         if path == "-" {
             bytes = BoundedRead.read(FileHandle.standardInput, limit: maximumPayloadRead)
         } else {
-            do { bytes = try BoundedRead.file(path, limit: maximumPayloadRead) } catch { throw .usage("payload file: \(error)") }
+            do { bytes = try BoundedRead.file(path, limit: maximumPayloadRead) } catch {
+                throw .usage("payload file: \(error)")
+            }
         }
         guard let bytes else {
-            throw .usage("payload \(path == "-" ? "on stdin" : path) is larger than \(maximumPayloadRead) bytes; APNs allows 4096 (5120 for VoIP)")
+            throw .usage(
+                "payload \(path == "-" ? "on stdin" : path) is larger than \(maximumPayloadRead) bytes; APNs allows 4096 (5120 for VoIP)"
+            )
         }
         return bytes
     }
@@ -62,22 +70,31 @@ struct NotificationOptions {
 
     /// `--idempotency-key K`: scoped to the command line, with the hash of what this run would enqueue (`spec`,
     /// and `extra`, e.g. a tokens file's own hash), so a rerun of the same command replays and a different one is refused.
-    static func idempotency(_ arguments: Arguments, spec: CampaignSpec, extra: String = "") throws(CLIError) -> IdempotencyKey? {
+    static func idempotency(_ arguments: Arguments, spec: CampaignSpec, extra: String = "") throws(CLIError)
+        -> IdempotencyKey?
+    {
         guard let key = try arguments.value("idempotency-key") else { return nil }
         if let problem = IdempotencyKey.validate(key) { throw .usage("--idempotency-key: \(problem)") }
         let c = spec.content
         let audience: String
         switch spec.audience {
-        case .tokens(let tokens, let environment): audience = "tokens \(environment?.rawValue ?? "-") " + tokens.map(\.hex).joined(separator: ",")
-        case .users(let users, let environment): audience = "users \(environment?.rawValue ?? "-") " + users.joined(separator: "\u{0}")
+        case .tokens(let tokens, let environment):
+            audience = "tokens \(environment?.rawValue ?? "-") " + tokens.map(\.hex).joined(separator: ",")
+        case .users(let users, let environment):
+            audience = "users \(environment?.rawValue ?? "-") " + users.joined(separator: "\u{0}")
         case .all(let environment): audience = "all \(environment?.rawValue ?? "-")"
         case .activities(let type, let kind, let users, let environment):
-            audience = "activities \(type) \(kind) \(environment?.rawValue ?? "-") " + (users?.joined(separator: "\u{0}") ?? "*")
+            audience =
+                "activities \(type) \(kind) \(environment?.rawValue ?? "-") "
+                + (users?.joined(separator: "\u{0}") ?? "*")
         case .channel(let id): audience = "channel \(id)"
         }
-        let fields = ["\(spec.kind)", audience, c.bundleID, c.pushType.rawValue, "\(c.priority.rawValue)",
-                      c.expiration.map { "\($0.secondsSince1970)" } ?? "-", c.collapseID?.value ?? "-", c.apnsID?.uuidString ?? "-",
-                      spec.scheduledAt.map { "\($0.timeIntervalSince1970)" } ?? "now", extra]
+        let fields = [
+            "\(spec.kind)", audience, c.bundleID, c.pushType.rawValue, "\(c.priority.rawValue)",
+            c.expiration.map { "\($0.secondsSince1970)" } ?? "-", c.collapseID?.value ?? "-",
+            c.apnsID?.uuidString ?? "-",
+            spec.scheduledAt.map { "\($0.timeIntervalSince1970)" } ?? "now", extra,
+        ]
         let request = Array(fields.joined(separator: "\n").utf8) + [0] + c.payload.bytes
         return IdempotencyKey(scope: "cli", key: key, requestHash: SHA256.hex(request))
     }

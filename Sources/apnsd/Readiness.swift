@@ -21,8 +21,13 @@ struct Readiness: Sendable {
             checks.append(("apns", worker.apnsContact.readiness(now: clock())))
             let statuses = worker.credentialStatuses
             let paused = statuses.filter { $0.paused != nil }
-            checks.append(("credentials", !statuses.isEmpty && paused.count == statuses.count
-                ? "every credential is paused: " + paused.map { "\($0.name) (\($0.paused!))" }.joined(separator: "; ") : "ok"))
+            checks.append(
+                (
+                    "credentials",
+                    !statuses.isEmpty && paused.count == statuses.count
+                        ? "every credential is paused: "
+                            + paused.map { "\($0.name) (\($0.paused!))" }.joined(separator: "; ") : "ok"
+                ))
         }
         return checks
     }
@@ -32,15 +37,18 @@ struct Readiness: Sendable {
         guard let worker else { return [] }
         let now = clock()
         return worker.credentialStatuses.map { status in
-            CredentialReadiness(name: status.name, paused: status.paused,
-                                pausedSince: status.pausedSince.map(JSONLine.timestamp),
-                                certificateDaysLeft: status.certificateDaysLeft(now: now))
+            CredentialReadiness(
+                name: status.name, paused: status.paused,
+                pausedSince: status.pausedSince.map(JSONLine.timestamp),
+                certificateDaysLeft: status.certificateDaysLeft(now: now))
         }
     }
 
     private func database() async -> String {
         // A PostgreSQL URL has no file to check: the query below says whether the server answers.
-        guard PostgresStore.isURL(databasePath) || access(databasePath, W_OK) == 0 else { return "not writable: \(String(cString: strerror(errno)))" }
+        guard PostgresStore.isURL(databasePath) || access(databasePath, W_OK) == 0 else {
+            return "not writable: \(String(cString: strerror(errno)))"
+        }
         do {
             _ = try await store.workers()
             return "ok"

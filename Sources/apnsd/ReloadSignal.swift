@@ -19,15 +19,19 @@ final class ReloadSignal {
 
     /// Starts listening for SIGHUP; reloads apply to `worker` (when there is one) one at a time, in order.
     /// `credentialsChanged` is told of credentials rebuilt (serve's channel management and enqueue checks follow them).
-    init(arguments: Arguments, configuration: Configuration, worker: Worker?, feed: MetricsFeed? = nil,
-         credentialsChanged: (@Sendable (WorkerSetup) -> Void)? = nil) {
+    init(
+        arguments: Arguments, configuration: Configuration, worker: Worker?, feed: MetricsFeed? = nil,
+        credentialsChanged: (@Sendable (WorkerSetup) -> Void)? = nil
+    ) {
         signal(SIGHUP, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
         let current = Locked((configuration: configuration, keyDigest: Self.digests(configuration)))
         source.setEventHandler {
             let done = DispatchSemaphore(value: 0)
             Task {
-                await Self.reload(arguments: arguments, current: current, worker: worker, feed: feed, credentialsChanged: credentialsChanged)
+                await Self.reload(
+                    arguments: arguments, current: current, worker: worker, feed: feed,
+                    credentialsChanged: credentialsChanged)
                 done.signal()
             }
             // One reload at a time: the next SIGHUP waits on this (serial) queue.
@@ -38,15 +42,18 @@ final class ReloadSignal {
 
     deinit { source.cancel() }
 
-    private static func reload(arguments: Arguments, current: Locked<(configuration: Configuration, keyDigest: String?)>,
-                               worker: Worker?, feed: MetricsFeed?, credentialsChanged: (@Sendable (WorkerSetup) -> Void)?) async {
+    private static func reload(
+        arguments: Arguments, current: Locked<(configuration: Configuration, keyDigest: String?)>,
+        worker: Worker?, feed: MetricsFeed?, credentialsChanged: (@Sendable (WorkerSetup) -> Void)?
+    ) async {
         let (old, oldDigest) = current.withLock { ($0.configuration, $0.keyDigest) }
         let next: Configuration
         do {
             next = try Configuration.load(arguments: arguments)
         } catch {
-            Logger(label: "apnsd.reload", minimumLevel: old.loggerLevel).error("reload.failed", ("error", error.message),
-                                                                               ("action", "kept every setting as it was"))
+            Logger(label: "apnsd.reload", minimumLevel: old.loggerLevel).error(
+                "reload.failed", ("error", error.message),
+                ("action", "kept every setting as it was"))
             return
         }
         let logger = Logger(label: "apnsd.reload", minimumLevel: next.loggerLevel)
@@ -62,7 +69,9 @@ final class ReloadSignal {
                 if let worker {
                     let set = setup.credentialSet(previous: worker.credentials, feed: feed)
                     // A new certificate has a new pool id: its connections present it.
-                    for (poolID, identity) in setup.clientIdentities(of: set) { worker.transport.setClientIdentity(identity, for: poolID) }
+                    for (poolID, identity) in setup.clientIdentities(of: set) {
+                        worker.transport.setClientIdentity(identity, for: poolID)
+                    }
                     credentials = set
                 }
                 rebuilt = setup
@@ -73,9 +82,11 @@ final class ReloadSignal {
         }
         var renewed: [String] = []
         if let worker {
-            renewed = credentials.map { new in
-                new.byName.values.filter { worker.credentials.byName[$0.name]?.poolID != $0.poolID }.map(\.name).sorted()
-            } ?? []
+            renewed =
+                credentials.map { new in
+                    new.byName.values.filter { worker.credentials.byName[$0.name]?.poolID != $0.poolID }.map(\.name)
+                        .sorted()
+                } ?? []
             await worker.reload(retry: next.retryPolicy, logLevel: next.loggerLevel, credentials: credentials)
         }
         if let rebuilt { credentialsChanged?(rebuilt) }
@@ -84,10 +95,12 @@ final class ReloadSignal {
         // of serve's own loggers is read at start.
         let applies = worker == nil ? credentialSettings : reloadable
         let unused = worker == nil ? retrySettings : []
-        let applied = changed.filter { applies.contains($0) } + (renewed.isEmpty ? [] : ["signing key (new provider token)"])
+        let applied =
+            changed.filter { applies.contains($0) } + (renewed.isEmpty ? [] : ["signing key (new provider token)"])
         let restart = changed.filter { !applies.contains($0) && !unused.contains($0) }
-        logger.info("reload.done", ("applied", applied.isEmpty ? "nothing changed" : applied.joined(separator: ",")),
-                    ("needs_restart", restart.joined(separator: ",")))
+        logger.info(
+            "reload.done", ("applied", applied.isEmpty ? "nothing changed" : applied.joined(separator: ",")),
+            ("needs_restart", restart.joined(separator: ",")))
     }
 
     /// The settings that make up the credentials.
@@ -110,8 +123,9 @@ final class ReloadSignal {
 
     /// The properties whose values differ (names only: a secret's value is never printed).
     static func changed(_ old: Configuration, _ new: Configuration) -> [String] {
-        let before = Dictionary(Mirror(reflecting: old).children.compactMap { child in child.label.map { ($0, "\(child.value)") } },
-                                uniquingKeysWith: { first, _ in first })
+        let before = Dictionary(
+            Mirror(reflecting: old).children.compactMap { child in child.label.map { ($0, "\(child.value)") } },
+            uniquingKeysWith: { first, _ in first })
         return Mirror(reflecting: new).children.compactMap { child in
             guard let label = child.label, before[label] != "\(child.value)" else { return nil }
             return label

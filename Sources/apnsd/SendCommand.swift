@@ -7,10 +7,15 @@ import QueueModel
 /// ahead of bulk work; print its id.
 enum SendCommand {
     static func run(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: NotificationOptions.valued.union(["user", "channel", "idempotency-key"]).union(Configuration.flagNames), flagNames: [])
+        let arguments = try Arguments(
+            words,
+            valued: NotificationOptions.valued.union(["user", "channel", "idempotency-key"]).union(
+                Configuration.flagNames), flagNames: [])
         let configuration = try Configuration.load(arguments: arguments)
         if let channel = try arguments.value("channel") {
-            if try arguments.value("user") != nil { throw .usage("--channel and --user: give one (a broadcast goes to a channel)") }
+            if try arguments.value("user") != nil {
+                throw .usage("--channel and --user: give one (a broadcast goes to a channel)")
+            }
             _ = try arguments.positionals(exactly: [])
             return try await broadcast(channel, arguments, configuration)
         }
@@ -22,14 +27,17 @@ enum SendCommand {
             audience = .users([user], environment: options.environment)
         } else {
             let text = try arguments.positionals(exactly: ["TOKEN (or --user ID)"])[0]
-            do { audience = .tokens([try DeviceToken(text)], environment: options.environment) } catch { throw .usage("\(error)") }
+            do { audience = .tokens([try DeviceToken(text)], environment: options.environment) } catch {
+                throw .usage("\(error)")
+            }
         }
         let spec = options.spec(kind: .single, audience: audience)
         do { try spec.validate() } catch .invalidCampaign(let why) { throw .usage(why) } catch { throw .store(error) }
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         let store = try await StoreAccess.open(configuration)
         do {
-            let result = try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get()
+            let result = try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0]
+                .get()
             Output.line(result.ids[0].description)
         } catch {
             throw .store(error)
@@ -38,13 +46,16 @@ enum SendCommand {
 
     /// `apnsd send --channel ID --payload …`: a Live Activity update or end broadcast on the channel (its local
     /// number or APNs id), validated against the channel before it is enqueued.
-    private static func broadcast(_ reference: String, _ arguments: Arguments, _ configuration: Configuration) async throws(CLIError) {
+    private static func broadcast(_ reference: String, _ arguments: Arguments, _ configuration: Configuration)
+        async throws(CLIError)
+    {
         let input = try NotificationOptions.input(arguments)
         let store = try await StoreAccess.openForBroadcast(configuration)
         let found: Channel?
         do { found = try await store.channel(ChannelReference(reference)) } catch { throw .store(error) }
         guard let channel = found else {
-            throw .usage("--channel: no channel \(Printable.escaped(String(reference.prefix(120)))) (apnsd channel list)")
+            throw .usage(
+                "--channel: no channel \(Printable.escaped(String(reference.prefix(120)))) (apnsd channel list)")
         }
         let content: NotificationContent
         do { content = try input.validateBroadcast(channel: channel) } catch { throw .usage("\(error)") }
@@ -55,7 +66,8 @@ enum SendCommand {
         let spec = CampaignSpec(kind: .single, audience: .channel(channel.id), content: content)
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         do {
-            let result = try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get()
+            let result = try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0]
+                .get()
             Output.line(result.ids[0].description)
         } catch {
             throw .store(error)

@@ -1,5 +1,5 @@
-import APNs
 import API
+import APNs
 import Dispatcher
 import Events
 import Foundation
@@ -37,13 +37,19 @@ enum ServeCommand {
         // worker); with --no-worker, the credentials when they are configured and load, or no channel routes (503).
         let channelSetup = setup ?? (try? WorkerSetup(configuration))
         let channels = channelSetup?.channelManager(store: store)
-        let api = API(store: store, events: events, metrics: metricsFeed.metrics,
-                      settings: APISettings(defaultTopic: configuration.topic, lease: configuration.lease, topicRoutes: try Self.topicRoutes(configuration)),
-                      readiness: { await readiness.checks() }, credentials: { readiness.credentials() }, refreshMetrics: { await metricsFeed.refreshGauges() },
-                      channels: channels)
+        let api = API(
+            store: store, events: events, metrics: metricsFeed.metrics,
+            settings: APISettings(
+                defaultTopic: configuration.topic, lease: configuration.lease,
+                topicRoutes: try Self.topicRoutes(configuration)),
+            readiness: { await readiness.checks() }, credentials: { readiness.credentials() },
+            refreshMetrics: { await metricsFeed.refreshGauges() },
+            channels: channels)
         let server: HTTPServer
         do {
-            server = try HTTPServer.start(listen: listen, tls: tls, options: API.serverOptions, bodyLimit: { api.bodyLimit(method: $0, path: $1) }) { request in
+            server = try HTTPServer.start(
+                listen: listen, tls: tls, options: API.serverOptions, bodyLimit: { api.bodyLimit(method: $0, path: $1) }
+            ) { request in
                 await api.handle(request)
             }
         } catch {
@@ -56,24 +62,30 @@ enum ServeCommand {
         signal(SIGXFSZ, SIG_IGN)
         var webhook: WebhookSender?
         if let url = configuration.webhookURL, let secret = configuration.webhookSecret {
-            let sender = WebhookSender(store: store, url: url, secret: secret, logger: Logger(label: "apnsd.webhook", minimumLevel: level))
+            let sender = WebhookSender(
+                store: store, url: url, secret: secret, logger: Logger(label: "apnsd.webhook", minimumLevel: level))
             await sender.start()
             webhook = sender
         }
-        let prune = EventPruner(store: store, keepUndelivered: webhook != nil, logger: Logger(label: "apnsd.events", minimumLevel: level))
+        let prune = EventPruner(
+            store: store, keepUndelivered: webhook != nil, logger: Logger(label: "apnsd.events", minimumLevel: level))
         let pruner = Task { await prune.run() }
         // SIGHUP reloads the settings (ReloadSignal): with the worker, what it can take; without, the credentials,
         // which the API's topic checks and channel management follow.
         let reloadCredentials: @Sendable (WorkerSetup) -> Void = { rebuilt in
             api.reloadCredentials(channels: rebuilt.channelManager(store: store), topicRoutes: rebuilt.routes)
         }
-        let apiReload = setup == nil
-            ? ReloadSignal(arguments: arguments, configuration: configuration, worker: nil, credentialsChanged: reloadCredentials) : nil
+        let apiReload =
+            setup == nil
+            ? ReloadSignal(
+                arguments: arguments, configuration: configuration, worker: nil, credentialsChanged: reloadCredentials)
+            : nil
         defer { withExtendedLifetime(apiReload) {} }
         let workerTask = setup.map { setup in
             Task {
-                await runWorker(setup, store: store, state: workerState!, feed: metricsFeed, arguments: arguments,
-                                credentialsChanged: reloadCredentials)
+                await runWorker(
+                    setup, store: store, state: workerState!, feed: metricsFeed, arguments: arguments,
+                    credentialsChanged: reloadCredentials)
             }
         }
         while StopSignals.count == 0 {
@@ -92,19 +104,23 @@ enum ServeCommand {
 
     /// The same worker `apnsd worker` runs (never until idle); its end is recorded in `state`, not thrown: the API
     /// keeps answering, and `/readyz` says why the worker stopped.
-    private static func runWorker(_ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState,
-                                  feed: MetricsFeed, arguments: Arguments,
-                                  credentialsChanged: @escaping @Sendable (WorkerSetup) -> Void) async {
+    private static func runWorker(
+        _ setup: WorkerSetup, store: any DeliveryStore, state: WorkerState,
+        feed: MetricsFeed, arguments: Arguments,
+        credentialsChanged: @escaping @Sendable (WorkerSetup) -> Void
+    ) async {
         let (worker, transport) = setup.makeWorker(store: store, feed: feed)
-        let reload = ReloadSignal(arguments: arguments, configuration: setup.configuration, worker: worker, feed: feed,
-                                  credentialsChanged: credentialsChanged)
+        let reload = ReloadSignal(
+            arguments: arguments, configuration: setup.configuration, worker: worker, feed: feed,
+            credentialsChanged: credentialsChanged)
         defer { withExtendedLifetime(reload) {} }
         state.attach(contact: { worker.apnsContact })
         state.attach(credentials: { worker.credentialStatuses })
         feed.watch(credentials: { worker.credentialStatuses })
         state.set(.running)
         do {
-            _ = try await worker.run(untilIdle: false, shouldStop: { StopSignals.count > 0 }, shouldAbandon: { StopSignals.count >= 2 })
+            _ = try await worker.run(
+                untilIdle: false, shouldStop: { StopSignals.count > 0 }, shouldAbandon: { StopSignals.count >= 2 })
             state.set(.stopped)
         } catch {
             let reason = "\(error)\(WorkerCommand.hint(error))"
@@ -120,13 +136,16 @@ enum ServeCommand {
     }
 
     /// The certificate chain and key when both are set (Configuration checked they go together), read whole.
-    private static func tlsPEM(_ configuration: Configuration) throws(CLIError) -> (certificatePEM: String, keyPEM: String)? {
+    private static func tlsPEM(_ configuration: Configuration) throws(CLIError) -> (
+        certificatePEM: String, keyPEM: String
+    )? {
         guard let certificate = configuration.apiTLSCert, let key = configuration.apiTLSKey else { return nil }
         return (try pem(certificate, "api.tlsCert"), try pem(key, "api.tlsKey"))
     }
 
     private static func pem(_ path: String, _ name: String) throws(CLIError) -> String {
-        guard let bytes = try? BoundedRead.file(path, limit: 1 << 20), let text = String(bytes: bytes, encoding: .utf8) else {
+        guard let bytes = try? BoundedRead.file(path, limit: 1 << 20), let text = String(bytes: bytes, encoding: .utf8)
+        else {
             throw .failure("cannot read \(name) \(path) (missing, unreadable, or over 1 MiB)")
         }
         guard text.contains("-----BEGIN ") else { throw .failure("\(name) \(path) is not a PEM file") }

@@ -6,15 +6,20 @@ import QueueModel
 /// over the window, deactivations, and the queue now — from counters and indexes, fast on any database.
 enum StatsCommand {
     static func run(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["since", "campaign"]).union(Configuration.flagNames), flagNames: ["json"])
+        let arguments = try Arguments(
+            words, valued: Set(["since", "campaign"]).union(Configuration.flagNames), flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
         let now = Date()
         let since: Date
-        do { since = try PastTime.parse(try arguments.value("since") ?? "1h", now: now) } catch { throw .usage("--since: \(error)") }
+        do { since = try PastTime.parse(try arguments.value("since") ?? "1h", now: now) } catch {
+            throw .usage("--since: \(error)")
+        }
         guard since <= now else { throw .usage("--since must be in the past") }
         let campaign = try arguments.value("campaign").map { (text: String) throws(CLIError) -> CampaignID in
-            guard let id = CampaignID(text) else { throw .usage("'\(text)' is not a campaign id (a positive whole number)") }
+            guard let id = CampaignID(text) else {
+                throw .usage("'\(text)' is not a campaign id (a positive whole number)")
+            }
             return id
         }
         let store = try await StoreAccess.open(configuration, readOnly: true)
@@ -25,9 +30,14 @@ enum StatsCommand {
             return
         }
         let seconds = stats.seconds
-        Output.line("since \(Output.timestamp(stats.since)) (\(Int(seconds)) s)\(stats.campaign.map { ", campaign \($0.id) (\($0.status))" } ?? "")")
-        Output.line(String(format: "requests   %d (%.1f/s)   accepted %d (%.1f/s)", stats.requests, Double(stats.requests) / seconds,
-                           stats.accepted, Double(stats.accepted) / seconds))
+        Output.line(
+            "since \(Output.timestamp(stats.since)) (\(Int(seconds)) s)\(stats.campaign.map { ", campaign \($0.id) (\($0.status))" } ?? "")"
+        )
+        Output.line(
+            String(
+                format: "requests   %d (%.1f/s)   accepted %d (%.1f/s)", stats.requests,
+                Double(stats.requests) / seconds,
+                stats.accepted, Double(stats.accepted) / seconds))
         Output.line("STATUS        REASON                          COUNT")
         for (status, reasons) in stats.outcomes.sorted(by: { $0.key < $1.key }) {
             for (reason, count) in reasons.sorted(by: { $0.key < $1.key }) {
@@ -35,9 +45,16 @@ enum StatsCommand {
             }
         }
         let deactivated = stats.deactivations.values.reduce(0, +)
-        Output.line("deactivated \(deactivated)" + (deactivated == 0 ? "" : " (" + stats.deactivations.sorted { $0.key < $1.key }
-            .map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"))
-        Output.line(String(format: "queue      %d single, %d bulk pending; oldest due %.1f s ago", stats.queue.pendingSingle,
-                           stats.queue.pendingBulk, stats.queue.oldestDueAge))
+        Output.line(
+            "deactivated \(deactivated)"
+                + (deactivated == 0
+                    ? ""
+                    : " ("
+                        + stats.deactivations.sorted { $0.key < $1.key }
+                        .map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"))
+        Output.line(
+            String(
+                format: "queue      %d single, %d bulk pending; oldest due %.1f s ago", stats.queue.pendingSingle,
+                stats.queue.pendingBulk, stats.queue.oldestDueAge))
     }
 }

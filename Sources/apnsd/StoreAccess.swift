@@ -9,8 +9,10 @@ enum StoreAccess {
     /// The producer side, for every command but the worker. Commands that only read pass `readOnly`, so that
     /// they work on a file this user may not write (the worker's, read by an operator) and never change it, not
     /// even by migrating it.
-    static func open(_ configuration: Configuration, create: Bool = false, readOnly: Bool = false,
-                     cacheSizeMiB: Int = 64) async throws(CLIError) -> any ProducerStore {
+    static func open(
+        _ configuration: Configuration, create: Bool = false, readOnly: Bool = false,
+        cacheSizeMiB: Int = 64
+    ) async throws(CLIError) -> any ProducerStore {
         try await openAny(configuration, create: create, readOnly: readOnly, cacheSizeMiB: cacheSizeMiB)
     }
 
@@ -20,22 +22,30 @@ enum StoreAccess {
     }
 
     /// `apnsd serve`: one read-write store for the API and its worker.
-    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & ChannelStore {
+    static func openForServe(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & DeliveryStore
+        & APIKeyStore & EventStore & GaugeStore & ChannelStore
+    {
         try await openAny(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
     }
 
     /// API-key management (`apnsd api-key`); `readOnly` for listing.
-    static func openForAPIKeys(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError) -> any APIKeyStore {
+    static func openForAPIKeys(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError)
+        -> any APIKeyStore
+    {
         try await openAny(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
     }
 
     /// Broadcast channels (`apnsd channel`); `readOnly` for listing.
-    static func openForChannels(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError) -> any ChannelStore {
+    static func openForChannels(_ configuration: Configuration, readOnly: Bool = false) async throws(CLIError)
+        -> any ChannelStore
+    {
         try await openAny(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 16)
     }
 
     /// `apnsd send --channel`: the channel is read, then the broadcast enqueued.
-    static func openForBroadcast(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore & ChannelStore {
+    static func openForBroadcast(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore
+        & ChannelStore
+    {
         try await openAny(configuration, create: false, readOnly: false, cacheSizeMiB: 16)
     }
 
@@ -45,23 +55,30 @@ enum StoreAccess {
     }
 
     /// Retention (`apnsd prune`); `readOnly` for a dry run.
-    static func openForRetention(_ configuration: Configuration, readOnly: Bool) async throws(CLIError) -> any RetentionStore {
+    static func openForRetention(_ configuration: Configuration, readOnly: Bool) async throws(CLIError)
+        -> any RetentionStore
+    {
         try await openAny(configuration, create: false, readOnly: readOnly, cacheSizeMiB: 64)
     }
 
     /// Every store protocol, on either engine.
-    typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore & BackupStore & ChannelStore
+    typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore
+        & BackupStore & ChannelStore
 
     /// The store `database` names: a `postgres://` or `postgresql://` URL is PostgreSQL, anything else a SQLite file.
-    private static func openAny(_ configuration: Configuration, create: Bool, readOnly: Bool,
-                                  cacheSizeMiB: Int) async throws(CLIError) -> AnyStore {
+    private static func openAny(
+        _ configuration: Configuration, create: Bool, readOnly: Bool,
+        cacheSizeMiB: Int
+    ) async throws(CLIError) -> AnyStore {
         let database = configuration.database
         do {
             if PostgresStore.isURL(database) {
-                return try await PostgresStore.open(url: database, options: PostgresStore.Options(createIfMissing: create, readOnly: readOnly))
+                return try await PostgresStore.open(
+                    url: database, options: PostgresStore.Options(createIfMissing: create, readOnly: readOnly))
             }
-            return try await Store.open(at: database,
-                                        options: Store.Options(createIfMissing: create, readOnly: readOnly, cacheSizeMiB: cacheSizeMiB))
+            return try await Store.open(
+                at: database,
+                options: Store.Options(createIfMissing: create, readOnly: readOnly, cacheSizeMiB: cacheSizeMiB))
         } catch .databaseMissing {
             let name = PostgresStore.isURL(database) ? PostgresStore.redacted(database) : database
             throw .failure("no database at \(name); run 'apnsd init' first (or set database / APNSD_DATABASE)")

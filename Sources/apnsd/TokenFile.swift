@@ -1,6 +1,6 @@
-import Intake
 import APNs
 import Foundation
+import Intake
 
 /// A token file for `campaign create --tokens`: one token per line (anything after a comma is ignored),
 /// blank lines and `#` comments skipped. Yields each token or the error of its line, streaming.

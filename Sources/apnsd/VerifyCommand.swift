@@ -12,9 +12,11 @@ enum VerifyCommand {
     static let payload = #"{"aps":{"content-available":1}}"#
 
     static func run(_ words: [String]) async throws(CLIError) {
-        let arguments = try Arguments(words, valued: Set(["user", "tokens", "topic", "environment", "at", "idempotency-key"])
-                                                    .union(Configuration.flagNames),
-                                      flagNames: ["all", "no-wait", "json"])
+        let arguments = try Arguments(
+            words,
+            valued: Set(["user", "tokens", "topic", "environment", "at", "idempotency-key"])
+                .union(Configuration.flagNames),
+            flagNames: ["all", "no-wait", "json"])
         let configuration = try Configuration.load(arguments: arguments)
         let topic = try DeviceCommands.topic(arguments, configuration)
         let environment = try arguments.value("environment").map { (text: String) throws(CLIError) -> Environment in
@@ -22,19 +24,23 @@ enum VerifyCommand {
         }
         let content: NotificationContent
         do {
-            content = try NotificationContent(bundleID: topic, pushType: .background, priority: .conservePower,
-                                              payload: Payload(json: payload, pushType: .background))
+            content = try NotificationContent(
+                bundleID: topic, pushType: .background, priority: .conservePower,
+                payload: Payload(json: payload, pushType: .background))
         } catch {
             throw .usage("\(error)")
         }
-        let id = try await CampaignCommands.enqueue(arguments, configuration, environment: environment) { audience, scheduledAt in
+        let id = try await CampaignCommands.enqueue(arguments, configuration, environment: environment) {
+            audience, scheduledAt in
             CampaignSpec(kind: .verify, audience: audience, content: content, scheduledAt: scheduledAt)
         }
         if arguments.flag("no-wait") {
             Output.line(id.description)
             return
         }
-        if !arguments.flag("json") { Output.error("verify campaign \(id): waiting for it to end (apnsd campaign watch \(id) shows progress)") }
+        if !arguments.flag("json") {
+            Output.error("verify campaign \(id): waiting for it to end (apnsd campaign watch \(id) shows progress)")
+        }
         let store = try await StoreAccess.open(configuration, readOnly: true)
         var campaign: Campaign
         while true {
@@ -47,8 +53,9 @@ enum VerifyCommand {
             Output.line(campaign.json.description)
         } else {
             Output.line(id.description)
-            Output.line("verified \(c.total) devices: \(c.accepted) reachable, \(c.unregistered) unregistered (deactivated), "
-                        + "\(c.rejected) rejected (bad tokens deactivated), \(c.failed) failed, \(c.cancelled) cancelled")
+            Output.line(
+                "verified \(c.total) devices: \(c.accepted) reachable, \(c.unregistered) unregistered (deactivated), "
+                    + "\(c.rejected) rejected (bad tokens deactivated), \(c.failed) failed, \(c.cancelled) cancelled")
         }
         if campaign.status == .cancelled { throw .failure("verify campaign \(id) was cancelled") }
     }

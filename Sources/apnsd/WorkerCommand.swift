@@ -1,8 +1,8 @@
-import Intake
 import APNs
 import Dispatcher
 import Foundation
 import HTTP2Transport
+import Intake
 import Logging
 import ProviderAuth
 import Synchronization
@@ -22,12 +22,15 @@ enum WorkerCommand {
         defer { withExtendedLifetime(reload) {} }
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
-        logger.info("worker.started", ("database", configuration.databaseName), ("connections", String(configuration.connections)),
-                    ("rate", String(configuration.rate)), ("until_idle", String(arguments.flag("until-idle"))))
+        logger.info(
+            "worker.started", ("database", configuration.databaseName),
+            ("connections", String(configuration.connections)),
+            ("rate", String(configuration.rate)), ("until_idle", String(arguments.flag("until-idle"))))
         let summary: WorkerSummary
         do {
-            summary = try await worker.run(untilIdle: arguments.flag("until-idle"), shouldStop: { StopSignals.count > 0 },
-                                           shouldAbandon: { StopSignals.count >= 2 })
+            summary = try await worker.run(
+                untilIdle: arguments.flag("until-idle"), shouldStop: { StopSignals.count > 0 },
+                shouldAbandon: { StopSignals.count >= 2 })
         } catch {
             await transport.shutdown(deadline: .now + .seconds(5))
             throw .failure("\(error)\(Self.hint(error))")
@@ -35,16 +38,23 @@ enum WorkerCommand {
         await transport.shutdown(deadline: .now + .seconds(5))
         logger.info("worker.finished", ("sent", String(summary.sent)), ("accepted", String(summary.accepted)))
         if arguments.flag("json") {
-            Output.line(Output.jsonLine([
-                "sent": .int(summary.sent), "accepted": .int(summary.accepted), "unregistered": .int(summary.unregistered),
-                "rejected": .int(summary.rejected), "failed": .int(summary.failed), "retried": .int(summary.retried),
-                "expired": .int(summary.expired), "cancelled": .int(summary.cancelled), "tokenRefreshes": .int(summary.tokenRefreshes),
-                "seconds": .raw(String(format: "%.3f", summary.seconds)),
-            ]))
+            Output.line(
+                Output.jsonLine([
+                    "sent": .int(summary.sent), "accepted": .int(summary.accepted),
+                    "unregistered": .int(summary.unregistered),
+                    "rejected": .int(summary.rejected), "failed": .int(summary.failed),
+                    "retried": .int(summary.retried),
+                    "expired": .int(summary.expired), "cancelled": .int(summary.cancelled),
+                    "tokenRefreshes": .int(summary.tokenRefreshes),
+                    "seconds": .raw(String(format: "%.3f", summary.seconds)),
+                ]))
         } else {
-            Output.line(String(format: "sent %d requests in %.1f s: %d accepted, %d unregistered, %d rejected, %d failed, %d retried later, %d expired unsent",
-                               summary.sent, summary.seconds, summary.accepted, summary.unregistered, summary.rejected,
-                               summary.failed, summary.retried, summary.expired))
+            Output.line(
+                String(
+                    format:
+                        "sent %d requests in %.1f s: %d accepted, %d unregistered, %d rejected, %d failed, %d retried later, %d expired unsent",
+                    summary.sent, summary.seconds, summary.accepted, summary.unregistered, summary.rejected,
+                    summary.failed, summary.retried, summary.expired))
         }
     }
 }

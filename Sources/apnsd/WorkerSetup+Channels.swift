@@ -11,14 +11,18 @@ extension WorkerSetup {
     func channelManager(store: any ChannelStore) -> ChannelManager {
         let credentials = credentials.map { loaded -> ChannelCredential in
             if let (key, credential) = loaded.key {
-                return ChannelCredential(name: loaded.name, authentication: .token(ProviderTokenCache(key: key, credential: credential)))
+                return ChannelCredential(
+                    name: loaded.name, authentication: .token(ProviderTokenCache(key: key, credential: credential)))
             }
             return ChannelCredential(name: loaded.name, authentication: .certificate(loaded.clientIdentity!))
         }
-        let client = ChannelClient(baseURLs: [.production: configuration.channelProductionURL,
-                                              .development: configuration.channelDevelopmentURL],
-                                   caFile: configuration.caFile, timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
-                                   proxy: configuration.transportProxy)
+        let client = ChannelClient(
+            baseURLs: [
+                .production: configuration.channelProductionURL,
+                .development: configuration.channelDevelopmentURL,
+            ],
+            caFile: configuration.caFile, timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
+            proxy: configuration.transportProxy)
         return ChannelManager(store: store, client: client, credentials: credentials, routes: routes)
     }
 }

@@ -29,7 +29,9 @@ struct WorkerSetup {
 
         /// What the transport presents for a certificate credential; nil for a key.
         var clientIdentity: ClientIdentity? {
-            certificate.map { ClientIdentity(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
+            certificate.map {
+                ClientIdentity(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM)
+            }
         }
     }
 
@@ -38,12 +40,16 @@ struct WorkerSetup {
         let settings: [CredentialSetting]
         do { settings = try configuration.sendingCredentials() } catch { throw .usage(error.description) }
         guard !settings.isEmpty else {
-            throw .usage("apns.keyFile, apns.keyId and apns.teamId are required to dispatch (config file, APNSD_KEY_FILE/APNSD_KEY_ID/APNSD_TEAM_ID or --key-file/--key-id/--team-id), or apns.credentials in the config file")
+            throw .usage(
+                "apns.keyFile, apns.keyId and apns.teamId are required to dispatch (config file, APNSD_KEY_FILE/APNSD_KEY_ID/APNSD_TEAM_ID or --key-file/--key-id/--team-id), or apns.credentials in the config file"
+            )
         }
         var loaded: [LoadedCredential] = []
         for setting in settings { loaded.append(try Self.load(setting)) }
         credentials = loaded
-        do { routes = try configuration.topicRoutes() ?? .only(CredentialSetting.defaultName) } catch { throw .usage(error.description) }
+        do { routes = try configuration.topicRoutes() ?? .only(CredentialSetting.defaultName) } catch {
+            throw .usage(error.description)
+        }
         if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .failure("cannot read apns.caFile \(caFile)")
         }
@@ -57,32 +63,41 @@ struct WorkerSetup {
 
     /// Reads and checks one credential's key; errors name the setting.
     private static func load(_ setting: CredentialSetting) throws(CLIError) -> LoadedCredential {
-        let named = setting.name == CredentialSetting.defaultName ? "apns.keyFile" : "apns.credentials '\(setting.name)'"
+        let named =
+            setting.name == CredentialSetting.defaultName ? "apns.keyFile" : "apns.credentials '\(setting.name)'"
         switch setting.authentication {
         case .token(let keyFile, let keyID, let teamID):
             let key: SigningKey
-            do { key = try SigningKey(contentsOfFile: keyFile) } catch { throw .failure("\(named) \(keyFile): \(error)") }
+            do { key = try SigningKey(contentsOfFile: keyFile) } catch {
+                throw .failure("\(named) \(keyFile): \(error)")
+            }
             let credential: ProviderCredential
             do { credential = try ProviderCredential(keyId: keyID, teamId: teamID) } catch {
                 throw .usage(setting.name == CredentialSetting.defaultName ? "\(error)" : "\(named): \(error)")
             }
-            return LoadedCredential(setting: setting, key: (key, credential), certificate: nil, fingerprint: fingerprint(keyFile))
+            return LoadedCredential(
+                setting: setting, key: (key, credential), certificate: nil, fingerprint: fingerprint(keyFile))
         case .certificate(let file, let source):
             let password: String?
             switch source {
             case .none: password = nil
             case .text(let text): password = text
             case .file(let path):
-                guard let bytes = (try? BoundedRead.file(path, limit: 4096)) ?? nil, let text = String(bytes: bytes, encoding: .utf8) else {
+                guard let bytes = (try? BoundedRead.file(path, limit: 4096)) ?? nil,
+                    let text = String(bytes: bytes, encoding: .utf8)
+                else {
                     throw .failure("\(named): cannot read passwordFile \(path) (missing, unreadable, or over 4 KiB)")
                 }
-                password = text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text.hasSuffix("\n") ? String(text.dropLast()) : text
+                password =
+                    text.hasSuffix("\r\n")
+                    ? String(text.dropLast(2)) : text.hasSuffix("\n") ? String(text.dropLast()) : text
             }
             let certificate: ClientCertificate
             do { certificate = try ClientCertificate(contentsOfFile: file, password: password) } catch {
                 throw .failure("\(named) certificate \(file): \(error)")
             }
-            return LoadedCredential(setting: setting, key: nil, certificate: certificate, fingerprint: fingerprint(file))
+            return LoadedCredential(
+                setting: setting, key: nil, certificate: certificate, fingerprint: fingerprint(file))
         }
     }
 
@@ -97,8 +112,9 @@ struct WorkerSetup {
     static func warnIfWorldReadable(keyFile: String) {
         var info = stat()
         guard stat(keyFile, &info) == 0, info.st_mode & S_IROTH != 0 else { return }
-        Output.error("apnsd: warning: key file \(keyFile) is readable by every user (mode \(String(info.st_mode & 0o777, radix: 8))): "
-            + "chmod 600 it, or load it with systemd's LoadCredential= (deploy/)")
+        Output.error(
+            "apnsd: warning: key file \(keyFile) is readable by every user (mode \(String(info.st_mode & 0o777, radix: 8))): "
+                + "chmod 600 it, or load it with systemd's LoadCredential= (deploy/)")
     }
 
     /// The worker's credentials: those in `previous` whose key or certificate did not change are kept as they were
@@ -109,16 +125,26 @@ struct WorkerSetup {
             let made: SendingCredential
             if let (key, credential) = loaded.key {
                 let name = loaded.name
-                let tokens = ProviderTokenCache(key: key, credential: credential, minted: {
-                    // Never the token: which key made it is what an operator needs.
-                    logger.info("apns.token_minted", ("credential", name), ("key_id", credential.keyId), ("team_id", credential.teamId))
-                    feed?.tokenMinted()
-                })
-                made = SendingCredential(name: name, authorization: .token(tokens, keyID: credential.keyId, teamID: credential.teamId,
-                                                                            fingerprint: loaded.fingerprint))
+                let tokens = ProviderTokenCache(
+                    key: key, credential: credential,
+                    minted: {
+                        // Never the token: which key made it is what an operator needs.
+                        logger.info(
+                            "apns.token_minted", ("credential", name), ("key_id", credential.keyId),
+                            ("team_id", credential.teamId))
+                        feed?.tokenMinted()
+                    })
+                made = SendingCredential(
+                    name: name,
+                    authorization: .token(
+                        tokens, keyID: credential.keyId, teamID: credential.teamId,
+                        fingerprint: loaded.fingerprint))
             } else {
-                made = SendingCredential(name: loaded.name, authorization: .certificate(notAfter: loaded.certificate!.notAfter,
-                                                                                        fingerprint: loaded.fingerprint))
+                made = SendingCredential(
+                    name: loaded.name,
+                    authorization: .certificate(
+                        notAfter: loaded.certificate!.notAfter,
+                        fingerprint: loaded.fingerprint))
             }
             if let old = previous?.byName[made.name], old.poolID == made.poolID { return old }
             return made
@@ -130,8 +156,10 @@ struct WorkerSetup {
     func transportConfiguration(for set: CredentialSet) -> TransportConfiguration {
         TransportConfiguration(
             baseURLs: [.production: configuration.productionURL, .development: configuration.developmentURL],
-            caFile: configuration.caFile, connectionsPerPool: configuration.connections, ratePerConnection: configuration.rate,
-            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)), proxy: configuration.transportProxy,
+            caFile: configuration.caFile, connectionsPerPool: configuration.connections,
+            ratePerConnection: configuration.rate,
+            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
+            proxy: configuration.transportProxy,
             clientIdentities: clientIdentities(of: set))
     }
 
@@ -147,16 +175,20 @@ struct WorkerSetup {
 
     /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told
     /// of its answers, outcomes, connections and token mints.
-    func makeWorker(store: any DeliveryStore, feed: MetricsFeed? = nil) -> (worker: Worker, transport: TransportRegistry) {
+    func makeWorker(store: any DeliveryStore, feed: MetricsFeed? = nil) -> (
+        worker: Worker, transport: TransportRegistry
+    ) {
         let credentials = credentialSet(feed: feed)
         let transport = TransportRegistry(configuration: transportConfiguration(for: credentials))
         feed?.watch(transport)
-        var settings = WorkerConfiguration(lease: configuration.lease,
-                                           heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
-                                           retry: configuration.retryPolicy)
+        var settings = WorkerConfiguration(
+            lease: configuration.lease,
+            heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
+            retry: configuration.retryPolicy)
         settings.pace(ratePerConnection: configuration.rate, connections: configuration.connections)
-        let worker = Worker(store: store, credentials: credentials, transport: transport, configuration: settings,
-                            logger: logger, observer: feed)
+        let worker = Worker(
+            store: store, credentials: credentials, transport: transport, configuration: settings,
+            logger: logger, observer: feed)
         return (worker, transport)
     }
 }

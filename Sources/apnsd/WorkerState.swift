@@ -25,7 +25,9 @@ final class WorkerState: Sendable {
     func attach(contact source: @escaping @Sendable () -> APNsContact) { contact.withLock { $0 = source } }
 
     /// Where the running worker's credentials' states are read from.
-    func attach(credentials source: @escaping @Sendable () -> [CredentialStatus]) { credentials.withLock { $0 = source } }
+    func attach(credentials source: @escaping @Sendable () -> [CredentialStatus]) {
+        credentials.withLock { $0 = source }
+    }
 
     /// Every credential's state (none before the worker starts).
     var credentialStatuses: [CredentialStatus] { credentials.withLock { $0 }?() ?? [] }

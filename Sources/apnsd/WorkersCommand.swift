@@ -1,6 +1,6 @@
 import APNs
-import Intake
 import Foundation
+import Intake
 import QueueModel
 
 /// `apnsd workers [--json]`: the workers registered on this database and the leases each holds.
@@ -17,12 +17,17 @@ enum WorkersCommand {
             for worker in workers { Output.line(worker.json(now: now, lease: configuration.lease).description) }
             return
         }
-        Output.line("ID      HOST                  PID       STARTED                   LAST HEARTBEAT            LEASES    STATE")
+        Output.line(
+            "ID      HOST                  PID       STARTED                   LAST HEARTBEAT            LEASES    STATE"
+        )
         for worker in workers {
-            let state = worker.isStale(now: now, lease: configuration.lease) ? "stale (leases will be taken over)" : "alive"
-            Output.line(Output.pad(worker.id.description, 8) + Output.pad(Printable.escaped(worker.host), 22)
-                        + Output.pad(String(worker.pid), 10) + Output.pad(Output.timestamp(worker.startedAt), 26)
-                        + Output.pad(Output.timestamp(worker.heartbeatAt), 26) + Output.pad(String(worker.leases), 10) + state)
+            let state =
+                worker.isStale(now: now, lease: configuration.lease) ? "stale (leases will be taken over)" : "alive"
+            Output.line(
+                Output.pad(worker.id.description, 8) + Output.pad(Printable.escaped(worker.host), 22)
+                    + Output.pad(String(worker.pid), 10) + Output.pad(Output.timestamp(worker.startedAt), 26)
+                    + Output.pad(Output.timestamp(worker.heartbeatAt), 26) + Output.pad(String(worker.leases), 10)
+                    + state)
         }
     }
 }

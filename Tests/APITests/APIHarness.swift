@@ -23,8 +23,10 @@ final class APIHarness: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         store = try await Store.open(at: folder.appendingPathComponent("apnsd.sqlite").path)
         let feed = await EventFeed.attached(to: store, pollInterval: .milliseconds(20))
-        api = API(store: store, events: feed, metrics: metrics, settings: APISettings(defaultTopic: Self.topic, lease: .seconds(2), topicRoutes: topicRoutes),
-                  readiness: { [("database", "ok")] })
+        api = API(
+            store: store, events: feed, metrics: metrics,
+            settings: APISettings(defaultTopic: Self.topic, lease: .seconds(2), topicRoutes: topicRoutes),
+            readiness: { [("database", "ok")] })
     }
 
     func close() async {
@@ -49,19 +51,27 @@ final class APIHarness: Sendable {
     }
 
     /// `method path?query` with `body` as JSON, authorised by `secret`.
-    func call(_ method: String, _ target: String, _ body: String? = nil, key secret: String?, headers extra: [(String, String)] = []) async -> Reply {
+    func call(
+        _ method: String, _ target: String, _ body: String? = nil, key secret: String?,
+        headers extra: [(String, String)] = []
+    ) async -> Reply {
         var headers = HTTPHeaders()
         if let secret { headers.add("Authorization", "Bearer " + secret) }
         if body != nil { headers.add("Content-Type", "application/json") }
         for (name, value) in extra { headers.add(name, value) }
         let parts = target.split(separator: "?", maxSplits: 1)
-        let query = parts.count > 1 ? parts[1].split(separator: "&").map { item -> (name: String, value: String?) in
-            let pair = item.split(separator: "=", maxSplits: 1)
-            return (String(pair[0]), pair.count > 1 ? String(pair[1]).removingPercentEncoding : nil)
-        } : []
-        let response = await api.handle(HTTPRequest(method: method, path: String(parts[0]), query: query, headers: headers,
-                                                    body: Array((body ?? "").utf8)))
-        return Reply(status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
+        let query =
+            parts.count > 1
+            ? parts[1].split(separator: "&").map { item -> (name: String, value: String?) in
+                let pair = item.split(separator: "=", maxSplits: 1)
+                return (String(pair[0]), pair.count > 1 ? String(pair[1]).removingPercentEncoding : nil)
+            } : []
+        let response = await api.handle(
+            HTTPRequest(
+                method: method, path: String(parts[0]), query: query, headers: headers,
+                body: Array((body ?? "").utf8)))
+        return Reply(
+            status: response.status, headers: response.headers, text: String(decoding: response.body, as: UTF8.self))
     }
 
     /// A distinct valid token.

@@ -12,15 +12,20 @@ import Testing
     @Test func registerRefreshReplaceRemove() async throws {
         let h = try await APIHarness()
         let key = try await h.key("app", [.send, .read])
-        let created = await h.call("PUT", "/v1/devices/\(t1)", #"{"user":"alice","environment":"development"}"#, key: key)
+        let created = await h.call(
+            "PUT", "/v1/devices/\(t1)", #"{"user":"alice","environment":"development"}"#, key: key)
         #expect(created.status == 201, "\(created.text)")
         #expect(created.json["user"] as? String == "alice" && created.json["environment"] as? String == "development")
         #expect(await h.call("PUT", "/v1/devices/\(t1)", #"{"user":"alice"}"#, key: key).status == 200)
 
         let replaced = await h.call("PUT", "/v1/devices/\(t2)", #"{"replaces":"\#(t1)"}"#, key: key)
-        #expect(replaced.status == 201 && replaced.json["user"] as? String == "alice", "the new token inherits the user: \(replaced.text)")
+        #expect(
+            replaced.status == 201 && replaced.json["user"] as? String == "alice",
+            "the new token inherits the user: \(replaced.text)")
         let old = await h.call("GET", "/v1/devices/\(t1)", key: key)
-        #expect(old.status == 200 && old.json["active"] as? Bool == false && old.json["reason"] as? String == "Replaced", "\(old.text)")
+        #expect(
+            old.status == 200 && old.json["active"] as? Bool == false && old.json["reason"] as? String == "Replaced",
+            "\(old.text)")
 
         #expect(await h.call("PUT", "/v1/devices/\(t3)", #"{"user":"alice"}"#, key: key).status == 201)
         let removed = await h.call("DELETE", "/v1/devices/\(t3)", key: key)
@@ -29,13 +34,18 @@ import Testing
         #expect(await h.call("DELETE", "/v1/devices/\(APIHarness.token(99))", key: key).status == 404)
 
         let signedOut = await h.call("DELETE", "/v1/users/alice/devices", key: key)
-        #expect(signedOut.status == 200 && signedOut.json["deactivated"] as? Int == 1, "only t2 was still active: \(signedOut.text)")
+        #expect(
+            signedOut.status == 200 && signedOut.json["deactivated"] as? Int == 1,
+            "only t2 was still active: \(signedOut.text)")
 
         let events = await h.call("GET", "/v1/events", key: key)
         let list = events.json["events"] as? [[String: Any]] ?? []
         #expect(list.map { $0["reason"] as? String } == ["Replaced", "Removed", "Removed"], "\(events.text)")
         #expect(list.map { $0["token"] as? String } == [t1, t3, t2])
-        #expect(list.allSatisfy { $0["type"] as? String == "device.deactivated" && $0["id"] is String && $0["user"] as? String == "alice" })
+        #expect(
+            list.allSatisfy {
+                $0["type"] as? String == "device.deactivated" && $0["id"] is String && $0["user"] as? String == "alice"
+            })
         let next = try #require(events.json["next"] as? String)
         let after = await h.call("GET", "/v1/events?after=\(next)", key: key)
         #expect((after.json["events"] as? [Any])?.isEmpty == true && after.json["next"] as? String == next)
@@ -82,7 +92,11 @@ import Testing
         let h = try await APIHarness()
         let key = try await h.key("app")
         for n in 1...5 {
-            #expect(await h.call("PUT", "/v1/devices/\(APIHarness.token(n))", #"{"user":"\#(n % 2 == 0 ? "bob" : "carol")"}"#, key: key).status == 201)
+            #expect(
+                await h.call(
+                    "PUT", "/v1/devices/\(APIHarness.token(n))", #"{"user":"\#(n % 2 == 0 ? "bob" : "carol")"}"#,
+                    key: key
+                ).status == 201)
         }
         #expect(await h.call("DELETE", "/v1/devices/\(APIHarness.token(5))", key: key).status == 204)
         var tokens: [String] = []
@@ -95,7 +109,10 @@ import Testing
         } while cursor != nil
         #expect(tokens == (1...5).map(APIHarness.token))
         let carol = await h.call("GET", "/v1/devices?user=carol&active=true", key: key)
-        #expect((carol.json["devices"] as? [[String: Any]])?.compactMap { $0["token"] as? String } == [APIHarness.token(1), APIHarness.token(3)])
+        #expect(
+            (carol.json["devices"] as? [[String: Any]])?.compactMap { $0["token"] as? String } == [
+                APIHarness.token(1), APIHarness.token(3),
+            ])
         #expect(await h.call("GET", "/v1/devices?active=maybe", key: key).errorField == "active")
         #expect(await h.call("GET", "/v1/devices?colour=red", key: key).errorField == "colour")
         await h.close()
@@ -150,26 +167,36 @@ import Testing
         let replies = await withTaskGroup(of: APIHarness.Reply.self) { group in
             for n in 0..<200 {
                 group.addTask {
-                    await h.call("POST", "/v1/notifications", #"{"token":"\#(APIHarness.token(n))","payload":{"aps":{"alert":"\#(n)"}}}"#, key: key)
+                    await h.call(
+                        "POST", "/v1/notifications",
+                        #"{"token":"\#(APIHarness.token(n))","payload":{"aps":{"alert":"\#(n)"}}}"#, key: key)
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(replies.allSatisfy { $0.status == 202 && $0.json["deliveries"] as? Int == 1 }, "\(replies.first { $0.status != 202 }?.text ?? "")")
+        #expect(
+            replies.allSatisfy { $0.status == 202 && $0.json["deliveries"] as? Int == 1 },
+            "\(replies.first { $0.status != 202 }?.text ?? "")")
         #expect(Set(replies.compactMap { $0.json["id"] as? String }).count == 200)
         #expect(try await h.store.log(LogFilter(), after: nil, limit: 1000).count == 200)
         let same = await withTaskGroup(of: APIHarness.Reply.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    await h.call("POST", "/v1/notifications", #"{"user":"u","payload":{"aps":{}}}"#, key: key, headers: [("Idempotency-Key", "once")])
+                    await h.call(
+                        "POST", "/v1/notifications", #"{"user":"u","payload":{"aps":{}}}"#, key: key,
+                        headers: [("Idempotency-Key", "once")])
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(Set(same.compactMap { $0.json["id"] as? String }).count == 1)
-        #expect(same.filter { $0.status == 202 }.count == 1 && same.filter { $0.headers["Idempotent-Replayed"] == "true" }.count == 19)
+        #expect(
+            same.filter { $0.status == 202 }.count == 1
+                && same.filter { $0.headers["Idempotent-Replayed"] == "true" }.count == 19)
         let metrics = await h.call("GET", "/metrics", key: nil)
-        #expect(metrics.text.contains(#"apnsd_notifications_enqueued_total{source="notifications"} 201"#), "replays are not counted")
+        #expect(
+            metrics.text.contains(#"apnsd_notifications_enqueued_total{source="notifications"} 201"#),
+            "replays are not counted")
         await h.close()
     }
 }
@@ -181,8 +208,11 @@ import Testing
         let key = try await h.key("app")
         #expect(await h.call("GET", "/v1/campaigns", key: key).status == 200)
         await h.store.close()
-        let reply = await h.call("POST", "/v1/notifications", #"{"token":"\#(APIHarness.token(1))","payload":{"aps":{}}}"#, key: key)
-        #expect(reply.status == 503 && reply.errorCode == "database_unavailable" && reply.headers["Retry-After"] == "1", "\(reply.text)")
+        let reply = await h.call(
+            "POST", "/v1/notifications", #"{"token":"\#(APIHarness.token(1))","payload":{"aps":{}}}"#, key: key)
+        #expect(
+            reply.status == 503 && reply.errorCode == "database_unavailable" && reply.headers["Retry-After"] == "1",
+            "\(reply.text)")
         let listed = await h.call("GET", "/v1/deliveries", key: key)
         #expect(listed.status == 503, "\(listed.text)")
         await h.close()

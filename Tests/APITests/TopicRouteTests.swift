@@ -14,7 +14,10 @@ import Testing
         let refused = [
             ("/v1/notifications", #"{"token":"\#(token)","topic":"com.example.other",\#(payload)}"#),
             ("/v1/campaigns", #"{"audience":{"all":true},"topic":"com.example.other",\#(payload)}"#),
-            ("/v1/notifications/batch", #"{"notifications":[{"token":"\#(token)",\#(payload)},{"token":"\#(token)","topic":"com.example.other",\#(payload)}]}"#),
+            (
+                "/v1/notifications/batch",
+                #"{"notifications":[{"token":"\#(token)",\#(payload)},{"token":"\#(token)","topic":"com.example.other",\#(payload)}]}"#
+            ),
         ]
         for (route, body) in refused {
             let reply = await h.call("POST", route, body, key: key)
@@ -23,7 +26,9 @@ import Testing
         }
         #expect(try await h.store.campaigns(kind: .single, status: nil, before: nil, limit: 10).isEmpty)
         #expect(try await h.store.campaigns(kind: .bulk, status: nil, before: nil, limit: 10).isEmpty)
-        let voip = await h.call("POST", "/v1/notifications", #"{"token":"\#(token)","topic":"com.example.app.voip","pushType":"voip",\#(payload)}"#, key: key)
+        let voip = await h.call(
+            "POST", "/v1/notifications",
+            #"{"token":"\#(token)","topic":"com.example.app.voip","pushType":"voip",\#(payload)}"#, key: key)
         #expect(voip.status == 202, "\(voip.text)")
     }
 }

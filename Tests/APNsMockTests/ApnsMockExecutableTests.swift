@@ -1,10 +1,11 @@
 import APNsMock
 import Foundation
 import ProviderAuth
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `apns-mock` command line tool, run as a separate process.
@@ -34,7 +35,8 @@ struct ApnsMockExecutableTests {
     }()
 
     private func requireBinary() throws -> String {
-        try #require(Self.binary, "apns-mock not found next to \(CommandLine.arguments[0]); build it or set APNS_MOCK_BINARY")
+        try #require(
+            Self.binary, "apns-mock not found next to \(CommandLine.arguments[0]); build it or set APNS_MOCK_BINARY")
     }
 
     /// A running `apns-mock`, its output in files.
@@ -66,11 +68,14 @@ struct ApnsMockExecutableTests {
                 let text = stdout
                 if let range = text.range(of: "listening on https://127.0.0.1:") {
                     let digits = text[range.upperBound...].prefix { $0.isNumber }
-                    if let port = Int(digits), port > 0, text[range.upperBound...].dropFirst(digits.count).first != nil {
+                    if let port = Int(digits), port > 0, text[range.upperBound...].dropFirst(digits.count).first != nil
+                    {
                         return port
                     }
                 }
-                if !process.isRunning { throw HarnessError("apns-mock exited (\(process.terminationStatus)): \(stderr)") }
+                if !process.isRunning {
+                    throw HarnessError("apns-mock exited (\(process.terminationStatus)): \(stderr)")
+                }
                 Thread.sleep(forTimeInterval: 0.02)
             }
             throw HarnessError("apns-mock printed no listening line: '\(stdout)' '\(stderr)'")
@@ -104,10 +109,12 @@ struct ApnsMockExecutableTests {
         defer { directory.remove() }
         let caPath = directory.path("ca.pem")
         let statsPath = directory.path("stats.json")
-        let mock = try Running(binary: binary, arguments: [
-            "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
-            "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-out", statsPath, "--stats-tokens",
-        ], directory: directory)
+        let mock = try Running(
+            binary: binary,
+            arguments: [
+                "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
+                "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-out", statsPath, "--stats-tokens",
+            ], directory: directory)
         defer { mock.stop() }
         let port = try mock.waitForPort()
         #expect(FileManager.default.fileExists(atPath: caPath))
@@ -119,7 +126,7 @@ struct ApnsMockExecutableTests {
         #expect(isCanonicalLowercaseUUID(response.header("apns-id")))
 
         #expect(!FileManager.default.fileExists(atPath: statsPath))
-        mock.process.terminate() // SIGTERM
+        mock.process.terminate()  // SIGTERM
         #expect(try mock.wait() == 0, "\(mock.stderr)")
         #expect(mock.process.terminationReason == .exit)
         let data = try #require(FileManager.default.contents(atPath: statsPath), "no stats file after SIGTERM")
@@ -137,8 +144,11 @@ struct ApnsMockExecutableTests {
         let mock = try MockProcess(["--stats-out", out.path("stats.json")])
         defer { mock.stop() }
         let token = Fixture.token("e3")
-        #expect(try mock.curl.send([CurlRequest.push(token: token, authorization: mock.authorization),
-                                    CurlRequest.push(token: token, authorization: mock.authorization)]).map(\.status) == [200, 200])
+        #expect(
+            try mock.curl.send([
+                CurlRequest.push(token: token, authorization: mock.authorization),
+                CurlRequest.push(token: token, authorization: mock.authorization),
+            ]).map(\.status) == [200, 200])
         mock.running.process.terminate()
         #expect(try mock.running.wait() == 0)
         let data = try #require(FileManager.default.contents(atPath: out.path("stats.json")))
@@ -158,11 +168,13 @@ struct ApnsMockExecutableTests {
         defer { directory.remove() }
         let result = try ProcessRunner.run(binary, ["--help"], in: directory)
         #expect(result.status == 0)
-        for flag in ["--handshake-timeout S", "--idle-timeout S", "--stats-tokens", "--no-token-stats", "127.0.0.1:2197",
-                     "--team KEY.p8:KEYID:TEAMID[:TOPIC,TOPIC...]", "--environment ENV", "--client-ca CA.pem",
-                     "TopicDisallowed", "BadCertificateEnvironment", "apns-unique-id", "--no-broadcast BUNDLE[,BUNDLE...]",
-                     "--max-channels N", "FeatureNotEnabled", "CannotCreateChannelConfig", "/1/apps/BUNDLE/channels",
-                     "/4/broadcasts/apps/BUNDLE"] {
+        for flag in [
+            "--handshake-timeout S", "--idle-timeout S", "--stats-tokens", "--no-token-stats", "127.0.0.1:2197",
+            "--team KEY.p8:KEYID:TEAMID[:TOPIC,TOPIC...]", "--environment ENV", "--client-ca CA.pem",
+            "TopicDisallowed", "BadCertificateEnvironment", "apns-unique-id", "--no-broadcast BUNDLE[,BUNDLE...]",
+            "--max-channels N", "FeatureNotEnabled", "CannotCreateChannelConfig", "/1/apps/BUNDLE/channels",
+            "/4/broadcasts/apps/BUNDLE",
+        ] {
             #expect(result.stdout.contains(flag), "\(flag)")
         }
     }
@@ -172,13 +184,16 @@ struct ApnsMockExecutableTests {
         let binary = try requireBinary()
         let directory = try TempDirectory("exe")
         defer { directory.remove() }
-        let source = try String(contentsOf: Fixture.keysDirectory.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/apns-mock/MockOptions.swift"), encoding: .utf8)
+        let source = try String(
+            contentsOf: Fixture.keysDirectory.deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Sources/apns-mock/MockOptions.swift"), encoding: .utf8)
         var names: [String] = []
         for list in ["static let valued: Set<String> = [", "static let flagNames: Set<String> = ["] {
             let start = try #require(source.range(of: list), "\(list) not found")
             let body = source[start.upperBound...].prefix { $0 != "]" }
-            names += body.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            names += body.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter {
+                $0.offset % 2 == 1
+            }.map { String($0.element) }
         }
         #expect(names.count >= 20 && names.contains("team") && names.contains("client-ca"), "\(names)")
         let help = try ProcessRunner.run(binary, ["--help"], in: directory).stdout
@@ -193,30 +208,39 @@ struct ApnsMockExecutableTests {
         }
     }
 
-    @Test("several --team options, --environment development and --client-ca: each team on its topics, apns-unique-id, certificate requests")
+    @Test(
+        "several --team options, --environment development and --client-ca: each team on its topics, apns-unique-id, certificate requests"
+    )
     func teamsEnvironmentAndCertificates() throws {
         let binary = try requireBinary()
         let directory = try TempDirectory("exe")
         defer { directory.remove() }
         let secondKey = directory.path("AuthKey_TESTKEY002.p8")
-        let generated = try ProcessRunner.run("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
-                                                                   "-out", secondKey], in: directory)
+        let generated = try ProcessRunner.run(
+            "/usr/bin/openssl",
+            [
+                "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-out", secondKey,
+            ], in: directory)
         #expect(generated.status == 0, "\(generated.stderr)")
         let ca = try TestCertificateAuthority(in: directory.path("pki"))
         let caPath = directory.path("ca.pem")
-        let mock = try Running(binary: binary, arguments: [
-            "--listen", "127.0.0.1:0", "--ca-out", caPath,
-            "--team", "\(Fixture.keyPath):TESTKEY001:TESTTEAM01:com.example.app,com.example.widget",
-            "--team", "\(secondKey):TESTKEY002:TESTTEAM02:com.other.app",
-            "--environment", "development", "--client-ca", ca.certificatePEM,
-        ], directory: directory)
+        let mock = try Running(
+            binary: binary,
+            arguments: [
+                "--listen", "127.0.0.1:0", "--ca-out", caPath,
+                "--team", "\(Fixture.keyPath):TESTKEY001:TESTTEAM01:com.example.app,com.example.widget",
+                "--team", "\(secondKey):TESTKEY002:TESTTEAM02:com.other.app",
+                "--environment", "development", "--client-ca", ca.certificatePEM,
+            ], directory: directory)
         defer { mock.stop() }
         let port = try mock.waitForPort()
         let curl = Curl(baseURL: "https://127.0.0.1:\(port)", caPath: caPath, directory: directory)
         let token = Fixture.token("7e")
         let first = try Fixture.authorization()
-        let second = try Fixture.authorization(key: try SigningKey(contentsOfFile: secondKey),
-                                               credential: try ProviderCredential(keyId: "TESTKEY002", teamId: "TESTTEAM02"))
+        let second = try Fixture.authorization(
+            key: try SigningKey(contentsOfFile: secondKey),
+            credential: try ProviderCredential(keyId: "TESTKEY002", teamId: "TESTTEAM02"))
         let firstAnswers = try curl.send([
             CurlRequest.push(token: token, topic: "com.example.widget", authorization: first),
             CurlRequest.push(token: token, topic: "com.other.app", authorization: first),
@@ -224,7 +248,8 @@ struct ApnsMockExecutableTests {
         #expect(firstAnswers.map(\.status) == [200, 400])
         #expect(firstAnswers[1].reason == "TopicDisallowed")
         #expect(isCanonicalLowercaseUUID(firstAnswers[0].header("apns-unique-id")))
-        #expect(try curl.send(CurlRequest.push(token: token, topic: "com.other.app", authorization: second)).status == 200)
+        #expect(
+            try curl.send(CurlRequest.push(token: token, topic: "com.other.app", authorization: second)).status == 200)
         let issued = try ca.issue(bundleID: "com.cert.app", environments: [.development])
         var presenting = curl
         presenting.clientCertificate = .p12(path: issued.p12, password: issued.password)
@@ -235,22 +260,28 @@ struct ApnsMockExecutableTests {
         #expect(certificateAnswers.map(\.status) == [200, 400], "\(certificateAnswers.map(\.bodyText))")
         let production = try ca.issue(bundleID: "com.cert.app", environments: [.production])
         presenting.clientCertificate = .pem(certificate: production.certPEM, key: production.keyPEM)
-        #expect(try presenting.send(CurlRequest.push(token: token, topic: "com.cert.app", authorization: nil)).reason
+        #expect(
+            try presenting.send(CurlRequest.push(token: token, topic: "com.cert.app", authorization: nil)).reason
                 == "BadCertificateEnvironment")
     }
 
-    @Test("--no-broadcast and --max-channels: that app gets FeatureNotEnabled, the others a channel limit; --stats-out keeps the channels")
+    @Test(
+        "--no-broadcast and --max-channels: that app gets FeatureNotEnabled, the others a channel limit; --stats-out keeps the channels"
+    )
     func broadcastOptions() throws {
         let binary = try requireBinary()
         let directory = try TempDirectory("exe")
         defer { directory.remove() }
         let caPath = directory.path("ca.pem")
         let statsPath = directory.path("stats.json")
-        let mock = try Running(binary: binary, arguments: [
-            "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001",
-            "--team-id", "TESTTEAM01", "--no-broadcast", "com.plain.app,com.plain.widget", "--no-broadcast", "com.third.app",
-            "--max-channels", "1", "--stats-out", statsPath,
-        ], directory: directory)
+        let mock = try Running(
+            binary: binary,
+            arguments: [
+                "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001",
+                "--team-id", "TESTTEAM01", "--no-broadcast", "com.plain.app,com.plain.widget", "--no-broadcast",
+                "com.third.app",
+                "--max-channels", "1", "--stats-out", statsPath,
+            ], directory: directory)
         defer { mock.stop() }
         let port = try mock.waitForPort()
         let curl = Curl(baseURL: "https://127.0.0.1:\(port)", caPath: caPath, directory: directory)
@@ -260,10 +291,13 @@ struct ApnsMockExecutableTests {
             .listChannels(auth, bundleID: "com.third.app"), .createChannel(auth), .createChannel(auth),
         ])
         #expect(answers.map(\.status) == [400, 400, 400, 201, 400], "\(answers.map(\.bodyText))")
-        #expect(answers.map(\.reason) == ["FeatureNotEnabled", "FeatureNotEnabled", "FeatureNotEnabled", nil, "CannotCreateChannelConfig"])
+        #expect(
+            answers.map(\.reason) == [
+                "FeatureNotEnabled", "FeatureNotEnabled", "FeatureNotEnabled", nil, "CannotCreateChannelConfig",
+            ])
         let channel = try #require(answers[3].header("apns-channel-id"))
         #expect(try curl.send(.broadcast(channel, auth)).status == 200)
-        mock.process.terminate() // SIGTERM: the statistics are written
+        mock.process.terminate()  // SIGTERM: the statistics are written
         #expect(try mock.wait() == 0, "\(mock.stderr)")
         let stats = try JSONDecoder().decode(MockStats.self, from: Data(contentsOf: URL(fileURLWithPath: statsPath)))
         #expect(stats.broadcasts(channel: channel) == 1)
@@ -279,16 +313,21 @@ struct ApnsMockExecutableTests {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(2197).bigEndian)
         address.sin_addr.s_addr = INADDR_ANY
-        let free = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+        let free =
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            } == 0
         close(probe)
         guard free else { return }
         let directory = try TempDirectory("exe")
         defer { directory.remove() }
-        let mock = try Running(binary: binary, arguments: [
-            "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
-        ], directory: directory)
+        let mock = try Running(
+            binary: binary,
+            arguments: [
+                "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+            ], directory: directory)
         defer { mock.stop() }
         guard let port = try? mock.waitForPort() else {
             // Another test's listener may have taken the port in between.
@@ -298,8 +337,10 @@ struct ApnsMockExecutableTests {
         #expect(port == 2197)
         #expect(mock.stderr.isEmpty, "no warning for loopback: \(mock.stderr)")
         let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
-        let listening = table.split(separator: "\n").filter { $0.split(separator: " ").count > 3 && $0.split(separator: " ")[3] == "0A" }
-            .map { String($0.split(separator: " ")[1]) }.filter { $0.hasSuffix(":0895") }
+        let listening = table.split(separator: "\n").filter {
+            $0.split(separator: " ").count > 3 && $0.split(separator: " ")[3] == "0A"
+        }
+        .map { String($0.split(separator: " ")[1]) }.filter { $0.hasSuffix(":0895") }
         #expect(listening == ["0100007F:0895"])
     }
 
@@ -308,9 +349,12 @@ struct ApnsMockExecutableTests {
         let binary = try requireBinary()
         let directory = try TempDirectory("exe")
         defer { directory.remove() }
-        let mock = try Running(binary: binary, arguments: [
-            "--listen", "0.0.0.0:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
-        ], directory: directory)
+        let mock = try Running(
+            binary: binary,
+            arguments: [
+                "--listen", "0.0.0.0:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id",
+                "TESTTEAM01",
+            ], directory: directory)
         defer { mock.stop() }
         let deadline = Date() + 15
         while !mock.stdout.contains("listening"), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
@@ -324,12 +368,16 @@ struct ApnsMockExecutableTests {
         let directory = try TempDirectory("exe")
         defer { directory.remove() }
         let token = Fixture.token("e2")
-        let scenario = try directory.write("scenario.json", #"{"tokens":{"\#(token.uppercased())":{"respond":"unregistered","timestamp":1700000000000}}}"#)
+        let scenario = try directory.write(
+            "scenario.json",
+            #"{"tokens":{"\#(token.uppercased())":{"respond":"unregistered","timestamp":1700000000000}}}"#)
         let caPath = directory.path("ca.pem")
-        let mock = try Running(binary: binary, arguments: [
-            "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
-            "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--scenario", scenario,
-        ], directory: directory)
+        let mock = try Running(
+            binary: binary,
+            arguments: [
+                "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
+                "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--scenario", scenario,
+            ], directory: directory)
         defer { mock.stop() }
         let port = try mock.waitForPort()
         let curl = Curl(baseURL: "https://127.0.0.1:\(port)", caPath: caPath, directory: directory)
@@ -353,8 +401,10 @@ struct ApnsMockExecutableTests {
             _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["--listen", "127.0.0.1:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001",
-                                 "--team-id", "TESTTEAM01", "--stats-out", statsPath]
+            process.arguments = [
+                "--listen", "127.0.0.1:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001",
+                "--team-id", "TESTTEAM01", "--stats-out", statsPath,
+            ]
             let output = Pipe()
             process.standardOutput = output
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
@@ -378,34 +428,44 @@ struct ApnsMockExecutableTests {
             process.waitUntilExit()
             let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             #expect(String(decoding: line, as: UTF8.self).contains("listening on https://127.0.0.1:"), "\(stderr)")
-            #expect(process.terminationReason == .exit && process.terminationStatus == 0,
-                    "attempt \(attempt): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus) \(stderr)")
+            #expect(
+                process.terminationReason == .exit && process.terminationStatus == 0,
+                "attempt \(attempt): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus) \(stderr)"
+            )
             #expect(FileManager.default.fileExists(atPath: statsPath), "attempt \(attempt): no stats file")
         }
     }
 
-    @Test("bad usage exits 64 with a one-line error on stderr", arguments: [
-        ["--bogus"],
-        ["--listen", "nonsense", "--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
-        ["--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
-        ["--key-file", "k", "--key-id"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--handshake-timeout", "0"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "-1"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "soon"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-tokens", "--no-token-stats"],
-        [],
-        ["--team", "k:TESTKEY001"],
-        ["--team", "k:TESTKEY001:TESTTEAM01:com.example.app:extra"],
-        ["--team", "k:TESTKEY001:TESTTEAM01:com.example.app,,com.other.app"],
-        ["--team", "k:TESTKEY001:TESTTEAM01:bad topic"],
-        ["--team", "k::TESTTEAM01"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--environment", "staging"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--client-ca"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--no-broadcast", "com.example.app,"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--no-broadcast", "com/example"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--max-channels", "0"],
-        ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--max-channels", "10001"],
-    ])
+    @Test(
+        "bad usage exits 64 with a one-line error on stderr",
+        arguments: [
+            ["--bogus"],
+            ["--listen", "nonsense", "--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
+            ["--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"],
+            ["--key-file", "k", "--key-id"],
+            ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--handshake-timeout", "0"],
+            ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "-1"],
+            ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--idle-timeout", "soon"],
+            [
+                "--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--stats-tokens",
+                "--no-token-stats",
+            ],
+            [],
+            ["--team", "k:TESTKEY001"],
+            ["--team", "k:TESTKEY001:TESTTEAM01:com.example.app:extra"],
+            ["--team", "k:TESTKEY001:TESTTEAM01:com.example.app,,com.other.app"],
+            ["--team", "k:TESTKEY001:TESTTEAM01:bad topic"],
+            ["--team", "k::TESTTEAM01"],
+            ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--environment", "staging"],
+            ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--client-ca"],
+            [
+                "--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--no-broadcast",
+                "com.example.app,",
+            ],
+            ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--no-broadcast", "com/example"],
+            ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--max-channels", "0"],
+            ["--key-file", "k", "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01", "--max-channels", "10001"],
+        ])
     func badUsage(arguments: [String]) throws {
         let binary = try requireBinary()
         let directory = try TempDirectory("exe")
@@ -418,17 +478,21 @@ struct ApnsMockExecutableTests {
         #expect(result.stdout.isEmpty)
     }
 
-    @Test("a broken or missing key file exits 1 with a one-line error naming the problem", arguments: [
-        ("garbage.p8", "not PEM"), ("rsa.p8", "RSA"), ("missing.p8", "missing.p8"),
-    ])
+    @Test(
+        "a broken or missing key file exits 1 with a one-line error naming the problem",
+        arguments: [
+            ("garbage.p8", "not PEM"), ("rsa.p8", "RSA"), ("missing.p8", "missing.p8"),
+        ])
     func brokenKey(file: String, problem: String) throws {
         let binary = try requireBinary()
         let directory = try TempDirectory("exe")
         defer { directory.remove() }
         let keyPath = Fixture.keysDirectory.appendingPathComponent(file).path
-        let result = try ProcessRunner.run(binary, [
-            "--listen", "127.0.0.1:0", "--key-file", keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
-        ], in: directory, timeout: 15)
+        let result = try ProcessRunner.run(
+            binary,
+            [
+                "--listen", "127.0.0.1:0", "--key-file", keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+            ], in: directory, timeout: 15)
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)")
@@ -442,10 +506,13 @@ struct ApnsMockExecutableTests {
         let directory = try TempDirectory("exe")
         defer { directory.remove() }
         let scenario = try directory.write("scenario.json", #"{"tokens":{"abcd":{"failStatus":404}}}"#)
-        let result = try ProcessRunner.run(binary, [
-            "--listen", "127.0.0.1:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
-            "--scenario", scenario,
-        ], in: directory, timeout: 15)
+        let result = try ProcessRunner.run(
+            binary,
+            [
+                "--listen", "127.0.0.1:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001", "--team-id",
+                "TESTTEAM01",
+                "--scenario", scenario,
+            ], in: directory, timeout: 15)
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
         #expect(result.stderr.contains("404"))

@@ -1,9 +1,10 @@
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Clients that misbehave on purpose, against the real `apns-mock` process: its memory and CPU stay bounded and a
@@ -16,12 +17,15 @@ struct MockAbuseTests {
     /// Sends a PING and waits for its ACK: the server has then read everything sent before it.
     private func roundTrip(_ connection: RawH2, seed: UInt64) throws {
         try connection.send(H2Frame.ping(seed).bytes)
-        let ack = connection.frame(timeout: 20) { $0.type == H2Frame.ping && $0.flags & H2Frame.ack != 0 && $0.payload == H2Frame.ping(seed).payload }
+        let ack = connection.frame(timeout: 20) {
+            $0.type == H2Frame.ping && $0.flags & H2Frame.ack != 0 && $0.payload == H2Frame.ping(seed).payload
+        }
         try #require(ack != nil, "no PING ACK (connection closed: \(connection.closed))")
     }
 
-    @Test("20 connections × 900 half-open streams, three times over: what the streams held is freed with each connection",
-          .boundsResources)
+    @Test(
+        "20 connections × 900 half-open streams, three times over: what the streams held is freed with each connection",
+        .boundsResources)
     func halfOpenStreams() throws {
         let mock = try MockProcess()
         defer { mock.stop() }
@@ -38,7 +42,8 @@ struct MockAbuseTests {
                 let connection = try RawH2(port: mock.port)
                 var bytes: [UInt8] = []
                 for index in 0..<900 {
-                    let block = connection.encoder.block(RawH2.push(token: Fixture.token("ab"), authorization: authorization), index: true)
+                    let block = connection.encoder.block(
+                        RawH2.push(token: Fixture.token("ab"), authorization: authorization), index: true)
                     bytes += H2Frame.headers(stream: UInt32(1 + 2 * index), block: block, endStream: false)
                 }
                 try connection.send(bytes)
@@ -46,12 +51,14 @@ struct MockAbuseTests {
             }
             for (index, connection) in connections.enumerated() { try roundTrip(connection, seed: UInt64(index)) }
             peak = max(peak, mock.residentBytes)
-            connections.removeAll() // closes all 20 with their streams open
+            connections.removeAll()  // closes all 20 with their streams open
             Thread.sleep(forTimeInterval: 0.5)
             after.append(mock.residentBytes)
             #expect(try mock.push() == 200, "a normal client after round \(round + 1)")
         }
-        report("half-open streams: RSS \(megabytes(base)) at start, peak \(megabytes(peak)), after each round \(after.map(megabytes))")
+        report(
+            "half-open streams: RSS \(megabytes(base)) at start, peak \(megabytes(peak)), after each round \(after.map(megabytes))"
+        )
         // Unfreed, each round keeps 18,000 streams' state (about 80 MB with these headers).
         #expect(after[2] - after[0] < 16_000_000, "RSS grew round after round: \(after.map(megabytes))")
         #expect(peak - base < 150_000_000, "peak \(megabytes(peak)) from \(megabytes(base))")
@@ -68,17 +75,22 @@ struct MockAbuseTests {
         // back; each answer (400 PayloadEmpty with its JSON body, which the large windows let through) is 5 times its
         // size.
         // Small receive buffers: what the simulator writes stays in its own memory rather than the kernel's.
-        let connections = try (0..<2).map { _ in try RawH2(port: mock.port, settings: [(0x4, 1 << 30)], receiveBuffer: 1 << 16) }
+        let connections = try (0..<2).map { _ in
+            try RawH2(port: mock.port, settings: [(0x4, 1 << 30)], receiveBuffer: 1 << 16)
+        }
         let fields = RawH2.push(token: Fixture.token("ee"), authorization: mock.authorization)
         var blocks: [[UInt8]] = []
         for connection in connections {
-            try connection.send(H2Frame(type: H2Frame.windowUpdate, flags: 0, stream: 0, payload: [0x3f, 0xff, 0, 0]).bytes
-                                + H2Frame.headers(stream: 1, block: connection.encoder.block(fields, index: true), endStream: true))
-            blocks.append(connection.encoder.block(fields, index: true)) // every field indexed from now on
+            try connection.send(
+                H2Frame(type: H2Frame.windowUpdate, flags: 0, stream: 0, payload: [0x3f, 0xff, 0, 0]).bytes
+                    + H2Frame.headers(stream: 1, block: connection.encoder.block(fields, index: true), endStream: true))
+            blocks.append(connection.encoder.block(fields, index: true))  // every field indexed from now on
         }
         // Batches of 4,096 requests, made once per connection: only the stream ids change.
         var batches = blocks.map { block in
-            (0..<4096).reduce(into: [UInt8]()) { bytes, _ in bytes += H2Frame.headers(stream: 1, block: block, endStream: true) }
+            (0..<4096).reduce(into: [UInt8]()) { bytes, _ in
+                bytes += H2Frame.headers(stream: 1, block: block, endStream: true)
+            }
         }
         let frameSize = batches[0].count / 4096
         var offsets = [Int](repeating: batches[0].count, count: connections.count)
@@ -134,23 +146,28 @@ struct MockAbuseTests {
         attack(seconds: 1)
         let answeredLater = try mock.stats().totals.requests
         let written = connections.map(\.written).reduce(0, +)
-        report("never-reading clients: wrote \(megabytes(written)); the simulator \(stopped ? "stopped reading after \(String(format: "%.1f", quietSince!.timeIntervalSince(start) + 1)) s" : "never stopped reading") having answered \(answered) (\(answeredLater - answered) more in the next second); RSS \(megabytes(base)) → peak \(megabytes(peak)), CPU \(String(format: "%.1f", mock.cpuSeconds)) s")
+        report(
+            "never-reading clients: wrote \(megabytes(written)); the simulator \(stopped ? "stopped reading after \(String(format: "%.1f", quietSince!.timeIntervalSince(start) + 1)) s" : "never stopped reading") having answered \(answered) (\(answeredLater - answered) more in the next second); RSS \(megabytes(base)) → peak \(megabytes(peak)), CPU \(String(format: "%.1f", mock.cpuSeconds)) s"
+        )
         #expect(servedDuring, "a normal client was not served during the attack")
         #expect(stopped, "the simulator kept reading clients that never read")
-        #expect(answeredLater - answered <= 2, "still answering: \(answeredLater - answered)") // the two stats requests
+        #expect(answeredLater - answered <= 2, "still answering: \(answeredLater - answered)")  // the two stats requests
         #expect(peak - base < 30_000_000, "RSS \(megabytes(base)) → \(megabytes(peak))")
         #expect(try mock.push() == 200)
     }
 
-    @Test("5,000 distinct 16 KB and 4 KB authorization headers on one connection: the verdict cache stays small", .boundsResources)
+    @Test(
+        "5,000 distinct 16 KB and 4 KB authorization headers on one connection: the verdict cache stays small",
+        .boundsResources)
     func manyAuthorizations() throws {
         let mock = try MockProcess()
         defer { mock.stop() }
         #expect(try mock.push() == 200)
         let base = mock.residentBytes
         var peak = base
-        let connection = try RawH2(port: mock.port, settings: [(0x4, 1 << 30)]) // a large window: answers never wait
-        try connection.send(H2Frame(type: H2Frame.windowUpdate, flags: 0, stream: 0, payload: [0x3f, 0xff, 0, 0]).bytes)
+        let connection = try RawH2(port: mock.port, settings: [(0x4, 1 << 30)])  // a large window: answers never wait
+        try connection.send(
+            H2Frame(type: H2Frame.windowUpdate, flags: 0, stream: 0, payload: [0x3f, 0xff, 0, 0]).bytes)
         var answered = 0
         var refused = 0
         var accepted = 0
@@ -161,23 +178,30 @@ struct MockAbuseTests {
                 let size = batch % 2 == 0 ? 16_000 : 4_000
                 let serial = String(batch * 50 + index)
                 let authorization = "bearer " + serial + String(repeating: "x", count: size - serial.count)
-                bytes += connection.pushFrames(stream: stream, token: Fixture.token("cd"), authorization: authorization, index: false)
+                bytes += connection.pushFrames(
+                    stream: stream, token: Fixture.token("cd"), authorization: authorization, index: false)
                 stream += 2
             }
             try connection.send(bytes)
-            while let frame = connection.frame(timeout: 0.002, where: { $0.type == H2Frame.headers || $0.type == H2Frame.rstStream }) {
+            while let frame = connection.frame(
+                timeout: 0.002, where: { $0.type == H2Frame.headers || $0.type == H2Frame.rstStream })
+            {
                 if frame.type == H2Frame.rstStream { refused += 1 } else { answered += 1 }
                 if frame.isStatus200 { accepted += 1 }
             }
             if batch % 10 == 0 { peak = max(peak, mock.residentBytes) }
         }
         while answered + refused < 5000,
-              let frame = connection.frame(timeout: 20, where: { $0.type == H2Frame.headers || $0.type == H2Frame.rstStream }) {
+            let frame = connection.frame(
+                timeout: 20, where: { $0.type == H2Frame.headers || $0.type == H2Frame.rstStream })
+        {
             if frame.type == H2Frame.rstStream { refused += 1 } else { answered += 1 }
             if frame.isStatus200 { accepted += 1 }
         }
         peak = max(peak, mock.residentBytes)
-        report("5,000 distinct authorizations: RSS \(megabytes(base)) → peak \(megabytes(peak)); \(answered) answered, \(refused) refused, \(accepted) accepted")
+        report(
+            "5,000 distinct authorizations: RSS \(megabytes(base)) → peak \(megabytes(peak)); \(answered) answered, \(refused) refused, \(accepted) accepted"
+        )
         #expect(answered == 5000)
         #expect(accepted == 0)
         // Unbounded, the cache keeps every header: 50 MB of 16 KB ones alone.
@@ -185,7 +209,9 @@ struct MockAbuseTests {
         #expect(try mock.push() == 200)
     }
 
-    @Test("streams opened and reset before they complete: GOAWAY ENHANCE_YOUR_CALM once past the allowance", .boundsResources)
+    @Test(
+        "streams opened and reset before they complete: GOAWAY ENHANCE_YOUR_CALM once past the allowance",
+        .boundsResources)
     func rapidReset() throws {
         let mock = try MockProcess()
         defer { mock.stop() }
@@ -197,7 +223,8 @@ struct MockAbuseTests {
         while goaway == nil && !connection.closed && sent < 20_000 && Date().timeIntervalSince(start) < 15 {
             var bytes: [UInt8] = []
             for _ in 0..<100 {
-                let block = connection.encoder.block(RawH2.push(token: Fixture.token("fa"), authorization: mock.authorization), index: true)
+                let block = connection.encoder.block(
+                    RawH2.push(token: Fixture.token("fa"), authorization: mock.authorization), index: true)
                 bytes += H2Frame.headers(stream: stream, block: block, endStream: false)
                 bytes += H2Frame.rst(stream: stream).bytes
                 stream += 2
@@ -207,7 +234,9 @@ struct MockAbuseTests {
             while let frame = connection.frame(timeout: 0.001, where: { $0.type == H2Frame.goaway }) { goaway = frame }
         }
         if goaway == nil { goaway = connection.frame(timeout: 5) { $0.type == H2Frame.goaway } }
-        report("rapid reset: \(sent) streams opened and reset in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; GOAWAY \(goaway.map { "code \($0.errorCode ?? 0)" } ?? "none")")
+        report(
+            "rapid reset: \(sent) streams opened and reset in \(String(format: "%.1f", Date().timeIntervalSince(start))) s; GOAWAY \(goaway.map { "code \($0.errorCode ?? 0)" } ?? "none")"
+        )
         #expect(goaway?.errorCode == H2Frame.enhanceYourCalm)
         // Counted where the cut is made: the streams the simulator had processed when it sent GOAWAY (on a loaded
         // machine the client writes many more before it reads the GOAWAY).
@@ -217,8 +246,9 @@ struct MockAbuseTests {
         #expect(try mock.push() == 200)
     }
 
-    @Test("out of file descriptors: the accept loop backs off, an open connection keeps being served, then new ones are",
-          .boundsResources)
+    @Test(
+        "out of file descriptors: the accept loop backs off, an open connection keeps being served, then new ones are",
+        .boundsResources)
     func outOfFileDescriptors() throws {
         let mock = try MockProcess(["--handshake-timeout", "4"], fileLimit: 64)
         defer { mock.stop() }
@@ -241,7 +271,9 @@ struct MockAbuseTests {
         // The handshake timeout frees the descriptors; then a new client gets in.
         let started = Date()
         let status = try mock.push()
-        report("80 idle connections under ulimit -n 64: \(String(format: "%.2f", cpu)) s CPU in \(String(format: "%.1f", seconds)) s; open connection served: \(served); a new client got \(status) after \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        report(
+            "80 idle connections under ulimit -n 64: \(String(format: "%.2f", cpu)) s CPU in \(String(format: "%.1f", seconds)) s; open connection served: \(served); a new client got \(status) after \(String(format: "%.1f", Date().timeIntervalSince(started))) s"
+        )
         #expect(served)
         // Spinning on accept takes a whole core when it can get one (a fifth of one on a loaded machine, at nice 10).
         #expect(cpu < 0.1 * seconds, "\(cpu) s CPU in \(seconds) s")

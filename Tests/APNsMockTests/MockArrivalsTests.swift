@@ -1,12 +1,15 @@
-@testable import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import APNsMock
 
 /// `--arrivals-out` / `MockConfiguration.arrivalsFile`: one line per push request, for latency benchmarks.
 @Suite("Mock: arrivals file", .offThePool)
 struct MockArrivalsTests {
-    @Test("every push request gets a line: wall-clock ns within the run and its apns-id, '-' without one; stats requests none")
+    @Test(
+        "every push request gets a line: wall-clock ns within the run and its apns-id, '-' without one; stats requests none"
+    )
     func linesPerRequest() throws {
         let scratch = try TempDirectory("arrivals")
         defer { scratch.remove() }

@@ -1,8 +1,8 @@
 import APNs
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Broadcast sends on the simulator (`POST /4/broadcasts/apps/<bundle>`): accepted on a channel it holds, refused
 /// with Apple's reasons otherwise, and counted per channel.
@@ -10,7 +10,9 @@ import TestSupport
 struct MockBroadcastTests {
     static let requestID = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
 
-    @Test("a broadcast to a stored-message channel, with an expiration, is 200 with the apns-request-id echoed; the stats count it on its channel")
+    @Test(
+        "a broadcast to a stored-message channel, with an expiration, is 200 with the apns-request-id echoed; the stats count it on its channel"
+    )
     func acceptedWithExpiration() throws {
         let mock = try MockHarness()
         defer { mock.stop() }
@@ -18,7 +20,8 @@ struct MockBroadcastTests {
         let other = try mock.createChannel(policy: 1)
         let later = String(Int(Date().timeIntervalSince1970) + 3600)
         let answers = try mock.send([
-            .broadcast(stored, mock.authorization, extra: [("apns-expiration", later), ("apns-request-id", Self.requestID)]),
+            .broadcast(
+                stored, mock.authorization, extra: [("apns-expiration", later), ("apns-request-id", Self.requestID)]),
             .broadcast(stored, mock.authorization, extra: [("apns-expiration", "0")]),
             .broadcast(stored, mock.authorization),
             .broadcast(other, mock.authorization),
@@ -51,7 +54,9 @@ struct MockBroadcastTests {
         let stats = try mock.stats()
         #expect(stats.broadcasts(channel: channel) == 2)
         #expect(stats.channels.reasons == ["BadExpirationDate": 1])
-        #expect(stats.validationFailures["BadExpirationDate"]?.example == "apns-expiration \(later) on a channel that stores no message")
+        #expect(
+            stats.validationFailures["BadExpirationDate"]?.example
+                == "apns-expiration \(later) on a channel that stores no message")
     }
 
     @Test("each broadcast error reason")
@@ -78,16 +83,25 @@ struct MockBroadcastTests {
             (.broadcast(channel, auth, body: Array("not json".utf8)), 400, "BadRequestPayload"),
             (.broadcast(channel, auth, body: Array(#"{"alert":"hi"}"#.utf8)), 400, "BadRequestPayload"),
             (.broadcast(channel, auth, body: Array(#"{"aps":{"alert":"hi"}}"#.utf8)), 400, "BadRequestPayload"),
-            (.broadcast(channel, auth, body: Array(#"{"aps":{"event":"start","timestamp":1}}"#.utf8)), 400, "BadRequestPayload"),
+            (
+                .broadcast(channel, auth, body: Array(#"{"aps":{"event":"start","timestamp":1}}"#.utf8)), 400,
+                "BadRequestPayload"
+            ),
             (.broadcast(channel, auth, bundleID: "com.example.app.push-type.liveactivity"), 400, "TopicDisallowed"),
             (.broadcast(channel, auth, bundleID: "com.plain.app"), 400, "FeatureNotEnabled"),
             (.broadcast(channel, nil), 403, "MissingProviderToken"),
-            (CurlRequest(method: "GET", path: "/4/broadcasts/apps/com.example.app", headers: [("authorization", auth)], body: nil),
-             405, "MethodNotAllowed"),
+            (
+                CurlRequest(
+                    method: "GET", path: "/4/broadcasts/apps/com.example.app", headers: [("authorization", auth)],
+                    body: nil),
+                405, "MethodNotAllowed"
+            ),
         ]
         let answers = try mock.send(cases.map(\.0))
         for (answer, expected) in zip(answers, cases) {
-            #expect(answer.status == expected.1 && answer.reason == expected.2, "expected \(expected.2), got \(answer.status) \(answer.bodyText)")
+            #expect(
+                answer.status == expected.1 && answer.reason == expected.2,
+                "expected \(expected.2), got \(answer.status) \(answer.bodyText)")
             #expect(isCanonicalLowercaseUUID(answer.header("apns-request-id")))
         }
         let stats = try mock.stats()
@@ -103,7 +117,8 @@ struct MockBroadcastTests {
         defer { mock.stop() }
         let auth = mock.authorization
         let channel = try mock.createChannel()
-        let padding = String(repeating: "x", count: 5120 - #"{"aps":{"event":"update","timestamp":1764460800},"p":""}"#.utf8.count)
+        let padding = String(
+            repeating: "x", count: 5120 - #"{"aps":{"event":"update","timestamp":1764460800},"p":""}"#.utf8.count)
         let big = Array(#"{"aps":{"event":"update","timestamp":1764460800},"p":"\#(padding)"}"#.utf8)
         #expect(big.count == 5120)
         let answers = try mock.send([
@@ -111,7 +126,9 @@ struct MockBroadcastTests {
             CurlRequest.broadcast(channel, auth).with("apns-push-type", "LIVEACTIVITY"),
             CurlRequest.broadcast(channel, auth).with("apns-priority", "5"),
             CurlRequest.broadcast(channel, auth).with("apns-priority", "1"),
-            .broadcast(channel, auth, body: Array(#"{"aps":{"event":"end","timestamp":1764460800,"dismissal-date":1764464400}}"#.utf8)),
+            .broadcast(
+                channel, auth,
+                body: Array(#"{"aps":{"event":"end","timestamp":1764460800,"dismissal-date":1764464400}}"#.utf8)),
             .broadcast(channel, auth, body: big),
         ])
         #expect(answers.map(\.status) == [200, 200, 200, 200, 200, 200], "\(answers.map(\.bodyText))")
@@ -130,8 +147,11 @@ struct MockBroadcastTests {
 
     @Test("a scenario's broadcasts failTimes fails each channel of the app that many times, then accepts")
     func scriptedFailures() throws {
-        let mock = try MockHarness(scenario: Scenario(broadcasts: ["com.example.app": BroadcastBehaviour(failTimes: 2, failStatus: 429),
-                                                                   "com.down.app": BroadcastBehaviour(failTimes: 1, failStatus: 503)]))
+        let mock = try MockHarness(
+            scenario: Scenario(broadcasts: [
+                "com.example.app": BroadcastBehaviour(failTimes: 2, failStatus: 429),
+                "com.down.app": BroadcastBehaviour(failTimes: 1, failStatus: 503),
+            ]))
         defer { mock.stop() }
         let auth = mock.authorization
         let first = try mock.createChannel()
@@ -139,21 +159,29 @@ struct MockBroadcastTests {
         let down = try mock.createChannel(bundleID: "com.down.app")
         let answers = try mock.send([
             .broadcast(first, auth), .broadcast(first, auth), .broadcast(first, auth),
-            .broadcast(second, auth), .broadcast(down, auth, bundleID: "com.down.app"), .broadcast(down, auth, bundleID: "com.down.app"),
+            .broadcast(second, auth), .broadcast(down, auth, bundleID: "com.down.app"),
+            .broadcast(down, auth, bundleID: "com.down.app"),
         ])
         #expect(answers.map(\.status) == [429, 429, 200, 429, 503, 200])
         #expect(answers[0].reason == "TooManyRequests" && answers[4].reason == "ServiceUnavailable")
         let stats = try mock.stats()
-        #expect(stats.broadcasts(channel: first) == 1 && stats.broadcasts(channel: second) == 0 && stats.broadcasts(channel: down) == 1)
+        #expect(
+            stats.broadcasts(channel: first) == 1 && stats.broadcasts(channel: second) == 0
+                && stats.broadcasts(channel: down) == 1)
         #expect(stats.channels.reasons == ["TooManyRequests": 3, "ServiceUnavailable": 1])
     }
 
-    @Test("device pushes and broadcasts share a connection; a push keeps its apns-id answer and a broadcast its apns-request-id")
+    @Test(
+        "device pushes and broadcasts share a connection; a push keeps its apns-id answer and a broadcast its apns-request-id"
+    )
     func sharedListener() throws {
         let mock = try MockHarness()
         defer { mock.stop() }
         let channel = try mock.createChannel()
-        let answers = try mock.send([try mock.push(Fixture.token("b0")), .broadcast(channel, mock.authorization), try mock.push(Fixture.token("b1"))])
+        let answers = try mock.send([
+            try mock.push(Fixture.token("b0")), .broadcast(channel, mock.authorization),
+            try mock.push(Fixture.token("b1")),
+        ])
         #expect(answers.map(\.status) == [200, 200, 200])
         #expect(answers.map(\.connects) == [1, 0, 0])
         #expect(isCanonicalLowercaseUUID(answers[0].header("apns-id")) && answers[0].header("apns-request-id") == nil)

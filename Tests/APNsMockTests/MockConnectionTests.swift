@@ -1,7 +1,7 @@
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Connection faults and per-connection token rules, driven by one curl process that reuses one HTTP/2 connection.
 @Suite("Mock: connections", .offThePool)
@@ -62,7 +62,8 @@ struct MockConnectionTests {
 
     @Test("closeAfter 3: the 3rd request fails at the client and the connection closes; curl reconnects for the rest")
     func closeAfter() throws {
-        let mock = try MockHarness(scenario: Scenario(connection: ConnectionFaults(closeAfter: 3, faultyConnections: 1)))
+        let mock = try MockHarness(
+            scenario: Scenario(connection: ConnectionFaults(closeAfter: 3, faultyConnections: 1)))
         defer { mock.stop() }
         let responses = try mock.send(try pushes(mock, 5))
         #expect(responses.map(\.status) == [200, 200, 0, 200, 200])
@@ -72,13 +73,14 @@ struct MockConnectionTests {
         let connections = try mock.stats().connections
         let first = try #require(connections.first { $0.id == 1 })
         #expect(!first.open)
-        #expect(first.requests == 2) // the 3rd arrived but was never answered
+        #expect(first.requests == 2)  // the 3rd arrived but was never answered
         #expect(!first.goawaySent)
     }
 
     @Test("faultyConnections 1: only the first connection gets the fault; the second carries many requests unharmed")
     func faultyConnections() throws {
-        let mock = try MockHarness(scenario: Scenario(connection: ConnectionFaults(closeAfter: 2, faultyConnections: 1)))
+        let mock = try MockHarness(
+            scenario: Scenario(connection: ConnectionFaults(closeAfter: 2, faultyConnections: 1)))
         defer { mock.stop() }
         let responses = try mock.send(try pushes(mock, 6))
         #expect(responses.map(\.status) == [200, 0, 200, 200, 200, 200])
@@ -99,7 +101,9 @@ struct MockConnectionTests {
 
     // MARK: Provider token switches
 
-    @Test("switching to a second valid token on one connection sooner than tokenUpdateInterval: 429 TooManyProviderTokenUpdates, then the connection is spoiled for every token until the client reconnects")
+    @Test(
+        "switching to a second valid token on one connection sooner than tokenUpdateInterval: 429 TooManyProviderTokenUpdates, then the connection is spoiled for every token until the client reconnects"
+    )
     func tooManyTokenUpdates() throws {
         let mock = try MockHarness(tokenUpdateInterval: 3600)
         defer { mock.stop() }
@@ -141,9 +145,13 @@ struct MockConnectionTests {
 
     // MARK: SETTINGS
 
-    @Test("singleStreamUntilAuthorized: SETTINGS_MAX_CONCURRENT_STREAMS is 1, then the configured value after the first authorized request")
+    @Test(
+        "singleStreamUntilAuthorized: SETTINGS_MAX_CONCURRENT_STREAMS is 1, then the configured value after the first authorized request"
+    )
     func singleStreamUntilAuthorized() throws {
-        let mock = try MockHarness(scenario: Scenario(connection: ConnectionFaults(maxConcurrentStreams: 7, singleStreamUntilAuthorized: true)))
+        let mock = try MockHarness(
+            scenario: Scenario(connection: ConnectionFaults(maxConcurrentStreams: 7, singleStreamUntilAuthorized: true))
+        )
         defer { mock.stop() }
         // One request: a second one sent before the server's SETTINGS arrive would exceed the limit of 1 and be refused.
         let run = try NGHTTP.run(mock, requests: 1, authorization: try Fixture.authorization(), token: Self.token)
@@ -153,17 +161,22 @@ struct MockConnectionTests {
 
     @Test("singleStreamUntilAuthorized: an authorized channel management request lifts the limit too")
     func singleStreamLiftedByChannelRequest() throws {
-        let mock = try MockHarness(scenario: Scenario(connection: ConnectionFaults(maxConcurrentStreams: 7, singleStreamUntilAuthorized: true)))
+        let mock = try MockHarness(
+            scenario: Scenario(connection: ConnectionFaults(maxConcurrentStreams: 7, singleStreamUntilAuthorized: true))
+        )
         defer { mock.stop() }
-        let run = try NGHTTP.run(mock, requests: 1, authorization: try Fixture.authorization(), token: Self.token,
-                                 getPath: "/1/apps/com.example.app/all-channels")
+        let run = try NGHTTP.run(
+            mock, requests: 1, authorization: try Fixture.authorization(), token: Self.token,
+            getPath: "/1/apps/com.example.app/all-channels")
         #expect(run.statuses == [200], "\(run.output)")
         #expect(run.maxConcurrentStreams == [1, 7], "\(run.output)")
     }
 
     @Test("singleStreamUntilAuthorized stays at 1 while requests are not authorized")
     func singleStreamWhileUnauthorized() throws {
-        let mock = try MockHarness(scenario: Scenario(connection: ConnectionFaults(maxConcurrentStreams: 7, singleStreamUntilAuthorized: true)))
+        let mock = try MockHarness(
+            scenario: Scenario(connection: ConnectionFaults(maxConcurrentStreams: 7, singleStreamUntilAuthorized: true))
+        )
         defer { mock.stop() }
         let run = try NGHTTP.run(mock, requests: 1, authorization: nil, token: Self.token)
         #expect(run.statuses == [403], "\(run.output)")

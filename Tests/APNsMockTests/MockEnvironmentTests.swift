@@ -1,8 +1,8 @@
 import APNs
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The host the simulator plays: development (Apple's sandbox) adds apns-unique-id to its 200s, production not.
 @Suite("Mock: environment", .offThePool)
@@ -23,7 +23,9 @@ struct MockEnvironmentTests {
     func development() throws {
         let mock = try MockHarness(environment: .development)
         defer { mock.stop() }
-        let answers = try mock.send([try mock.push(Self.token), try mock.push(Self.token), try mock.push(Self.token).without("apns-topic")])
+        let answers = try mock.send([
+            try mock.push(Self.token), try mock.push(Self.token), try mock.push(Self.token).without("apns-topic"),
+        ])
         #expect(answers.map(\.status) == [200, 200, 400])
         let ids = answers.prefix(2).map { $0.header("apns-unique-id") }
         #expect(ids.allSatisfy(isCanonicalLowercaseUUID), "\(ids)")

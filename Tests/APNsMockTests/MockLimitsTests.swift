@@ -1,9 +1,10 @@
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The simulator's limits, one at a time, in process: timeouts, header sizes, resets, what the stats reveal,
@@ -66,7 +67,8 @@ struct MockLimitsTests {
         let connection = try RawH2(port: mock.port)
         var stream: UInt32 = 1
         for _ in 0..<8 {
-            try connection.send(connection.pushFrames(stream: stream, token: Self.token, authorization: mock.authorization))
+            try connection.send(
+                connection.pushFrames(stream: stream, token: Self.token, authorization: mock.authorization))
             let answer = connection.frame(timeout: 5) { $0.type == H2Frame.headers || $0.type == H2Frame.goaway }
             #expect(answer?.isStatus200 == true)
             stream += 2
@@ -114,25 +116,29 @@ struct MockLimitsTests {
         defer { mock.stop() }
         let body = try mock.directory.write("body.json", #"{"aps":{"alert":"hi"}}"#)
         var config = """
-        http2
-        silent
-        cacert = "\(mock.caPath)"
-        max-time = 60
-        request = "POST"
-        header = "authorization: \(mock.authorization)"
-        header = "apns-topic: com.example.app"
-        header = "apns-push-type: alert"
-        data-binary = "@\(body)"
-        write-out = "%{http_code} %{num_connects}\\n"
+            http2
+            silent
+            cacert = "\(mock.caPath)"
+            max-time = 60
+            request = "POST"
+            header = "authorization: \(mock.authorization)"
+            header = "apns-topic: com.example.app"
+            header = "apns-push-type: alert"
+            data-binary = "@\(body)"
+            write-out = "%{http_code} %{num_connects}\\n"
 
-        """
-        for _ in 0..<1500 { config += "output = \"/dev/null\"\nurl = \"https://127.0.0.1:\(mock.port)/3/device/\(Self.token)\"\n" }
+            """
+        for _ in 0..<1500 {
+            config += "output = \"/dev/null\"\nurl = \"https://127.0.0.1:\(mock.port)/3/device/\(Self.token)\"\n"
+        }
         let path = try mock.directory.write("curl.config", config)
         let result = try ProcessRunner.run("curl", ["-K", path], in: mock.directory, timeout: 120)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 1500, "\(result.stderr)")
         #expect(lines.allSatisfy { $0.hasPrefix("200 ") }, "\(Set(lines))")
-        #expect(lines.filter { $0.hasSuffix(" 1") }.count == 1, "curl reconnected: \(lines.filter { $0.hasSuffix(" 1") }.count) connections")
+        #expect(
+            lines.filter { $0.hasSuffix(" 1") }.count == 1,
+            "curl reconnected: \(lines.filter { $0.hasSuffix(" 1") }.count) connections")
         let busy = try mock.busyConnections()
         #expect(busy.map(\.requests) == [1500])
         #expect(busy.allSatisfy { !$0.goawaySent })
@@ -174,9 +180,12 @@ struct MockLimitsTests {
         defer { mock.stop() }
         // A tiny window: the first stats body cannot be sent whole until the client opens it.
         let connection = try RawH2(port: mock.port, settings: [(0x4, 16)])
-        let get: [(String, String)] = [(":method", "GET"), (":scheme", "https"), (":authority", "127.0.0.1"), (":path", "/_mock/stats")]
-        try connection.send(H2Frame.headers(stream: 1, block: connection.encoder.block(get), endStream: true)
-                            + H2Frame.headers(stream: 3, block: connection.encoder.block(get), endStream: true))
+        let get: [(String, String)] = [
+            (":method", "GET"), (":scheme", "https"), (":authority", "127.0.0.1"), (":path", "/_mock/stats"),
+        ]
+        try connection.send(
+            H2Frame.headers(stream: 1, block: connection.encoder.block(get), endStream: true)
+                + H2Frame.headers(stream: 3, block: connection.encoder.block(get), endStream: true))
         var statuses: [UInt32: Bool] = [:]
         while statuses.count < 2, let frame = connection.frame(timeout: 5, where: { $0.type == H2Frame.headers }) {
             statuses[frame.stream] = frame.isStatus200
@@ -202,6 +211,6 @@ struct MockLimitsTests {
     func loopbackByDefault() throws {
         let mock = try MockHarness()
         defer { mock.stop() }
-        #expect(try listeningAddresses(port: mock.port) == ["0100007F"]) // 127.0.0.1
+        #expect(try listeningAddresses(port: mock.port) == ["0100007F"])  // 127.0.0.1
     }
 }

@@ -1,7 +1,7 @@
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Scripted per-token behaviours (Scenario.tokens / tokenPrefixes), seen through curl.
 @Suite("Mock: scripted token behaviours", .offThePool)
@@ -47,9 +47,11 @@ struct MockScenarioTests {
         #expect((response.json?["timestamp"] as? NSNumber)?.int64Value == 1_600_000_000_000)
     }
 
-    @Test("badDeviceToken and notForTopic: 400 with Apple's reasons, no timestamp", arguments: [
-        (TokenBehaviour.Response.badDeviceToken, "BadDeviceToken"), (.notForTopic, "DeviceTokenNotForTopic"),
-    ])
+    @Test(
+        "badDeviceToken and notForTopic: 400 with Apple's reasons, no timestamp",
+        arguments: [
+            (TokenBehaviour.Response.badDeviceToken, "BadDeviceToken"), (.notForTopic, "DeviceTokenNotForTopic"),
+        ])
     func fixed400(respond: TokenBehaviour.Response, reason: String) throws {
         let mock = try harness(TokenBehaviour(respond: respond))
         defer { mock.stop() }
@@ -75,13 +77,15 @@ struct MockScenarioTests {
     func failTimesAcrossConnections() throws {
         let mock = try harness(TokenBehaviour(failTimes: 1))
         defer { mock.stop() }
-        #expect(try mock.send(try mock.push(Self.token)).status == 429) // default failStatus
+        #expect(try mock.send(try mock.push(Self.token)).status == 429)  // default failStatus
         #expect(try mock.send(try mock.push(Self.token)).status == 200)
     }
 
-    @Test("failStatus 500 and 503: InternalServerError / ServiceUnavailable, then 200", arguments: [
-        (500, "InternalServerError"), (503, "ServiceUnavailable"),
-    ])
+    @Test(
+        "failStatus 500 and 503: InternalServerError / ServiceUnavailable, then 200",
+        arguments: [
+            (500, "InternalServerError"), (503, "ServiceUnavailable"),
+        ])
     func failStatus5xx(status: Int, reason: String) throws {
         let mock = try harness(TokenBehaviour(failTimes: 1, failStatus: status))
         defer { mock.stop() }
@@ -93,7 +97,8 @@ struct MockScenarioTests {
 
     @Test("failTimes before a fixed answer: the failures come first")
     func failThenUnregistered() throws {
-        let mock = try harness(TokenBehaviour(respond: .unregistered, timestamp: 1_700_000_000_000, failTimes: 1, failStatus: 503))
+        let mock = try harness(
+            TokenBehaviour(respond: .unregistered, timestamp: 1_700_000_000_000, failTimes: 1, failStatus: 503))
         defer { mock.stop() }
         let push = try mock.push(Self.token)
         #expect(try mock.send([push, push]).map(\.status) == [503, 410])
@@ -115,16 +120,23 @@ struct MockScenarioTests {
         let prefixed = "dead" + String(Fixture.token("1").dropFirst(4))
         let longer = "deadbeef" + String(Fixture.token("2").dropFirst(8))
         let other = Fixture.token("3")
-        let mock = try MockHarness(scenario: Scenario(
-            tokens: [exact: TokenBehaviour(respond: .unregistered, timestamp: 1_700_000_000_000)],
-            tokenPrefixes: ["dead": TokenBehaviour(respond: .badDeviceToken), "deadbeef": TokenBehaviour(respond: .notForTopic)]))
+        let mock = try MockHarness(
+            scenario: Scenario(
+                tokens: [exact: TokenBehaviour(respond: .unregistered, timestamp: 1_700_000_000_000)],
+                tokenPrefixes: [
+                    "dead": TokenBehaviour(respond: .badDeviceToken), "deadbeef": TokenBehaviour(respond: .notForTopic),
+                ]))
         defer { mock.stop() }
         let authorization = try Fixture.authorization()
-        let responses = try mock.send([exact, prefixed, longer, other, prefixed.uppercased()].map {
-            CurlRequest.push(token: $0, authorization: authorization)
-        })
+        let responses = try mock.send(
+            [exact, prefixed, longer, other, prefixed.uppercased()].map {
+                CurlRequest.push(token: $0, authorization: authorization)
+            })
         #expect(responses.map(\.status) == [410, 400, 400, 200, 400])
-        #expect(responses.map(\.reason) == ["Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic", nil, "BadDeviceToken"])
+        #expect(
+            responses.map(\.reason) == [
+                "Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic", nil, "BadDeviceToken",
+            ])
     }
 
     @Test("scripted answers need a valid provider token first")
@@ -152,11 +164,12 @@ struct ScenarioLoadTests {
 
     @Test("a valid file loads, tokens lowercased")
     func valid() throws {
-        let (result, _) = try load(#"""
-        {"tokens": {"ABCD": {"respond": "unregistered", "timestamp": 5}},
-         "tokenPrefixes": {"ee": {"failTimes": 2, "failStatus": 503, "delayMs": 10}},
-         "connection": {"goawayAfter": 3, "maxConcurrentStreams": 10}}
-        """#)
+        let (result, _) = try load(
+            #"""
+            {"tokens": {"ABCD": {"respond": "unregistered", "timestamp": 5}},
+             "tokenPrefixes": {"ee": {"failTimes": 2, "failStatus": 503, "delayMs": 10}},
+             "connection": {"goawayAfter": 3, "maxConcurrentStreams": 10}}
+            """#)
         let scenario = try result.get()
         #expect(scenario.tokens["abcd"] == TokenBehaviour(respond: .unregistered, timestamp: 5))
         #expect(scenario.tokenPrefixes["ee"] == TokenBehaviour(failTimes: 2, failStatus: 503, delayMs: 10))
@@ -176,7 +189,9 @@ struct ScenarioLoadTests {
         #expect(!"\(MockError.badScenario(message))".contains("\n"))
     }
 
-    @Test("malformed JSON is a bad scenario naming the file", arguments: [#"{"tokens": "#, "not json", #"{"tokens": {"abcd": {"respond": "maybe"}}}"#, #"{"tokens": []}"#])
+    @Test(
+        "malformed JSON is a bad scenario naming the file",
+        arguments: [#"{"tokens": "#, "not json", #"{"tokens": {"abcd": {"respond": "maybe"}}}"#, #"{"tokens": []}"#])
     func malformed(json: String) throws {
         let (result, path) = try load(json)
         guard case .failure(.badScenario(let message)) = result else {
@@ -198,11 +213,17 @@ struct ScenarioLoadTests {
 
     @Test("broadcasts by bundle id load; a bad failStatus or bundle id is a bad scenario naming it")
     func broadcasts() throws {
-        let (valid, _) = try load(#"{"broadcasts": {"com.example.app": {"failTimes": 2, "failStatus": 500, "delayMs": 5}}}"#)
-        #expect(try valid.get().broadcasts == ["com.example.app": BroadcastBehaviour(failTimes: 2, failStatus: 500, delayMs: 5)])
-        for (json, named) in [(#"{"broadcasts": {"com.example.app": {"failStatus": 404}}}"#, "com.example.app"),
-                              (#"{"broadcasts": {"a/b": {}}}"#, "a/b"),
-                              (#"{"broadcasts": {"com.example.app": {"failTimes": -1}}}"#, "failTimes")] {
+        let (valid, _) = try load(
+            #"{"broadcasts": {"com.example.app": {"failTimes": 2, "failStatus": 500, "delayMs": 5}}}"#)
+        #expect(
+            try valid.get().broadcasts == [
+                "com.example.app": BroadcastBehaviour(failTimes: 2, failStatus: 500, delayMs: 5)
+            ])
+        for (json, named) in [
+            (#"{"broadcasts": {"com.example.app": {"failStatus": 404}}}"#, "com.example.app"),
+            (#"{"broadcasts": {"a/b": {}}}"#, "a/b"),
+            (#"{"broadcasts": {"com.example.app": {"failTimes": -1}}}"#, "failTimes"),
+        ] {
             let (result, _) = try load(json)
             guard case .failure(.badScenario(let message)) = result else {
                 Issue.record("expected badScenario for \(json), got \(result)")

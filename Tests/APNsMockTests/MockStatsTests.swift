@@ -1,8 +1,9 @@
-@testable import APNsMock
 import Foundation
 import ProviderAuth
-import Testing
 import TestSupport
+import Testing
+
+@testable import APNsMock
 
 /// `GET /_mock/stats`, fetched with curl after traffic that curl sent.
 @Suite("Mock: statistics", .offThePool)
@@ -12,7 +13,8 @@ struct MockStatsTests {
         let mock = try MockHarness()
         defer { mock.stop() }
         _ = try mock.createChannel()
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(mock.server.statsJSON())) as? [String: Any])
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: Data(mock.server.statsJSON())) as? [String: Any])
         #expect(object["channels"] != nil)
         object["channels"] = nil
         let older = try JSONDecoder().decode(MockStats.self, from: JSONSerialization.data(withJSONObject: object))
@@ -30,8 +32,14 @@ struct MockStatsTests {
         let tooLarge = Fixture.token("cc")
         var requests: [CurlRequest] = []
         for _ in 0..<26 { requests.append(CurlRequest.push(token: accepted, authorization: authorization)) }
-        for _ in 0..<2 { requests.append(CurlRequest.push(token: badPriority, authorization: authorization).with("apns-priority", "7")) }
-        for _ in 0..<2 { requests.append(CurlRequest.push(token: tooLarge, authorization: authorization, body: alertPayload(bytes: 4097))) }
+        for _ in 0..<2 {
+            requests.append(
+                CurlRequest.push(token: badPriority, authorization: authorization).with("apns-priority", "7"))
+        }
+        for _ in 0..<2 {
+            requests.append(
+                CurlRequest.push(token: tooLarge, authorization: authorization, body: alertPayload(bytes: 4097)))
+        }
         let started = Date()
         let responses = try mock.send(requests)
         let elapsed = Date().timeIntervalSince(started)
@@ -76,7 +84,8 @@ struct MockStatsTests {
         #expect(mock.server.stats().tokens == stats.tokens)
     }
 
-    @Test("the busiest one-second window: events 0.6 s apart hold 2, a window's edge is exclusive, a burst counts whole")
+    @Test(
+        "the busiest one-second window: events 0.6 s apart hold 2, a window's edge is exclusive, a burst counts whole")
     func slidingWindow() {
         let second: UInt64 = 1_000_000_000
         var spaced = SlidingWindow()
@@ -111,7 +120,8 @@ struct MockStatsTests {
         #expect(responses.map(\.connects) == [1, 0, 0])
         let busy = try mock.busyConnections()
         #expect(busy.map(\.requests) == [3])
-        #expect(busy.map(\.maxRequestsPerSecond).allSatisfy { (1...2).contains($0) }, "\(busy.map(\.maxRequestsPerSecond))")
+        #expect(
+            busy.map(\.maxRequestsPerSecond).allSatisfy { (1...2).contains($0) }, "\(busy.map(\.maxRequestsPerSecond))")
     }
 
     @Test("a DER-signed JWT is accepted and counted in derSignatures")
@@ -125,8 +135,10 @@ struct MockStatsTests {
         #expect(der.first == 0x30 && der.count != 64)
         let authorization = "bearer " + input + "." + Base64URL.encode(der)
         let token = Fixture.token("de")
-        let responses = try mock.send([CurlRequest.push(token: token, authorization: authorization),
-                                       CurlRequest.push(token: token, authorization: authorization)])
+        let responses = try mock.send([
+            CurlRequest.push(token: token, authorization: authorization),
+            CurlRequest.push(token: token, authorization: authorization),
+        ])
         #expect(responses.map(\.status) == [200, 200])
         let stats = try mock.stats()
         #expect(stats.totals.derSignatures == 2)
@@ -141,12 +153,14 @@ struct MockStatsTests {
         let mock = try MockHarness(scenario: Scenario(tokens: [Fixture.token("41"): TokenBehaviour(failTimes: 1)]))
         defer { mock.stop() }
         let authorization = try Fixture.authorization()
-        let tokens = [Fixture.token("11"), Fixture.token("11"), Fixture.token("11"), Fixture.token("22"),
-                      Fixture.token("33"), Fixture.token("33"), Fixture.token("41"), Fixture.token("41")]
+        let tokens = [
+            Fixture.token("11"), Fixture.token("11"), Fixture.token("11"), Fixture.token("22"),
+            Fixture.token("33"), Fixture.token("33"), Fixture.token("41"), Fixture.token("41"),
+        ]
         let responses = try mock.send(tokens.map { CurlRequest.push(token: $0, authorization: authorization) })
         #expect(responses.map(\.status) == [200, 200, 200, 200, 200, 200, 429, 200])
         let stats = try mock.stats()
-        #expect(stats.totals.tokensAcceptedTwice == 2) // 11 and 33; 41 has one 429 and one 200
+        #expect(stats.totals.tokensAcceptedTwice == 2)  // 11 and 33; 41 has one 429 and one 200
         #expect(stats.tokens[Fixture.token("41")] == ["429": 1, "200": 1])
     }
 
@@ -155,7 +169,9 @@ struct MockStatsTests {
         let mock = try MockHarness()
         defer { mock.stop() }
         _ = try mock.send(CurlRequest.push(token: Fixture.token("12"), authorization: nil))
-        _ = try mock.send(CurlRequest.push(token: Fixture.token("12"), pushType: "newsflash", authorization: try Fixture.authorization()))
+        _ = try mock.send(
+            CurlRequest.push(
+                token: Fixture.token("12"), pushType: "newsflash", authorization: try Fixture.authorization()))
         let stats = try mock.stats()
         #expect(stats.totals.statuses == ["403": 1, "400": 1])
         #expect(Set(stats.validationFailures.keys) == ["InvalidPushType"])

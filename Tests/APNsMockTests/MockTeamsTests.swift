@@ -1,8 +1,8 @@
 import APNsMock
 import Foundation
 import ProviderAuth
-import Testing
 import TestSupport
+import Testing
 
 /// Several teams on one simulator: each token is checked against the key its kid names, and a team that lists
 /// topics may push only to those.
@@ -28,7 +28,9 @@ struct MockTeamsTests {
         CurlRequest.push(token: Self.token, topic: topic, pushType: pushType, authorization: authorization)
     }
 
-    @Test("each team's token is accepted on its own topics (push-type suffix allowed) and refused 400 TopicDisallowed on the other's")
+    @Test(
+        "each team's token is accepted on its own topics (push-type suffix allowed) and refused 400 TopicDisallowed on the other's"
+    )
     func topicsPerTeam() throws {
         let (mock, other, _) = try harness()
         defer { mock.stop() }
@@ -37,7 +39,8 @@ struct MockTeamsTests {
         // One connection per team: switching tokens on a connection is limited.
         let firstAnswers = try mock.send([
             push(first, topic: "com.example.app"), push(first, topic: "com.example.app.voip", pushType: "voip"),
-            push(first, topic: "com.other.app"), push(first, topic: "com.other.app"), push(first, topic: "com.example.app"),
+            push(first, topic: "com.other.app"), push(first, topic: "com.other.app"),
+            push(first, topic: "com.example.app"),
         ])
         #expect(firstAnswers.map(\.status) == [200, 200, 400, 400, 200])
         #expect(firstAnswers[2].reason == "TopicDisallowed")
@@ -59,9 +62,11 @@ struct MockTeamsTests {
     @Test("a team's topics are bundle ids: a topic counts with one known push-type suffix removed")
     func allows() throws {
         let team = MockTeam(key: Fixture.key, credential: Fixture.credential, topics: ["com.example.app"])
-        for topic in ["com.example.app", "com.example.app.voip", "com.example.app.voip-ptt", "com.example.app.complication",
-                      "com.example.app.pushkit.fileprovider", "com.example.app.push-type.liveactivity",
-                      "com.example.app.location-query", "com.example.app.push-type.controls", "com.example.app.push-type.widgets"] {
+        for topic in [
+            "com.example.app", "com.example.app.voip", "com.example.app.voip-ptt", "com.example.app.complication",
+            "com.example.app.pushkit.fileprovider", "com.example.app.push-type.liveactivity",
+            "com.example.app.location-query", "com.example.app.push-type.controls", "com.example.app.push-type.widgets",
+        ] {
             #expect(team.allows(topic: topic), "\(topic)")
         }
         for topic in ["com.example", "com.example.app.voip.voip", "com.example.apps", ".voip", "com.other.app.voip"] {
@@ -75,7 +80,9 @@ struct MockTeamsTests {
         let (mock, _, open) = try harness()
         defer { mock.stop() }
         let authorization = try Fixture.authorization(key: open, credential: Self.openCredential)
-        let answers = try mock.send([push(authorization, topic: "com.example.app"), push(authorization, topic: "org.anything.else")])
+        let answers = try mock.send([
+            push(authorization, topic: "com.example.app"), push(authorization, topic: "org.anything.else"),
+        ])
         #expect(answers.map(\.status) == [200, 200])
     }
 
@@ -83,8 +90,10 @@ struct MockTeamsTests {
     func unknownKeyOrWrongTeam() throws {
         let (mock, other, _) = try harness()
         defer { mock.stop() }
-        let unknownKid = try Fixture.authorization(credential: try ProviderCredential(keyId: "UNKNOWN001", teamId: "TESTTEAM01"))
-        let wrongTeam = try Fixture.authorization(key: other, credential: try ProviderCredential(keyId: "TESTKEY002", teamId: "TESTTEAM01"))
+        let unknownKid = try Fixture.authorization(
+            credential: try ProviderCredential(keyId: "UNKNOWN001", teamId: "TESTTEAM01"))
+        let wrongTeam = try Fixture.authorization(
+            key: other, credential: try ProviderCredential(keyId: "TESTKEY002", teamId: "TESTTEAM01"))
         // Team 2's kid on a token signed with team 1's key.
         let wrongKey = try Fixture.authorization(credential: Self.otherCredential)
         for authorization in [unknownKid, wrongTeam, wrongKey] {

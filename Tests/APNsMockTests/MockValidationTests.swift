@@ -1,7 +1,7 @@
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The simulator answers like APNs (APNS.md "Request headers", "Responses"), seen by the curl CLI over TLS HTTP/2.
 @Suite("Mock: requests over curl", .offThePool)
@@ -45,7 +45,8 @@ struct MockValidationTests {
         var signature = Array(segments[2])
         signature[10] = signature[10] == "A" ? "B" : "A"
         segments[2] = String(signature)
-        let response = try mock.send(CurlRequest.push(token: Self.token, authorization: segments.joined(separator: ".")))
+        let response = try mock.send(
+            CurlRequest.push(token: Self.token, authorization: segments.joined(separator: ".")))
         #expect(response.status == 403)
         #expect(response.reason == "InvalidProviderToken")
     }
@@ -69,7 +70,8 @@ struct MockValidationTests {
     func expiredToken() throws {
         let mock = try MockHarness()
         defer { mock.stop() }
-        let response = try mock.send(CurlRequest.push(token: Self.token, authorization: try Fixture.authorization(age: 2 * 3600)))
+        let response = try mock.send(
+            CurlRequest.push(token: Self.token, authorization: try Fixture.authorization(age: 2 * 3600)))
         #expect(response.status == 403)
         #expect(response.reason == "ExpiredProviderToken")
         #expect(response.json?["timestamp"] == nil)
@@ -105,12 +107,15 @@ struct MockValidationTests {
         }
     }
 
-    @Test("duplicate headers sent by curl (-H twice) are 400 DuplicateHeaders", arguments: ["apns-topic", "apns-push-type", "apns-priority", "authorization"])
+    @Test(
+        "duplicate headers sent by curl (-H twice) are 400 DuplicateHeaders",
+        arguments: ["apns-topic", "apns-push-type", "apns-priority", "authorization"])
     func duplicateHeaders(name: String) throws {
         let mock = try MockHarness()
         defer { mock.stop() }
         let authorization = try Fixture.authorization()
-        var request = CurlRequest.push(token: Self.token, authorization: authorization, extra: [("apns-priority", "10")])
+        var request = CurlRequest.push(
+            token: Self.token, authorization: authorization, extra: [("apns-priority", "10")])
         let value = request.headers.first { $0.name == name }!.value
         request.headers.append((name, value))
         let response = try mock.send(request)
@@ -148,10 +153,14 @@ struct ValidationCase: Sendable, CustomTestStringConvertible {
             .push(token: token, authorization: $0, body: alertPayload(bytes: 4097))
         },
         ValidationCase(name: "voip payload of 5000 bytes with the .voip topic", status: 200, reason: nil) {
-            .push(token: token, topic: "com.example.app.voip", pushType: "voip", authorization: $0, body: alertPayload(bytes: 5000))
+            .push(
+                token: token, topic: "com.example.app.voip", pushType: "voip", authorization: $0,
+                body: alertPayload(bytes: 5000))
         },
         ValidationCase(name: "voip payload of 5121 bytes", status: 413, reason: "PayloadTooLarge") {
-            .push(token: token, topic: "com.example.app.voip", pushType: "voip", authorization: $0, body: alertPayload(bytes: 5121))
+            .push(
+                token: token, topic: "com.example.app.voip", pushType: "voip", authorization: $0,
+                body: alertPayload(bytes: 5121))
         },
         ValidationCase(name: "voip push without the .voip topic suffix", status: 400, reason: "BadTopic") {
             .push(token: token, topic: "com.example.app", pushType: "voip", authorization: $0)
@@ -190,10 +199,12 @@ struct ValidationCase: Sendable, CustomTestStringConvertible {
             CurlRequest.push(token: token, authorization: $0).with("apns-id", "not-a-uuid")
         },
         ValidationCase(name: "apns-collapse-id of 64 bytes", status: 200, reason: nil) {
-            CurlRequest.push(token: token, authorization: $0).with("apns-collapse-id", String(repeating: "c", count: 64))
+            CurlRequest.push(token: token, authorization: $0).with(
+                "apns-collapse-id", String(repeating: "c", count: 64))
         },
         ValidationCase(name: "apns-collapse-id of 65 bytes", status: 400, reason: "BadCollapseId") {
-            CurlRequest.push(token: token, authorization: $0).with("apns-collapse-id", String(repeating: "c", count: 65))
+            CurlRequest.push(token: token, authorization: $0).with(
+                "apns-collapse-id", String(repeating: "c", count: 65))
         },
         ValidationCase(name: "apns-expiration that is not UNIX seconds", status: 400, reason: "BadExpirationDate") {
             CurlRequest.push(token: token, authorization: $0).with("apns-expiration", "tomorrow")
@@ -202,7 +213,9 @@ struct ValidationCase: Sendable, CustomTestStringConvertible {
             CurlRequest.push(token: token, authorization: $0).with("apns-expiration", "0")
         },
         ValidationCase(name: "GET on a device path", status: 405, reason: "MethodNotAllowed") {
-            CurlRequest(method: "GET", path: "/3/device/\(token)", headers: [("authorization", $0), ("apns-topic", "com.example.app")])
+            CurlRequest(
+                method: "GET", path: "/3/device/\(token)",
+                headers: [("authorization", $0), ("apns-topic", "com.example.app")])
         },
         ValidationCase(name: "a path outside /3/device/", status: 404, reason: "BadPath") {
             var request = CurlRequest.push(token: token, authorization: $0)

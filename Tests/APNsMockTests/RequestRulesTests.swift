@@ -1,7 +1,7 @@
 import APNs
 import APNsMock
-import Testing
 import TestSupport
+import Testing
 
 /// The simulator's request rules on plain values (`RequestRules.check`, what FuzzMockRequest drives).
 @Suite(.offThePool) struct RequestRulesTests {
@@ -12,10 +12,12 @@ import TestSupport
     }
 
     @Test func aValidRequestPassesWithItsTokenLowercased() {
-        let verdict = RequestRules.check(headers: Self.headers([
-            (":method", "POST"), (":path", "/3/device/" + Self.token.uppercased()), ("apns-topic", "com.example.app"),
-            ("authorization", "bearer x"),
-        ]), bodyBytes: 20)
+        let verdict = RequestRules.check(
+            headers: Self.headers([
+                (":method", "POST"), (":path", "/3/device/" + Self.token.uppercased()),
+                ("apns-topic", "com.example.app"),
+                ("authorization", "bearer x"),
+            ]), bodyBytes: 20)
         #expect(verdict.problem == nil)
         #expect(verdict.token == Self.token)
         #expect(verdict.authorization == Array("bearer x".utf8))
@@ -25,17 +27,19 @@ import TestSupport
     /// accepted, with no device token. nghttp2 resets such a stream before the rules see it, so the simulator
     /// never answered one; the rules alone now refuse it as APNs refuses a path that is not /3/device/….
     @Test func aRequestWithoutAPathIsBadPath() {
-        let verdict = RequestRules.check(headers: Self.headers([(":method", "POST"), ("apns-topic", "a")]), bodyBytes: 1)
+        let verdict = RequestRules.check(
+            headers: Self.headers([(":method", "POST"), ("apns-topic", "a")]), bodyBytes: 1)
         #expect(verdict.problem?.status == 404)
         #expect(verdict.problem?.reason == .badPath)
         #expect(verdict.token == nil)
     }
 
     @Test func theFirstProblemWins() {
-        let verdict = RequestRules.check(headers: Self.headers([
-            (":method", "POST"), (":path", "/3/device/" + Self.token), ("apns-topic", "a"), ("apns-priority", "7"),
-            ("apns-topic", "b"),
-        ]), bodyBytes: 1)
+        let verdict = RequestRules.check(
+            headers: Self.headers([
+                (":method", "POST"), (":path", "/3/device/" + Self.token), ("apns-topic", "a"), ("apns-priority", "7"),
+                ("apns-topic", "b"),
+            ]), bodyBytes: 1)
         #expect(verdict.problem?.status == 400)
         #expect(verdict.problem?.reason == .badPriority)
     }

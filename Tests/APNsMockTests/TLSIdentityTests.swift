@@ -1,7 +1,7 @@
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("TLSIdentity", .offThePool)
 final class TLSIdentityTests {
@@ -9,7 +9,8 @@ final class TLSIdentityTests {
     let identity: TLSIdentity
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("TLSIdentityTests-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "TLSIdentityTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         identity = try TLSIdentity.throwaway()
         try identity.certificatePEM.write(to: path("server.pem"), atomically: true, encoding: .utf8)
@@ -51,7 +52,10 @@ final class TLSIdentityTests {
 
     @Test("the server certificate names its hosts in subjectAltName and is no CA")
     func serverExtensions() throws {
-        let result = try openssl(["x509", "-in", path("server.pem").path, "-noout", "-ext", "subjectAltName,basicConstraints,extendedKeyUsage"])
+        let result = try openssl([
+            "x509", "-in", path("server.pem").path, "-noout", "-ext",
+            "subjectAltName,basicConstraints,extendedKeyUsage",
+        ])
         #expect(result.status == 0)
         #expect(result.output.contains("IP Address:127.0.0.1"))
         #expect(result.output.contains("DNS:localhost"))
@@ -62,7 +66,9 @@ final class TLSIdentityTests {
 
     @Test("the CA is a CA that may sign certificates, back-dated a day")
     func caExtensions() throws {
-        let result = try openssl(["x509", "-in", path("ca.pem").path, "-noout", "-ext", "basicConstraints,keyUsage", "-checkend", "0"])
+        let result = try openssl([
+            "x509", "-in", path("ca.pem").path, "-noout", "-ext", "basicConstraints,keyUsage", "-checkend", "0",
+        ])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("CA:TRUE"))
         #expect(result.output.contains("Certificate Sign"))
@@ -71,15 +77,19 @@ final class TLSIdentityTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "MMM d HH:mm:ss yyyy zzz"
-        let text = dates.output.replacingOccurrences(of: "notBefore=", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
-            .replacingOccurrences(of: "  ", with: " ")
+        let text = dates.output.replacingOccurrences(of: "notBefore=", with: "").trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
+        .replacingOccurrences(of: "  ", with: " ")
         let notBefore = try #require(formatter.date(from: text), "\(text)")
         #expect(Date().timeIntervalSince(notBefore) > 23 * 3600)
     }
 
     @Test("the PEM files load back, and a key from another identity is refused")
     func loadsFiles() throws {
-        let loaded = try TLSIdentity(certificateFile: path("server.pem").path, keyFile: path("server.key").path, caCertificateFile: path("ca.pem").path)
+        let loaded = try TLSIdentity(
+            certificateFile: path("server.pem").path, keyFile: path("server.key").path,
+            caCertificateFile: path("ca.pem").path)
         #expect(loaded.certificatePEM == identity.certificatePEM)
         #expect(loaded.caCertificatePEM == identity.caCertificatePEM)
         try TLSIdentity.throwaway().privateKeyPEM.write(to: path("other.key"), atomically: true, encoding: .utf8)

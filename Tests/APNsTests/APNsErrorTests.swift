@@ -17,7 +17,13 @@ private let thrown: [(label: String, make: @Sendable () throws -> Void, mentions
     ("payload JSON", { _ = try Payload(json: "[]") }, ["JSON"]),
     ("missing aps", { _ = try Payload(json: "{}") }, ["aps"]),
     ("environment", { _ = try Environment.parse("staging") }, ["staging"]),
-    ("topic", { _ = try APNs.Notification(token: DeviceToken("00"), topic: "com.bad topic", payload: Payload(json: #"{"aps":{}}"#)) }, ["com.bad topic"]),
+    (
+        "topic",
+        {
+            _ = try APNs.Notification(
+                token: DeviceToken("00"), topic: "com.bad topic", payload: Payload(json: #"{"aps":{}}"#))
+        }, ["com.bad topic"]
+    ),
 ]
 
 struct ThrownCase: Sendable, CustomTestStringConvertible {

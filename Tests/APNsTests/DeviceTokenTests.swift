@@ -20,18 +20,22 @@ struct DeviceTokenTests {
         #expect(try DeviceToken(Self.hex64).hex == Self.hex64)
     }
 
-    @Test("uppercase and mixed-case hex is normalised to lowercase", arguments: [
-        "5A0BC2E1D94F8367A1C0E2B4D6F8091A3C5E7F9B1D3F5A7C9E0B2D4F6A8C0E1F",
-        "5a0BC2e1D94f8367A1c0E2b4D6f8091A3c5E7f9B1d3F5a7C9e0B2d4F6a8C0e1F",
-    ])
+    @Test(
+        "uppercase and mixed-case hex is normalised to lowercase",
+        arguments: [
+            "5A0BC2E1D94F8367A1C0E2B4D6F8091A3C5E7F9B1D3F5A7C9E0B2D4F6A8C0E1F",
+            "5a0BC2e1D94f8367A1c0E2b4D6f8091A3c5E7f9B1d3F5a7C9e0B2d4F6a8C0e1F",
+        ])
     func uppercase(input: String) throws {
         #expect(try DeviceToken(input).hex == Self.hex64)
         #expect(try DeviceToken(input) == DeviceToken(Self.hex64))
     }
 
-    @Test("surrounding whitespace is trimmed", arguments: [
-        " \(hex64)", "\(hex64) ", "\t\(hex64)\t", "\(hex64)\n", "\(hex64)\r\n", "\n\(hex64)", "  \(hex64)  \n",
-    ])
+    @Test(
+        "surrounding whitespace is trimmed",
+        arguments: [
+            " \(hex64)", "\(hex64) ", "\t\(hex64)\t", "\(hex64)\n", "\(hex64)\r\n", "\n\(hex64)", "  \(hex64)  \n",
+        ])
     func trimmed(input: String) throws {
         #expect(try DeviceToken(input).hex == Self.hex64)
     }
@@ -39,12 +43,12 @@ struct DeviceTokenTests {
     static let refusedInputs: [String] = {
         let head62 = String(hex64.dropLast(2))
         var inputs: [String] = ["", " ", "\n", "abc", "--"]
-        inputs.append(String(hex64.dropLast()))                               // odd length 63
-        inputs.append(head62 + "zz")                                          // non-hex
+        inputs.append(String(hex64.dropLast()))  // odd length 63
+        inputs.append(head62 + "zz")  // non-hex
         inputs.append(head62 + "g0")
-        inputs.append(head62 + "é")                                           // non-ASCII
-        inputs.append("0x" + String(hex64.dropFirst(2)))                      // a 0x prefix is not hex
-        inputs.append(String(hex64.prefix(32)) + " " + String(hex64.suffix(31))) // inner space
+        inputs.append(head62 + "é")  // non-ASCII
+        inputs.append("0x" + String(hex64.dropFirst(2)))  // a 0x prefix is not hex
+        inputs.append(String(hex64.prefix(32)) + " " + String(hex64.suffix(31)))  // inner space
         return inputs
     }()
 

@@ -4,10 +4,12 @@ import Testing
 /// APNS.md, "Endpoints": production and development (sandbox) hosts.
 @Suite("Environment")
 struct EnvironmentTests {
-    @Test("names parse to Apple's hosts", arguments: [
-        ("production", "https://api.push.apple.com"), ("development", "https://api.sandbox.push.apple.com"),
-        ("sandbox", "https://api.sandbox.push.apple.com"), ("Production", "https://api.push.apple.com"),
-    ])
+    @Test(
+        "names parse to Apple's hosts",
+        arguments: [
+            ("production", "https://api.push.apple.com"), ("development", "https://api.sandbox.push.apple.com"),
+            ("sandbox", "https://api.sandbox.push.apple.com"), ("Production", "https://api.push.apple.com"),
+        ])
     func hosts(name: String, host: String) throws {
         #expect(try Environment.parse(name).defaultBaseURL == host)
     }

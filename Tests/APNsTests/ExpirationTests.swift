@@ -4,7 +4,9 @@ import Testing
 /// APNS.md: apns-expiration is UNIX seconds; 0 = try once, do not store. Never retry past it.
 @Suite("Expiration")
 struct ExpirationTests {
-    @Test("decimal UNIX seconds parse", arguments: [("0", Int64(0)), ("1", 1), ("1700000000", 1_700_000_000), ("4102444800", 4_102_444_800)])
+    @Test(
+        "decimal UNIX seconds parse",
+        arguments: [("0", Int64(0)), ("1", 1), ("1700000000", 1_700_000_000), ("4102444800", 4_102_444_800)])
     func parses(text: String, seconds: Int64) throws {
         #expect(try Expiration.parse(text).secondsSince1970 == seconds)
         #expect(try Expiration.parse(text).description == text)
@@ -16,7 +18,9 @@ struct ExpirationTests {
         #expect(Expiration.immediately.secondsSince1970 == 0)
     }
 
-    @Test("negative, fractional and non-numeric values are refused", arguments: ["-1", "-1700000000", "", "soon", "1.5", "1e9", " 10", "99999999999999999999"])
+    @Test(
+        "negative, fractional and non-numeric values are refused",
+        arguments: ["-1", "-1700000000", "", "soon", "1.5", "1e9", " 10", "99999999999999999999"])
     func refused(text: String) {
         #expect(throws: APNsError.invalidExpiration(text)) { try Expiration.parse(text) }
     }

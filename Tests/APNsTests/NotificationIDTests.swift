@@ -5,23 +5,28 @@ import Testing
 /// APNS.md: apns-id is an optional canonical lowercase UUID (8-4-4-4-12 hex digits).
 @Suite("NotificationID")
 struct NotificationIDTests {
-    @Test("canonical UUIDs are accepted; uppercase is lowercased", arguments: [
-        "123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000", "00000000-0000-0000-0000-000000000000",
-        "FFFFFFFF-ffff-FFFF-ffff-FFFFFFFFFFFF",
-    ])
+    @Test(
+        "canonical UUIDs are accepted; uppercase is lowercased",
+        arguments: [
+            "123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000",
+            "00000000-0000-0000-0000-000000000000",
+            "FFFFFFFF-ffff-FFFF-ffff-FFFFFFFFFFFF",
+        ])
     func accepted(text: String) throws {
         let id = try NotificationID(text)
         #expect(id.uuidString == text.lowercased())
         #expect(id.description == text.lowercased())
     }
 
-    @Test("anything else is refused", arguments: [
-        "", "123e4567e89b12d3a456426614174000", "{123e4567-e89b-12d3-a456-426614174000}",
-        "123e4567-e89b-12d3-a456-42661417400", "123e4567-e89b-12d3-a456-4266141740000",
-        "123e4567-e89b-12d3-a456_426614174000", "123e456-7e89b-12d3-a456-426614174000",
-        "g23e4567-e89b-12d3-a456-426614174000", " 123e4567-e89b-12d3-a456-42661417400",
-        "123e4567-e89b-12d3-a456-42661417400é",
-    ])
+    @Test(
+        "anything else is refused",
+        arguments: [
+            "", "123e4567e89b12d3a456426614174000", "{123e4567-e89b-12d3-a456-426614174000}",
+            "123e4567-e89b-12d3-a456-42661417400", "123e4567-e89b-12d3-a456-4266141740000",
+            "123e4567-e89b-12d3-a456_426614174000", "123e456-7e89b-12d3-a456-426614174000",
+            "g23e4567-e89b-12d3-a456-426614174000", " 123e4567-e89b-12d3-a456-42661417400",
+            "123e4567-e89b-12d3-a456-42661417400é",
+        ])
     func refused(text: String) {
         #expect(throws: APNsError.invalidNotificationID(text)) { try NotificationID(text) }
     }

@@ -20,7 +20,8 @@ struct NotificationTests {
         let id = try NotificationID("123E4567-E89B-12D3-A456-426614174000")
         let notification = try APNs.Notification(
             token: token, topic: "com.example.app", pushType: .alert, priority: .low,
-            expiration: Expiration(secondsSince1970: 1_700_000_000), id: id, collapseID: CollapseID("game-42"), payload: payload)
+            expiration: Expiration(secondsSince1970: 1_700_000_000), id: id, collapseID: CollapseID("game-42"),
+            payload: payload)
         #expect(header(notification, "apns-topic") == ["com.example.app"])
         #expect(header(notification, "apns-push-type") == ["alert"])
         #expect(header(notification, "apns-priority") == ["1"])
@@ -40,14 +41,16 @@ struct NotificationTests {
         #expect(header(notification, "apns-push-type") == ["alert"])
     }
 
-    @Test("the topic suffix is applied for the push type, once", arguments: [
-        (PushType.voip, "com.example.app", "com.example.app.voip"),
-        (.voip, "com.example.app.voip", "com.example.app.voip"),
-        (.liveactivity, "com.example.app", "com.example.app.push-type.liveactivity"),
-        (.complication, "com.example.app", "com.example.app.complication"),
-        (.alert, "com.example.app", "com.example.app"),
-        (.background, "com.example.app", "com.example.app"),
-    ])
+    @Test(
+        "the topic suffix is applied for the push type, once",
+        arguments: [
+            (PushType.voip, "com.example.app", "com.example.app.voip"),
+            (.voip, "com.example.app.voip", "com.example.app.voip"),
+            (.liveactivity, "com.example.app", "com.example.app.push-type.liveactivity"),
+            (.complication, "com.example.app", "com.example.app.complication"),
+            (.alert, "com.example.app", "com.example.app"),
+            (.background, "com.example.app", "com.example.app"),
+        ])
     func topicSuffix(type: PushType, bundle: String, topic: String) throws {
         let notification = try APNs.Notification(token: token, topic: bundle, pushType: type, payload: payload)
         #expect(notification.topic == topic)
@@ -57,11 +60,13 @@ struct NotificationTests {
 
     @Test("background pushes default to priority 5 and refuse 10")
     func background() throws {
-        let notification = try APNs.Notification(token: token, topic: "com.example.app", pushType: .background, payload: payload)
+        let notification = try APNs.Notification(
+            token: token, topic: "com.example.app", pushType: .background, payload: payload)
         #expect(notification.content.priority == .conservePower)
         #expect(header(notification, "apns-priority") == ["5"])
         #expect(throws: APNsError.priorityNotAllowed(.immediate, .background)) {
-            try APNs.Notification(token: token, topic: "com.example.app", pushType: .background, priority: .immediate, payload: payload)
+            try APNs.Notification(
+                token: token, topic: "com.example.app", pushType: .background, priority: .immediate, payload: payload)
         }
     }
 
@@ -74,10 +79,13 @@ struct NotificationTests {
         }
     }
 
-    @Test("an empty or spaced topic is refused, whatever suffix the push type adds", arguments: [
-        ("", PushType.alert), ("", .voip), ("", .liveactivity), ("com.example app", .alert), ("com.example.app\n", .alert),
-        ("com.example app", .voip),
-    ])
+    @Test(
+        "an empty or spaced topic is refused, whatever suffix the push type adds",
+        arguments: [
+            ("", PushType.alert), ("", .voip), ("", .liveactivity), ("com.example app", .alert),
+            ("com.example.app\n", .alert),
+            ("com.example app", .voip),
+        ])
     func badTopic(topic: String, type: PushType) {
         #expect {
             try APNs.Notification(token: token, topic: topic, pushType: type, payload: payload)

@@ -10,11 +10,21 @@ enum Action: String, Sendable {
 /// APNS.md, "Responses", row by row: status, reasons, what a provider does.
 let appleTable: [(status: Int, reasons: [String], action: Action)] = [
     (400, ["BadDeviceToken", "DeviceTokenNotForTopic"], .deactivate),
-    (400, ["BadCollapseId", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DuplicateHeaders",
-           "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "IdleTimeout"], .reject),
+    (
+        400,
+        [
+            "BadCollapseId", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic", "DuplicateHeaders",
+            "InvalidPushType", "MissingDeviceToken", "MissingTopic", "PayloadEmpty", "TopicDisallowed", "IdleTimeout",
+        ], .reject
+    ),
     (403, ["ExpiredProviderToken"], .refresh),
-    (403, ["InvalidProviderToken", "MissingProviderToken", "BadCertificate", "BadCertificateEnvironment", "Forbidden",
-           "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken"], .configuration),
+    (
+        403,
+        [
+            "InvalidProviderToken", "MissingProviderToken", "BadCertificate", "BadCertificateEnvironment", "Forbidden",
+            "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken",
+        ], .configuration
+    ),
     (404, ["BadPath"], .reject),
     (405, ["MethodNotAllowed"], .reject),
     (410, ["Unregistered", "ExpiredToken"], .deactivate),
@@ -32,7 +42,9 @@ struct TableRow: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(status) \(reason) → \(action)" }
 }
 
-let appleRows: [TableRow] = appleTable.flatMap { row in row.reasons.map { TableRow(status: row.status, reason: $0, action: row.action) } }
+let appleRows: [TableRow] = appleTable.flatMap { row in
+    row.reasons.map { TableRow(status: row.status, reason: $0, action: row.action) }
+}
 
 @Suite("Reason and Outcome")
 struct OutcomeTests {
@@ -64,7 +76,8 @@ struct OutcomeTests {
 
     @Test("every row parses from Apple's JSON body to the same outcome", arguments: appleRows)
     func fromBody(row: TableRow) {
-        let body = row.status == 410
+        let body =
+            row.status == 410
             ? #"{"reason":"\#(row.reason)","timestamp":\#(Self.timestamp)}"#
             : #"{"reason":"\#(row.reason)"}"#
         let response = ErrorResponse(status: row.status, body: Array(body.utf8))
@@ -80,14 +93,19 @@ struct OutcomeTests {
     @Test("named reasons spell Apple's strings")
     func names() {
         let named: [(Reason, String)] = [
-            (.badDeviceToken, "BadDeviceToken"), (.deviceTokenNotForTopic, "DeviceTokenNotForTopic"), (.badTopic, "BadTopic"),
+            (.badDeviceToken, "BadDeviceToken"), (.deviceTokenNotForTopic, "DeviceTokenNotForTopic"),
+            (.badTopic, "BadTopic"),
             (.expiredProviderToken, "ExpiredProviderToken"), (.invalidProviderToken, "InvalidProviderToken"),
-            (.missingProviderToken, "MissingProviderToken"), (.badEnvironmentKeyIdInToken, "BadEnvironmentKeyIdInToken"),
+            (.missingProviderToken, "MissingProviderToken"),
+            (.badEnvironmentKeyIdInToken, "BadEnvironmentKeyIdInToken"),
             (.badEnvironmentKeyInToken, "BadEnvironmentKeyInToken"), (.unregistered, "Unregistered"),
-            (.expiredToken, "ExpiredToken"), (.payloadTooLarge, "PayloadTooLarge"), (.tooManyRequests, "TooManyRequests"),
-            (.tooManyProviderTokenUpdates, "TooManyProviderTokenUpdates"), (.internalServerError, "InternalServerError"),
+            (.expiredToken, "ExpiredToken"), (.payloadTooLarge, "PayloadTooLarge"),
+            (.tooManyRequests, "TooManyRequests"),
+            (.tooManyProviderTokenUpdates, "TooManyProviderTokenUpdates"),
+            (.internalServerError, "InternalServerError"),
             (.serviceUnavailable, "ServiceUnavailable"), (.shutdown, "Shutdown"), (.badPath, "BadPath"),
-            (.methodNotAllowed, "MethodNotAllowed"), (.idleTimeout, "IdleTimeout"), (.unrelatedKeyIdInToken, "UnrelatedKeyIdInToken"),
+            (.methodNotAllowed, "MethodNotAllowed"), (.idleTimeout, "IdleTimeout"),
+            (.unrelatedKeyIdInToken, "UnrelatedKeyIdInToken"),
         ]
         for (reason, text) in named { #expect(reason.rawValue == text) }
     }
@@ -99,7 +117,9 @@ struct OutcomeTests {
         #expect(!Outcome.accepted.isRetryable)
     }
 
-    @Test("an unknown reason keeps its raw value", arguments: [(400, "BrandNewReason"), (403, "SomethingElse"), (429, "SlowDown")])
+    @Test(
+        "an unknown reason keeps its raw value",
+        arguments: [(400, "BrandNewReason"), (403, "SomethingElse"), (429, "SlowDown")])
     func unknownReason(status: Int, text: String) {
         let reason = Reason(rawValue: text)
         #expect(!reason.isDocumented)
@@ -113,7 +133,12 @@ struct OutcomeTests {
         if status == 400 { #expect(outcome == .reject(Reason(rawValue: text))) }
     }
 
-    @Test("a missing reason still classifies by status", arguments: [(400, Action.reject), (404, .reject), (413, .reject), (429, .retryLater), (500, .retryLater), (503, .retryLater)])
+    @Test(
+        "a missing reason still classifies by status",
+        arguments: [
+            (400, Action.reject), (404, .reject), (413, .reject), (429, .retryLater), (500, .retryLater),
+            (503, .retryLater),
+        ])
     func noReason(status: Int, action: Action) {
         let outcome = Outcome(status: status, reason: nil)
         switch (outcome, action) {
@@ -141,7 +166,8 @@ struct OutcomeTests {
 struct ErrorResponseTests {
     @Test("410 body with reason and timestamp")
     func unregistered() {
-        let response = ErrorResponse(status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))
+        let response = ErrorResponse(
+            status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))
         #expect(response.status == 410)
         #expect(response.reason == .unregistered)
         #expect(response.timestamp == 1_700_000_000_000)
@@ -155,9 +181,11 @@ struct ErrorResponseTests {
         #expect(response.timestamp == nil)
     }
 
-    @Test("garbage, empty and non-object bodies leave reason and timestamp empty", arguments: [
-        "", "garbage", "<html>502 Bad Gateway</html>", "[]", #"["reason"]"#, "{", #"{"reason":42}"#,
-    ])
+    @Test(
+        "garbage, empty and non-object bodies leave reason and timestamp empty",
+        arguments: [
+            "", "garbage", "<html>502 Bad Gateway</html>", "[]", #"["reason"]"#, "{", #"{"reason":42}"#,
+        ])
     func garbage(body: String) {
         let response = ErrorResponse(status: 502, body: Array(body.utf8))
         #expect(response.status == 502)
@@ -165,10 +193,12 @@ struct ErrorResponseTests {
         #expect(response.timestamp == nil)
     }
 
-    @Test("the JSON body written back has Apple's shape", arguments: [
-        ErrorResponse(status: 410, reason: .unregistered, timestamp: 1_700_000_000_123),
-        ErrorResponse(status: 400, reason: .badTopic),
-    ])
+    @Test(
+        "the JSON body written back has Apple's shape",
+        arguments: [
+            ErrorResponse(status: 410, reason: .unregistered, timestamp: 1_700_000_000_123),
+            ErrorResponse(status: 400, reason: .badTopic),
+        ])
     func jsonBody(response: ErrorResponse) throws {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(response.jsonBody)) as? [String: Any])
         #expect(object["reason"] as? String == response.reason?.rawValue)

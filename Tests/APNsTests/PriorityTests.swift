@@ -31,7 +31,9 @@ struct PriorityTests {
     @Test("background pushes must use 5")
     func background() throws {
         try Priority.conservePower.validate(for: .background)
-        #expect(throws: APNsError.priorityNotAllowed(.immediate, .background)) { try Priority.immediate.validate(for: .background) }
+        #expect(throws: APNsError.priorityNotAllowed(.immediate, .background)) {
+            try Priority.immediate.validate(for: .background)
+        }
         #expect(throws: APNsError.priorityNotAllowed(.low, .background)) { try Priority.low.validate(for: .background) }
     }
 
@@ -39,14 +41,20 @@ struct PriorityTests {
     func liveActivity() throws {
         try Priority.immediate.validate(for: .liveactivity)
         try Priority.conservePower.validate(for: .liveactivity)
-        #expect(throws: APNsError.priorityNotAllowed(.low, .liveactivity)) { try Priority.low.validate(for: .liveactivity) }
-        #expect(APNsError.priorityNotAllowed(.low, .liveactivity).description
+        #expect(throws: APNsError.priorityNotAllowed(.low, .liveactivity)) {
+            try Priority.low.validate(for: .liveactivity)
+        }
+        #expect(
+            APNsError.priorityNotAllowed(.low, .liveactivity).description
                 == "priority 1 is not allowed for push type liveactivity (Live Activity pushes use 10 or 5)")
-        #expect(APNsError.priorityNotAllowed(.immediate, .background).description
+        #expect(
+            APNsError.priorityNotAllowed(.immediate, .background).description
                 == "priority 10 is not allowed for push type background (background pushes must use priority 5)")
     }
 
-    @Test("other push types take any of the three", arguments: PushType.all.filter { $0 != .background && $0 != .liveactivity })
+    @Test(
+        "other push types take any of the three",
+        arguments: PushType.all.filter { $0 != .background && $0 != .liveactivity })
     func others(type: PushType) throws {
         for priority in [Priority.immediate, .conservePower, .low] { try priority.validate(for: type) }
     }

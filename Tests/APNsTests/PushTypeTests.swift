@@ -37,13 +37,17 @@ struct PushTypeTests {
         if suffix != nil { #expect(!type.accepts(topic: bundle)) }
     }
 
-    @Test("an unknown push type is refused with an error listing every valid one", arguments: ["", "bogus", "alerts", "push-to-talk", "VoIP "])
+    @Test(
+        "an unknown push type is refused with an error listing every valid one",
+        arguments: ["", "bogus", "alerts", "push-to-talk", "VoIP "])
     func unknown(name: String) {
         #expect(PushType(rawValue: name) == nil)
         #expect {
             try PushType.parse(name)
         } throws: { error in
-            guard let error = error as? APNsError, case .invalidPushType(let value) = error, value == name else { return false }
+            guard let error = error as? APNsError, case .invalidPushType(let value) = error, value == name else {
+                return false
+            }
             let text = error.description
             return documentedPushTypes.allSatisfy { text.contains($0.name) }
         }
@@ -62,7 +66,9 @@ struct PushTypeTests {
         try type.validate(bundleID: "com.example.pushtype.voip")
     }
 
-    @Test("a bundle id carrying another push type's .push-type. suffix is refused with the topic to write", arguments: documentedPushTypes)
+    @Test(
+        "a bundle id carrying another push type's .push-type. suffix is refused with the topic to write",
+        arguments: documentedPushTypes)
     func otherSuffix(name: String, suffix: String?) throws {
         let type = try PushType.parse(name)
         for other in PushType.all where other != type {
@@ -71,7 +77,8 @@ struct PushTypeTests {
                 try type.validate(bundleID: "com.example.app" + carried)
             } throws: { error in
                 guard let error = error as? APNsError, case .invalidTopic(let why) = error else { return false }
-                return why.contains("give the bundle id com.example.app") && why.hasSuffix("or send it as push type \(other)")
+                return why.contains("give the bundle id com.example.app")
+                    && why.hasSuffix("or send it as push type \(other)")
                     && (suffix == nil || why.contains("push to com.example.app\(suffix!)"))
             }
         }

@@ -7,7 +7,10 @@ import Testing
     }
 
     private func usageError(_ words: [String]) -> String? {
-        do { _ = try parse(words); return nil } catch { return error.message }
+        do {
+            _ = try parse(words)
+            return nil
+        } catch { return error.message }
     }
 
     @Test func valuesInBothSpellingsFlagsAndPositionals() throws {
@@ -61,6 +64,8 @@ import Testing
     @Test func exactPositionals() throws {
         #expect(try parse(["a", "b"]).positionals(exactly: ["FIRST", "SECOND"]) == ["a", "b"])
         #expect(throws: UsageError("missing SECOND")) { try parse(["a"]).positionals(exactly: ["FIRST", "SECOND"]) }
-        #expect(throws: UsageError("unexpected argument 'c'")) { try parse(["a", "b", "c"]).positionals(exactly: ["FIRST", "SECOND"]) }
+        #expect(throws: UsageError("unexpected argument 'c'")) {
+            try parse(["a", "b", "c"]).positionals(exactly: ["FIRST", "SECOND"])
+        }
     }
 }

@@ -19,7 +19,9 @@ import Testing
         contact.unanswered(at: t0.addingTimeInterval(10))
         #expect(contact.readiness(now: t0.addingTimeInterval(60)) == "ok", "answered within the minute")
         #expect(contact.readiness(now: t0.addingTimeInterval(65)) == "ok", "failing for less than a minute")
-        #expect(contact.readiness(now: t0.addingTimeInterval(71)) == "no answer from APNs for 71 s; sends failing since then")
+        #expect(
+            contact.readiness(now: t0.addingTimeInterval(71))
+                == "no answer from APNs for 71 s; sends failing since then")
     }
 
     @Test func failuresWithoutAnyAnswerGetTheWindowThenAreUnready() {

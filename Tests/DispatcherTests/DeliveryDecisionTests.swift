@@ -11,87 +11,111 @@ struct DeliveryDecisionTests {
     static let policy = RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: 3)
 
     static func job(attempts: Int = 0, expiration: Int64? = nil) -> DeliveryJob {
-        DeliveryJob(id: DeliveryID(7), campaignID: CampaignID(1), kind: .bulk, token: try! DeviceToken(String(repeating: "ab", count: 32)),
-                    environment: .production,
-                    content: try! NotificationContent(bundleID: "com.example", expiration: expiration.map { try! Expiration(secondsSince1970: $0) },
-                                                      payload: Payload(json: #"{"aps":{}}"#)),
-                    attempts: attempts, deviceRegisteredAt: nil, leasedUntil: now)
+        DeliveryJob(
+            id: DeliveryID(7), campaignID: CampaignID(1), kind: .bulk,
+            token: try! DeviceToken(String(repeating: "ab", count: 32)),
+            environment: .production,
+            content: try! NotificationContent(
+                bundleID: "com.example", expiration: expiration.map { try! Expiration(secondsSince1970: $0) },
+                payload: Payload(json: #"{"aps":{}}"#)),
+            attempts: attempts, deviceRegisteredAt: nil, leasedUntil: now)
     }
 
     static func response(_ status: Int, _ reason: String? = nil, timestamp: Int64? = nil) -> TransportResult {
-        let body = ErrorResponse(status: status, reason: reason.map(Reason.init(rawValue:)), timestamp: timestamp).jsonBody
+        let body = ErrorResponse(status: status, reason: reason.map(Reason.init(rawValue:)), timestamp: timestamp)
+            .jsonBody
         return .response(status: status, apnsID: "00000000-0000-4000-8000-000000000000", body: body)
     }
 
-    @Test(arguments: [
-        (200, nil, DeliveryStatus.accepted),
-        (410, "Unregistered", .unregistered),
-        (410, "ExpiredToken", .unregistered),
-        (400, "BadDeviceToken", .rejected),
-        (400, "DeviceTokenNotForTopic", .rejected),
-        (400, "BadTopic", .rejected),
-        (400, "PayloadEmpty", .rejected),
-        (404, "BadPath", .rejected),
-        (405, "MethodNotAllowed", .rejected),
-        (413, "PayloadTooLarge", .rejected),
-        (429, "TooManyRequests", .pending),
-        (429, "TooManyProviderTokenUpdates", .pending),
-        (500, "InternalServerError", .pending),
-        (503, "ServiceUnavailable", .pending),
-        (503, "Shutdown", .pending),
-    ] as [(Int, String?, DeliveryStatus)])
+    @Test(
+        arguments: [
+            (200, nil, DeliveryStatus.accepted),
+            (410, "Unregistered", .unregistered),
+            (410, "ExpiredToken", .unregistered),
+            (400, "BadDeviceToken", .rejected),
+            (400, "DeviceTokenNotForTopic", .rejected),
+            (400, "BadTopic", .rejected),
+            (400, "PayloadEmpty", .rejected),
+            (404, "BadPath", .rejected),
+            (405, "MethodNotAllowed", .rejected),
+            (413, "PayloadTooLarge", .rejected),
+            (429, "TooManyRequests", .pending),
+            (429, "TooManyProviderTokenUpdates", .pending),
+            (500, "InternalServerError", .pending),
+            (503, "ServiceUnavailable", .pending),
+            (503, "Shutdown", .pending),
+        ] as [(Int, String?, DeliveryStatus)])
     func statusFollowsApplesTable(status: Int, reason: String?, expected: DeliveryStatus) {
-        let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(status, reason), now: Self.now, policy: Self.policy, unit: 0.5)
+        let decision = DeliveryDecision.decide(
+            job: Self.job(), answer: Self.response(status, reason), now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(decision.stop == nil)
         #expect(decision.result?.disposition.status == expected)
         if let reason { #expect(decision.result?.reason?.rawValue == reason) }
     }
 
     @Test func deactivationCarriesThe410Timestamp() {
-        let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(410, "Unregistered", timestamp: 1_700_000_000_123),
-                                               now: Self.now, policy: Self.policy, unit: 0)
-        #expect(decision.result?.deactivation == DeliveryResult.Deactivation(reason: .unregistered, unregisteredAt: 1_700_000_000_123))
-        let bad = DeliveryDecision.decide(job: Self.job(), answer: Self.response(400, "BadDeviceToken"), now: Self.now, policy: Self.policy, unit: 0)
+        let decision = DeliveryDecision.decide(
+            job: Self.job(), answer: Self.response(410, "Unregistered", timestamp: 1_700_000_000_123),
+            now: Self.now, policy: Self.policy, unit: 0)
+        #expect(
+            decision.result?.deactivation
+                == DeliveryResult.Deactivation(reason: .unregistered, unregisteredAt: 1_700_000_000_123))
+        let bad = DeliveryDecision.decide(
+            job: Self.job(), answer: Self.response(400, "BadDeviceToken"), now: Self.now, policy: Self.policy, unit: 0)
         #expect(bad.result?.deactivation == DeliveryResult.Deactivation(reason: .badDeviceToken, unregisteredAt: nil))
-        let topic = DeliveryDecision.decide(job: Self.job(), answer: Self.response(400, "BadTopic"), now: Self.now, policy: Self.policy, unit: 0)
+        let topic = DeliveryDecision.decide(
+            job: Self.job(), answer: Self.response(400, "BadTopic"), now: Self.now, policy: Self.policy, unit: 0)
         #expect(topic.result?.deactivation == nil)
     }
 
-    @Test(arguments: ["InvalidProviderToken", "MissingProviderToken", "BadCertificate", "BadCertificateEnvironment", "Forbidden",
-                      "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken"])
+    @Test(arguments: [
+        "InvalidProviderToken", "MissingProviderToken", "BadCertificate", "BadCertificateEnvironment", "Forbidden",
+        "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken",
+    ])
     func configurationErrorsStopAndLeaveTheDeliveryAlone(reason: String) {
-        let decision = DeliveryDecision.decide(job: Self.job(), answer: Self.response(403, reason), now: Self.now, policy: Self.policy, unit: 0.5)
+        let decision = DeliveryDecision.decide(
+            job: Self.job(), answer: Self.response(403, reason), now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(decision.result == nil)
         #expect(decision.stop == .credentialsRefused(status: 403, reason: Reason(rawValue: reason), credential: ""))
     }
 
     @Test func aRequestThatCannotBeSentFailsAtOnceInsteadOfEightTimes() {
-        let error = TransportError(kind: .invalidRequest, curlCode: 3, message: "URL using bad/illegal format",
-                                   isConnectionFatal: false, isRetryable: false)
-        let decision = DeliveryDecision.decide(job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+        let error = TransportError(
+            kind: .invalidRequest, curlCode: 3, message: "URL using bad/illegal format",
+            isConnectionFatal: false, isRetryable: false)
+        let decision = DeliveryDecision.decide(
+            job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(decision.result?.disposition == .failed && decision.result?.reason == .transport("invalid-request"))
         #expect(decision.result?.countsAsAttempt == false)
     }
 
     @Test func tlsVerificationFailureStops() {
-        let error = TransportError(kind: .tlsVerification, curlCode: 60, message: "SSL peer certificate or SSH remote key was not OK",
-                                   isConnectionFatal: true, isRetryable: false)
-        let decision = DeliveryDecision.decide(job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+        let error = TransportError(
+            kind: .tlsVerification, curlCode: 60, message: "SSL peer certificate or SSH remote key was not OK",
+            isConnectionFatal: true, isRetryable: false)
+        let decision = DeliveryDecision.decide(
+            job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(decision.result == nil && decision.stop == .tlsVerification(error))
     }
 
     @Test func transportFailuresAreRetriedWithBackoff() {
-        let error = TransportError(kind: .connectionLost, curlCode: 16, message: "Error in the HTTP2 framing layer",
-                                   isConnectionFatal: true, isRetryable: true, requestWasSent: true)
-        let decision = DeliveryDecision.decide(job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
-        guard case .retry(let at)? = decision.result?.disposition else { Issue.record("not a retry"); return }
+        let error = TransportError(
+            kind: .connectionLost, curlCode: 16, message: "Error in the HTTP2 framing layer",
+            isConnectionFatal: true, isRetryable: true, requestWasSent: true)
+        let decision = DeliveryDecision.decide(
+            job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+        guard case .retry(let at)? = decision.result?.disposition else {
+            Issue.record("not a retry")
+            return
+        }
         #expect(at == Self.now.addingTimeInterval(0.5))
         #expect(decision.result?.reason?.rawValue == "Transport:connection-lost")
     }
 
     @Test func retriesEndAtMaxAttempts() {
-        let last = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.response(503, "ServiceUnavailable"),
-                                           now: Self.now, policy: Self.policy, unit: 0.5)
+        let last = DeliveryDecision.decide(
+            job: Self.job(attempts: 2), answer: Self.response(503, "ServiceUnavailable"),
+            now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(last.result?.disposition == .failed)
         #expect(last.result?.httpStatus == 503 && last.result?.reason == .serviceUnavailable)
     }
@@ -99,14 +123,17 @@ struct DeliveryDecisionTests {
     @Test func neverRetriesPastTheExpiration() {
         let expiresSoon = Int64(Self.now.timeIntervalSince1970) + 1
         // unit 0.9 after 1 attempt: up to 0.9 s later — still inside; after 2 attempts up to 1.8 s — past it.
-        let inside = DeliveryDecision.decide(job: Self.job(attempts: 0, expiration: expiresSoon), answer: Self.response(429, "TooManyRequests"),
-                                             now: Self.now, policy: Self.policy, unit: 0.9)
-        let outside = DeliveryDecision.decide(job: Self.job(attempts: 1, expiration: expiresSoon), answer: Self.response(429, "TooManyRequests"),
-                                              now: Self.now, policy: Self.policy, unit: 0.9)
+        let inside = DeliveryDecision.decide(
+            job: Self.job(attempts: 0, expiration: expiresSoon), answer: Self.response(429, "TooManyRequests"),
+            now: Self.now, policy: Self.policy, unit: 0.9)
+        let outside = DeliveryDecision.decide(
+            job: Self.job(attempts: 1, expiration: expiresSoon), answer: Self.response(429, "TooManyRequests"),
+            now: Self.now, policy: Self.policy, unit: 0.9)
         #expect(inside.result?.disposition.status == .pending)
         #expect(outside.result?.disposition == .failed)
-        let once = DeliveryDecision.decide(job: Self.job(expiration: 0), answer: Self.response(500, "InternalServerError"),
-                                           now: Self.now, policy: Self.policy, unit: 0.1)
+        let once = DeliveryDecision.decide(
+            job: Self.job(expiration: 0), answer: Self.response(500, "InternalServerError"),
+            now: Self.now, policy: Self.policy, unit: 0.1)
         #expect(once.result?.disposition == .failed)
     }
 
@@ -124,37 +151,48 @@ struct DeliveryDecisionTests {
         #expect(!DeliveryDecision.isExpired(job, now: Self.now.addingTimeInterval(3600), policy: policy))
         #expect(DeliveryDecision.isExpired(job, now: Self.now.addingTimeInterval(3601), policy: policy))
         // A retry that would come after the age limit fails instead; an apns-expiration overrides the age limit.
-        let late = DeliveryDecision.decide(job: job, answer: Self.response(503, "ServiceUnavailable"),
-                                           now: Self.now.addingTimeInterval(3599.5), policy: policy, unit: 0.9)
+        let late = DeliveryDecision.decide(
+            job: job, answer: Self.response(503, "ServiceUnavailable"),
+            now: Self.now.addingTimeInterval(3599.5), policy: policy, unit: 0.9)
         #expect(late.result?.disposition == .failed)
         let farFuture = Int64(Self.now.timeIntervalSince1970) + 86_400 * 3
-        #expect(!DeliveryDecision.isExpired(Self.job(expiration: farFuture), now: Self.now.addingTimeInterval(86_400), policy: policy))
+        #expect(
+            !DeliveryDecision.isExpired(
+                Self.job(expiration: farFuture), now: Self.now.addingTimeInterval(86_400), policy: policy))
     }
 
     static func failure(_ kind: TransportError.Kind, sent: Bool) -> TransportResult {
-        .failure(TransportError(kind: kind, curlCode: 7, message: "test", isConnectionFatal: true, isRetryable: true, requestWasSent: sent))
+        .failure(
+            TransportError(
+                kind: kind, curlCode: 7, message: "test", isConnectionFatal: true, isRetryable: true,
+                requestWasSent: sent))
     }
 
     @Test func onlyAnsweredOrTimedOutRequestsSpendAnAttempt() {
         // Nothing written: APNs is unreachable; no result, no attempt, the pool pauses.
         for kind in [TransportError.Kind.connect, .timeout, .connectionLost] {
-            let decision = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.failure(kind, sent: false),
-                                                   now: Self.now, policy: Self.policy, unit: 0.5)
+            let decision = DeliveryDecision.decide(
+                job: Self.job(attempts: 2), answer: Self.failure(kind, sent: false),
+                now: Self.now, policy: Self.policy, unit: 0.5)
             #expect(decision.unreachable && decision.result == nil && decision.stop == nil, "\(kind)")
         }
         // Written, then the connection broke: retried, without spending an attempt (even at the limit).
-        let cut = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.failure(.connectionLost, sent: true),
-                                          now: Self.now, policy: Self.policy, unit: 0.5)
+        let cut = DeliveryDecision.decide(
+            job: Self.job(attempts: 2), answer: Self.failure(.connectionLost, sent: true),
+            now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(!cut.unreachable && cut.result?.disposition.status == .pending && cut.result?.countsAsAttempt == false)
         // Written and timed out: that is an attempt (APNs may have it).
-        let timedOut = DeliveryDecision.decide(job: Self.job(attempts: 1), answer: Self.failure(.timeout, sent: true),
-                                               now: Self.now, policy: Self.policy, unit: 0.5)
+        let timedOut = DeliveryDecision.decide(
+            job: Self.job(attempts: 1), answer: Self.failure(.timeout, sent: true),
+            now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(timedOut.result?.disposition.status == .pending && timedOut.result?.countsAsAttempt == true)
-        let lastTimeout = DeliveryDecision.decide(job: Self.job(attempts: 2), answer: Self.failure(.timeout, sent: true),
-                                                  now: Self.now, policy: Self.policy, unit: 0.5)
+        let lastTimeout = DeliveryDecision.decide(
+            job: Self.job(attempts: 2), answer: Self.failure(.timeout, sent: true),
+            now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(lastTimeout.result?.disposition == .failed)
         // Withdrawn (cancel, stop): untouched.
-        let withdrawn = DeliveryDecision.decide(job: Self.job(), answer: .failure(.withdrawn()), now: Self.now, policy: Self.policy, unit: 0.5)
+        let withdrawn = DeliveryDecision.decide(
+            job: Self.job(), answer: .failure(.withdrawn()), now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(withdrawn.result == nil && !withdrawn.unreachable)
     }
 }
@@ -182,7 +220,9 @@ struct OutageBackoffTests {
             now = end
             outage.probeSent()
         }
-        #expect(abs(pauses[0] - 3) < 1e-9 && abs(pauses[1] - 9) < 1e-9 && pauses[2...].allSatisfy { abs($0 - 10) < 1e-9 }, "\(pauses)")
+        #expect(
+            abs(pauses[0] - 3) < 1e-9 && abs(pauses[1] - 9) < 1e-9 && pauses[2...].allSatisfy { abs($0 - 10) < 1e-9 },
+            "\(pauses)")
         #expect(outage.since == Self.t0)
         outage.reached()
         #expect(!outage.isOut && outage.maySend(now: now) && outage.pauses == 0)
@@ -192,10 +232,12 @@ struct OutageBackoffTests {
         var outage = OutageBackoff(base: .seconds(1), cap: .seconds(100))
         _ = outage.unreachable(now: Self.t0, unit: 0)
         outage.probeSent()
-        let second = outage.unreachable(now: Self.t0.addingTimeInterval(1), unit: 0).timeIntervalSince(Self.t0.addingTimeInterval(1))
+        let second = outage.unreachable(now: Self.t0.addingTimeInterval(1), unit: 0).timeIntervalSince(
+            Self.t0.addingTimeInterval(1))
         #expect(abs(second - 1) < 1e-9)
         outage.probeSent()
-        let third = outage.unreachable(now: Self.t0.addingTimeInterval(2), unit: 0.5).timeIntervalSince(Self.t0.addingTimeInterval(2))
+        let third = outage.unreachable(now: Self.t0.addingTimeInterval(2), unit: 0.5).timeIntervalSince(
+            Self.t0.addingTimeInterval(2))
         #expect(abs(third - 2) < 1e-9)  // halfway between 1 and 3 × 1
     }
 }
@@ -212,7 +254,9 @@ struct RetryPolicyTests {
     @Test func jitterSpreadsAHerd() {
         let policy = RetryPolicy(base: .seconds(1), cap: .seconds(30), maxAttempts: 10)
         var generator = SystemRandomNumberGenerator()
-        let delays = (0..<1000).map { _ in policy.delay(afterAttempts: 4, unit: Double.random(in: 0..<1, using: &generator)).seconds }
+        let delays = (0..<1000).map { _ in
+            policy.delay(afterAttempts: 4, unit: Double.random(in: 0..<1, using: &generator)).seconds
+        }
         #expect(delays.allSatisfy { $0 >= 0 && $0 <= 8 })
         // Full jitter: roughly uniform over [0, 8): the halves are both well populated.
         #expect(delays.filter { $0 < 4 }.count > 400 && delays.filter { $0 >= 4 }.count > 400)

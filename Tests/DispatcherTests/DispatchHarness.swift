@@ -29,9 +29,11 @@ final class DispatchHarness: @unchecked Sendable {
     /// Stores and transports of extra workers (`extraWorker`), closed by `shutdown`.
     private var extras: [(Store, TransportRegistry)] = []
 
-    init(scenario: Scenario = Scenario(), connections: Int = 2, rate: Int = 0, serverTeamID: String = "TESTTEAM01",
-         tokenClock: (@Sendable () -> Date)? = nil, tokenUpdateInterval: TimeInterval = 1200,
-         startingServer: Bool = true) async throws {
+    init(
+        scenario: Scenario = Scenario(), connections: Int = 2, rate: Int = 0, serverTeamID: String = "TESTTEAM01",
+        tokenClock: (@Sendable () -> Date)? = nil, tokenUpdateInterval: TimeInterval = 1200,
+        startingServer: Bool = true
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-dispatch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         key = try SigningKey(contentsOfFile: Self.fixture("keys/AuthKey_TESTKEY001.p8"))
@@ -43,8 +45,10 @@ final class DispatchHarness: @unchecked Sendable {
         let verifier = JWTVerifier(key: key, credential: serverCredential)
         makeServer = { port in
             // Token stats listed: tests look up what one device got (count(token:status:)).
-            try MockServer(configuration: MockConfiguration(port: port, identity: identity, verifier: verifier, scenario: scenario,
-                                                            tokenUpdateInterval: tokenUpdateInterval, statsTokens: true))
+            try MockServer(
+                configuration: MockConfiguration(
+                    port: port, identity: identity, verifier: verifier, scenario: scenario,
+                    tokenUpdateInterval: tokenUpdateInterval, statsTokens: true))
         }
         if startingServer {
             mock = try makeServer(0)
@@ -54,8 +58,10 @@ final class DispatchHarness: @unchecked Sendable {
         }
         store = try await Store.open(at: directory.appendingPathComponent("apnsd.sqlite").path)
         transportConfiguration = TransportConfiguration(
-            baseURLs: [.production: "https://127.0.0.1:\(port)", .development: "https://127.0.0.1:\(port)"], caFile: caFile,
-            connectionsPerPool: connections, ratePerConnection: rate, connectTimeout: .seconds(10), requestTimeout: .seconds(10))
+            baseURLs: [.production: "https://127.0.0.1:\(port)", .development: "https://127.0.0.1:\(port)"],
+            caFile: caFile,
+            connectionsPerPool: connections, ratePerConnection: rate, connectTimeout: .seconds(10),
+            requestTimeout: .seconds(10))
         transport = TransportRegistry(configuration: transportConfiguration)
         tokens = ProviderTokenCache(key: key, credential: credential, clock: tokenClock ?? { Date() })
     }
@@ -66,53 +72,77 @@ final class DispatchHarness: @unchecked Sendable {
     }
 
     /// A worker with a fast retry policy, so backoffs take milliseconds.
-    func worker(maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none), tokens: ProviderTokenCache? = nil,
-                observer: (any WorkerObserver)? = nil,
-                configure: (inout WorkerConfiguration) -> Void = { _ in }) -> Worker {
-        Worker(store: store, credentials: credentials(tokens ?? self.tokens), transport: transport,
-               configuration: workerConfiguration(maxAttempts, configure), logger: logger, observer: observer)
+    func worker(
+        maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none), tokens: ProviderTokenCache? = nil,
+        observer: (any WorkerObserver)? = nil,
+        configure: (inout WorkerConfiguration) -> Void = { _ in }
+    ) -> Worker {
+        Worker(
+            store: store, credentials: credentials(tokens ?? self.tokens), transport: transport,
+            configuration: workerConfiguration(maxAttempts, configure), logger: logger, observer: observer)
     }
 
     /// The fixture key as the one credential, `default`, sending every topic.
     func credentials(_ tokens: ProviderTokenCache) -> CredentialSet {
-        CredentialSet(only: SendingCredential(name: "default", authorization: .token(tokens, keyID: credential.keyId, teamID: credential.teamId,
-                                                                                        fingerprint: "fixture")))
+        CredentialSet(
+            only: SendingCredential(
+                name: "default",
+                authorization: .token(
+                    tokens, keyID: credential.keyId, teamID: credential.teamId,
+                    fingerprint: "fixture")))
     }
 
     /// Another worker process, as far as the queue can tell: its own connection to the file, its own pools.
-    func extraWorker(maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none),
-                     configure: (inout WorkerConfiguration) -> Void = { _ in }) async throws -> Worker {
+    func extraWorker(
+        maxAttempts: Int = 5, logger: Logger = Logger(label: "test", sink: .none),
+        configure: (inout WorkerConfiguration) -> Void = { _ in }
+    ) async throws -> Worker {
         let store = try await Store.open(at: self.store.path)
         let transport = TransportRegistry(configuration: transportConfiguration)
         extras.append((store, transport))
-        return Worker(store: store, credentials: credentials(ProviderTokenCache(key: key, credential: credential)), transport: transport,
-                      configuration: workerConfiguration(maxAttempts, configure), logger: logger)
+        return Worker(
+            store: store, credentials: credentials(ProviderTokenCache(key: key, credential: credential)),
+            transport: transport,
+            configuration: workerConfiguration(maxAttempts, configure), logger: logger)
     }
 
-    private func workerConfiguration(_ maxAttempts: Int, _ configure: (inout WorkerConfiguration) -> Void) -> WorkerConfiguration {
-        var configuration = WorkerConfiguration(lease: .seconds(2), heartbeat: .milliseconds(200),
-                                                retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200), maxAttempts: maxAttempts),
-                                                pollInterval: .milliseconds(50),
-                                                // A handshake that times out on a loaded machine (sanitizers) is an outage:
-                                                // `--until-idle` must not give up on it at the tests' tiny retry cap.
-                                                unreachableLimit: .seconds(30))
-        configuration.pace(ratePerConnection: transportConfiguration.ratePerConnection,
-                           connections: transportConfiguration.connectionsPerPool)
+    private func workerConfiguration(_ maxAttempts: Int, _ configure: (inout WorkerConfiguration) -> Void)
+        -> WorkerConfiguration
+    {
+        var configuration = WorkerConfiguration(
+            lease: .seconds(2), heartbeat: .milliseconds(200),
+            retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200), maxAttempts: maxAttempts),
+            pollInterval: .milliseconds(50),
+            // A handshake that times out on a loaded machine (sanitizers) is an outage:
+            // `--until-idle` must not give up on it at the tests' tiny retry cap.
+            unreachableLimit: .seconds(30))
+        configuration.pace(
+            ratePerConnection: transportConfiguration.ratePerConnection,
+            connections: transportConfiguration.connectionsPerPool)
         configure(&configuration)
         return configuration
     }
 
     /// Registers `count` devices whose tokens start with `prefix`.
     @discardableResult
-    func register(_ count: Int, prefix: String = "a11c", environment: Environment = .production, now: Date = Date()) async throws -> [DeviceToken] {
+    func register(_ count: Int, prefix: String = "a11c", environment: Environment = .production, now: Date = Date())
+        async throws -> [DeviceToken]
+    {
         let tokens = try (0..<count).map { i in try DeviceToken(prefix + String(format: "%060x", i + 1)) }
-        _ = try await store.importDevices(tokens.map { DeviceRegistration(token: $0, topic: Self.topic, environment: environment) }, now: now)
+        _ = try await store.importDevices(
+            tokens.map { DeviceRegistration(token: $0, topic: Self.topic, environment: environment) }, now: now)
         return tokens
     }
 
-    func campaign(_ audience: Audience = .all(), payload: String = #"{"aps":{"alert":"test"}}"#, expiration: Expiration? = nil) async throws -> CampaignID {
-        try await store.createCampaign(CampaignSpec(audience: audience, content: NotificationContent(bundleID: Self.topic, expiration: expiration,
-                                                                                                    payload: Payload(json: payload))))
+    func campaign(
+        _ audience: Audience = .all(), payload: String = #"{"aps":{"alert":"test"}}"#, expiration: Expiration? = nil
+    ) async throws -> CampaignID {
+        try await store.createCampaign(
+            CampaignSpec(
+                audience: audience,
+                content: NotificationContent(
+                    bundleID: Self.topic, expiration: expiration,
+                    payload: Payload(json: payload))))
     }
 
     /// Every log row of `campaign`.
@@ -139,7 +169,8 @@ final class DispatchHarness: @unchecked Sendable {
     }
 
     static func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Fixtures").appendingPathComponent(name).path
     }
 

@@ -51,7 +51,8 @@ struct RetryJitterTests {
     @Test func equalKeepsHalfTheCeilingAndDrawsTheRest() {
         let policy = Self.policy(.equal)
         for (attempts, ceiling) in [(1, 1.0), (2, 2), (3, 4), (4, 8), (5, 16), (6, 30), (9, 30)] {
-            #expect(abs(policy.delay(afterAttempts: attempts, unit: 0).seconds - ceiling / 2) < 1e-9, "attempt \(attempts)")
+            #expect(
+                abs(policy.delay(afterAttempts: attempts, unit: 0).seconds - ceiling / 2) < 1e-9, "attempt \(attempts)")
             #expect(abs(policy.delay(afterAttempts: attempts, unit: 1).seconds - ceiling) < 1e-9, "attempt \(attempts)")
         }
         let delays = Self.units(1000).map { policy.delay(afterAttempts: 4, unit: $0).seconds }
@@ -67,7 +68,9 @@ struct RetryJitterTests {
         #expect(abs(policy.delay(afterAttempts: 3, unit: 1, previous: .seconds(20)).seconds - 30) < 1e-9, "capped")
         // Without it: the longest the previous delay could have been, base · 3^(attempts−1).
         for (attempts, high) in [(1, 3.0), (2, 9), (3, 27), (4, 30), (9, 30)] {
-            #expect(abs(policy.delay(afterAttempts: attempts, unit: 0).seconds - 1) < 1e-9, "floor at base, attempt \(attempts)")
+            #expect(
+                abs(policy.delay(afterAttempts: attempts, unit: 0).seconds - 1) < 1e-9,
+                "floor at base, attempt \(attempts)")
             #expect(abs(policy.delay(afterAttempts: attempts, unit: 1).seconds - high) < 1e-9, "attempt \(attempts)")
         }
         let delays = Self.units(1000).map { policy.delay(afterAttempts: 3, unit: $0).seconds }
@@ -75,7 +78,8 @@ struct RetryJitterTests {
         #expect(delays.filter { $0 < 14 }.count > 400 && delays.filter { $0 >= 14 }.count > 400)
 
         // A chain fed its own delays stays within [base, cap] and does not move in step with another chain.
-        var a: Duration = .seconds(1), b: Duration = .seconds(1)
+        var a: Duration = .seconds(1)
+        var b: Duration = .seconds(1)
         let draws = Self.units(40, seed: 7)
         var apart = 0
         for step in 0..<20 {
@@ -105,8 +109,9 @@ extension RetryJitterTests {
         job.previousDelay = .seconds(10)
         let now = DeliveryDecisionTests.now
         for (unit, expected) in [(0.0, 1.0), (0.5, 15.5), (1, 30)] {
-            let decision = DeliveryDecision.decide(job: job, answer: DeliveryDecisionTests.response(503, "ServiceUnavailable"), now: now,
-                                                   policy: policy, unit: unit)
+            let decision = DeliveryDecision.decide(
+                job: job, answer: DeliveryDecisionTests.response(503, "ServiceUnavailable"), now: now,
+                policy: policy, unit: unit)
             guard case .retry(let date)? = decision.result?.disposition else {
                 Issue.record("not retried: \(decision)")
                 continue

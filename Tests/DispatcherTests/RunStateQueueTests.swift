@@ -2,16 +2,18 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Dispatcher
 
 /// The worker's in-memory queue: single sends go ahead of queued bulk work, in claim order, and the rest keeps
 /// its order, whether the slots already sent can take them or the queue has to grow.
 @Suite struct RunStateQueueTests {
     private func job(_ id: Int64, _ kind: CampaignKind) -> DeliveryJob {
-        DeliveryJob(id: DeliveryID(id), campaignID: CampaignID(kind == .single ? 1 : 2), kind: kind,
-                    token: try! DeviceToken(String(format: "%064llx", id)), environment: .production,
-                    content: try! NotificationContent(bundleID: "com.example.app", payload: Payload(json: #"{"aps":{}}"#)),
-                    attempts: 0, deviceRegisteredAt: nil, leasedUntil: Date(timeIntervalSince1970: 0))
+        DeliveryJob(
+            id: DeliveryID(id), campaignID: CampaignID(kind == .single ? 1 : 2), kind: kind,
+            token: try! DeviceToken(String(format: "%064llx", id)), environment: .production,
+            content: try! NotificationContent(bundleID: "com.example.app", payload: Payload(json: #"{"aps":{}}"#)),
+            attempts: 0, deviceRegisteredAt: nil, leasedUntil: Date(timeIntervalSince1970: 0))
     }
 
     private func drain(_ state: inout Worker.RunState) -> [Int64] {

@@ -17,7 +17,9 @@ struct SharedQueueTests {
         private var lines: [String] = []
         var logger: Logger { Logger(label: "test", minimumLevel: .debug, sink: .custom { line in self.append(line) }) }
         func append(_ line: String) { lock.withLock { lines.append(line) } }
-        func count(_ message: String) -> Int { lock.withLock { lines.filter { $0.contains("\"msg\":\"\(message)\"") }.count } }
+        func count(_ message: String) -> Int {
+            lock.withLock { lines.filter { $0.contains("\"msg\":\"\(message)\"") }.count }
+        }
     }
 
     /// Polls `condition` every 20 ms until it holds (true) or `seconds` pass (false).
@@ -65,7 +67,9 @@ struct SharedQueueTests {
                 // Worker k starts once APNs has seen 300·k requests: mid-queue, whatever the machine's speed.
                 if index > 0 {
                     let seen = index * 300
-                    #expect(try await Self.poll { harness.server.stats().totals.requests >= seen }, "never reached \(seen) requests")
+                    #expect(
+                        try await Self.poll { harness.server.stats().totals.requests >= seen },
+                        "never reached \(seen) requests")
                 }
                 group.addTask { try await worker.run(untilIdle: true) }
             }
@@ -86,7 +90,9 @@ struct SharedQueueTests {
         #expect(lines.count("worker.stale_leases_taken_over") == 0)
         #expect(lines.count("worker.registered") == count)
         let campaignRow = try await harness.store.campaign(campaign)
-        #expect(campaignRow.status == .completed && campaignRow.counters.accepted == 3000 && campaignRow.counters.pending == 0)
+        #expect(
+            campaignRow.status == .completed && campaignRow.counters.accepted == 3000
+                && campaignRow.counters.pending == 0)
         await harness.shutdown()
     }
 
@@ -106,7 +112,9 @@ struct SharedQueueTests {
         #expect(try await Self.poll { lines.count("worker.apns_unreachable") == 1 }, "the worker never found APNs down")
         try await Task.sleep(for: .seconds(2))
         let during = try await harness.log(campaign)
-        #expect(during.allSatisfy { $0.status == .pending && $0.attempts == 0 }, "nothing failed or spent an attempt while down")
+        #expect(
+            during.allSatisfy { $0.status == .pending && $0.attempts == 0 },
+            "nothing failed or spent an attempt while down")
         try harness.startServer()
         let summary = try await run.value
         let rows = try await harness.log(campaign)

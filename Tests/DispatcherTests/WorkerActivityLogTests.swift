@@ -21,7 +21,8 @@ import Threads
         try await harness.register(5, prefix: "bad0")
         let campaign = try await harness.campaign()
         let lines = Locked([String]())
-        let logger = Logger(label: "test", minimumLevel: .debug, sink: .custom { line in lines.withLock { $0.append(line) } })
+        let logger = Logger(
+            label: "test", minimumLevel: .debug, sink: .custom { line in lines.withLock { $0.append(line) } })
         let worker = harness.worker(logger: logger) { $0.throughputLogInterval = .milliseconds(100) }
         let summary = try await worker.run(untilIdle: true)
         await harness.shutdown()
@@ -33,8 +34,12 @@ import Threads
         #expect(started.count == 1 && started[0].contains(#""campaign.id":"\#(campaign)""#), "\(started)")
         let finished = named("campaign.finished")
         #expect(finished.count == 1, "\(finished)")
-        #expect(finished.first.map { $0.contains(#""total":"312""#) && $0.contains(#""accepted":"300""#) && $0.contains(#""unregistered":"7""#)
-            && $0.contains(#""rejected":"5""#) && $0.contains(#""status":"completed""#) } == true, "\(finished)")
+        #expect(
+            finished.first.map {
+                $0.contains(#""total":"312""#) && $0.contains(#""accepted":"300""#)
+                    && $0.contains(#""unregistered":"7""#)
+                    && $0.contains(#""rejected":"5""#) && $0.contains(#""status":"completed""#)
+            } == true, "\(finished)")
         let deactivated = named("worker.devices_deactivated").compactMap { line -> Int? in
             guard let range = line.range(of: #""devices":""#) else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })

@@ -37,9 +37,14 @@ struct WorkerEndToEndTests {
         #expect(byStatus[.accepted] == 450)
         #expect(byStatus[.unregistered] == 30)
         #expect(byStatus[.rejected] == 20)
-        #expect(rows.filter { $0.token!.hex.hasPrefix("c0de") }.allSatisfy { $0.attempts == 3 && $0.status == .accepted })
-        #expect(rows.filter { $0.token!.hex.hasPrefix("fa11") }.allSatisfy { $0.attempts == 2 && $0.status == .accepted })
-        #expect(rows.filter { $0.status == .accepted }.allSatisfy { $0.apnsID.map { NotificationID.isCanonical(Array($0.utf8)) } == true })
+        #expect(
+            rows.filter { $0.token!.hex.hasPrefix("c0de") }.allSatisfy { $0.attempts == 3 && $0.status == .accepted })
+        #expect(
+            rows.filter { $0.token!.hex.hasPrefix("fa11") }.allSatisfy { $0.attempts == 2 && $0.status == .accepted })
+        #expect(
+            rows.filter { $0.status == .accepted }.allSatisfy {
+                $0.apnsID.map { NotificationID.isCanonical(Array($0.utf8)) } == true
+            })
         #expect(summary.accepted == 450 && summary.unregistered == 30 && summary.rejected == 20)
         #expect(summary.retried == 25 * 2 + 15 + 10)
 
@@ -64,9 +69,10 @@ struct WorkerEndToEndTests {
         let harness = try await DispatchHarness(scenario: scenario)
         // Both registered two hours ago; the second registers again now, after its 410 timestamp.
         let twoHoursAgo = Date().addingTimeInterval(-7200)
-        _ = try await harness.store.importDevices([staleOld, reRegistered].map {
-            DeviceRegistration(token: $0, topic: DispatchHarness.topic)
-        }, now: twoHoursAgo)
+        _ = try await harness.store.importDevices(
+            [staleOld, reRegistered].map {
+                DeviceRegistration(token: $0, topic: DispatchHarness.topic)
+            }, now: twoHoursAgo)
         _ = try await harness.store.register(DeviceRegistration(token: reRegistered, topic: DispatchHarness.topic))
         let campaign = try await harness.campaign()
 
@@ -90,12 +96,15 @@ struct WorkerEndToEndTests {
 
     @Test func badDeviceTokenDeactivatesWithoutRetry() async throws {
         let bad = DispatchHarness.token("bad0", 1)
-        let harness = try await DispatchHarness(scenario: Scenario(tokens: [bad.hex: TokenBehaviour(respond: .badDeviceToken)]))
+        let harness = try await DispatchHarness(
+            scenario: Scenario(tokens: [bad.hex: TokenBehaviour(respond: .badDeviceToken)]))
         _ = try await harness.store.register(DeviceRegistration(token: bad, topic: DispatchHarness.topic))
         let campaign = try await harness.campaign()
         _ = try await harness.worker().run(untilIdle: true)
         let rows = try await harness.log(campaign)
-        #expect(rows.count == 1 && rows[0].status == .rejected && rows[0].reason == .badDeviceToken && rows[0].attempts == 1)
+        #expect(
+            rows.count == 1 && rows[0].status == .rejected && rows[0].reason == .badDeviceToken && rows[0].attempts == 1
+        )
         let device = try #require(try await harness.store.device(token: bad, topic: DispatchHarness.topic))
         #expect(!device.isActive && device.reason == .badDeviceToken)
         #expect(harness.server.stats().totals.requests == 1)
@@ -103,19 +112,24 @@ struct WorkerEndToEndTests {
     }
 
     @Test func retriesStopAtTheAttemptLimit() async throws {
-        let harness = try await DispatchHarness(scenario: Scenario(tokenPrefixes: ["f0f0": TokenBehaviour(failTimes: 100, failStatus: 503)]))
+        let harness = try await DispatchHarness(
+            scenario: Scenario(tokenPrefixes: ["f0f0": TokenBehaviour(failTimes: 100, failStatus: 503)]))
         try await harness.register(3, prefix: "f0f0")
         let campaign = try await harness.campaign()
         let summary = try await harness.worker(maxAttempts: 4).run(untilIdle: true)
         let rows = try await harness.log(campaign)
-        #expect(rows.allSatisfy { $0.status == .failed && $0.attempts == 4 && $0.httpStatus == 503 && $0.reason == .serviceUnavailable })
+        #expect(
+            rows.allSatisfy {
+                $0.status == .failed && $0.attempts == 4 && $0.httpStatus == 503 && $0.reason == .serviceUnavailable
+            })
         #expect(summary.failed == 3)
         #expect(harness.server.stats().totals.requests == 12)
         await harness.shutdown()
     }
 
     @Test func noRetryPastTheExpiration() async throws {
-        let harness = try await DispatchHarness(scenario: Scenario(tokenPrefixes: ["f0f0": TokenBehaviour(failTimes: 100, failStatus: 429)]))
+        let harness = try await DispatchHarness(
+            scenario: Scenario(tokenPrefixes: ["f0f0": TokenBehaviour(failTimes: 100, failStatus: 429)]))
         try await harness.register(2, prefix: "f0f0")
         // apns-expiration 0 means "try once": a 429 is final.
         let campaign = try await harness.campaign(expiration: .immediately)
@@ -205,7 +219,8 @@ struct WorkerEndToEndTests {
         let stats = harness.server.stats()
         #expect(stats.totals.statuses["200"] == 3000)
         #expect(stats.totals.tokensAcceptedTwice == 0)
-        let pool = try harness.transport.pool(for: harness.credentials(harness.tokens).byName["default"]!.poolKey(.production))
+        let pool = try harness.transport.pool(
+            for: harness.credentials(harness.tokens).byName["default"]!.poolKey(.production))
         #expect(pool.connections.count == 2 && pool.connections.allSatisfy { $0.configuration.ratePerSecond == rate })
         #expect(pool.connections.allSatisfy { $0.stats.sent > 0 }, "both connections carried part of the campaign")
         await harness.shutdown()
@@ -234,8 +249,11 @@ struct WorkerEndToEndTests {
         try await harness.register(1000)
         let bulk = try await harness.campaign()
         let vip = DispatchHarness.token("0001", 1)
-        let single = try await harness.store.enqueueSingle(.single(to: vip, content: try NotificationContent(
-            bundleID: DispatchHarness.topic, payload: Payload(json: #"{"aps":{"alert":"now"}}"#))))
+        let single = try await harness.store.enqueueSingle(
+            .single(
+                to: vip,
+                content: try NotificationContent(
+                    bundleID: DispatchHarness.topic, payload: Payload(json: #"{"aps":{"alert":"now"}}"#))))
         let summary = try await harness.worker().run(untilIdle: true)
         let singleRows = try await harness.log(single)
         let bulkRows = try await harness.log(bulk)

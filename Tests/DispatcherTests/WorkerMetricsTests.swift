@@ -5,8 +5,8 @@ import Foundation
 import Metrics
 import ProviderAuth
 import QueueModel
-import Threads
 import Testing
+import Threads
 
 /// Feeds `APNsdMetrics` from a worker's observer as `apnsd serve` does (MetricsFeed).
 final class MetricsObserver: WorkerObserver {
@@ -47,8 +47,9 @@ struct WorkerMetricsTests {
         try await harness.register(3, prefix: "fa11")
         _ = try await harness.campaign()
         let observer = MetricsObserver()
-        let tokens = ProviderTokenCache(key: harness.key, credential: harness.credential,
-                                        minted: { observer.metrics.providerTokensMinted.increment() })
+        let tokens = ProviderTokenCache(
+            key: harness.key, credential: harness.credential,
+            minted: { observer.metrics.providerTokensMinted.increment() })
 
         let worker = harness.worker(tokens: tokens, observer: observer)
         _ = try await worker.run(untilIdle: true)

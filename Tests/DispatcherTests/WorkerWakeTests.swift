@@ -3,8 +3,8 @@ import Dispatcher
 import Foundation
 import QueueModel
 import Store
-import Testing
 import TestSupport
+import Testing
 import Threads
 
 /// New work reaches an idle worker long before its poll interval (an hour here): in-process through its store's
@@ -22,13 +22,17 @@ struct WorkerWakeTests {
     }
 
     static func single(_ token: DeviceToken) throws -> CampaignSpec {
-        CampaignSpec.single(to: token, environment: nil,
-                            content: try NotificationContent(bundleID: DispatchHarness.topic, payload: Payload(json: #"{"aps":{"alert":"hi"}}"#)))
+        CampaignSpec.single(
+            to: token, environment: nil,
+            content: try NotificationContent(
+                bundleID: DispatchHarness.topic, payload: Payload(json: #"{"aps":{"alert":"hi"}}"#)))
     }
 
     /// Runs a worker polling hourly, sends one notification so it has claimed and gone idle, then enqueues a second
     /// one with `enqueue` and says whether it was accepted within 60 s (generous: the suite runs on a loaded machine).
-    static func secondSendArrives(enqueue: (DispatchHarness, DeviceToken) async throws -> CampaignID) async throws -> Bool {
+    static func secondSendArrives(enqueue: (DispatchHarness, DeviceToken) async throws -> CampaignID) async throws
+        -> Bool
+    {
         let harness = try await DispatchHarness()
         let tokens = try await harness.register(2)
         let stop = Locked(false)
@@ -80,11 +84,15 @@ struct WorkerWakeTests {
         }
         let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
         // Generous: a test process whose threads other suites hold may take long to get going.
-        let busy = try await WorkerWakeTests.eventually(300) { try await harness.store.campaign(bulk).counters.accepted >= 20 }
+        let busy = try await WorkerWakeTests.eventually(300) {
+            try await harness.store.campaign(bulk).counters.accepted >= 20
+        }
         try #require(busy)
         let acceptedBefore = try await harness.store.campaign(bulk).counters.accepted
         let single = try await harness.store.enqueueSingle(try WorkerWakeTests.single(tokens[999]))
-        let arrived = try await WorkerWakeTests.eventually(60) { try await harness.store.campaign(single).counters.accepted == 1 }
+        let arrived = try await WorkerWakeTests.eventually(60) {
+            try await harness.store.campaign(single).counters.accepted == 1
+        }
         let acceptedAfter = try await harness.store.campaign(bulk).counters.accepted
         stop.withLock { $0 = true }
         _ = try await run.value
@@ -93,6 +101,8 @@ struct WorkerWakeTests {
         // Before, it waited behind what the worker held: hundreds queued, and 40 in flight. Now only requests
         // already handed to the connection before the claim (at most its 40 in flight) go first.
         // Generous for a loaded machine (the loop may take a few turns to claim); without the overtaking it is ~240.
-        #expect(acceptedAfter - acceptedBefore <= 100, "bulk deliveries sent before the single: \(acceptedAfter - acceptedBefore)")
+        #expect(
+            acceptedAfter - acceptedBefore <= 100,
+            "bulk deliveries sent before the single: \(acceptedAfter - acceptedBefore)")
     }
 }

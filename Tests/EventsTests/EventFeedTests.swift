@@ -9,9 +9,11 @@ import Testing
         let temporary = try await TemporaryStore()
         let feed = EventFeed(store: temporary.store)
         for n in 0..<3 { try await temporary.store.writeEvent(n) }
-        let first = try #require(try await returned { try await feed.events(after: nil, limit: 2, wait: .seconds(3600)) })
+        let first = try #require(
+            try await returned { try await feed.events(after: nil, limit: 2, wait: .seconds(3600)) })
         #expect(first.events.map(\.token) == [token(0), token(1)] && first.next == first.events[1].id)
-        let second = try #require(try await returned { try await feed.events(after: first.next, limit: 2, wait: .seconds(3600)) })
+        let second = try #require(
+            try await returned { try await feed.events(after: first.next, limit: 2, wait: .seconds(3600)) })
         #expect(second.events.map(\.token) == [token(2)] && second.next == second.events[0].id)
         await temporary.remove()
     }
@@ -36,7 +38,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(200))
             try await store.writeEvent(1)
         }
-        let page = try #require(try await returned { try await feed.events(after: nil, limit: 10, wait: .seconds(3600)) })
+        let page = try #require(
+            try await returned { try await feed.events(after: nil, limit: 10, wait: .seconds(3600)) })
         #expect(page.events.map(\.token) == [token(1)])
         try await writer.value
         await temporary.remove()
@@ -51,7 +54,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(200))
             try await other.writeEvent(2)
         }
-        let page = try #require(try await returned { try await feed.events(after: nil, limit: 10, wait: .seconds(3600)) })
+        let page = try #require(
+            try await returned { try await feed.events(after: nil, limit: 10, wait: .seconds(3600)) })
         #expect(page.events.map(\.token) == [token(2)])
         try await writer.value
         await other.close()

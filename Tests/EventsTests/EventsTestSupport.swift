@@ -50,7 +50,9 @@ func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -
 
 /// `body`'s result, or nil when it has not returned within `bound`. The calls tested this way are asked to wait an
 /// hour: returning within the (generous, load-proof) bound shows they did not wait, without timing them.
-func returned<T: Sendable>(within bound: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+func returned<T: Sendable>(within bound: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> T)
+    async throws -> T?
+{
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {

@@ -1,4 +1,3 @@
-@testable import Events
 import Foundation
 import HTTP2Transport
 import HTTPServer
@@ -7,6 +6,8 @@ import QueueModel
 import Store
 import Testing
 import Threads
+
+@testable import Events
 
 @Suite struct WebhookSenderTests {
     static let secret = "s3cret-s3cret-s3cret"
@@ -26,7 +27,8 @@ import Threads
                 return state.calls
             }
             guard request.method == "POST", request.headers["Content-Type"] == "application/json",
-                  request.headers["X-Apnsd-Signature"] == WebhookSender.signature(of: request.body, secret: secret) else {
+                request.headers["X-Apnsd-Signature"] == WebhookSender.signature(of: request.body, secret: secret)
+            else {
                 received.withLock { $0.badRequests.append("\(request.method) \(request.headers)") }
                 return HTTPResponse(status: 401, text: "bad signature\n")
             }
@@ -45,7 +47,8 @@ import Threads
         let received = Locked(Received())
         let server = try Self.receiver(received)
         let logs = Locked<[String]>([])
-        let logger = Logger(label: "test", minimumLevel: .debug, sink: .custom { line in logs.withLock { $0.append(line) } })
+        let logger = Logger(
+            label: "test", minimumLevel: .debug, sink: .custom { line in logs.withLock { $0.append(line) } })
         var options = WebhookSender.Options()
         options.batchSize = 2
         options.retryBase = .milliseconds(20)
@@ -88,13 +91,17 @@ import Threads
         let temporary = try await TemporaryStore()
         try await temporary.store.writeEvent(0)
         let failures = Locked(0)
-        let logger = Logger(label: "test", sink: .custom { line in if line.contains("webhook.failed") { failures.withLock { $0 += 1 } } })
+        let logger = Logger(
+            label: "test",
+            sink: .custom { line in if line.contains("webhook.failed") { failures.withLock { $0 += 1 } } })
         var options = WebhookSender.Options()
         options.retryBase = .milliseconds(10)
         options.retryCap = .milliseconds(20)
         options.post = HTTPExchange(timeout: .seconds(2), connectTimeout: .seconds(1))
         // Port 1 on loopback: connection refused.
-        let sender = WebhookSender(store: temporary.store, url: "http://127.0.0.1:1/hook", secret: Self.secret, logger: logger, options: options)
+        let sender = WebhookSender(
+            store: temporary.store, url: "http://127.0.0.1:1/hook", secret: Self.secret, logger: logger,
+            options: options)
         await sender.start()
         #expect(await eventually { failures.withLock { $0 } >= 3 })
         await sender.stop()
@@ -103,7 +110,8 @@ import Threads
     }
 
     @Test func theBackoffDoublesFromTheBaseUpToTheCapWithAJitteredHalf() {
-        let base = Duration.seconds(1), cap = Duration.seconds(60)
+        let base = Duration.seconds(1)
+        let cap = Duration.seconds(60)
         #expect(WebhookSender.backoff(failures: 1, base: base, cap: cap, random: 1) == .seconds(1))
         #expect(WebhookSender.backoff(failures: 1, base: base, cap: cap, random: 0) == .milliseconds(500))
         #expect(WebhookSender.backoff(failures: 4, base: base, cap: cap, random: 1) == .seconds(8))

@@ -31,8 +31,12 @@ import Testing
     @Test func mockRequestInputFormat() {
         let input = Array(":method: POST\n:path: /3/device/ab\napns-topic:com.example\nx\n\n{\"aps\":{}}".utf8)
         let parts = FuzzTargets.mockRequestParts(input)
-        #expect(parts.headers.map { String(decoding: $0.name, as: UTF8.self) } == [":method", ":path", "apns-topic", "x"])
-        #expect(parts.headers.map { String(decoding: $0.value, as: UTF8.self) } == ["POST", "/3/device/ab", "com.example", ""])
+        #expect(
+            parts.headers.map { String(decoding: $0.name, as: UTF8.self) } == [":method", ":path", "apns-topic", "x"])
+        #expect(
+            parts.headers.map { String(decoding: $0.value, as: UTF8.self) } == [
+                "POST", "/3/device/ab", "com.example", "",
+            ])
         #expect(parts.body == 10)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP2Transport
 
 /// What a connection hands to libcurl and when, on simulated time: no sockets, no sleeping.
@@ -14,8 +15,11 @@ import Testing
     }
 
     /// A connection whose socket is open and has answered (or not, with `proven: false`).
-    static func admission(maxInFlight: Int, rate: Int = 0, corks: Bool = false, proven: Bool = true) -> AdmissionState<Item> {
-        var admission = AdmissionState<Item>(maxInFlight: maxInFlight, throttle: Throttle(ratePerSecond: rate, now: 0), corks: corks)
+    static func admission(maxInFlight: Int, rate: Int = 0, corks: Bool = false, proven: Bool = true) -> AdmissionState<
+        Item
+    > {
+        var admission = AdmissionState<Item>(
+            maxInFlight: maxInFlight, throttle: Throttle(ratePerSecond: rate, now: 0), corks: corks)
         admission.proof.opened(5)
         if proven { admission.proof.answered(generation: admission.proof.generation) }
         return admission
@@ -24,7 +28,11 @@ import Testing
     static func enqueue(_ names: [String], into admission: inout AdmissionState<Item>, group: Int64 = 0) {
         for name in names {
             let item = Item(name: name, group: group)
-            if name.hasPrefix("r") { admission.resend(item) } else { admission.enqueue(item, expedited: name.hasPrefix("e")) }
+            if name.hasPrefix("r") {
+                admission.resend(item)
+            } else {
+                admission.enqueue(item, expedited: name.hasPrefix("e"))
+            }
         }
     }
 
@@ -67,7 +75,9 @@ import Testing
     }
 
     enum ProofEvent: Sendable, CustomStringConvertible {
-        case open(Int32), close(Int32), answer(generation: Int)
+        case open(Int32)
+        case close(Int32)
+        case answer(generation: Int)
         var description: String {
             switch self {
             case .open(let socket): "open \(socket)"
@@ -77,19 +87,21 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ([], false),
-        ([.open(5)], false),
-        ([.open(5), .answer(generation: 1)], true),
-        ([.open(5), .close(5), .answer(generation: 1)], false),  // the answer came after its connection closed
-        ([.open(5), .close(5), .open(6), .answer(generation: 1)], false),  // sent on the old connection
-        ([.open(5), .close(5), .open(6), .answer(generation: 2)], true),
-        ([.open(5), .answer(generation: 1), .close(5)], false),
-        ([.open(5), .answer(generation: 1), .close(7)], true),  // another socket closing proves nothing away
-        ([.open(5), .answer(generation: 1), .open(6)], false),
-    ] as [([ProofEvent], Bool)])
+    @Test(
+        arguments: [
+            ([], false),
+            ([.open(5)], false),
+            ([.open(5), .answer(generation: 1)], true),
+            ([.open(5), .close(5), .answer(generation: 1)], false),  // the answer came after its connection closed
+            ([.open(5), .close(5), .open(6), .answer(generation: 1)], false),  // sent on the old connection
+            ([.open(5), .close(5), .open(6), .answer(generation: 2)], true),
+            ([.open(5), .answer(generation: 1), .close(5)], false),
+            ([.open(5), .answer(generation: 1), .close(7)], true),  // another socket closing proves nothing away
+            ([.open(5), .answer(generation: 1), .open(6)], false),
+        ] as [([ProofEvent], Bool)])
     func aNewConnectionCarriesOneRequestUntilItHasAnswered(events: [ProofEvent], proven: Bool) {
-        var admission = AdmissionState<Item>(maxInFlight: 10, throttle: Throttle(ratePerSecond: 0, now: 0), corks: false)
+        var admission = AdmissionState<Item>(
+            maxInFlight: 10, throttle: Throttle(ratePerSecond: 0, now: 0), corks: false)
         for event in events {
             switch event {
             case .open(let socket): admission.proof.opened(socket)

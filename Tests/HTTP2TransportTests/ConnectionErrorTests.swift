@@ -2,8 +2,8 @@ import APNs
 import APNsMock
 import Foundation
 import HTTP2Transport
-import Testing
 import TestSupport
+import Testing
 
 extension TransportIO {
     /// Failures before any HTTP exchange: refused connections, TLS verification, bad configuration and input.
@@ -14,8 +14,9 @@ extension TransportIO {
             let pki = try TestPKI(in: directory)
             let (refusing, port) = Ports.refusing()
             defer { close(refusing) }
-            let connection = try APNsConnection(configuration: ConnectionConfiguration(
-                baseURL: "https://127.0.0.1:\(port)", caFile: pki.caFile, connectTimeout: .seconds(2)))
+            let connection = try APNsConnection(
+                configuration: ConnectionConfiguration(
+                    baseURL: "https://127.0.0.1:\(port)", caFile: pki.caFile, connectTimeout: .seconds(2)))
             let result = await connection.send(APNsRequest(path: "/3/device/abcd", headers: [], body: Array("{}".utf8)))
             await connection.shutdown(timeout: .seconds(2))
             let error = try #require(result.error, "\(result)")
@@ -36,10 +37,13 @@ extension TransportIO {
             let pki = try TestPKI(in: directory)
             let listener = Ports.silentListener()
             defer { close(listener.descriptor) }
-            let connection = try APNsConnection(configuration: ConnectionConfiguration(
-                baseURL: "https://127.0.0.1:\(listener.port)", caFile: pki.caFile, connectTimeout: .milliseconds(500)))
-            let results = await sendMany(20, APNsRequest(path: "/3/device/abcd", headers: [], body: Array("{}".utf8)),
-                                         via: connection.send)
+            let connection = try APNsConnection(
+                configuration: ConnectionConfiguration(
+                    baseURL: "https://127.0.0.1:\(listener.port)", caFile: pki.caFile,
+                    connectTimeout: .milliseconds(500)))
+            let results = await sendMany(
+                20, APNsRequest(path: "/3/device/abcd", headers: [], body: Array("{}".utf8)),
+                via: connection.send)
             // Read after the shutdown: the loop may count the connection error just after failing the requests.
             await connection.shutdown(timeout: .seconds(2))
             let stats = connection.stats
@@ -93,13 +97,16 @@ extension TransportIO {
 
         @Test(arguments: ["http://127.0.0.1:2197", "127.0.0.1:2197", "https://", "https://api.push.apple.com/"])
         func onlyHTTPSBaseURLsAreAccepted(url: String) throws {
-            #expect(throws: TransportError.self) { try APNsConnection(configuration: ConnectionConfiguration(baseURL: url)) }
+            #expect(throws: TransportError.self) {
+                try APNsConnection(configuration: ConnectionConfiguration(baseURL: url))
+            }
         }
 
         @Test(arguments: [-1, ConnectionConfiguration.maximumRate + 1])
         func ratesOutsideTheRangeAreRefused(rate: Int) throws {
             #expect(throws: TransportError.self) {
-                try APNsConnection(configuration: ConnectionConfiguration(baseURL: "https://127.0.0.1:2197", ratePerSecond: rate))
+                try APNsConnection(
+                    configuration: ConnectionConfiguration(baseURL: "https://127.0.0.1:2197", ratePerSecond: rate))
             }
         }
 

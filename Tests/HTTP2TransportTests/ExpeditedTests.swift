@@ -52,7 +52,10 @@ extension TransportIO {
             let (finishedBefore, waiting) = waitingAtSubmit.withLock { $0 }
             // With a handful waiting or fewer (a starved test process), there is nothing to pass.
             if waiting >= 4 {
-                #expect(position < 30 - waiting / 2, "finished after \(position) of 30 (\(finishedBefore) done and \(waiting) waiting when it came): \(order)")
+                #expect(
+                    position < 30 - waiting / 2,
+                    "finished after \(position) of 30 (\(finishedBefore) done and \(waiting) waiting when it came): \(order)"
+                )
             }
         }
     }

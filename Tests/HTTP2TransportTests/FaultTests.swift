@@ -2,8 +2,8 @@ import APNs
 import APNsMock
 import Foundation
 import HTTP2Transport
-import Testing
 import TestSupport
+import Testing
 
 extension TransportIO {
     /// GOAWAY, abrupt closes and timeouts from the simulator: what reaches the caller, and what the transport absorbs.
@@ -22,7 +22,8 @@ extension TransportIO {
 
         @Test func anAbruptCloseFailsTheStreamsInFlightAndTheyAreResent() async throws {
             // Only the first connection drops: everything cut there is re-sent on the next one.
-            let mock = try MockFixture(scenario: Scenario(connection: ConnectionFaults(closeAfter: 100, faultyConnections: 1)))
+            let mock = try MockFixture(
+                scenario: Scenario(connection: ConnectionFaults(closeAfter: 100, faultyConnections: 1)))
             defer { mock.stop() }
             let connection = try APNsConnection(configuration: mock.connectionConfiguration(maxInFlight: 50))
             let results = await sendMany(500, try mock.request(), via: connection.send)
@@ -38,7 +39,8 @@ extension TransportIO {
         @Test func whenResendsRunOutTheFailureIsRetryableAndConnectionFatal() async throws {
             let mock = try MockFixture(scenario: Scenario(connection: ConnectionFaults(closeAfter: 20)))
             defer { mock.stop() }
-            let connection = try APNsConnection(configuration: mock.connectionConfiguration(maxInFlight: 20, transportRetries: 0))
+            let connection = try APNsConnection(
+                configuration: mock.connectionConfiguration(maxInFlight: 20, transportRetries: 0))
             let results = await sendMany(200, try mock.request(), via: connection.send)
             await connection.shutdown(timeout: .seconds(5))
             let failures = results.failures
@@ -56,7 +58,8 @@ extension TransportIO {
             let slow = String(repeating: "5a", count: 32)
             let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 3_000)]))
             defer { mock.stop() }
-            let connection = try APNsConnection(configuration: mock.connectionConfiguration(requestTimeout: .milliseconds(300)))
+            let connection = try APNsConnection(
+                configuration: mock.connectionConfiguration(requestTimeout: .milliseconds(300)))
             let result = await connection.send(try mock.request(device: slow))
             let fast = await connection.send(try mock.request())
             await connection.shutdown(timeout: .seconds(5))

@@ -9,8 +9,9 @@ extension TransportIO {
         @Test func requestsSpreadOverThePoolsConnections() async throws {
             let mock = try MockFixture()
             defer { mock.stop() }
-            let pool = try ConnectionPool(key: PoolKey(credentialID: "team", environment: .development),
-                                          configuration: mock.connectionConfiguration(maxInFlight: 50), count: 3)
+            let pool = try ConnectionPool(
+                key: PoolKey(credentialID: "team", environment: .development),
+                configuration: mock.connectionConfiguration(maxInFlight: 50), count: 3)
             let results = await sendMany(1_500, try mock.request(), via: pool.send)
             await pool.shutdown(deadline: .now + .seconds(5))
             #expect(results.statuses == [200: 1_500])
@@ -23,8 +24,9 @@ extension TransportIO {
         @Test func reconnectOpensANewHTTP2Connection() async throws {
             let mock = try MockFixture()
             defer { mock.stop() }
-            let pool = try ConnectionPool(key: PoolKey(credentialID: "team", environment: .production),
-                                          configuration: mock.connectionConfiguration(), count: 1)
+            let pool = try ConnectionPool(
+                key: PoolKey(credentialID: "team", environment: .production),
+                configuration: mock.connectionConfiguration(), count: 1)
             let before = await pool.send(try mock.request())
             pool.reconnectAll()
             let after = await pool.send(try mock.request())
@@ -37,9 +39,10 @@ extension TransportIO {
         @Test func theRegistryKeepsOnePoolPerCredentialAndEnvironment() async throws {
             let mock = try MockFixture()
             defer { mock.stop() }
-            let registry = TransportRegistry(configuration: TransportConfiguration(
-                baseURLs: [.production: mock.baseURL, .development: mock.baseURL], caFile: mock.pki.caFile,
-                connectionsPerPool: 2, ratePerConnection: 0))
+            let registry = TransportRegistry(
+                configuration: TransportConfiguration(
+                    baseURLs: [.production: mock.baseURL, .development: mock.baseURL], caFile: mock.pki.caFile,
+                    connectionsPerPool: 2, ratePerConnection: 0))
             let a = PoolKey(credentialID: "team-a", environment: .production)
             let b = PoolKey(credentialID: "team-a", environment: .development)
             #expect(registry.stats.isEmpty, "pools are created on first use")
@@ -59,7 +62,8 @@ extension TransportIO {
             let configuration = TransportConfiguration()
             #expect(configuration.baseURL(for: .production) == "https://api.push.apple.com")
             #expect(configuration.baseURL(for: .development) == "https://api.sandbox.push.apple.com")
-            let connection = configuration.connectionConfiguration(for: PoolKey(credentialID: "x", environment: .development))
+            let connection = configuration.connectionConfiguration(
+                for: PoolKey(credentialID: "x", environment: .development))
             #expect(connection.ratePerSecond == 1500)
             #expect(connection.baseURL == "https://api.sandbox.push.apple.com")
         }

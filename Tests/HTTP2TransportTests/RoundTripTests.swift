@@ -30,8 +30,9 @@ extension TransportIO {
             defer { mock.stop() }
             let connection = try APNsConnection(configuration: mock.connectionConfiguration())
             let id = "8f4b1a3e-0000-4000-8000-00000000abcd"
-            let notification = try Notification(token: DeviceToken(String(repeating: "0e", count: 32)), topic: "com.example.app",
-                                                id: NotificationID(id), payload: Payload(json: #"{"aps":{"alert":"x"}}"#))
+            let notification = try Notification(
+                token: DeviceToken(String(repeating: "0e", count: 32)), topic: "com.example.app",
+                id: NotificationID(id), payload: Payload(json: #"{"aps":{"alert":"x"}}"#))
             let result = await connection.send(APNsRequest(notification: notification, bearerToken: mock.token.value))
             await connection.shutdown(timeout: .seconds(5))
             guard case .response(200, let apnsID, _) = result else {
@@ -43,7 +44,9 @@ extension TransportIO {
 
         @Test func errorResponsesCarryTheReason() async throws {
             let gone = String(repeating: "de", count: 32)
-            let mock = try MockFixture(scenario: Scenario(tokens: [gone: TokenBehaviour(respond: .unregistered, timestamp: 1_700_000_000_000)]))
+            let mock = try MockFixture(
+                scenario: Scenario(tokens: [gone: TokenBehaviour(respond: .unregistered, timestamp: 1_700_000_000_000)])
+            )
             defer { mock.stop() }
             let connection = try APNsConnection(configuration: mock.connectionConfiguration())
             let unregistered = await connection.send(try mock.request(device: gone))
@@ -51,7 +54,9 @@ extension TransportIO {
             unauthorised.headers.removeAll { $0.name == "authorization" }
             let missingToken = await connection.send(unauthorised)
             await connection.shutdown(timeout: .seconds(5))
-            #expect(unregistered.errorResponse == ErrorResponse(status: 410, reason: .unregistered, timestamp: 1_700_000_000_000))
+            #expect(
+                unregistered.errorResponse
+                    == ErrorResponse(status: 410, reason: .unregistered, timestamp: 1_700_000_000_000))
             #expect(missingToken.errorResponse?.status == 403)
             #expect(missingToken.errorResponse?.reason == .missingProviderToken)
         }
@@ -102,10 +107,13 @@ extension TransportIO {
         @Test(arguments: [0, 1_000])
         func theServersStreamLimitIsFollowed(rate: Int) async throws {
             // APNs allows one stream until the first authorised request, then its SETTINGS raise the limit.
-            let mock = try MockFixture(scenario: Scenario(connection: ConnectionFaults(
-                maxConcurrentStreams: 10, singleStreamUntilAuthorized: true)))
+            let mock = try MockFixture(
+                scenario: Scenario(
+                    connection: ConnectionFaults(
+                        maxConcurrentStreams: 10, singleStreamUntilAuthorized: true)))
             defer { mock.stop() }
-            let connection = try APNsConnection(configuration: mock.connectionConfiguration(rate: rate, maxInFlight: 200))
+            let connection = try APNsConnection(
+                configuration: mock.connectionConfiguration(rate: rate, maxInFlight: 200))
             let results = await sendMany(600, try mock.request(), via: connection.send)
             await connection.shutdown(timeout: .seconds(5))
             #expect(results.statuses == [200: 600], "\(results.failures)")

@@ -11,9 +11,12 @@ extension TransportIO {
             let pki = try TestPKI(in: directory)
             var server = try NGHTTPD(pki: pki, directory: directory)
             let port = server.port
-            let connection = try APNsConnection(configuration: ConnectionConfiguration(
-                baseURL: server.baseURL, caFile: pki.caFile, ratePerSecond: 2_000, connectTimeout: .seconds(2), label: "restart"))
-            let request = APNsRequest(path: "/3/device/\(NGHTTPD.okToken)", headers: [("apns-topic", "t")], body: Array("{}".utf8))
+            let connection = try APNsConnection(
+                configuration: ConnectionConfiguration(
+                    baseURL: server.baseURL, caFile: pki.caFile, ratePerSecond: 2_000, connectTimeout: .seconds(2),
+                    label: "restart"))
+            let request = APNsRequest(
+                path: "/3/device/\(NGHTTPD.okToken)", headers: [("apns-topic", "t")], body: Array("{}".utf8))
 
             // A steady stream of requests; the server dies in the middle of it.
             async let during = sendMany(3_000, request, via: connection.send)

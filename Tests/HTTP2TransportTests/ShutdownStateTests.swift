@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP2Transport
 
 /// When a stopping connection ends, on simulated time.
@@ -7,22 +8,23 @@ import Testing
 
     typealias Case = (deadline: UInt64?, now: UInt64, waiting: Int, inFlight: Int, action: ShutdownState.Action)
 
-    @Test(arguments: [
-        // No stop: carry on, however much is going on.
-        (nil, 5 * second, 10, 3, .run(sleepAtMost: nil)),
-        // Drained before the deadline: end at once.
-        (10 * second, 5 * second, 0, 0, .finish),
-        // Still working before the deadline: carry on, and wake up for the deadline (rounded up to a millisecond).
-        (10 * second, 5 * second, 0, 1, .run(sleepAtMost: 5_000)),
-        (10 * second, 10 * second - 1, 3, 0, .run(sleepAtMost: 1)),
-        // At or past the deadline: what is left fails.
-        (10 * second, 10 * second, 0, 1, .failTheRestAndFinish),
-        (10 * second, 11 * second, 4, 2, .failTheRestAndFinish),
-        // …unless nothing is left.
-        (10 * second, 11 * second, 0, 0, .finish),
-        // `stopNow`: the deadline is 0.
-        (0, 5 * second, 1, 0, .failTheRestAndFinish),
-    ] as [Case])
+    @Test(
+        arguments: [
+            // No stop: carry on, however much is going on.
+            (nil, 5 * second, 10, 3, .run(sleepAtMost: nil)),
+            // Drained before the deadline: end at once.
+            (10 * second, 5 * second, 0, 0, .finish),
+            // Still working before the deadline: carry on, and wake up for the deadline (rounded up to a millisecond).
+            (10 * second, 5 * second, 0, 1, .run(sleepAtMost: 5_000)),
+            (10 * second, 10 * second - 1, 3, 0, .run(sleepAtMost: 1)),
+            // At or past the deadline: what is left fails.
+            (10 * second, 10 * second, 0, 1, .failTheRestAndFinish),
+            (10 * second, 11 * second, 4, 2, .failTheRestAndFinish),
+            // …unless nothing is left.
+            (10 * second, 11 * second, 0, 0, .finish),
+            // `stopNow`: the deadline is 0.
+            (0, 5 * second, 1, 0, .failTheRestAndFinish),
+        ] as [Case])
     func aTurnOfAStoppingLoop(_ turn: Case) {
         var shutdown = ShutdownState()
         if let deadline = turn.deadline { shutdown.stop(by: deadline) }

@@ -2,8 +2,8 @@ import APNs
 import APNsMock
 import Foundation
 import HTTP2Transport
-import Testing
 import TestSupport
+import Testing
 
 extension TransportIO {
     @Suite struct ShutdownTests {
@@ -59,7 +59,9 @@ extension TransportIO {
             #expect(first.status == 200)
             #expect(mock.server.stats().connections.filter(\.open).count == 1)
             connection = nil  // no shutdown: deinit must still stop the loop, which closes the HTTP/2 connection
-            #expect(try await eventually { mock.server.stats().connections.allSatisfy { !$0.open } }, "\(mock.server.stats().connections)")
+            #expect(
+                try await eventually { mock.server.stats().connections.allSatisfy { !$0.open } },
+                "\(mock.server.stats().connections)")
         }
     }
 }

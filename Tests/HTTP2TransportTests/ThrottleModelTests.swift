@@ -1,12 +1,15 @@
 import Testing
+
 @testable import HTTP2Transport
 
 /// The throttle (token bucket + send window), with simulated time: no sleeping.
 @Suite struct ThrottleModelTests {
     static let second: UInt64 = 1_000_000_000
 
-    @Test(arguments: [(0, 0, 0, 0), (1, 1, 1, 1), (7, 1, 1, 1), (100, 1, 3, 1), (101, 2, 3, 2), (200, 2, 5, 2), (500, 2, 13, 3),
-                      (1000, 2, 25, 5), (1001, 3, 25, 5), (1500, 3, 37, 8), (10_000, 20, 245, 49), (12_345, 25, 303, 61)])
+    @Test(arguments: [
+        (0, 0, 0, 0), (1, 1, 1, 1), (7, 1, 1, 1), (100, 1, 3, 1), (101, 2, 3, 2), (200, 2, 5, 2), (500, 2, 13, 3),
+        (1000, 2, 25, 5), (1001, 3, 25, 5), (1500, 3, 37, 8), (10_000, 20, 245, 49), (12_345, 25, 303, 61),
+    ])
     func slackBurstAndStep(rate: Int, slack: Int, burst: Int, step: Int) {
         #expect(Throttle.slack(ratePerSecond: rate) == slack)
         #expect(Throttle.burst(ratePerSecond: rate) == burst)
@@ -37,7 +40,7 @@ import Testing
         /// Deterministic (a linear congruential generator): runs are repeatable.
         func delay(_ random: inout UInt64) -> UInt64 {
             guard self == .loaded else { return 0 }
-            random = random &* 6364136223846793005 &+ 1442695040888963407
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let draw = random >> 33
             if draw % 50 == 0 { return 10_000_000 + draw % 10_000_000 }
             return draw % 3_000_000
@@ -46,7 +49,9 @@ import Testing
 
     /// Simulates `seconds` of requests against a throttle; returns the send times. Each wake-up admits what
     /// the throttle allows (sent at once), then sleeps until its next grant, waking `lateness` late.
-    static func simulate(_ throttle: Throttle, pattern: Pattern, lateness: Lateness = .none, seconds: UInt64 = 10) -> [UInt64] {
+    static func simulate(_ throttle: Throttle, pattern: Pattern, lateness: Lateness = .none, seconds: UInt64 = 10)
+        -> [UInt64]
+    {
         var throttle = throttle
         let rate = throttle.ratePerSecond
         let start: UInt64 = 5 * second  // the throttle was made at `start`: any offset, the clock is arbitrary
@@ -68,9 +73,15 @@ import Testing
             case .greedy: waiting = 1
             case .idleThenGreedy: waiting = now >= start + 3 * second ? 1 : 0
             case .burstsEvery250ms:
-                while nextArrival <= now { waiting += rate / 2; nextArrival += arrivalGap }
+                while nextArrival <= now {
+                    waiting += rate / 2
+                    nextArrival += arrivalGap
+                }
             case .halfRate, .doubleRate:
-                while nextArrival <= now { waiting += 1; nextArrival += max(1, arrivalGap) }
+                while nextArrival <= now {
+                    waiting += 1
+                    nextArrival += max(1, arrivalGap)
+                }
             }
             while waiting > 0, throttle.admit(now: now) {
                 throttle.recordSend(at: now)
@@ -135,9 +146,11 @@ import Testing
         // Why the bucket holds 25 ms: with the 3 tokens that bounded the second on their own, the same late
         // wake-ups cost more than the 3% the pool may lose.
         let rate = 1500
-        let small = Self.simulate(Throttle(ratePerSecond: rate, burst: Throttle.slack(ratePerSecond: rate), now: 5 * Self.second),
-                                  pattern: .greedy, lateness: .loaded)
-        let standard = Self.simulate(Throttle(ratePerSecond: rate, now: 5 * Self.second), pattern: .greedy, lateness: .loaded)
+        let small = Self.simulate(
+            Throttle(ratePerSecond: rate, burst: Throttle.slack(ratePerSecond: rate), now: 5 * Self.second),
+            pattern: .greedy, lateness: .loaded)
+        let standard = Self.simulate(
+            Throttle(ratePerSecond: rate, now: 5 * Self.second), pattern: .greedy, lateness: .loaded)
         #expect(small.count < rate * 10 * 97 / 100, "\(small.count)")
         #expect(standard.count >= Throttle.pacedRate(ratePerSecond: rate) * 10 * 99 / 100, "\(standard.count)")
     }
@@ -180,14 +193,20 @@ import Testing
         let owed = Throttle.burst(ratePerSecond: 1500)
         var now = Self.second  // 1 s late: the pacing bucket is full
         while sends.count < owed {
-            while throttle.admit(now: now) { throttle.recordSend(at: now); sends.append(now) }
+            while throttle.admit(now: now) {
+                throttle.recordSend(at: now)
+                sends.append(now)
+            }
             now += throttle.wait(now: now)
         }
         // A step at once, the rest at up to twice the pace: (37 − 8) / 2940 per s ≈ 9.9 ms, not one burst.
         let spread = sends[owed - 1] - sends[0]
-        let fastest = UInt64(owed - Throttle.step(ratePerSecond: 1500) - 1) * Self.second / UInt64(2 * Throttle.pacedRate(ratePerSecond: 1500))
+        let fastest =
+            UInt64(owed - Throttle.step(ratePerSecond: 1500) - 1) * Self.second
+            / UInt64(2 * Throttle.pacedRate(ratePerSecond: 1500))
         #expect(spread >= fastest && spread < 2 * fastest, "\(spread) ns")
-        #expect(Dictionary(grouping: sends, by: { $0 }).values.map(\.count).max()! <= Throttle.step(ratePerSecond: 1500))
+        #expect(
+            Dictionary(grouping: sends, by: { $0 }).values.map(\.count).max()! <= Throttle.step(ratePerSecond: 1500))
     }
 
     @Test func theWindowIsExactToTheNanosecond() {

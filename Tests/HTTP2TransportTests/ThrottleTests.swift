@@ -1,9 +1,10 @@
 import APNs
 import APNsMock
 import Foundation
-@testable import HTTP2Transport
-import Testing
 import TestSupport
+import Testing
+
+@testable import HTTP2Transport
 
 extension TransportIO {
     /// The per-connection rate on the moments libcurl really put requests on the wire (CURLOPT_PREREQFUNCTION).
@@ -14,7 +15,8 @@ extension TransportIO {
             let mock = try MockFixture()
             defer { mock.stop() }
             let count = rate * 3
-            let connection = try APNsConnection(configuration: mock.connectionConfiguration(rate: rate), recordingSends: true)
+            let connection = try APNsConnection(
+                configuration: mock.connectionConfiguration(rate: rate), recordingSends: true)
             let results = await sendMany(count, try mock.request(), via: connection.send)
             await connection.shutdown(timeout: .seconds(5))
             #expect(results.statuses == [200: count], "\(results.failures)")

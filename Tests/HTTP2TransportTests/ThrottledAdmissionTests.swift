@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP2Transport
 
 /// A throttled connection's admission over simulated seconds, driven as the loop drives it: each wake-up
@@ -14,9 +15,12 @@ import Testing
     }
 
     /// Runs until everything arrived and was admitted; `arrivals` are (time, name, expedited).
-    static func simulate(rate: Int, maxInFlight: Int = 1_000, latency: UInt64 = 5 * millisecond,
-                         arrivals: [(at: UInt64, name: String, expedited: Bool)]) -> [Admitted] {
-        var admission = AdmissionState<String>(maxInFlight: maxInFlight, throttle: Throttle(ratePerSecond: rate, now: 0), corks: true)
+    static func simulate(
+        rate: Int, maxInFlight: Int = 1_000, latency: UInt64 = 5 * millisecond,
+        arrivals: [(at: UInt64, name: String, expedited: Bool)]
+    ) -> [Admitted] {
+        var admission = AdmissionState<String>(
+            maxInFlight: maxInFlight, throttle: Throttle(ratePerSecond: rate, now: 0), corks: true)
         admission.proof.opened(5)
         admission.proof.answered(generation: 1)
         var pending = arrivals.sorted { $0.at < $1.at }[...]
@@ -86,7 +90,9 @@ import Testing
         #expect(batches.count <= Int(elapsed / interval) + 2, "\(batches.count) batches in \(elapsed) ns")
         #expect(batches.values.map(\.count).max()! <= Throttle.step(ratePerSecond: rate))
         #expect(elapsed <= 32 * Self.second / 10, "batching loses no tokens: \(elapsed) ns")
-        #expect(ThrottleModelTests.maxInAnySecond(admitted.map(\.at)) <= Throttle(ratePerSecond: rate, now: 0).maximumPerSecond!)
+        #expect(
+            ThrottleModelTests.maxInAnySecond(admitted.map(\.at)) <= Throttle(ratePerSecond: rate, now: 0)
+                .maximumPerSecond!)
     }
 
     /// A server counts a sliding second when it reads; a batch may reach it up to `delay` late (its reads,
@@ -99,7 +105,9 @@ import Testing
         var generator = SplitMix(seed: delayMilliseconds)
         var delays: [UInt64: UInt64] = [:]
         let arrivalsAtServer = admitted.map { sent -> UInt64 in
-            if delays[sent.at] == nil { delays[sent.at] = generator.next() % (delayMilliseconds * Self.millisecond + 1) }
+            if delays[sent.at] == nil {
+                delays[sent.at] = generator.next() % (delayMilliseconds * Self.millisecond + 1)
+            }
             return sent.at + delays[sent.at]!
         }.sorted()
         #expect(ThrottleModelTests.maxInAnySecond(arrivalsAtServer) <= rate * 101 / 100)

@@ -15,16 +15,22 @@ extension TransportIO {
             let pki = try TestPKI(in: directory)
             let key = try SigningKey.generate()
             let credential = try ProviderCredential(keyId: "KEY1234567", teamId: "TEAM123456")
-            let server = try MockServer(configuration: MockConfiguration(
-                identity: pki.identity, verifier: JWTVerifier(key: key, credential: credential), tokenUpdateInterval: 1200))
+            let server = try MockServer(
+                configuration: MockConfiguration(
+                    identity: pki.identity, verifier: JWTVerifier(key: key, credential: credential),
+                    tokenUpdateInterval: 1200))
             defer { server.stop() }
-            let first = try ProviderToken.mint(key: key, credential: credential, issuedAt: Date().addingTimeInterval(-60))
+            let first = try ProviderToken.mint(
+                key: key, credential: credential, issuedAt: Date().addingTimeInterval(-60))
             let second = try ProviderToken.mint(key: key, credential: credential, issuedAt: Date())
-            let connection = try APNsConnection(configuration: ConnectionConfiguration(
-                baseURL: "https://127.0.0.1:\(server.port)", caFile: pki.caFile, ratePerSecond: 0, connectTimeout: .seconds(5), label: "test"))
+            let connection = try APNsConnection(
+                configuration: ConnectionConfiguration(
+                    baseURL: "https://127.0.0.1:\(server.port)", caFile: pki.caFile, ratePerSecond: 0,
+                    connectTimeout: .seconds(5), label: "test"))
             func send(_ token: ProviderToken) async throws -> Int? {
-                let notification = try Notification(token: DeviceToken(String(repeating: "0f", count: 32)), topic: "com.example.app",
-                                                    payload: Payload(json: #"{"aps":{"alert":"hi"}}"#))
+                let notification = try Notification(
+                    token: DeviceToken(String(repeating: "0f", count: 32)), topic: "com.example.app",
+                    payload: Payload(json: #"{"aps":{"alert":"hi"}}"#))
                 return await connection.send(APNsRequest(notification: notification, bearerToken: token.value)).status
             }
             #expect(try await send(first) == 200)

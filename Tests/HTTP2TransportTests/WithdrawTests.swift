@@ -2,8 +2,8 @@ import APNs
 import APNsMock
 import Foundation
 import HTTP2Transport
-import Testing
 import TestSupport
+import Testing
 
 extension TransportIO {
     /// `withdraw` takes back what has not started on the wire, and only that.
@@ -48,13 +48,17 @@ extension TransportIO {
         @Test func aFailedConnectSaysNothingWasSent() async throws {
             let (refusing, port) = Ports.refusing()
             defer { close(refusing) }
-            let connection = try APNsConnection(configuration: ConnectionConfiguration(
-                baseURL: "https://127.0.0.1:\(port)", ratePerSecond: 0, connectTimeout: .seconds(2), label: "test"))
+            let connection = try APNsConnection(
+                configuration: ConnectionConfiguration(
+                    baseURL: "https://127.0.0.1:\(port)", ratePerSecond: 0, connectTimeout: .seconds(2), label: "test"))
             let mock = try MockFixture()
             let result = await connection.send(try mock.request())
             mock.stop()
             await connection.shutdown(timeout: .seconds(2))
-            guard case .failure(let error) = result else { Issue.record("expected a failure, got \(result)"); return }
+            guard case .failure(let error) = result else {
+                Issue.record("expected a failure, got \(result)")
+                return
+            }
             #expect(error.kind == .connect)
             #expect(!error.requestWasSent)
             #expect(error.meansUnreachable)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import HTTPServer
 
 @Suite struct HTTPServerTests {
@@ -9,7 +10,8 @@ import TestSupport
     /// Echoes what it was given: method, path, query, one header, body size.
     static let echo: HTTPHandler = { request in
         let query = request.query.map { "\($0.name)=\($0.value ?? "-")" }.joined(separator: "&")
-        let text = "\(request.method) \(request.path) \(query) x=\(request.headers["x-TEST"] ?? "") body=\(request.body.count) from=\(request.remoteAddress)\n"
+        let text =
+            "\(request.method) \(request.path) \(query) x=\(request.headers["x-TEST"] ?? "") body=\(request.body.count) from=\(request.remoteAddress)\n"
         return HTTPResponse(status: 200, headers: ["X-Reply": "yes"], body: Array(text.utf8))
     }
 
@@ -19,8 +21,10 @@ import TestSupport
         #expect(port != 0 && server.address.host == "127.0.0.1")
         #expect(Ports.isListening(port))
         let base = "http://127.0.0.1:\(port)"
-        let result = try await Tool.curl(["-H", "X-Test: hello", "-w", "connects=%{num_connects} code=%{http_code}\n",
-                                          "\(base)/a?x=1&flag", "\(base)/b%20c", "\(base)/c"])
+        let result = try await Tool.curl([
+            "-H", "X-Test: hello", "-w", "connects=%{num_connects} code=%{http_code}\n",
+            "\(base)/a?x=1&flag", "\(base)/b%20c", "\(base)/c",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("GET /a x=1&flag=- x=hello body=0 from=127.0.0.1"), "\(result.stdout)")
         #expect(result.stdout.contains("GET /b c  x=hello"), "\(result.stdout)")
@@ -37,7 +41,8 @@ import TestSupport
     }
 
     @Test func aWaitingHandlerDoesNotHoldUpAnotherConnection() async throws {
-        let entered = Flag(), release = Flag()
+        let entered = Flag()
+        let release = Flag()
         let server = try HTTPServer.start(listen: Self.local) { request in
             if request.path == "/slow" {
                 entered.set()
@@ -57,15 +62,24 @@ import TestSupport
     }
 
     @Test func aDeclaredOversizeBodyIsRefusedBeforeItIsRead() async throws {
-        let server = try HTTPServer.start(listen: Self.local, bodyLimit: { _, path in path == "/small" ? 1000 : HTTPServer.defaultBodyLimit },
-                                          handler: Self.echo)
+        let server = try HTTPServer.start(
+            listen: Self.local, bodyLimit: { _, path in path == "/small" ? 1000 : HTTPServer.defaultBodyLimit },
+            handler: Self.echo)
         let base = "http://127.0.0.1:\(server.address.port)"
-        let fits = try await Tool.curl(["-w", "%{http_code}", "--data-binary", String(repeating: "a", count: 1000), "\(base)/small"])
+        let fits = try await Tool.curl([
+            "-w", "%{http_code}", "--data-binary", String(repeating: "a", count: 1000), "\(base)/small",
+        ])
         #expect(fits.stdout.hasSuffix("200") && fits.stdout.contains("body=1000"), "\(fits.stdout) \(fits.stderr)")
-        let over = try await Tool.curl(["-o", "/dev/null", "-w", "%{http_code}", "--data-binary", String(repeating: "a", count: 1001), "\(base)/small"])
+        let over = try await Tool.curl([
+            "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", String(repeating: "a", count: 1001),
+            "\(base)/small",
+        ])
         #expect(over.stdout == "413", "\(over.stdout) \(over.stderr)")
         // A huge declared length is refused at once (curl waits for 100-continue; it never sends the body).
-        let huge = try await Tool.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Length: 1073741824", "--data-binary", "x", "\(base)/any"])
+        let huge = try await Tool.curl([
+            "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Length: 1073741824", "--data-binary", "x",
+            "\(base)/any",
+        ])
         #expect(huge.stdout == "413", "\(huge.stdout) \(huge.stderr)")
         // The server still answers afterwards.
         #expect(try await Tool.curl(["\(base)/after"]).stdout.contains("GET /after"))
@@ -79,11 +93,17 @@ import TestSupport
         let server = try HTTPServer.start(listen: Self.local, handler: Self.echo)
         let url = "http://127.0.0.1:\(server.address.port)/upload"
         // 200 MiB of zeros, chunked: no length is declared, so the limit is found while reading.
-        let streamed = try await Tool.run("/bin/sh", ["-c", "head -c 209715200 /dev/zero | curl -sS --noproxy '*' --max-time 120 -o /dev/null -w '%{http_code} %{size_upload}' -H 'Transfer-Encoding: chunked' --data-binary @- '\(url)'"])
+        let streamed = try await Tool.run(
+            "/bin/sh",
+            [
+                "-c",
+                "head -c 209715200 /dev/zero | curl -sS --noproxy '*' --max-time 120 -o /dev/null -w '%{http_code} %{size_upload}' -H 'Transfer-Encoding: chunked' --data-binary @- '\(url)'",
+            ])
         let fields = streamed.stdout.split(separator: " ")
         // curl may see the close before it reads the 413 (it is still sending): then it reports a send error.
-        #expect(fields.first == "413" || streamed.stderr.contains("curl: (55)") || streamed.stderr.contains("curl: (56)"),
-                "\(streamed.stdout) \(streamed.stderr)")
+        #expect(
+            fields.first == "413" || streamed.stderr.contains("curl: (55)") || streamed.stderr.contains("curl: (56)"),
+            "\(streamed.stdout) \(streamed.stderr)")
         let uploaded = try #require(fields.last.flatMap { Int($0) }, "no upload size: \(streamed.stdout)")
         // The default limit is 1 MiB; socket buffers take a few MiB more before the close reaches curl.
         #expect(uploaded < 64 << 20, "the server read \(uploaded) bytes of a body over its 1 MiB limit")
@@ -104,17 +124,27 @@ import TestSupport
     }
 
     @Test func servesHTTPSWithAThrowawayCertificate() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("httpserver-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "httpserver-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cert = directory.appendingPathComponent("cert.pem").path, key = directory.appendingPathComponent("key.pem").path
-        let made = try await Tool.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                                                          "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                                                          "-days", "2", "-keyout", key, "-out", cert])
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let made = try await Tool.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                "-days", "2", "-keyout", key, "-out", cert,
+            ])
         #expect(made.status == 0, "\(made.stderr)")
-        let server = try HTTPServer.start(listen: Self.local, tls: (try String(contentsOfFile: cert, encoding: .utf8),
-                                                                    try String(contentsOfFile: key, encoding: .utf8)),
-                                          handler: Self.echo)
+        let server = try HTTPServer.start(
+            listen: Self.local,
+            tls: (
+                try String(contentsOfFile: cert, encoding: .utf8),
+                try String(contentsOfFile: key, encoding: .utf8)
+            ),
+            handler: Self.echo)
         #expect(server.isTLS)
         let result = try await Tool.curl(["--cacert", cert, "https://127.0.0.1:\(server.address.port)/secure"])
         #expect(result.stdout.contains("GET /secure"), "\(result.stderr)")
@@ -129,16 +159,19 @@ import TestSupport
         do {
             server = try HTTPServer.start(listen: try ListenAddress(parsing: "[::1]:0"), handler: Self.echo)
         } catch {
-            return // no IPv6 loopback here: nothing to test
+            return  // no IPv6 loopback here: nothing to test
         }
         #expect(server.address.port != 0 && server.address.description.hasPrefix("[::1]:"))
         let result = try await Tool.curl(["-g", "http://[::1]:\(server.address.port)/six"])
-        #expect(result.stdout.contains("GET /six") && result.stdout.contains("from=::1"), "\(result.stdout) \(result.stderr)")
+        #expect(
+            result.stdout.contains("GET /six") && result.stdout.contains("from=::1"),
+            "\(result.stdout) \(result.stderr)")
         await server.stop()
     }
 
     @Test func gracefulStopFinishesTheRequestInFlight() async throws {
-        let entered = Flag(), release = Flag()
+        let entered = Flag()
+        let release = Flag()
         let server = try HTTPServer.start(listen: Self.local) { request in
             entered.set()
             await release.wait()
@@ -164,7 +197,9 @@ import TestSupport
             await Flag().wait(seconds: 600)
             return HTTPResponse(status: 200, text: "too late\n")
         }
-        async let stuck = Tool.curl(["-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(server.address.port)/stuck"])
+        async let stuck = Tool.curl([
+            "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(server.address.port)/stuck",
+        ])
         #expect(await entered.wait())
         await server.stop(deadline: .milliseconds(50))
         #expect(try await stuck.stdout == "503")
@@ -177,7 +212,9 @@ import TestSupport
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if connected != 0 { throw HTTPServerError.startFailed("127.0.0.1:\(port)", "test client could not connect") }
         return fd

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 @Suite struct ListenAddressTests {
@@ -10,8 +11,10 @@ import Testing
         #expect(try ListenAddress(parsing: "0.0.0.0:65535").port == 65535)
     }
 
-    @Test(arguments: ["", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:x", "127.0.0.1:65536", "::1:80", "[::1]80",
-                      "[::1", "example.com:80", "1.2.3:80", "[127.0.0.1x]:80", "127.0.0.1:-1", "127.0.0.1:+80"])
+    @Test(arguments: [
+        "", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:x", "127.0.0.1:65536", "::1:80", "[::1]80",
+        "[::1", "example.com:80", "1.2.3:80", "[127.0.0.1x]:80", "127.0.0.1:-1", "127.0.0.1:+80",
+    ])
     func refusesBadInputInOneLine(text: String) {
         #expect(throws: HTTPServerError.self) { try ListenAddress(parsing: text) }
         do { _ = try ListenAddress(parsing: text) } catch {

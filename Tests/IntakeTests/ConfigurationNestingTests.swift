@@ -1,12 +1,14 @@
 import Foundation
-@testable import Intake
 import Testing
+
+@testable import Intake
 
 /// The config file's shapes: nested objects as dotted keys, lists for list settings, paths in every refusal.
 @Suite struct ConfigurationNestingTests {
     /// Settings of the test's own that the file may give as lists: objects of three fields, and plain strings.
     static let lists: [Configuration.ListSetting] = [
-        Configuration.ListSetting("credentials", fields: ["teamId", "keyId", "keyFile"], "signing credentials") { c, elements in
+        Configuration.ListSetting("credentials", fields: ["teamId", "keyId", "keyFile"], "signing credentials") {
+            c, elements in
             c.connections = elements.count
             c.keyID = elements.last?.members?["keyId"]?.text
             c.teamID = elements.first?.members?["teamId"]?.text
@@ -23,15 +25,22 @@ import Testing
     }
 
     private func refusal(_ json: String) -> String? {
-        do { _ = try load(json); return nil } catch { return error.description }
+        do {
+            _ = try load(json)
+            return nil
+        } catch { return error.description }
     }
 
     @Test func aNestedObjectIsItsDottedKeys() throws {
-        let dotted = try load(#"{"apns.keyId":"KEY0000001","apns.rate":"500","retry.base":2,"database":"/tmp/d.sqlite"}"#)
-        let nested = try load(#"{"apns":{"keyId":"KEY0000001","rate":"500"},"retry":{"base":2},"database":"/tmp/d.sqlite"}"#)
-        let mixed = try load(#"{"apns.keyId":"KEY0000001","apns":{"rate":"500"},"retry":{"base":2},"database":"/tmp/d.sqlite"}"#)
+        let dotted = try load(
+            #"{"apns.keyId":"KEY0000001","apns.rate":"500","retry.base":2,"database":"/tmp/d.sqlite"}"#)
+        let nested = try load(
+            #"{"apns":{"keyId":"KEY0000001","rate":"500"},"retry":{"base":2},"database":"/tmp/d.sqlite"}"#)
+        let mixed = try load(
+            #"{"apns.keyId":"KEY0000001","apns":{"rate":"500"},"retry":{"base":2},"database":"/tmp/d.sqlite"}"#)
         for configuration in [dotted, nested, mixed] {
-            #expect(configuration.keyID == "KEY0000001" && configuration.rate == 500 && configuration.retryBase == 2
+            #expect(
+                configuration.keyID == "KEY0000001" && configuration.rate == 500 && configuration.retryBase == 2
                     && configuration.database == "/tmp/d.sqlite")
         }
         // The public entry point reads nested objects the same way.
@@ -42,7 +51,8 @@ import Testing
     }
 
     @Test func listsReachTheirSetting() throws {
-        let configuration = try load(#"""
+        let configuration = try load(
+            #"""
             {"credentials":[{"teamId":"TEAM000001","keyId":"KEY0000001","keyFile":"/a.p8"},
                             {"teamId":"TEAM000002","keyId":"KEY0000002","keyFile":"/b.p8"}],
              "apns":{"labels":["com","example",7]}}
@@ -55,8 +65,10 @@ import Testing
 
     @Test func anUnknownOrMisshapenKeyIsRefusedByItsPath() {
         let cases: [(String, String)] = [
-            (#"{"credentials":[{"teamId":"T","keyId":"K"},{"teamId":"T","keyID":"K"}]}"#,
-             "unknown setting 'credentials[1].keyID' (known in each credentials entry: teamId, keyId, keyFile)"),
+            (
+                #"{"credentials":[{"teamId":"T","keyId":"K"},{"teamId":"T","keyID":"K"}]}"#,
+                "unknown setting 'credentials[1].keyID' (known in each credentials entry: teamId, keyId, keyFile)"
+            ),
             (#"{"apns":{"nested":{"rate":1}}}"#, "unknown setting 'apns.nested'"),
             (#"{"credential":[]}"#, "unknown setting 'credential'"),
             (#"{"credentials":{"teamId":"T"}}"#, "'credentials' must be a list"),
@@ -75,10 +87,12 @@ import Testing
 
     @Test func depthIsBounded() {
         // Eight levels below the top object are read (the element is then refused for its shape, not its depth) …
-        let atBound = #"{"apns":{"labels":"# + String(repeating: "[", count: 6) + "1" + String(repeating: "]", count: 6) + "}}"
+        let atBound =
+            #"{"apns":{"labels":"# + String(repeating: "[", count: 6) + "1" + String(repeating: "]", count: 6) + "}}"
         #expect(refusal(atBound) == "'apns.labels[0]' must be a string or a number")
         // … nine are not, whatever the setting.
-        let beyond = #"{"apns":{"labels":"# + String(repeating: "[", count: 7) + "1" + String(repeating: "]", count: 7) + "}}"
+        let beyond =
+            #"{"apns":{"labels":"# + String(repeating: "[", count: 7) + "1" + String(repeating: "]", count: 7) + "}}"
         #expect(refusal(beyond) == "'apns.labels[0][0][0][0][0][0][0]' is nested deeper than 8 levels")
         // Far deeper JSON is refused before it is parsed.
         let huge = #"{"credentials":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}"

@@ -1,7 +1,8 @@
 import APNs
 import Foundation
-@testable import Intake
 import Testing
+
+@testable import Intake
 
 /// `apns.credentials`: each entry a key or a certificate with its topics; the single `apns.keyFile` form is the
 /// credential `default`; one bundle id per credential, at most one credential without topics.
@@ -27,7 +28,8 @@ import Testing
     }
 
     @Test func keysAndCertificatesWithTheirTopics() throws {
-        let configuration = try load(#"""
+        let configuration = try load(
+            #"""
             {"apns":{"credentials":[
               {"name":"ios","teamId":"TEAM000001","keyId":"KEY0000001","keyFile":"/k/a.p8","topics":["com.example.app","com.example.app.voip"]},
               {"name":"legacy","certificate":"/k/legacy.p12","passwordFile":"/k/pw","topics":["com.example.legacy"]},
@@ -45,16 +47,20 @@ import Testing
         #expect(routes.credential(for: "com.example.app") == "ios")
         #expect(routes.credential(for: "com.example.app.push-type.liveactivity") == "ios")
         #expect(routes.credential(for: "com.example.legacy.voip") == "legacy")
-        #expect(routes.credential(for: "com.example.unknown") == "watch", "the credential without topics sends the rest")
+        #expect(
+            routes.credential(for: "com.example.unknown") == "watch", "the credential without topics sends the rest")
         // APNs takes Live Activity pushes over token connections only.
         #expect(routes.refusal(for: "com.example.app", pushType: .liveactivity) == nil)
-        #expect(routes.refusal(for: "com.example.legacy", pushType: .liveactivity)?.contains("credential 'legacy' for com.example.legacy is a certificate") == true)
+        #expect(
+            routes.refusal(for: "com.example.legacy", pushType: .liveactivity)?.contains(
+                "credential 'legacy' for com.example.legacy is a certificate") == true)
         #expect(routes.refusal(for: "com.example.legacy", pushType: .alert) == nil)
     }
 
     @Test func theSingleKeyIsTheDefaultCredentialAndTheFallback() throws {
-        let configuration = try load(#"{"apns":{"credentials":[{"name":"b","teamId":"TEAM000002","keyId":"KEY0000002","keyFile":"/k/b.p8","topics":["com.b"]}]}}"#,
-                                     single: true)
+        let configuration = try load(
+            #"{"apns":{"credentials":[{"name":"b","teamId":"TEAM000002","keyId":"KEY0000002","keyFile":"/k/b.p8","topics":["com.b"]}]}}"#,
+            single: true)
         let credentials = try configuration.sendingCredentials()
         #expect(credentials.map(\.name) == ["default", "b"])
         let routes = try #require(try configuration.topicRoutes())
@@ -65,9 +71,12 @@ import Testing
     }
 
     @Test func aTopicNoCredentialListsIsRefusedWhenEveryCredentialListsTopics() throws {
-        let configuration = try load(#"{"apns":{"credentials":[{"name":"a","teamId":"TEAM000001","keyId":"KEY0000001","keyFile":"/k/a.p8","topics":["com.a"]}]}}"#)
+        let configuration = try load(
+            #"{"apns":{"credentials":[{"name":"a","teamId":"TEAM000001","keyId":"KEY0000001","keyFile":"/k/a.p8","topics":["com.a"]}]}}"#
+        )
         let routes = try #require(try configuration.topicRoutes())
-        #expect(routes.refusal(for: "com.b") == "no credential sends for topic 'com.b' (apns.credentials topics: com.a)")
+        #expect(
+            routes.refusal(for: "com.b") == "no credential sends for topic 'com.b' (apns.credentials topics: com.a)")
         #expect(routes.refusal(for: "com.a.voip") == nil)
     }
 
@@ -79,7 +88,10 @@ import Testing
             (#"[{"name":"a","keyFile":"/k/a.p8","keyId":"KEY0000001"}]"#, "'apns.credentials[0].teamId' is required"),
             (#"[{"name":"a",\#(key),"certificate":"/c.p12"}]"#, "mixes a key"),
             (#"[{"name":"a"}]"#, "needs a key"),
-            (#"[{"name":"a","certificate":"/c.p12","password":"x","passwordFile":"/p"}]"#, "both password and passwordFile"),
+            (
+                #"[{"name":"a","certificate":"/c.p12","password":"x","passwordFile":"/p"}]"#,
+                "both password and passwordFile"
+            ),
             (#"[{"name":"a",\#(key),"topics":"com.a"}]"#, "must be a list of strings"),
             (#"[{"name":"a",\#(key),"topics":[]}]"#, "'apns.credentials[0].topics' is empty"),
             (#"[{"name":"a",\#(key),"topics":["bad topic"]}]"#, "'apns.credentials[0].topics[0]': invalid topic"),
@@ -94,7 +106,10 @@ import Testing
             (#"[{"name":"a",\#(key)},{"name":"b",\#(key)}]"#, false, "both list no topics"),
             (#"[{"name":"a",\#(key)}]"#, true, "both list no topics"),
             (#"[{"name":"default",\#(key),"topics":["com.b"]}]"#, true, "the name of apns.keyFile's credential"),
-            (#"[{"name":"a",\#(key),"topics":["com.b"]},{"name":"b",\#(key),"topics":["com.b.voip"]}]"#, false, "topic com.b is listed by credentials 'a' and 'b'"),
+            (
+                #"[{"name":"a",\#(key),"topics":["com.b"]},{"name":"b",\#(key),"topics":["com.b.voip"]}]"#, false,
+                "topic com.b is listed by credentials 'a' and 'b'"
+            ),
         ]
         for (list, single, expected) in combined {
             let message = refusal(#"{"apns":{"credentials":\#(list)}}"#, single: single)
@@ -103,7 +118,8 @@ import Testing
     }
 
     @Test func aPasswordIsNeverPrinted() throws {
-        let configuration = try load(#"{"apns":{"credentials":[{"name":"c","certificate":"/c.p12","password":"s3cret-pass"}]}}"#)
+        let configuration = try load(
+            #"{"apns":{"credentials":[{"name":"c","certificate":"/c.p12","password":"s3cret-pass"}]}}"#)
         #expect(!"\(configuration.credentials)".contains("s3cret"))
         #expect(!String(reflecting: configuration.credentials).contains("s3cret"))
     }

@@ -18,14 +18,14 @@ import Testing
     }
 
     @Test(arguments: [
-        "2026-02-30T09:00:00Z",           // no such day (Foundation rolls it to 2 March)
-        "2025-02-29T09:00:00Z",           // not a leap year
+        "2026-02-30T09:00:00Z",  // no such day (Foundation rolls it to 2 March)
+        "2025-02-29T09:00:00Z",  // not a leap year
         "2100-02-29T00:00:00Z",
-        "292278994-08-17T07:12:55Z",      // year beyond 9999
-        "1999-12-31T23:59:59Z",           // before 2000
+        "292278994-08-17T07:12:55Z",  // year beyond 9999
+        "1999-12-31T23:59:59Z",  // before 2000
         "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-04-31T00:00:00Z",
         "2026-12-01T24:00:00Z", "2026-12-01T23:60:00Z", "2026-12-01T23:59:60Z",
-        "2026-12-01T09:00:00",            // no zone
+        "2026-12-01T09:00:00",  // no zone
         "2026-12-01 09:00:00Z", "2026-12-01", "next week", "", "2026-12-01T09:00:00.Z",
         "2026-12-01T09:00:00.1234567890Z", "2026-12-01T09:00:00+0100", "2026-12-01T09:00:00+24:00",
         "2026-12-01T09:00:00Zjunk", "２０２６-12-01T09:00:00Z",
@@ -36,21 +36,29 @@ import Testing
 }
 
 @Suite struct ServiceURLTests {
-    @Test(arguments: ["https://api.push.apple.com", "https://api.push.apple.com/", "https://127.0.0.1:2197", "https://[::1]:443", "HTTPS://Host:65535"])
+    @Test(arguments: [
+        "https://api.push.apple.com", "https://api.push.apple.com/", "https://127.0.0.1:2197", "https://[::1]:443",
+        "HTTPS://Host:65535",
+    ])
     func validBase(text: String) throws {
         #expect(try !ServiceURL.validateBase(text, setting: "apns.productionURL").hasSuffix("/"))
     }
 
-    @Test(arguments: ["http://api.push.apple.com", "https://host:99999", "https://host:0", "https://host#x", "https://user:pw@host",
-                      "https://host/3/device", "https://host?x=1", "https://", "api.push.apple.com", "https://ho st", "https://host\r\n",
-                      "https://host:abc", "ftp://host"])
+    @Test(arguments: [
+        "http://api.push.apple.com", "https://host:99999", "https://host:0", "https://host#x", "https://user:pw@host",
+        "https://host/3/device", "https://host?x=1", "https://", "api.push.apple.com", "https://ho st",
+        "https://host\r\n",
+        "https://host:abc", "ftp://host",
+    ])
     func invalidBase(text: String) {
         #expect(throws: IntakeError.self) { try ServiceURL.validateBase(text, setting: "apns.productionURL") }
     }
 
     @Test func proxiesMayCarryCredentialsThatAreNeverShown() throws {
-        #expect(try ServiceURL.validateProxy("http://proxy.corp:3128", setting: "apns.proxy") == "http://proxy.corp:3128")
-        #expect(try ServiceURL.validateProxy("https://me:s3cret@proxy.corp:8443", setting: "apns.proxy").contains("s3cret"))
+        #expect(
+            try ServiceURL.validateProxy("http://proxy.corp:3128", setting: "apns.proxy") == "http://proxy.corp:3128")
+        #expect(
+            try ServiceURL.validateProxy("https://me:s3cret@proxy.corp:8443", setting: "apns.proxy").contains("s3cret"))
         #expect(!ServiceURL.redacted("https://me:s3cret@proxy.corp:8443").contains("s3cret"))
         for bad in ["socks5://proxy:1080", "http://proxy:70000", "http://proxy#frag", "proxy:3128"] {
             #expect(throws: IntakeError.self) { try ServiceURL.validateProxy(bad, setting: "apns.proxy") }
@@ -86,8 +94,11 @@ import Testing
     @Test func topicsAreBundleIDs() throws {
         try Topic.validate("com.example.app")
         try Topic.validate("com.example-co.App2")
-        for bad in ["", "com.example app", "com.example\u{1}", "com.example\u{7f}", "com..example", ".com.example", "com.example.",
-                    "com.exämple", "com/example", String(repeating: "a", count: 256)] {
+        for bad in [
+            "", "com.example app", "com.example\u{1}", "com.example\u{7f}", "com..example", ".com.example",
+            "com.example.",
+            "com.exämple", "com/example", String(repeating: "a", count: 256),
+        ] {
             #expect(throws: APNsError.self) { try Topic.validate(bad) }
         }
     }
@@ -114,8 +125,12 @@ import Testing
 @Suite struct ConfigurationFileTests {
     @Test func nestedKeysApplyAndEveryMistakeIsNamed() throws {
         var configuration = Configuration()
-        try configuration.apply(fileBytes: Array(#"{"database":"/tmp/x.sqlite","apns":{"rate":500,"proxy":"http://p:3128"},"worker":{"lease":12}}"#.utf8))
-        #expect(configuration.database == "/tmp/x.sqlite" && configuration.rate == 500 && configuration.workerLease == 12)
+        try configuration.apply(
+            fileBytes: Array(
+                #"{"database":"/tmp/x.sqlite","apns":{"rate":500,"proxy":"http://p:3128"},"worker":{"lease":12}}"#.utf8)
+        )
+        #expect(
+            configuration.database == "/tmp/x.sqlite" && configuration.rate == 500 && configuration.workerLease == 12)
         #expect(configuration.proxy == .url("http://p:3128"))
         for (json, words) in [
             (#"{"apns":{"rate":true}}"#, "must be a string or a number"),
@@ -148,7 +163,9 @@ import Testing
         for bad in ["zz", "\(Self.token),u,staging", "\(Self.token),a,b,c", "\(Self.token),u\u{1b}x"] {
             #expect(throws: IntakeError.self) { try ImportLine.parse(ArraySlice(bad.utf8)) }
         }
-        #expect(throws: IntakeError.self) { try ImportLine.parse(ArraySlice(Array(repeating: UInt8(ascii: "a"), count: 1025))) }
+        #expect(throws: IntakeError.self) {
+            try ImportLine.parse(ArraySlice(Array(repeating: UInt8(ascii: "a"), count: 1025)))
+        }
         #expect(try ImportLine.tokenOnly(ArraySlice("\(Self.token),ignored,stuff,here".utf8))?.hex == Self.token)
     }
 }

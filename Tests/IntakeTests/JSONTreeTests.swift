@@ -7,7 +7,10 @@ import Testing
     private func parse(_ text: String) throws -> JSONTree { try JSONParser.parse(Array(text.utf8)) }
 
     private func failure(_ bytes: [UInt8]) -> String? {
-        do { _ = try JSONParser.parse(bytes); return nil } catch { return error.description }
+        do {
+            _ = try JSONParser.parse(bytes)
+            return nil
+        } catch { return error.description }
     }
 
     @Test func membersAndElementsAreFoundInOrder() throws {
@@ -21,7 +24,8 @@ import Testing
         #expect(tree.member(of: elements[2], named: "b").map { tree[$0.value].kind } == .null)
         let token = try #require(tree.member(of: tree.root, named: "token"), "an escaped name is its text")
         #expect(token.position == 1 && tree.int64(token.value) == -12)
-        #expect(tree.member(of: tree.root, named: "c").map { tree.bytes[tree[$0.value].range] } == Array("{}".utf8)[...])
+        #expect(
+            tree.member(of: tree.root, named: "c").map { tree.bytes[tree[$0.value].range] } == Array("{}".utf8)[...])
         #expect(tree.member(of: tree.root, named: "tok") == nil && tree.member(of: a.value, named: "a") == nil)
     }
 
@@ -35,14 +39,18 @@ import Testing
         // Swift's String equality is canonical equivalence: é precomposed and decomposed are one key.
         #expect(failure(Array("{\"\u{E9}\":1,\"e\u{301}\":2}".utf8))?.hasPrefix("invalid JSON: duplicate key") == true)
         let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
-        #expect(failure(Array("{\(many),\"k\\u0033\":1}".utf8))?.hasPrefix(#"invalid JSON: duplicate key "k3" at byte "#) == true)
+        #expect(
+            failure(Array("{\(many),\"k\\u0033\":1}".utf8))?.hasPrefix(#"invalid JSON: duplicate key "k3" at byte "#)
+                == true)
         #expect(failure(Array("{\(many)}".utf8)) == nil)
     }
 
     @Test func invalidUTF8AnywhereIsTheAnswer() {
         #expect(failure([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D]) == "body is not valid UTF-8")
         #expect(failure(Array("{,".utf8) + [0xFF]) == "body is not valid UTF-8", "even after a syntax error")
-        #expect(failure(Array("[\"".utf8) + [0xED, 0xA0, 0x80] + Array("\"]".utf8)) == "body is not valid UTF-8", "a surrogate")
+        #expect(
+            failure(Array("[\"".utf8) + [0xED, 0xA0, 0x80] + Array("\"]".utf8)) == "body is not valid UTF-8",
+            "a surrogate")
         #expect(failure(Array("[\"\u{10FFFF}\"]".utf8)) == nil)
     }
 }

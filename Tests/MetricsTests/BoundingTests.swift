@@ -4,7 +4,8 @@ import Testing
 @Suite struct BoundingTests {
     @Test func aValueNotAllowedIsRecordedAsOther() {
         let registry = MetricsRegistry()
-        let family = registry.counter("d_total", help: "D.", labels: [MetricLabel("reason", allowed: ["BadTopic", "Unregistered"])])
+        let family = registry.counter(
+            "d_total", help: "D.", labels: [MetricLabel("reason", allowed: ["BadTopic", "Unregistered"])])
         family.increment("BadTopic")
         family.increment("Transport:timeout")
         family.increment("made up by the network")
@@ -15,7 +16,8 @@ import Testing
 
     @Test func seriesBeyondTheCapGoToOther() {
         let registry = MetricsRegistry()
-        let family = registry.counter("r_total", help: "R.", labels: [MetricLabel("route"), MetricLabel("code")], maxSeries: 3)
+        let family = registry.counter(
+            "r_total", help: "R.", labels: [MetricLabel("route"), MetricLabel("code")], maxSeries: 3)
         for i in 0..<100 { family.increment("/path/\(i)", "200") }
         let lines = registry.render().split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(lines.count == 4, "3 series plus other: \(lines)")
@@ -39,7 +41,8 @@ import Testing
         }
         #expect(family.labels("even").value == 32_000 && family.labels("odd").value == 32_000)
         let text = registry.render()
-        #expect(text.contains(#"h_seconds_bucket{le="1"} 32000"#) && text.contains(#"h_seconds_bucket{le="+Inf"} 64000"#)
+        #expect(
+            text.contains(#"h_seconds_bucket{le="1"} 32000"#) && text.contains(#"h_seconds_bucket{le="+Inf"} 64000"#)
                 && text.contains("h_seconds_count 64000"), "\(text)")
     }
 }

@@ -2,13 +2,15 @@ import APNs
 import Foundation
 import Metrics
 import QueueModel
-import Testing
 import TestSupport
+import Testing
 
 /// The full apnsd registry, with values, passes `promtool check metrics` (Debian's prometheus package; scripts/setup
 /// installs it).
 @Suite(.offThePool) struct PromtoolTests {
-    static let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     @Test func promtoolAcceptsTheApnsdRegistry() throws {
         let metrics = APNsdMetrics(version: "1.0.0-test")
@@ -27,23 +29,29 @@ import TestSupport
         metrics.httpRequest(route: "/v1/campaigns/{id}", code: 200, seconds: 0.002)
         metrics.httpRequest(route: "/metrics", code: 200, seconds: 0.0001)
         let text = metrics.render()
-        for name in ["apnsd_build_info", "apnsd_notifications_enqueued_total", "apnsd_deliveries_total", "apnsd_apns_requests_total",
-                     "apnsd_apns_request_duration_seconds", "apnsd_queue_pending", "apnsd_queue_oldest_due_age_seconds",
-                     "apnsd_connections_open", "apnsd_provider_tokens_minted_total", "apnsd_devices", "apnsd_http_requests_total",
-                     "apnsd_http_request_duration_seconds"] {
+        for name in [
+            "apnsd_build_info", "apnsd_notifications_enqueued_total", "apnsd_deliveries_total",
+            "apnsd_apns_requests_total",
+            "apnsd_apns_request_duration_seconds", "apnsd_queue_pending", "apnsd_queue_oldest_due_age_seconds",
+            "apnsd_connections_open", "apnsd_provider_tokens_minted_total", "apnsd_devices",
+            "apnsd_http_requests_total",
+            "apnsd_http_request_duration_seconds",
+        ] {
             #expect(text.contains("# TYPE \(name) "), "\(name) is declared")
         }
         #expect(text.contains(#"apnsd_deliveries_total{status="failed",reason="other"} 1"#))
         #expect(text.contains(#"apnsd_notifications_enqueued_total{source="other"} 1"#))
 
         guard let promtool = Self.promtool else {
-            Issue.record("promtool not found (/usr/bin/promtool): run scripts/setup, which installs Debian's prometheus package")
+            Issue.record(
+                "promtool not found (/usr/bin/promtool): run scripts/setup, which installs Debian's prometheus package")
             return
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: promtool)
         process.arguments = ["check", "metrics"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output

@@ -32,8 +32,10 @@ struct APIKeySecretTests {
     @Test("only the generated shape is well formed")
     func wellFormed() throws {
         let secret = try APIKeySecret.generate()
-        for bad in ["", "apnsd_", secret + "A", String(secret.dropLast()), "x" + secret.dropFirst(), "Bearer " + secret,
-                    secret.replacingOccurrences(of: secret.suffix(1), with: "=")] {
+        for bad in [
+            "", "apnsd_", secret + "A", String(secret.dropLast()), "x" + secret.dropFirst(), "Bearer " + secret,
+            secret.replacingOccurrences(of: secret.suffix(1), with: "="),
+        ] {
             #expect(!APIKeySecret.isWellFormed(bad), "\(bad)")
         }
     }

@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import ProviderAuth
+import Testing
 
 @Suite("Base64URL")
 struct Base64URLTests {
-    @Test("RFC 4648 vectors, unpadded", arguments: [
-        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"),
-        ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
-    ])
+    @Test(
+        "RFC 4648 vectors, unpadded",
+        arguments: [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"),
+            ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+        ])
     func vectors(plain: String, encoded: String) {
         #expect(Base64URL.encode(plain.utf8) == encoded)
         #expect(Base64URL.decode(encoded) == Array(plain.utf8))
@@ -31,8 +33,9 @@ struct Base64URLTests {
         #expect(Base64URL.decode(foundation) == bytes)
     }
 
-    @Test("padding, foreign characters, impossible lengths and non-zero spare bits are rejected",
-          arguments: ["Zg==", "Zm9v+", "Zm9v/", "Zm9 v", "Z", "Zm9vY", "Zh", "Zm9"])
+    @Test(
+        "padding, foreign characters, impossible lengths and non-zero spare bits are rejected",
+        arguments: ["Zg==", "Zm9v+", "Zm9v/", "Zm9 v", "Z", "Zm9vY", "Zh", "Zm9"])
     func rejectsBadText(text: String) {
         #expect(Base64URL.decode(text) == nil)
     }

@@ -1,5 +1,5 @@
-import Testing
 import ProviderAuth
+import Testing
 
 @Suite("ProviderAuthError")
 struct ProviderAuthErrorTests {

@@ -1,5 +1,5 @@
-import Testing
 import ProviderAuth
+import Testing
 
 @Suite("ProviderCredential")
 struct ProviderCredentialTests {
@@ -10,8 +10,9 @@ struct ProviderCredentialTests {
         #expect(credential.teamId == id)
     }
 
-    @Test("anything else is rejected, naming which id is wrong",
-          arguments: ["", "TESTKEY01", "TESTKEY0001", "TESTKEY-01", "TESTKEY 01", "TESTKEY0É", "ＴＥＳＴＫＥＹ００1"])
+    @Test(
+        "anything else is rejected, naming which id is wrong",
+        arguments: ["", "TESTKEY01", "TESTKEY0001", "TESTKEY-01", "TESTKEY 01", "TESTKEY0É", "ＴＥＳＴＫＥＹ００1"])
     func rejects(id: String) {
         #expect(throws: ProviderAuthError.invalidKeyId(id)) {
             try ProviderCredential(keyId: id, teamId: "TEAMID0001")

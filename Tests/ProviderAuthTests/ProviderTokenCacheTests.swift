@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ProviderAuth
+import Testing
 
 @Suite("ProviderTokenCache")
 struct ProviderTokenCacheTests {

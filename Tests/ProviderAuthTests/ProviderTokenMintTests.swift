@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import TestSupport
 import ProviderAuth
+import TestSupport
+import Testing
 
 @Suite("Minting provider tokens", .offThePool)
 struct ProviderTokenMintTests {
@@ -13,15 +13,20 @@ struct ProviderTokenMintTests {
     init() throws {
         key = try SigningKey(contentsOfFile: Fixture.key("AuthKey_TESTKEY001.p8"))
         credential = try ProviderCredential(keyId: "TESTKEY001", teamId: "TEAMID0001")
-        token = try ProviderToken.mint(key: key, credential: credential, issuedAt: Date(timeIntervalSince1970: 1_700_000_000.75))
+        token = try ProviderToken.mint(
+            key: key, credential: credential, issuedAt: Date(timeIntervalSince1970: 1_700_000_000.75))
         segments = token.value.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
     @Test("header and claims are exactly Apple's JSON, iat in whole seconds")
     func exactJSON() throws {
         try #require(segments.count == 3)
-        #expect(Base64URL.decode(segments[0]).map { String(decoding: $0, as: UTF8.self) } == #"{"alg":"ES256","kid":"TESTKEY001"}"#)
-        #expect(Base64URL.decode(segments[1]).map { String(decoding: $0, as: UTF8.self) } == #"{"iss":"TEAMID0001","iat":1700000000}"#)
+        #expect(
+            Base64URL.decode(segments[0]).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"alg":"ES256","kid":"TESTKEY001"}"#)
+        #expect(
+            Base64URL.decode(segments[1]).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"iss":"TEAMID0001","iat":1700000000}"#)
         #expect(token.issuedAt == Date(timeIntervalSince1970: 1_700_000_000))
         #expect(token.keyId == "TESTKEY001")
         #expect(token.authorizationHeader == "bearer " + token.value)
@@ -53,7 +58,9 @@ struct ProviderTokenMintTests {
         try key.publicKeyPEM.write(to: publicKey, atomically: true, encoding: .utf8)
         try Data((segments[0] + "." + segments[1]).utf8).write(to: input)
         try Data(HandDER.signature(fromRaw: #require(Base64URL.decode(segments[2])))).write(to: signature)
-        let result = try OpenSSLCLI.run(["dgst", "-sha256", "-verify", publicKey.path, "-signature", signature.path, input.path])
+        let result = try OpenSSLCLI.run([
+            "dgst", "-sha256", "-verify", publicKey.path, "-signature", signature.path, input.path,
+        ])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("Verified OK"))
     }
@@ -70,7 +77,8 @@ struct ProviderTokenMintTests {
 
     @Test("two tokens minted in the same second differ (ECDSA is randomized) but carry the same iat")
     func sameSecondDiffers() throws {
-        let again = try ProviderToken.mint(key: key, credential: credential, issuedAt: Date(timeIntervalSince1970: 1_700_000_000.2))
+        let again = try ProviderToken.mint(
+            key: key, credential: credential, issuedAt: Date(timeIntervalSince1970: 1_700_000_000.2))
         #expect(again.value != token.value)
         #expect(again.issuedAt == token.issuedAt)
         #expect(again != token)

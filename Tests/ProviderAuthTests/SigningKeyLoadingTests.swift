@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ProviderAuth
 
 @Suite("Loading .p8 keys", .offThePool)
@@ -12,15 +13,17 @@ struct SigningKeyLoadingTests {
         #expect(key.publicKeyPEM == expected)
     }
 
-    @Test("each look-alike of a .p8 key is rejected with the error that names it", arguments: [
-        ("encrypted.p8", ProviderAuthError.encrypted),
-        ("sec1.pem", .notPKCS8(label: "EC PRIVATE KEY")),
-        ("p384.p8", .notP256(curve: "secp384r1")),
-        ("rsa.p8", .notEC(keyType: "RSA")),
-        ("ed25519.p8", .notEC(keyType: "ED25519")),
-        ("garbage.p8", .notPEM),
-        ("AuthKey_TESTKEY001.pub.pem", .notAPrivateKey(label: "PUBLIC KEY")),
-    ])
+    @Test(
+        "each look-alike of a .p8 key is rejected with the error that names it",
+        arguments: [
+            ("encrypted.p8", ProviderAuthError.encrypted),
+            ("sec1.pem", .notPKCS8(label: "EC PRIVATE KEY")),
+            ("p384.p8", .notP256(curve: "secp384r1")),
+            ("rsa.p8", .notEC(keyType: "RSA")),
+            ("ed25519.p8", .notEC(keyType: "ED25519")),
+            ("garbage.p8", .notPEM),
+            ("AuthKey_TESTKEY001.pub.pem", .notAPrivateKey(label: "PUBLIC KEY")),
+        ])
     func rejectsLookAlikes(file: String, expected: ProviderAuthError) {
         #expect(throws: expected) {
             try SigningKey(contentsOfFile: Fixture.key(file))

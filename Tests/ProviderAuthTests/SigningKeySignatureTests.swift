@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ProviderAuth
 
 @Suite("ES256 signatures", .offThePool)
@@ -68,10 +69,15 @@ struct SigningKeySignatureTests {
         try Data(message).write(to: URL(fileURLWithPath: messageFile))
         try Data(HandDER.signature(fromRaw: key.signES256(message))).write(to: URL(fileURLWithPath: ourSignature))
 
-        let verified = try OpenSSLCLI.run(["dgst", "-sha256", "-verify", Fixture.key("AuthKey_TESTKEY001.pub.pem"), "-signature", ourSignature, messageFile])
+        let verified = try OpenSSLCLI.run([
+            "dgst", "-sha256", "-verify", Fixture.key("AuthKey_TESTKEY001.pub.pem"), "-signature", ourSignature,
+            messageFile,
+        ])
         #expect(verified.status == 0, "\(verified.output)")
 
-        let signed = try OpenSSLCLI.run(["dgst", "-sha256", "-sign", Fixture.key("AuthKey_TESTKEY001.p8"), "-out", theirSignature, messageFile])
+        let signed = try OpenSSLCLI.run([
+            "dgst", "-sha256", "-sign", Fixture.key("AuthKey_TESTKEY001.p8"), "-out", theirSignature, messageFile,
+        ])
         try #require(signed.status == 0, "\(signed.output)")
         let theirs = try [UInt8](Data(contentsOf: URL(fileURLWithPath: theirSignature)))
         #expect(key.verifyES256DER(message: message, derSignature: theirs))

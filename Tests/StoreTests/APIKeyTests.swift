@@ -1,6 +1,7 @@
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// API keys on each engine: only hashes are stored, revoke deletes, last use is written at most once a minute.
@@ -16,7 +17,8 @@ import Testing
     @Test(arguments: Engine.all) func createListAuthenticateRevoke(engine: Engine) async throws {
         let (store, database) = try await opened(engine)
         defer { database.remove() }
-        let created = try await store.createAPIKey(name: "backend", scopes: APIKeyScope.defaults, secretHash: Self.hash(1), now: at(0))
+        let created = try await store.createAPIKey(
+            name: "backend", scopes: APIKeyScope.defaults, secretHash: Self.hash(1), now: at(0))
         #expect(created == APIKeyRecord(name: "backend", scopes: [.send, .read], createdAt: at(0), lastUsedAt: nil))
         _ = try await store.createAPIKey(name: "ops.admin", scopes: [.admin], secretHash: Self.hash(2), now: at(1))
         #expect(try await store.apiKeys().map(\.name) == ["backend", "ops.admin"])
@@ -29,7 +31,9 @@ import Testing
 
         #expect(try await store.revokeAPIKey(name: "ops.admin"))
         #expect(try await store.revokeAPIKey(name: "ops.admin") == false, "already revoked")
-        #expect(try await store.authenticateAPIKey(secretHash: Self.hash(2), now: at(6)) == nil, "a revoked key stops at once")
+        #expect(
+            try await store.authenticateAPIKey(secretHash: Self.hash(2), now: at(6)) == nil,
+            "a revoked key stops at once")
         #expect(try await store.apiKeys().map(\.name) == ["backend"])
         #expect(try await store.scalar("SELECT COUNT(*) FROM api_keys") == 1, "revoking deletes the row")
 
@@ -57,7 +61,8 @@ import Testing
                 try await store.createAPIKey(name: name, scopes: [.send], secretHash: Self.hash(1), now: at(0))
             }
         }
-        _ = try await store.createAPIKey(name: String(repeating: "a", count: 64), scopes: [.send], secretHash: Self.hash(1), now: at(0))
+        _ = try await store.createAPIKey(
+            name: String(repeating: "a", count: 64), scopes: [.send], secretHash: Self.hash(1), now: at(0))
         await #expect(throws: StoreError.invalidAPIKey("an API key needs at least one scope")) {
             try await store.createAPIKey(name: "none", scopes: [], secretHash: Self.hash(2), now: at(0))
         }
@@ -69,9 +74,14 @@ import Testing
     @Test(arguments: Engine.all) func onlyTheHashIsStored(engine: Engine) async throws {
         let (store, database) = try await opened(engine)
         defer { database.remove() }
-        _ = try await store.createAPIKey(name: "k", scopes: [.send, .read, .admin], secretHash: Self.hash(0xabc), now: at(0))
-        #expect(try await store.scalar("SELECT COUNT(*) FROM api_keys WHERE secret_hash = '\(Self.hash(0xabc))' AND scopes = 'send,read,admin'") == 1)
-        let columns = engine == .sqlite
+        _ = try await store.createAPIKey(
+            name: "k", scopes: [.send, .read, .admin], secretHash: Self.hash(0xabc), now: at(0))
+        #expect(
+            try await store.scalar(
+                "SELECT COUNT(*) FROM api_keys WHERE secret_hash = '\(Self.hash(0xabc))' AND scopes = 'send,read,admin'"
+            ) == 1)
+        let columns =
+            engine == .sqlite
             ? "SELECT COUNT(*) FROM pragma_table_info('api_keys') WHERE name LIKE '%secret%'"
             : "SELECT COUNT(*) FROM information_schema.columns WHERE table_name = 'api_keys' AND column_name LIKE '%secret%'"
         #expect(try await store.scalar(columns) == 1, "secret_hash is the only column about the secret")
@@ -84,13 +94,18 @@ import Testing
         #expect(try await store.apiKeys().first?.lastUsedAt == nil, "never used")
         #expect(try await store.authenticateAPIKey(secretHash: Self.hash(1), now: at(10))?.lastUsedAt == at(10))
         // SQLite counts the connection's changes; PostgreSQL's row version (xmin) moves at each write of the row.
-        let changes = engine == .sqlite ? "SELECT total_changes()" : "SELECT xmin::text::bigint FROM api_keys WHERE name = 'k'"
+        let changes =
+            engine == .sqlite ? "SELECT total_changes()" : "SELECT xmin::text::bigint FROM api_keys WHERE name = 'k'"
         let changesBefore = try await store.scalar(changes)
-        #expect(try await store.authenticateAPIKey(secretHash: Self.hash(1), now: at(30))?.lastUsedAt == at(10), "within a minute: not written")
+        #expect(
+            try await store.authenticateAPIKey(secretHash: Self.hash(1), now: at(30))?.lastUsedAt == at(10),
+            "within a minute: not written")
         #expect(try await store.authenticateAPIKey(secretHash: Self.hash(1), now: at(69.9))?.lastUsedAt == at(10))
         #expect(try await store.scalar(changes) == changesBefore, "no write within the minute")
         #expect(try await store.apiKeys().first?.lastUsedAt == at(10))
-        #expect(try await store.authenticateAPIKey(secretHash: Self.hash(1), now: at(70))?.lastUsedAt == at(70), "a minute later: written")
+        #expect(
+            try await store.authenticateAPIKey(secretHash: Self.hash(1), now: at(70))?.lastUsedAt == at(70),
+            "a minute later: written")
         #expect(try await store.apiKeys().first?.lastUsedAt == at(70))
         // A clock that went back does not move the last use back.
         #expect(try await store.authenticateAPIKey(secretHash: Self.hash(1), now: at(20))?.lastUsedAt == at(70))

@@ -1,16 +1,20 @@
 import Testing
+
 @testable import Store
 
 @Suite struct ByteOrderTests {
     @Test func sortsLikeSQLiteBinaryCollation() {
-        let strings = ["", "a", "ab", "abc", "b", "aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaab", "aaaaaaaaaaaaaaaaa",
-                       "aaaaaaaaaaaaaaaa\u{0}", "Z", "é", "e\u{301}", "user10", "user9", "user1", "ff", "0f",
-                       "aaaaaaaaaaaaaaaa", "zzzzzzzzzzzzzzzzzzzz"]
+        let strings = [
+            "", "a", "ab", "abc", "b", "aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaab", "aaaaaaaaaaaaaaaaa",
+            "aaaaaaaaaaaaaaaa\u{0}", "Z", "é", "e\u{301}", "user10", "user9", "user1", "ff", "0f",
+            "aaaaaaaaaaaaaaaa", "zzzzzzzzzzzzzzzzzzzz",
+        ]
         let order = ByteOrder.indices(count: strings.count, prefix: { ByteOrder.Prefix(strings[$0]) }) { a, b in
             strings[a] != strings[b] ? ByteOrder.precedes(strings[a], strings[b]) : a < b
         }
         let expected = strings.indices.sorted { a, b in
-            let left = Array(strings[a].utf8), right = Array(strings[b].utf8)
+            let left = Array(strings[a].utf8)
+            let right = Array(strings[b].utf8)
             return left != right ? left.lexicographicallyPrecedes(right) : a < b
         }
         #expect(order == expected)

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 @Suite struct CampaignTests {
@@ -19,17 +20,23 @@ import Testing
         #expect(cancelled.finishedAt == at(2))
         #expect(cancelled.counters == CampaignCounters(total: 10, cancelled: 10))
         #expect(try await store.claim(now: at(100), limit: 10, leaseFor: .seconds(30), worker: nil).isEmpty)
-        #expect(try await store.allLog(LogFilter(campaign: id)).allSatisfy { $0.reason?.rawValue == "CampaignCancelled" })
+        #expect(
+            try await store.allLog(LogFilter(campaign: id)).allSatisfy { $0.reason?.rawValue == "CampaignCancelled" })
 
         // The request that was in flight reached APNs: the log and counters say so.
-        _ = try await store.record([.accepted(inFlight[0], apnsID: nil),
-                                    .retry(inFlight[1], at: at(10))], by: nil, now: at(3))
+        _ = try await store.record(
+            [
+                .accepted(inFlight[0], apnsID: nil),
+                .retry(inFlight[1], at: at(10)),
+            ], by: nil, now: at(3))
         let after = try await store.campaign(id)
         #expect(after.counters == CampaignCounters(total: 10, accepted: 1, cancelled: 9))
         #expect(after.status == .cancelled)
 
         // Cancelling again changes nothing.
-        #expect(try await store.finishCancel(id, request: nil, unacknowledged: 0, now: at(4)).campaign.counters == after.counters)
+        #expect(
+            try await store.finishCancel(id, request: nil, unacknowledged: 0, now: at(4)).campaign.counters
+                == after.counters)
     }
 
     @Test(arguments: Engine.all) func cancellingBeforeExpansionStopsTheExpansion(engine: Engine) async throws {
@@ -61,10 +68,12 @@ import Testing
         defer { database.remove() }
         let store = try await database.open()
         _ = try await store.register(DeviceRegistration(token: token(1), topic: topic), now: t0)
-        let content = try NotificationContent(bundleID: topic, pushType: .background,
-                                              expiration: try Expiration(secondsSince1970: 1_800_000_000), collapseID: try CollapseID("news"),
-                                              payload: try Payload(json: #"{"aps":{"content-available":1}}"#, pushType: .background))
-        let spec = CampaignSpec(kind: .bulk, audience: .tokens([token(1)], environment: .development), content: content, scheduledAt: at(5))
+        let content = try NotificationContent(
+            bundleID: topic, pushType: .background,
+            expiration: try Expiration(secondsSince1970: 1_800_000_000), collapseID: try CollapseID("news"),
+            payload: try Payload(json: #"{"aps":{"content-available":1}}"#, pushType: .background))
+        let spec = CampaignSpec(
+            kind: .bulk, audience: .tokens([token(1)], environment: .development), content: content, scheduledAt: at(5))
         let id = try await store.createCampaign(spec, now: t0)
         let campaign = try await store.campaign(id)
         #expect(campaign.kind == .bulk)
@@ -83,8 +92,9 @@ import Testing
     @Test func invalidContentCannotBeMade() throws {
         // The content is checked once, where it is made: a campaign can only hold a valid one.
         #expect(throws: APNsError.priorityNotAllowed(.immediate, .background)) {
-            try NotificationContent(bundleID: topic, pushType: .background, priority: .immediate,
-                                    payload: try Payload(json: #"{"aps":{"content-available":1}}"#))
+            try NotificationContent(
+                bundleID: topic, pushType: .background, priority: .immediate,
+                payload: try Payload(json: #"{"aps":{"content-available":1}}"#))
         }
         #expect(throws: APNsError.self) { try NotificationContent(bundleID: "com example", payload: payload()) }
     }

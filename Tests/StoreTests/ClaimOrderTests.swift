@@ -2,12 +2,15 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// The order of claims while a bulk backlog is being worked through: what makes single sends go ahead of bulk
 /// (the worker sends what it claims, in claim order), decided here on a real SQLite file without any timing.
 @Suite struct ClaimOrderTests {
-    @Test(arguments: Engine.all) func singleSendsEnqueuedDuringABulkBacklogAreClaimedNextAndTheBacklogResumes(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func singleSendsEnqueuedDuringABulkBacklogAreClaimedNextAndTheBacklogResumes(
+        engine: Engine
+    ) async throws {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
@@ -16,7 +19,8 @@ import Testing
         try await store.expandAll(now: t0)
         var claimedBulk: [DeliveryJob] = []
         for batch in 0..<3 {
-            let jobs = try await store.claim(now: at(Double(1 + batch)), limit: 20, leaseFor: .seconds(600), worker: nil)
+            let jobs = try await store.claim(
+                now: at(Double(1 + batch)), limit: 20, leaseFor: .seconds(600), worker: nil)
             #expect(jobs.count == 20 && jobs.allSatisfy { $0.campaignID == campaign && $0.kind == .bulk })
             claimedBulk += jobs
         }
@@ -34,7 +38,8 @@ import Testing
         #expect(resumed.allSatisfy { !alreadyClaimed.contains($0) }, "no bulk delivery is claimed twice")
     }
 
-    @Test(arguments: Engine.all) func aClaimOfOneTakesTheSingleSendOverAnEarlierDueBacklog(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func aClaimOfOneTakesTheSingleSendOverAnEarlierDueBacklog(engine: Engine) async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import PostgresStore
 @testable import Store
 
@@ -31,7 +32,9 @@ import Testing
         #expect(try await store.campaign(send).status == .running)
     }
 
-    @Test(arguments: Engine.all) func leasedDeliveriesAreNotClaimedAgainUntilTheLeaseExpires(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func leasedDeliveriesAreNotClaimedAgainUntilTheLeaseExpires(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
@@ -65,11 +68,12 @@ import Testing
 
         store = try await database.open()
         // Releasing every lease is a tool's call, not the worker's protocol: each engine has its own.
-        let released = if let sqlite = store as? Store {
-            try await sqlite.releaseLeases(now: at(3))
-        } else {
-            try await (store as! PostgresStore).releaseLeases(now: at(3))
-        }
+        let released =
+            if let sqlite = store as? Store {
+                try await sqlite.releaseLeases(now: at(3))
+            } else {
+                try await (store as! PostgresStore).releaseLeases(now: at(3))
+            }
         #expect(released == 3)
         let resumed = try await store.claim(now: at(3), limit: 10, leaseFor: .seconds(30), worker: nil)
         #expect(resumed.count == 5)
@@ -94,7 +98,9 @@ import Testing
         #expect(try await store.campaign(id).counters == CampaignCounters(total: 3, pending: 2, cancelled: 1))
     }
 
-    @Test(arguments: Engine.all) func unregisteredTokenIsSentInTheGivenEnvironmentWithoutRegisteringIt(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func unregisteredTokenIsSentInTheGivenEnvironmentWithoutRegisteringIt(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
@@ -107,7 +113,9 @@ import Testing
         #expect(try await store.deviceCount(active: nil) == 0)
     }
 
-    @Test(arguments: Engine.all) func singleSendToAnInactiveDeviceIsLoggedAsCancelledAndCompletes(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func singleSendToAnInactiveDeviceIsLoggedAsCancelledAndCompletes(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
@@ -117,7 +125,9 @@ import Testing
         let campaign = try await store.campaign(id)
         #expect(campaign.status == .completed)
         #expect(campaign.counters == CampaignCounters(total: 1, cancelled: 1))
-        #expect(try await store.log(LogFilter(campaign: id), after: nil, limit: 10).first?.reason?.rawValue == "DeviceInactive")
+        #expect(
+            try await store.log(LogFilter(campaign: id), after: nil, limit: 10).first?.reason?.rawValue
+                == "DeviceInactive")
         #expect(try await store.claim(now: t0, limit: 10, leaseFor: .seconds(30), worker: nil).isEmpty)
     }
 
@@ -161,7 +171,8 @@ extension ClaimTests {
         try await store.expandAll(now: t0)
         let first = try await store.claim(now: t0, limit: 1, leaseFor: .seconds(30), worker: nil)[0]
         #expect(first.previousDelay == nil)
-        _ = try await store.record([.retry(first, at: at(7.5), httpStatus: 503, reason: .serviceUnavailable)], by: nil, now: at(2))
+        _ = try await store.record(
+            [.retry(first, at: at(7.5), httpStatus: 503, reason: .serviceUnavailable)], by: nil, now: at(2))
         let second = try await store.claim(now: at(8), limit: 1, leaseFor: .seconds(30), worker: nil)[0]
         #expect(second.previousDelay == .milliseconds(5500))
     }
@@ -174,7 +185,8 @@ extension ClaimTests {
         try await store.registerDevices(0..<3)
         let id = try await store.createCampaign(bulk(.all()), now: t0)
         try await store.expandAll(now: t0)
-        try await store.execute("UPDATE campaigns SET status = 'scheduled', started_at = NULL WHERE id = \(id.rawValue)")
+        try await store.execute(
+            "UPDATE campaigns SET status = 'scheduled', started_at = NULL WHERE id = \(id.rawValue)")
         #expect(try await store.claim(now: at(4), limit: 1, leaseFor: .seconds(30), worker: nil).count == 1)
         let campaign = try await store.campaign(id)
         #expect(campaign.status == .running && campaign.startedAt == at(4))

@@ -1,6 +1,7 @@
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// `Store.commits` moves after a write transaction that changed rows (what wakes a worker on the same store), and

@@ -1,9 +1,10 @@
 import APNs
 import Foundation
 import QueueModel
-import Testing
-@testable import Store
 import TestSupport
+import Testing
+
+@testable import Store
 
 /// Several workers on one queue at the same time, each with its own connection (as on several hosts): claims,
 /// expansion and records that race never hand out a delivery twice, never expand a row twice, and never miss a
@@ -19,7 +20,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: Engine.all) func twoWorkersClaimingOneCampaignConcurrentlyNeverGetTheSameDelivery(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func twoWorkersClaimingOneCampaignConcurrentlyNeverGetTheSameDelivery(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let setup = try await database.open()
@@ -34,7 +37,8 @@ import TestSupport
         async let claimedByA = claimAll(first, worker: a, batch: 7)
         async let claimedByB = claimAll(second, worker: b, batch: 11)
         let (jobsA, jobsB) = try await (claimedByA, claimedByB)
-        let idsA = Set(jobsA.map(\.id)), idsB = Set(jobsB.map(\.id))
+        let idsA = Set(jobsA.map(\.id))
+        let idsB = Set(jobsB.map(\.id))
         #expect(idsA.count == jobsA.count && idsB.count == jobsB.count, "no worker gets a delivery twice")
         #expect(idsA.isDisjoint(with: idsB), "no delivery goes to both workers")
         #expect(idsA.count + idsB.count == 600, "every delivery is claimed")
@@ -51,7 +55,9 @@ import TestSupport
         #expect(done.status == .completed && done.counters == CampaignCounters(total: 600, accepted: 600))
         if engine == .postgres {
             // The workers' counter shards were folded into shard 0 at completion.
-            #expect(try await setup.scalar("SELECT COUNT(*) FROM campaign_counts WHERE campaign_id = \(campaign.rawValue)") == 1)
+            #expect(
+                try await setup.scalar("SELECT COUNT(*) FROM campaign_counts WHERE campaign_id = \(campaign.rawValue)")
+                    == 1)
         }
     }
 
@@ -71,7 +77,9 @@ import TestSupport
                 group.addTask {
                     // Until every campaign is expanded: one may be another worker's to expand for a moment.
                     while true {
-                        if try await store.expandDueCampaigns(now: at(1), pageSize: 50, maxPages: 2).pages > 0 { continue }
+                        if try await store.expandDueCampaigns(now: at(1), pageSize: 50, maxPages: 2).pages > 0 {
+                            continue
+                        }
                         let all = try await store.campaigns(kind: nil, status: nil, before: nil, limit: 10)
                         if all.allSatisfy(\.isExpanded) { return }
                         try await Task.sleep(for: .milliseconds(2))
@@ -88,7 +96,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: Engine.all) func aCancelRacingTwoWorkersRecordsLeavesCountersThatAgreeWithTheRows(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func aCancelRacingTwoWorkersRecordsLeavesCountersThatAgreeWithTheRows(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let setup = try await database.open()
@@ -103,8 +113,9 @@ import TestSupport
         let jobsB = try await second.claim(now: at(1), limit: 150, leaseFor: .seconds(30), worker: b)
 
         async let recordedByA = first.record(jobsA.map { .accepted($0, apnsID: nil) }, by: a, now: at(2))
-        async let recordedByB = second.record(jobsB.map { DeliveryResult($0, disposition: .failed, reason: .serviceUnavailable) },
-                                              by: b, now: at(2))
+        async let recordedByB = second.record(
+            jobsB.map { DeliveryResult($0, disposition: .failed, reason: .serviceUnavailable) },
+            by: b, now: at(2))
         async let cancelled = setup.finishCancel(campaign, request: nil, unacknowledged: 0, now: at(2))
         let (reportA, reportB, cancel) = try await (recordedByA, recordedByB, cancelled)
         // Whatever the order, every answer lands (it replaces `cancelled`), and nothing is left pending.
@@ -114,7 +125,8 @@ import TestSupport
         #expect(done.status == .cancelled)
         #expect(done.counters == CampaignCounters(total: 400, accepted: 150, failed: 150, cancelled: 100))
         for status in DeliveryStatus.allCases {
-            #expect(try await setup.allLog(LogFilter(campaign: campaign, status: status)).count == done.counters[status])
+            #expect(
+                try await setup.allLog(LogFilter(campaign: campaign, status: status)).count == done.counters[status])
         }
     }
 
@@ -130,14 +142,18 @@ import TestSupport
         let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil)
         _ = try await store.record(jobs.map { .accepted($0, apnsID: nil) }, by: nil, now: at(2))
         // As if the check had not run: done, but still running, its worker shard not folded.
-        try await store.execute("UPDATE campaigns SET status = 'running', finished_at = NULL WHERE id = \(campaign.rawValue)")
-        try await store.execute("""
+        try await store.execute(
+            "UPDATE campaigns SET status = 'running', finished_at = NULL WHERE id = \(campaign.rawValue)")
+        try await store.execute(
+            """
             INSERT INTO campaign_counts (campaign_id, shard, kind, pending, accepted) VALUES (\(campaign.rawValue), 5, 'bulk', 0, 0)
             """)
         _ = try await store.rescueStaleWorkers(now: at(3), staleAfter: .seconds(30), except: nil)
         let done = try await store.campaign(campaign)
         #expect(done.status == .completed && done.finishedAt == at(3))
         #expect(done.counters == CampaignCounters(total: 3, accepted: 3))
-        #expect(try await store.scalar("SELECT COUNT(*) FROM campaign_counts WHERE campaign_id = \(campaign.rawValue)") == 1)
+        #expect(
+            try await store.scalar("SELECT COUNT(*) FROM campaign_counts WHERE campaign_id = \(campaign.rawValue)") == 1
+        )
     }
 }

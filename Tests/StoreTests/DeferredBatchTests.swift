@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// Large enqueue requests stored as one `deferred_batches` row and written as campaigns by the worker.
@@ -28,7 +29,9 @@ import Testing
         // A waiting notification reads as a scheduled single send with its content.
         let waiting = try await store.campaign(done.ids[3])
         #expect(waiting.kind == .single && waiting.status == .scheduled && !waiting.isExpanded)
-        #expect(waiting.audience.kind == .tokens && waiting.audience.size == 1 && waiting.content == single(token(3)).content)
+        #expect(
+            waiting.audience.kind == .tokens && waiting.audience.size == 1
+                && waiting.content == single(token(3)).content)
         #expect(waiting.createdAt == at(1))
         #expect(try await store.gauges(now: at(2)).pendingSingle == 42)
         #expect(try await store.nextDueDate() != nil)
@@ -90,13 +93,17 @@ import Testing
     }
 
     @Test func everyFieldOfARecordSurvives() throws {
-        let content = try NotificationContent(bundleID: topic, pushType: .background, priority: .conservePower,
-                                              expiration: Expiration(secondsSince1970: 4_102_444_800),
-                                              collapseID: CollapseID("c-1"), apnsID: NotificationID("123e4567-e89b-12d3-a456-426614174000"),
-                                              payload: Payload(json: #"{"aps":{"content-available":1},"ü":"é"}"#, pushType: .background))
+        let content = try NotificationContent(
+            bundleID: topic, pushType: .background, priority: .conservePower,
+            expiration: Expiration(secondsSince1970: 4_102_444_800),
+            collapseID: CollapseID("c-1"), apnsID: NotificationID("123e4567-e89b-12d3-a456-426614174000"),
+            payload: Payload(json: #"{"aps":{"content-available":1},"ü":"é"}"#, pushType: .background))
         let specs = [
-            CampaignSpec(kind: .single, audience: .tokens([token(1), token(2)], environment: .development), content: content),
-            CampaignSpec(kind: .single, audience: .users(["alice", "bö b"], environment: .production), content: single(token(3)).content),
+            CampaignSpec(
+                kind: .single, audience: .tokens([token(1), token(2)], environment: .development), content: content),
+            CampaignSpec(
+                kind: .single, audience: .users(["alice", "bö b"], environment: .production),
+                content: single(token(3)).content),
             CampaignSpec(kind: .single, audience: .users(["carol"]), content: content),
         ]
         let encoded = DeferredBatch.encode(specs)

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 @Suite struct DeviceLifecycleTests {
@@ -13,17 +14,21 @@ import Testing
         #expect(first.isNew && first.replaced == nil)
         let second = try await store.registerDevice(DeviceRegistration(token: token(1), topic: topic), now: at(1))
         #expect(!second.isNew && second.device.id == first.device.id && second.device.registeredAt == at(1))
-        #expect(try await store.registerDevice(DeviceRegistration(token: token(1), topic: otherTopic), now: at(2)).isNew)
+        #expect(
+            try await store.registerDevice(DeviceRegistration(token: token(1), topic: otherTopic), now: at(2)).isNew)
         #expect(try await store.events(after: nil, limit: 500).isEmpty)
     }
 
-    @Test(arguments: Engine.all) func replacingDeactivatesTheOldTokenOfTheSameTopicAndKeepsItsUser(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func replacingDeactivatesTheOldTokenOfTheSameTopicAndKeepsItsUser(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
         _ = try await store.register(DeviceRegistration(token: token(1), topic: topic, user: "alice"), now: at(0))
         _ = try await store.register(DeviceRegistration(token: token(1), topic: otherTopic), now: at(0))
-        let result = try await store.registerDevice(DeviceRegistration(token: token(2), topic: topic, replaces: token(1)), now: at(5))
+        let result = try await store.registerDevice(
+            DeviceRegistration(token: token(2), topic: topic, replaces: token(1)), now: at(5))
         #expect(result.isNew)
         #expect(result.device.user == "alice" && result.device.isActive)
         let old = try #require(result.replaced)
@@ -34,7 +39,8 @@ import Testing
         #expect(events.first?.token == token(1) && events.first?.reason == .replaced && events.first?.user == "alice")
         #expect(events.first?.at == at(5) && events.first?.topic == topic)
         // Replacing an unknown or already inactive token changes nothing but the registration.
-        let again = try await store.registerDevice(DeviceRegistration(token: token(3), topic: topic, replaces: token(1)), now: at(6))
+        let again = try await store.registerDevice(
+            DeviceRegistration(token: token(3), topic: topic, replaces: token(1)), now: at(6))
         #expect(again.replaced == nil && again.device.user == nil)
         #expect(try await store.events(after: nil, limit: 500).count == 1)
     }
@@ -48,8 +54,10 @@ import Testing
         _ = try await store.register(DeviceRegistration(token: token(2), topic: otherTopic), now: at(0))
 
         #expect(try await store.deactivateDevice(token: token(9), topic: nil, reason: .removed, now: at(1)) == nil)
-        #expect(try await store.deactivateDevice(token: token(1), topic: otherTopic, reason: .removed, now: at(1)) == nil)
-        let removed = try #require(try await store.deactivateDevice(token: token(1), topic: nil, reason: .removed, now: at(1)))
+        #expect(
+            try await store.deactivateDevice(token: token(1), topic: otherTopic, reason: .removed, now: at(1)) == nil)
+        let removed = try #require(
+            try await store.deactivateDevice(token: token(1), topic: nil, reason: .removed, now: at(1)))
         #expect(!removed.isActive && removed.reason == .removed && removed.deactivatedAt == at(1))
         await #expect(throws: StoreError.ambiguousDevice(token: token(2).hex, topics: [topic, otherTopic])) {
             _ = try await store.deactivateDevice(token: token(2), topic: nil, reason: .removed, now: at(2))

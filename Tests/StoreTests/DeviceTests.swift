@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 @Suite struct DeviceTests {
@@ -9,7 +10,8 @@ import Testing
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
-        let first = try await store.register(DeviceRegistration(token: token(1), topic: topic, user: "alice"), now: at(0))
+        let first = try await store.register(
+            DeviceRegistration(token: token(1), topic: topic, user: "alice"), now: at(0))
         #expect(first.isActive)
         #expect(first.registeredAt == at(0))
         #expect(first.user == "alice")
@@ -25,7 +27,8 @@ import Testing
         #expect(dead.deactivatedAt == at(2))
 
         // …and registering it again brings it back, with a new registration time, keeping its user.
-        let again = try await store.register(DeviceRegistration(token: token(1), topic: topic, environment: .development), now: at(10))
+        let again = try await store.register(
+            DeviceRegistration(token: token(1), topic: topic, environment: .development), now: at(10))
         #expect(again.id == first.id)
         #expect(again.isActive)
         #expect(again.registeredAt == at(10))
@@ -49,7 +52,9 @@ import Testing
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
-        let registrations = (0..<100_000).map { DeviceRegistration(token: token($0), topic: topic, user: "u\($0 % 1000)") }
+        let registrations = (0..<100_000).map {
+            DeviceRegistration(token: token($0), topic: topic, user: "u\($0 % 1000)")
+        }
         #expect(try await store.importDevices(registrations, now: t0, commitEvery: 100_000) == 100_000)
         #expect(try await store.deviceCount(active: nil) == 100_000)
         // Importing some again updates them instead of adding rows.
@@ -64,7 +69,8 @@ import Testing
         defer { database.remove() }
         let store = try await database.open()
         try await store.registerDevices(0..<25)
-        try await store.execute("UPDATE devices SET active = false, deactivated_at = 0, reason = 'Unregistered' WHERE id % 5 = 0")
+        try await store.execute(
+            "UPDATE devices SET active = false, deactivated_at = 0, reason = 'Unregistered' WHERE id % 5 = 0")
 
         var all: [Device] = []
         for try await device in store.allDevices(pageSize: 7) { all.append(device) }

@@ -1,9 +1,10 @@
 import APNs
 import Foundation
 import QueueModel
-import Testing
-@testable import Store
 import TestSupport
+import Testing
+
+@testable import Store
 
 /// Grouped enqueues (the HTTP API's transactions), idempotency keys, the newest-first log and apns-id.
 @Suite struct EnqueueTests {
@@ -16,13 +17,17 @@ import TestSupport
         defer { database.remove() }
         let store = try await database.open()
         let allDevices = CampaignSpec(kind: .single, audience: .all(), content: single(token(0)).content)
-        let results = try await store.enqueue([
-            EnqueueRequest(specs: [single(token(1))]),
-            EnqueueRequest(specs: [single(token(2)), allDevices]),
-            EnqueueRequest(specs: [single(token(3)), single(token(4))]),
-        ], now: t0)
+        let results = try await store.enqueue(
+            [
+                EnqueueRequest(specs: [single(token(1))]),
+                EnqueueRequest(specs: [single(token(2)), allDevices]),
+                EnqueueRequest(specs: [single(token(3)), single(token(4))]),
+            ], now: t0)
         #expect(try results[0].get().deliveries == [1])
-        guard case .failure(.invalidCampaign) = results[1] else { Issue.record("\(results[1])"); return }
+        guard case .failure(.invalidCampaign) = results[1] else {
+            Issue.record("\(results[1])")
+            return
+        }
         #expect(try results[2].get().ids.count == 2)
         // The failed request left nothing behind, not even its valid first spec.
         #expect(Set(try await store.allLog().map(\.token)) == [token(1), token(3), token(4)])
@@ -32,22 +37,28 @@ import TestSupport
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
-        let first = try await store.enqueue([EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1"))], now: t0)[0].get()
+        let first = try await store.enqueue(
+            [EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1"))], now: t0)[0].get()
         #expect(!first.isReplay)
         // The same key twice in one group: the second replays the first.
-        let group = try await store.enqueue([
-            EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1")),
-            EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2")),
-            EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2", scope: "api:b")),
-        ], now: at(10))
+        let group = try await store.enqueue(
+            [
+                EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1")),
+                EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2")),
+                EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2", scope: "api:b")),
+            ], now: at(10))
         let replay = try group[0].get()
         #expect(replay.isReplay && replay.ids == first.ids && replay.deliveries == [1])
-        guard case .failure(.idempotencyConflict(key: "k")) = group[1] else { Issue.record("\(group[1])"); return }
+        guard case .failure(.idempotencyConflict(key: "k")) = group[1] else {
+            Issue.record("\(group[1])")
+            return
+        }
         #expect(try !group[2].get().isReplay, "another scope is another key")
         #expect(try await store.allLog().count == 2)
         // After 24 hours the key is forgotten.
-        let later = try await store.enqueue([EnqueueRequest(specs: [single(token(5))], idempotency: key("k", "h9"))],
-                                            now: at(24 * 3600 + 1))[0].get()
+        let later = try await store.enqueue(
+            [EnqueueRequest(specs: [single(token(5))], idempotency: key("k", "h9"))],
+            now: at(24 * 3600 + 1))[0].get()
         #expect(!later.isReplay)
         #expect(try await store.idempotentResult(key("k", "h9"), now: at(24 * 3600 + 2))?.ids == later.ids)
     }
@@ -71,7 +82,8 @@ import TestSupport
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
-        _ = try await store.register(DeviceRegistration(token: token(1), topic: topic, environment: .production, user: "alice"), now: t0)
+        _ = try await store.register(
+            DeviceRegistration(token: token(1), topic: topic, environment: .production, user: "alice"), now: t0)
         for n in 0..<5 { _ = try await store.enqueueSingle(single(token(n)), now: at(Double(n))) }
         var seen: [DeliveryID] = []
         var before: DeliveryID?
@@ -83,7 +95,10 @@ import TestSupport
         }
         #expect(seen == seen.sorted(by: >) && seen.count == 5)
         #expect(try await store.recentLog(LogFilter(user: "alice"), before: nil, limit: 10).map(\.token) == [token(1)])
-        #expect(try await store.recentLog(LogFilter(since: at(3)), before: nil, limit: 10).map(\.token) == [token(4), token(3)])
+        #expect(
+            try await store.recentLog(LogFilter(since: at(3)), before: nil, limit: 10).map(\.token) == [
+                token(4), token(3),
+            ])
         #expect(try await store.recentLog(LogFilter(until: at(1)), before: nil, limit: 10).map(\.token) == [token(0)])
         #expect(try await store.recentLog(LogFilter(reason: .unregistered), before: nil, limit: 10).isEmpty)
     }
@@ -94,7 +109,8 @@ import TestSupport
         let store = try await database.open()
         let id = try NotificationID("123e4567-e89b-12d3-a456-426614174000")
         let content = try NotificationContent(bundleID: topic, apnsID: id, payload: payload())
-        let campaign = try await store.enqueueSingle(CampaignSpec(kind: .single, audience: .tokens([token(1)]), content: content), now: t0)
+        let campaign = try await store.enqueueSingle(
+            CampaignSpec(kind: .single, audience: .tokens([token(1)]), content: content), now: t0)
         let jobs = try await store.claim(now: t0, limit: 10, leaseFor: .seconds(30), worker: nil)
         #expect(jobs.map(\.content.apnsID) == [id])
         #expect(jobs[0].content.headers.contains { $0.name == "apns-id" && $0.value == id.uuidString })
@@ -123,8 +139,9 @@ import TestSupport
             CampaignSpec(kind: .single, audience: .tokens([token(3)]), content: content, scheduledAt: at(100)),
             CampaignSpec(kind: .single, audience: .tokens([token(2)]), content: content, scheduledAt: at(100)),
             CampaignSpec(kind: .single, audience: .tokens([token(3)]), content: content, scheduledAt: at(-5)),
-            CampaignSpec(kind: .single, audience: .tokens([token(1), token(2), token(1), token(60)], environment: .production),
-                         content: content),
+            CampaignSpec(
+                kind: .single, audience: .tokens([token(1), token(2), token(1), token(60)], environment: .production),
+                content: content),
             CampaignSpec(kind: .single, audience: .users(["u0", "u1", "u0", "nobody"]), content: content),
             CampaignSpec(kind: .single, audience: .users(["u2"], environment: .production), content: content),
             CampaignSpec(kind: .single, audience: .users(["u2"]), content: content, scheduledAt: at(50)),
@@ -134,14 +151,21 @@ import TestSupport
         var lines: [String] = []
         var ids: [CampaignID] = []
         for spec in specs { ids.append(try await store.createCampaign(spec, now: at(1))) }
-        let batch = try await store.enqueue([EnqueueRequest(specs: Array(specs.prefix(11)) + Array(repeating: single(token(4)), count: 20))],
-                                            now: at(2))
+        let batch = try await store.enqueue(
+            [EnqueueRequest(specs: Array(specs.prefix(11)) + Array(repeating: single(token(4)), count: 20))],
+            now: at(2))
         lines.append("deliveries \(try batch[0].get().deliveries)")
         ids += try batch[0].get().ids
         // All single sends due now: SQLite defers them (and counts 0 deliveries for users until they are written).
-        let deferred = try await store.enqueue([EnqueueRequest(specs: (0..<40).map { n in
-            n % 2 == 0 ? CampaignSpec(kind: .single, audience: .users(["u\(n % 4)", "u1"]), content: content) : single(token(n % 12))
-        })], now: at(2))
+        let deferred = try await store.enqueue(
+            [
+                EnqueueRequest(
+                    specs: (0..<40).map { n in
+                        n % 2 == 0
+                            ? CampaignSpec(kind: .single, audience: .users(["u\(n % 4)", "u1"]), content: content)
+                            : single(token(n % 12))
+                    })
+            ], now: at(2))
         ids += try deferred[0].get().ids
         try await store.expandAll(now: at(3))
         for id in ids {

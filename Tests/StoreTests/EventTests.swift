@@ -3,10 +3,13 @@ import Foundation
 import QueueModel
 import Testing
 import Threads
+
 @testable import Store
 
 @Suite struct EventTests {
-    @Test(arguments: Engine.all) func theRecordPathWritesDeactivationAndFailureEventsInTheSameTransaction(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func theRecordPathWritesDeactivationAndFailureEventsInTheSameTransaction(
+        engine: Engine
+    ) async throws {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
@@ -15,16 +18,19 @@ import Threads
         await store.addEventObserver { notified.withLock { $0 += 1 } }
         let campaign = try await store.createCampaign(bulk(.tokens((0..<6).map { token($0) })), now: t0)
         try await store.expandAll(now: t0)
-        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil).sorted { $0.id < $1.id }
+        let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil).sorted {
+            $0.id < $1.id
+        }
         #expect(jobs.count == 6)
-        _ = try await store.record([
-            .accepted(jobs[0], apnsID: nil),
-            .unregistered(jobs[1], reason: .unregistered, timestamp: nil),
-            DeliveryResult(jobs[2], disposition: .failed, reason: .expired),
-            .badToken(jobs[3], reason: .deviceTokenNotForTopic),
-            .retry(jobs[4], at: at(60), httpStatus: 429, reason: .tooManyRequests),
-            DeliveryResult(jobs[5], disposition: .failed, httpStatus: 503, reason: .serviceUnavailable),
-        ], by: nil, now: at(2))
+        _ = try await store.record(
+            [
+                .accepted(jobs[0], apnsID: nil),
+                .unregistered(jobs[1], reason: .unregistered, timestamp: nil),
+                DeliveryResult(jobs[2], disposition: .failed, reason: .expired),
+                .badToken(jobs[3], reason: .deviceTokenNotForTopic),
+                .retry(jobs[4], at: at(60), httpStatus: 429, reason: .tooManyRequests),
+                DeliveryResult(jobs[5], disposition: .failed, httpStatus: 503, reason: .serviceUnavailable),
+            ], by: nil, now: at(2))
         #expect(notified.withLock { $0 } == 1)
         let events = try await store.events(after: nil, limit: 500)
         #expect(events.map(\.type) == [.deviceDeactivated, .deviceDeactivated, .deliveryFailed, .deliveryFailed])
@@ -38,8 +44,11 @@ import Threads
         #expect(events.map(\.id) == events.map(\.id).sorted())
 
         // Recording the same outcomes again (a duplicate) writes no more events.
-        _ = try await store.record([.unregistered(jobs[1], reason: .unregistered, timestamp: nil),
-                                    DeliveryResult(jobs[2], disposition: .failed, reason: .expired)], by: nil, now: at(3))
+        _ = try await store.record(
+            [
+                .unregistered(jobs[1], reason: .unregistered, timestamp: nil),
+                DeliveryResult(jobs[2], disposition: .failed, reason: .expired),
+            ], by: nil, now: at(3))
         #expect(try await store.events(after: nil, limit: 500).count == 4)
         #expect(notified.withLock { $0 } == 1)
     }
@@ -49,7 +58,9 @@ import Threads
         defer { database.remove() }
         let store = try await database.open()
         try await store.registerDevices(0..<6)
-        for n in 0..<6 { _ = try await store.deactivateDevice(token: token(n), topic: topic, reason: .removed, now: at(Double(n))) }
+        for n in 0..<6 {
+            _ = try await store.deactivateDevice(token: token(n), topic: topic, reason: .removed, now: at(Double(n)))
+        }
         let first = try await store.events(after: nil, limit: 4)
         let rest = try await store.events(after: first.last?.id, limit: 4)
         #expect((first + rest).map(\.token) == (0..<6).map { token($0) })

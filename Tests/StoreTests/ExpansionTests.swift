@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 @Suite struct ExpansionTests {
@@ -11,7 +12,8 @@ import Testing
         try await store.registerDevices(100_000..<100_500, topic: otherTopic, now: t0)
         try await store.registerDevices(6000..<12_345, now: t0)
         try await store.execute("UPDATE devices SET environment = 'development' WHERE id % 3 = 0")
-        try await store.execute("UPDATE devices SET active = false, deactivated_at = 0, reason = 'Unregistered' WHERE id % 7 = 0")
+        try await store.execute(
+            "UPDATE devices SET active = false, deactivated_at = 0, reason = 'Unregistered' WHERE id % 7 = 0")
         var all = Set<DeviceToken>()
         var development = Set<DeviceToken>()
         for try await device in store.allDevices(active: true, pageSize: 5000) where device.topic == topic {
@@ -80,7 +82,8 @@ import Testing
         let store = try await database.open()
         try await store.registerDevices(0..<40, user: { "user\($0 % 10)" })  // 4 devices per user
         try await store.registerDevices(0..<40, topic: otherTopic, user: { "user\($0 % 10)" })
-        try await store.execute("UPDATE devices SET active = false WHERE token = '\(token(1).hex)' AND topic = '\(topic)'")
+        try await store.execute(
+            "UPDATE devices SET active = false WHERE token = '\(token(1).hex)' AND topic = '\(topic)'")
         let id = try await store.createCampaign(bulk(.users(["user1", "user2", "user1", "nobody"])), now: t0)
         try await store.expandAll(now: t0, pageSize: 2)
         let entries = try await store.allLog(LogFilter(campaign: id))
@@ -93,11 +96,13 @@ import Testing
         #expect(try await store.scalar("SELECT COUNT(*) FROM campaign_audience") == 0)
     }
 
-    @Test(arguments: Engine.all) func tokensCampaignBuiltInChunksIsNotSentBeforeItIsSealed(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func tokensCampaignBuiltInChunksIsNotSentBeforeItIsSealed(engine: Engine) async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
-        _ = try await store.register(DeviceRegistration(token: token(1), topic: topic, environment: .development), now: t0)
+        _ = try await store.register(
+            DeviceRegistration(token: token(1), topic: topic, environment: .development), now: t0)
         _ = try await store.register(DeviceRegistration(token: token(2), topic: topic), now: t0)
         try await store.execute("UPDATE devices SET active = false WHERE token = '\(token(2).hex)'")
 
@@ -129,7 +134,9 @@ import Testing
         #expect(try await store.deviceCount(active: nil) == 2)
     }
 
-    @Test(arguments: Engine.all) func scheduledCampaignIsNeitherExpandedNorClaimedBeforeItsTime(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func scheduledCampaignIsNeitherExpandedNorClaimedBeforeItsTime(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()

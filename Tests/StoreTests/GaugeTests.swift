@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// `gauges(now:)`: the counters kept by the store (SQLite: migration 0007's triggers; PostgreSQL: the campaigns'
@@ -11,12 +12,17 @@ import Testing
     /// The gauges as a full count of the rows would give them.
     private func counted(_ store: AnyStore, _ engine: Engine, now: Date) async throws -> QueueGauges {
         let (active, inactive) = engine == .sqlite ? ("active = 1", "active = 0") : ("active", "NOT active")
-        let oldest = try await store.scalar("""
+        let oldest = try await store.scalar(
+            """
             SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND next_attempt_at <= \(now.storeMilliseconds)
             """)
         return QueueGauges(
-            pendingSingle: Int(try await store.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 0")!),
-            pendingBulk: Int(try await store.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 1")!),
+            pendingSingle: Int(
+                try await store.scalar(
+                    "SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 0")!),
+            pendingBulk: Int(
+                try await store.scalar(
+                    "SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 1")!),
             oldestDueAge: oldest.map { Double(now.storeMilliseconds - $0) / 1000 } ?? 0,
             activeDevices: Int(try await store.scalar("SELECT count(*) FROM devices WHERE \(active)")!),
             inactiveDevices: Int(try await store.scalar("SELECT count(*) FROM devices WHERE \(inactive)")!))
@@ -26,11 +32,15 @@ import Testing
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
-        #expect(try await store.gauges(now: at(0)) == QueueGauges(pendingSingle: 0, pendingBulk: 0, oldestDueAge: 0,
-                                                                   activeDevices: 0, inactiveDevices: 0))
+        #expect(
+            try await store.gauges(now: at(0))
+                == QueueGauges(
+                    pendingSingle: 0, pendingBulk: 0, oldestDueAge: 0,
+                    activeDevices: 0, inactiveDevices: 0))
 
         try await store.registerDevices(0..<50)
-        try await store.execute("""
+        try await store.execute(
+            """
             UPDATE devices SET active = \(engine == .sqlite ? "0" : "false"), deactivated_at = 1, reason = 'Unregistered' WHERE id % 5 = 0
             """)
         try await store.registerDevices(0..<5, now: at(1))  // re-registers token 4 (id 5): active again
@@ -53,9 +63,13 @@ import Testing
         #expect(gauges.pendingSingle == 3 && gauges.pendingBulk == 40, "leased rows are still pending")
         #expect(gauges == (try await counted(store, engine, now: at(14))))
 
-        _ = try await store.record([.accepted(jobs[0], apnsID: nil), .accepted(jobs[4], apnsID: nil)], by: worker, now: at(15))
-        _ = try await store.record([.unregistered(jobs[5], reason: .unregistered, timestamp: nil),
-                                .retry(jobs[6], at: at(100), httpStatus: 429, reason: .tooManyRequests)], by: worker, now: at(15))
+        _ = try await store.record(
+            [.accepted(jobs[0], apnsID: nil), .accepted(jobs[4], apnsID: nil)], by: worker, now: at(15))
+        _ = try await store.record(
+            [
+                .unregistered(jobs[5], reason: .unregistered, timestamp: nil),
+                .retry(jobs[6], at: at(100), httpStatus: 429, reason: .tooManyRequests),
+            ], by: worker, now: at(15))
         gauges = try await store.gauges(now: at(16))
         #expect(gauges.pendingSingle + gauges.pendingBulk == 43 - 3)
         #expect(gauges == (try await counted(store, engine, now: at(16))))
@@ -74,7 +88,8 @@ import Testing
         defer { folder.remove() }
         let older = try await Store.open(at: folder.databasePath)
         // The file as 0004 left it: no counters, no triggers; then rows written without them.
-        try await older.execute("""
+        try await older.execute(
+            """
             DROP TABLE gauge_counts;
             DROP TRIGGER gauge_campaign_inserted; DROP TRIGGER gauge_campaign_pending; DROP TRIGGER gauge_campaign_deleted;
             DROP TRIGGER gauge_device_inserted; DROP TRIGGER gauge_device_state; DROP TRIGGER gauge_device_deleted;
@@ -89,7 +104,10 @@ import Testing
 
         let store = try await Store.open(at: folder.databasePath)
         let gauges = try await store.gauges(now: at(3))
-        #expect(gauges == QueueGauges(pendingSingle: 1, pendingBulk: 26, oldestDueAge: 2, activeDevices: 26, inactiveDevices: 4))
+        #expect(
+            gauges
+                == QueueGauges(
+                    pendingSingle: 1, pendingBulk: 26, oldestDueAge: 2, activeDevices: 26, inactiveDevices: 4))
         #expect(gauges == (try await counted(store, .sqlite, now: at(3))))
         await store.close()
     }
@@ -100,7 +118,8 @@ import Testing
         let store = try await Store.open(at: folder.databasePath)
         try await store.execute("ANALYZE")
         let plan = try await store.read { db in
-            let statement = try db.prepare("""
+            let statement = try db.prepare(
+                """
                 EXPLAIN QUERY PLAN SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND priority_class = 1
                 """)
             var details: [String] = []

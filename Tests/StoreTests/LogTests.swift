@@ -1,10 +1,11 @@
 import APNs
 import Foundation
 import QueueModel
+import TestSupport
 import Testing
+
 @testable import PostgresStore
 @testable import Store
-import TestSupport
 
 @Suite struct LogTests {
     @Test(arguments: Engine.all) func filtersByCampaignTokenAndStatus(engine: Engine) async throws {
@@ -19,9 +20,10 @@ import TestSupport
         let jobs = try await store.claim(now: t0, limit: 100, leaseFor: .seconds(30), worker: nil)
         #expect(jobs.count == 25)
         let failures = jobs.filter { $0.campaignID == first && [token(3), token(4)].contains($0.token) }
-        _ = try await store.record(failures.map {
-            DeliveryResult($0, disposition: .failed, httpStatus: 500, reason: .internalServerError)
-        }, by: nil, now: at(1))
+        _ = try await store.record(
+            failures.map {
+                DeliveryResult($0, disposition: .failed, httpStatus: 500, reason: .internalServerError)
+            }, by: nil, now: at(1))
 
         #expect(try await store.allLog().count == 25)
         #expect(try await store.allLog(LogFilter(campaign: first)).count == 20)
@@ -91,7 +93,9 @@ import TestSupport
             "follow": Store.logQuery(LogFilter(), order: .byUpdate),
             "follow campaign": Store.logQuery(LogFilter(campaign: CampaignID(1)), order: .byUpdate),
         ])
-        func expect(_ name: String, uses index: String, sorts: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
+        func expect(
+            _ name: String, uses index: String, sorts: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             let plan = plans[name] ?? ""
             #expect(plan.contains(index), "\(name): \(plan)", sourceLocation: sourceLocation)
             #expect(plan.contains("TEMP B-TREE") == sorts, "\(name): \(plan)", sourceLocation: sourceLocation)
@@ -140,17 +144,22 @@ import TestSupport
             "user": PostgresStore.logQuery(LogFilter(user: "u77"), order: .oldestFirst),
             "user since": PostgresStore.logQuery(LogFilter(user: "u77", since: t0), order: .newestFirst, bound: .max),
             "campaign": PostgresStore.logQuery(LogFilter(campaign: CampaignID(3)), order: .oldestFirst),
-            "campaign status": PostgresStore.logQuery(LogFilter(campaign: CampaignID(3), status: .accepted), order: .oldestFirst),
+            "campaign status": PostgresStore.logQuery(
+                LogFilter(campaign: CampaignID(3), status: .accepted), order: .oldestFirst),
             "failed": PostgresStore.logQuery(LogFilter(status: .rejected), order: .oldestFirst),
             "window": PostgresStore.logQuery(LogFilter(since: at(50), until: at(60)), order: .oldestFirst),
             "follow": PostgresStore.logQuery(LogFilter(), order: .byUpdate, from: at(99_000).storeMilliseconds),
-            "follow campaign": PostgresStore.logQuery(LogFilter(campaign: CampaignID(5)), order: .byUpdate,
-                                                      from: at(99_000).storeMilliseconds),
-            "last changed": PostgresStore.logQuery(LogFilter(until: at(50_000)), order: .byUpdateNewestFirst,
-                                                   bound: .max, from: at(50_000).storeMilliseconds),
+            "follow campaign": PostgresStore.logQuery(
+                LogFilter(campaign: CampaignID(5)), order: .byUpdate,
+                from: at(99_000).storeMilliseconds),
+            "last changed": PostgresStore.logQuery(
+                LogFilter(until: at(50_000)), order: .byUpdateNewestFirst,
+                bound: .max, from: at(50_000).storeMilliseconds),
             "gauges": (PostgresStore.gaugesSQL, []),
-            "activities": (PostgresStore.allPageBounds(activity: true),
-                           [.text("com.example.app"), .null, .int(0), .int(1000), .text("activity"), .text("DeliveryAttributes")]),
+            "activities": (
+                PostgresStore.allPageBounds(activity: true),
+                [.text("com.example.app"), .null, .int(0), .int(1000), .text("activity"), .text("DeliveryAttributes")]
+            ),
         ]
         let plans = try await store.plans(queries)
         func expect(_ name: String, uses index: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -171,7 +180,9 @@ import TestSupport
         expect("last changed", uses: "Index Scan Backward using deliveries_by_update")
         expect("activities", uses: "devices_by_activity")
         // `/metrics`: each class's oldest due row is the first key of deliveries_due, not a scan of the pending rows.
-        #expect(plans["gauges"]?.components(separatedBy: "Index Only Scan using deliveries_due").count == 3, "\(plans["gauges"] ?? "")")
+        #expect(
+            plans["gauges"]?.components(separatedBy: "Index Only Scan using deliveries_due").count == 3,
+            "\(plans["gauges"] ?? "")")
         await store.close()
     }
 
@@ -236,11 +247,13 @@ extension PostgresStore {
                     default: return "NULL"
                     }
                 }
-                try db.execute("PREPARE plan_me \(types.isEmpty ? "" : "(" + types.joined(separator: ", ") + ")") AS \(query.sql)")
+                try db.execute(
+                    "PREPARE plan_me \(types.isEmpty ? "" : "(" + types.joined(separator: ", ") + ")") AS \(query.sql)")
                 defer { try? db.execute("DEALLOCATE plan_me") }
                 // The sixth run, when PostgreSQL would first consider a generic plan.
                 for _ in 0..<6 {
-                    let rows = try db.query("EXPLAIN EXECUTE plan_me \(values.isEmpty ? "" : "(" + values.joined(separator: ", ") + ")")")
+                    let rows = try db.query(
+                        "EXPLAIN EXECUTE plan_me \(values.isEmpty ? "" : "(" + values.joined(separator: ", ") + ")")")
                     plans[name] = try rows.map { try rows.string($0, 0) }.joined(separator: " | ")
                 }
             }

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 @Suite struct MigrationTests {
@@ -36,7 +37,9 @@ import Testing
         let store = try await Store.open(at: folder.databasePath)
         try await store.execute("INSERT INTO schema_migrations (id, applied_at) VALUES ('9999-from-the-future', 0)")
         await store.close()
-        await #expect(throws: StoreError.newerSchema(path: folder.databasePath, unknownMigrations: ["9999-from-the-future"])) {
+        await #expect(
+            throws: StoreError.newerSchema(path: folder.databasePath, unknownMigrations: ["9999-from-the-future"])
+        ) {
             _ = try await Store.open(at: folder.databasePath)
         }
     }

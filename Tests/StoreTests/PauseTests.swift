@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// Pausing a bulk campaign parks what is unleased, keeps parked what workers release or retry meanwhile, stops its
@@ -24,7 +25,8 @@ import Testing
         #expect(try await store.nextDueDate() == nil, "a paused campaign's deliveries are never due")
         #expect(try await store.pausedCampaigns() == [id])
         // What the worker held: one answer to retry, the rest released; both stay parked.
-        _ = try await store.record([.retry(held[0], at: at(4), httpStatus: 503, reason: .serviceUnavailable)], by: worker, now: at(3))
+        _ = try await store.record(
+            [.retry(held[0], at: at(4), httpStatus: 503, reason: .serviceUnavailable)], by: worker, now: at(3))
         #expect(try await store.release(held.dropFirst().map(\.id), by: worker, now: at(3)) == 4)
         #expect(try await store.claim(now: at(10), limit: 100, leaseFor: .seconds(60), worker: worker).isEmpty)
         #expect(try await store.gauges(now: at(10)).pendingBulk == 20)
@@ -36,7 +38,9 @@ import Testing
         #expect(all.map(\.id.rawValue) == all.map(\.id.rawValue).sorted(), "in their order")
     }
 
-    @Test(arguments: Engine.all) func aPausedCampaignIsNotExpandedAndOnlyBulkUnfinishedCampaignsPause(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func aPausedCampaignIsNotExpandedAndOnlyBulkUnfinishedCampaignsPause(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()

@@ -1,8 +1,9 @@
 import Foundation
 import QueueModel
-import Testing
-@testable import PostgresStore
 import TestSupport
+import Testing
+
+@testable import PostgresStore
 
 /// What only the PostgreSQL engine has: its connection, schema versions, URLs and wake-ups.
 @Suite(.enabled(if: PostgresCluster.enabled)) struct PostgresStoreTests {
@@ -20,10 +21,15 @@ import TestSupport
     }
 
     @Test func aURLIsNamedWithoutItsPassword() {
-        #expect(PostgresStore.redacted("postgres://apnsd:s3cret@db.example:5432/apnsd?sslmode=verify-full&password=x")
+        #expect(
+            PostgresStore.redacted("postgres://apnsd:s3cret@db.example:5432/apnsd?sslmode=verify-full&password=x")
                 == "postgres://apnsd@db.example:5432/apnsd?sslmode=verify-full")
-        #expect(PostgresStore.redacted("postgresql:///apnsd?host=/run/postgresql") == "postgresql:///apnsd?host=/run/postgresql")
-        #expect(PostgresStore.isURL("postgresql://x") && PostgresStore.isURL("postgres://x") && !PostgresStore.isURL("/var/lib/apnsd.db"))
+        #expect(
+            PostgresStore.redacted("postgresql:///apnsd?host=/run/postgresql")
+                == "postgresql:///apnsd?host=/run/postgresql")
+        #expect(
+            PostgresStore.isURL("postgresql://x") && PostgresStore.isURL("postgres://x")
+                && !PostgresStore.isURL("/var/lib/apnsd.db"))
     }
 
     @Test func anUnreachableServerIsUnavailableWhichIsTransient() async throws {
@@ -32,7 +38,10 @@ import TestSupport
             _ = try await PostgresStore.open(url: url)
             Issue.record("opened an unreachable server")
         } catch {
-            guard case .unavailable = error else { Issue.record("got \(error)"); return }
+            guard case .unavailable = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(error.isTransient)
         }
     }
@@ -44,11 +53,17 @@ import TestSupport
         let before = try await worker.changeCount()
         // The listener connects in the background; wait until it counted its connection.
         var waited = 0
-        while try await worker.changeCount() == before, waited < 500 { try await Task.sleep(for: .milliseconds(20)); waited += 1 }
+        while try await worker.changeCount() == before, waited < 500 {
+            try await Task.sleep(for: .milliseconds(20))
+            waited += 1
+        }
         let listening = try await worker.changeCount()
         try await producer.execute("NOTIFY \(PostgresStore.channel)")
         waited = 0
-        while try await worker.changeCount() == listening, waited < 500 { try await Task.sleep(for: .milliseconds(20)); waited += 1 }
+        while try await worker.changeCount() == listening, waited < 500 {
+            try await Task.sleep(for: .milliseconds(20))
+            waited += 1
+        }
         #expect(try await worker.changeCount() > listening)
     }
 }

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// `Store.Options.readOnly`: reads what writers committed, never writes, never migrates.
@@ -60,8 +61,9 @@ import Testing
             _ = try await readOnly(folder)
         }
         let check = try Connection(path: folder.databasePath)
-        #expect(try check.prepare("SELECT count(*) FROM schema_migrations WHERE id = '\(last)'").scalarInt64() == 0,
-                "the read-only open did not record the migration")
+        #expect(
+            try check.prepare("SELECT count(*) FROM schema_migrations WHERE id = '\(last)'").scalarInt64() == 0,
+            "the read-only open did not record the migration")
     }
 
     @Test func aNewerSchemaIsRefused() async throws {
@@ -70,7 +72,9 @@ import Testing
         let writer = try await Store.open(at: folder.databasePath)
         try await writer.execute("INSERT INTO schema_migrations (id, applied_at) VALUES ('9999-from-the-future', 0)")
         await writer.close()
-        await #expect(throws: StoreError.newerSchema(path: folder.databasePath, unknownMigrations: ["9999-from-the-future"])) {
+        await #expect(
+            throws: StoreError.newerSchema(path: folder.databasePath, unknownMigrations: ["9999-from-the-future"])
+        ) {
             _ = try await readOnly(folder)
         }
     }
@@ -79,7 +83,10 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try Data().write(to: URL(fileURLWithPath: folder.databasePath))
-        await #expect(throws: StoreError.olderSchema(path: folder.databasePath, missingMigrations: Schema.migrator.migrations.map(\.id))) {
+        await #expect(
+            throws: StoreError.olderSchema(
+                path: folder.databasePath, missingMigrations: Schema.migrator.migrations.map(\.id))
+        ) {
             _ = try await readOnly(folder)
         }
     }
@@ -112,7 +119,9 @@ import Testing
         let writer = try await Store.open(at: folder.databasePath)
         try await writer.registerDevices(0..<1)
         try #require(chmod(folder.databasePath, 0o444) == 0 && chmod(folder.url.path, 0o555) == 0)
-        #expect(ConnectionAccess.readOnly(for: folder.databasePath) == .readOnly, "a -wal exists: the writer's -shm is there to read")
+        #expect(
+            ConnectionAccess.readOnly(for: folder.databasePath) == .readOnly,
+            "a -wal exists: the writer's -shm is there to read")
         await writer.close()
         #expect(!FileManager.default.fileExists(atPath: folder.databasePath + "-wal"))
         // Without a -wal, whether this user may write the file and its directory decides; permission bits do not bind root.

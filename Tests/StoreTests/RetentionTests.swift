@@ -1,10 +1,11 @@
 import APNs
 import Foundation
 import QueueModel
+import TestSupport
 import Testing
+
 @testable import PostgresStore
 @testable import Store
-import TestSupport
 
 /// `RetentionStore.prune` on both engines: old finished deliveries and stale devices go, campaigns keep their counts,
 /// pending work is untouched, and (SQLite) the file gives its free pages back.
@@ -23,11 +24,22 @@ import TestSupport
         let (active, inactive) = engine == .sqlite ? ("active = 1", "active = 0") : ("active", "NOT active")
         let gauges = try await store.gauges(now: day(100))
         #expect(gauges.activeDevices == Int(try await store.scalar("SELECT count(*) FROM devices WHERE \(active)")!))
-        #expect(gauges.inactiveDevices == Int(try await store.scalar("SELECT count(*) FROM devices WHERE \(inactive)")!))
-        #expect(gauges.pendingBulk == Int(try await store.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 1")!))
-        #expect(gauges.pendingSingle == Int(try await store.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 0")!))
+        #expect(
+            gauges.inactiveDevices == Int(try await store.scalar("SELECT count(*) FROM devices WHERE \(inactive)")!))
+        #expect(
+            gauges.pendingBulk
+                == Int(
+                    try await store.scalar(
+                        "SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 1")!))
+        #expect(
+            gauges.pendingSingle
+                == Int(
+                    try await store.scalar(
+                        "SELECT count(*) FROM deliveries WHERE status = 'pending' AND priority_class = 0")!))
         if engine == .sqlite {  // PostgreSQL has no device_users: user audiences read devices.user_id
-            #expect(try await store.scalar("SELECT count(*) FROM device_users WHERE device_id NOT IN (SELECT id FROM devices)") == 0)
+            #expect(
+                try await store.scalar(
+                    "SELECT count(*) FROM device_users WHERE device_id NOT IN (SELECT id FROM devices)") == 0)
         }
     }
 
@@ -43,9 +55,10 @@ import TestSupport
         try await store.expandAll(now: day(0))
         let jobsA = try await store.claim(now: day(0), limit: 30, leaseFor: .seconds(30), worker: worker)
         try #require(jobsA.count == 30)
-        _ = try await store.record(jobsA[0..<20].map { .accepted($0, apnsID: nil) }
-                               + jobsA[20..<25].map { .unregistered($0, reason: .unregistered, timestamp: nil) }
-                               + jobsA[25..<30].map { .badToken($0, reason: .badDeviceToken) }, by: worker, now: day(0))
+        _ = try await store.record(
+            jobsA[0..<20].map { .accepted($0, apnsID: nil) }
+                + jobsA[20..<25].map { .unregistered($0, reason: .unregistered, timestamp: nil) }
+                + jobsA[25..<30].map { .badToken($0, reason: .badDeviceToken) }, by: worker, now: day(0))
         // B: running (10 accepted on day 1, 5 leased, 5 waiting); C: cancelled on day 1; D: a single send waiting.
         let b = try await store.createCampaign(bulk(.all()), now: day(1))
         try await store.expandAll(now: day(1))
@@ -68,14 +81,16 @@ import TestSupport
         #expect(try await store.scalar("SELECT count(*) FROM deliveries") == 30 + 20 + 20 + 1)
 
         // A dry run counts and changes nothing.
-        let dry = try await store.prune(deliveriesBefore: day(0.5), devicesBefore: day(2), dryRun: true, batch: 7, pause: .zero)
+        let dry = try await store.prune(
+            deliveriesBefore: day(0.5), devicesBefore: day(2), dryRun: true, batch: 7, pause: .zero)
         #expect(dry.deliveries == 30 && dry.devices == 19 && dry.inactiveDevices == 10)
         #expect(try await store.scalar("SELECT count(*) FROM deliveries") == 71)
         #expect(try await store.scalar("SELECT count(*) FROM devices") == 31)
 
         // Day-0 deliveries (all of A) go; devices 12–20 (active, not registered again) and 21–30 (deactivated on day
         // 0) go; 1–10 and 31 (registered on day 5) and 11 (deactivated on day 3) stay.
-        let first = try await store.prune(deliveriesBefore: day(0.5), devicesBefore: day(2), dryRun: false, batch: 7, pause: .zero)
+        let first = try await store.prune(
+            deliveriesBefore: day(0.5), devicesBefore: day(2), dryRun: false, batch: 7, pause: .zero)
         #expect(first.deliveries == 30 && first.devices == 19 && first.inactiveDevices == 10)
         #expect(first.steps > 10, "7 ids per transaction")
         #expect(try await campaigns(store, ids) == before, "campaigns keep their counters and status")
@@ -89,12 +104,15 @@ import TestSupport
         // id until it is claimed and cancelled).
         let ofRemoved = try await store.allLog(LogFilter(token: token(12)))
         #expect(ofRemoved.map(\.campaignID) == [c])
-        #expect(try await store.scalar("""
-            SELECT CASE WHEN device_id IS NULL THEN 1 ELSE 0 END FROM deliveries WHERE campaign_id = \(c.rawValue) AND token = '\(token(12).hex)'
-            """) == 1)
+        #expect(
+            try await store.scalar(
+                """
+                SELECT CASE WHEN device_id IS NULL THEN 1 ELSE 0 END FROM deliveries WHERE campaign_id = \(c.rawValue) AND token = '\(token(12).hex)'
+                """) == 1)
 
         // A month later: B's and C's finished rows go too; pending rows (B's leased and waiting ones, D) stay.
-        let second = try await store.prune(deliveriesBefore: day(10), devicesBefore: day(2), dryRun: false, batch: 7, pause: .zero)
+        let second = try await store.prune(
+            deliveriesBefore: day(10), devicesBefore: day(2), dryRun: false, batch: 7, pause: .zero)
         #expect(second.deliveries == 10 + 20 && second.devices == 0)
         #expect(try await store.scalar("SELECT count(*) FROM deliveries WHERE status <> 'pending'") == 0)
         #expect(try await store.scalar("SELECT count(*) FROM deliveries WHERE status = 'pending'") == 11)
@@ -108,7 +126,9 @@ import TestSupport
         #expect(later.map(\.campaignID) == [d], "only D is sent: the devices of B's waiting rows are gone")
         let finalB = try await store.campaign(b)
         #expect(finalB.status == .completed)
-        #expect(finalB.counters.total == 20 && finalB.counters.accepted == 15 && finalB.counters.cancelled == 5 && finalB.counters.pending == 0)
+        #expect(
+            finalB.counters.total == 20 && finalB.counters.accepted == 15 && finalB.counters.cancelled == 5
+                && finalB.counters.pending == 0)
         try await expectGaugesExact(store, engine)
         await store.close()
     }
@@ -123,7 +143,8 @@ import TestSupport
         try await store.expandAll(now: day(0))
         let jobs = try await store.claim(now: day(0), limit: 10, leaseFor: .seconds(30), worker: worker)
         _ = try await store.record(jobs.map { .accepted($0, apnsID: nil) }, by: worker, now: day(0))
-        let report = try await store.prune(deliveriesBefore: day(40), devicesBefore: day(40), dryRun: false, pause: .zero)
+        let report = try await store.prune(
+            deliveriesBefore: day(40), devicesBefore: day(40), dryRun: false, pause: .zero)
         #expect(report.deliveries == 1 && report.devices == 1)
         #expect(try await store.scalar("SELECT id FROM deliveries") == 2)
         #expect(try await store.scalar("SELECT id FROM devices") == 2)
@@ -138,7 +159,8 @@ import TestSupport
         #expect(try await store.freeSpace().incremental, "a new file is created in incremental-vacuum mode")
         let campaign = try await store.createCampaign(bulk(.tokens([token(1)])), now: day(0))
         // 20,000 finished rows of day 0, written directly (the API would take far longer to make them).
-        try await store.execute("""
+        try await store.execute(
+            """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
             INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, attempts,
                                     next_attempt_at, http_status, created_at, updated_at)
@@ -146,7 +168,8 @@ import TestSupport
             PRAGMA wal_checkpoint(TRUNCATE);
             """)
         let pagesBefore = try await store.freeSpace().pageCount
-        let report = try await store.prune(deliveriesBefore: day(30), devicesBefore: day(30), dryRun: false, pause: .zero)
+        let report = try await store.prune(
+            deliveriesBefore: day(30), devicesBefore: day(30), dryRun: false, pause: .zero)
         #expect(report.deliveries == 19_999)
         #expect(report.pagesReclaimed > pagesBefore / 2 && report.space.freePages == 0)
         #expect(report.space.pageCount + report.pagesReclaimed <= pagesBefore)
@@ -160,7 +183,9 @@ import TestSupport
         await store.close()
     }
 
-    @Test(arguments: Engine.all) func aRemovedDevicesRowThatWouldCollideWithItsTokensRowKeepsTheOldID(engine: Engine) async throws {
+    @Test(arguments: Engine.all) func aRemovedDevicesRowThatWouldCollideWithItsTokensRowKeepsTheOldID(engine: Engine)
+        async throws
+    {
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
@@ -170,7 +195,8 @@ import TestSupport
         let jobs = try await store.claim(now: day(0), limit: 10, leaseFor: .seconds(30), worker: nil)
         _ = try await store.record(jobs.map { .accepted($0, apnsID: nil) }, by: nil, now: day(0))
         // The same campaign also has a finished row for the bare token (written directly: no API path makes one).
-        try await store.execute("""
+        try await store.execute(
+            """
             INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, attempts,
                                     next_attempt_at, http_status, created_at, updated_at)
             VALUES (\(campaign.rawValue), NULL, '\(token(1).hex)', 'production', 1, 'accepted', 1, 0, 200,
@@ -178,32 +204,41 @@ import TestSupport
             """)
         try await store.registerDevices(2..<3, now: day(5))  // the newest device, kept whatever its age
         let removedID = try #require(try await store.scalar("SELECT id FROM devices WHERE token = '\(token(1).hex)'"))
-        let report = try await store.prune(deliveriesBefore: day(-1), devicesBefore: day(2), dryRun: false, pause: .zero)
+        let report = try await store.prune(
+            deliveriesBefore: day(-1), devicesBefore: day(2), dryRun: false, pause: .zero)
         #expect(report.devices == 1 && report.deliveries == 0)
         // Detaching it would give the campaign two rows for the bare token: it keeps the removed device's id.
         #expect(try await store.scalar("SELECT count(*) FROM deliveries WHERE device_id = \(removedID)") == 1)
         #expect(try await store.scalar("SELECT count(*) FROM deliveries WHERE device_id IS NULL") == 1)
-        #expect(try await store.allLog(LogFilter(token: token(1))).count == 1, "the token's row; the other has no device to find it by")
+        #expect(
+            try await store.allLog(LogFilter(token: token(1))).count == 1,
+            "the token's row; the other has no device to find it by")
         await store.close()
     }
 
-    @Test(.enabled(if: PostgresCluster.enabled)) func postgresLeavesSpaceToAutovacuumAndBackupsToItsOwnTools() async throws {
+    @Test(.enabled(if: PostgresCluster.enabled)) func postgresLeavesSpaceToAutovacuumAndBackupsToItsOwnTools()
+        async throws
+    {
         let store = try await PostgresStore.open(url: try PostgresCluster.shared.createDatabase())
         let space = try await store.freeSpace()
         #expect(!space.incremental && space.freePages == 0 && space.pageSize >= 4096 && space.pageCount > 0, "\(space)")
         #expect(try await store.reclaimFreePages(upTo: 1_000) == 0)
         try await store.enableIncrementalVacuum()
-        let report = try await store.prune(deliveriesBefore: day(30), devicesBefore: day(30), dryRun: false, pause: .zero)
+        let report = try await store.prune(
+            deliveriesBefore: day(30), devicesBefore: day(30), dryRun: false, pause: .zero)
         #expect(report.pagesReclaimed == 0 && report.space.freePages == 0 && !report.space.incremental)
 
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.url.appendingPathComponent("copy.sqlite").path
-        await #expect(throws: StoreError.backupFailed(
-            path, "a PostgreSQL database is backed up with pg_dump (or the server's own backups), not by apnsd")) {
+        await #expect(
+            throws: StoreError.backupFailed(
+                path, "a PostgreSQL database is backed up with pg_dump (or the server's own backups), not by apnsd")
+        ) {
             _ = try await store.backup(to: path)
         }
-        #expect(!FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: path + ".partial"))
+        #expect(
+            !FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: path + ".partial"))
         await store.close()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// SQLite's result codes become errors an operator can act on, and the worker can tell faults that may pass
@@ -18,7 +19,9 @@ import Testing
             #expect(classify(code) == .readOnly(path: path), "code \(code)")
         }
         let line = StoreError.readOnly(path: path).description
-        #expect(line.contains(path) && line.contains("uid \(geteuid())") && !line.contains("apnsd init"), "no command named")
+        #expect(
+            line.contains(path) && line.contains("uid \(geteuid())") && !line.contains("apnsd init"), "no command named"
+        )
         #expect(!line.contains("\n"))
     }
 
@@ -54,22 +57,30 @@ import Testing
             return
         }
         #expect(reason.contains("permission denied") && reason.contains("uid \(geteuid())"))
-        #expect(classify(14, "unable to open database file", errno: ENOENT) == .cannotOpen(path: path, reason: "unable to open database file"))
+        #expect(
+            classify(14, "unable to open database file", errno: ENOENT)
+                == .cannotOpen(path: path, reason: "unable to open database file"))
     }
 
     @Test func otherCodesStayGenericSQLiteErrors() {
         let constraint = SQLiteError(code: 2067, message: "UNIQUE constraint failed", sql: "UPDATE x")
-        #expect(StoreError(constraint, path: path) == .engineFailure(path: path, code: 2067, detail: constraint.description))
+        #expect(
+            StoreError(constraint, path: path) == .engineFailure(path: path, code: 2067, detail: constraint.description)
+        )
     }
 
     @Test func onlyMachineFaultsAreTransient() {
         let transient: [StoreError] = [
-            .databaseLocked(path: path), .diskFull(path: path), .ioError(path: path, detail: "disk I/O error"), .readOnly(path: path),
+            .databaseLocked(path: path), .diskFull(path: path), .ioError(path: path, detail: "disk I/O error"),
+            .readOnly(path: path),
         ]
         let permanent: [StoreError] = [
-            .databaseMissing(path: path), .cannotOpen(path: path, reason: "x"), .newerSchema(path: path, unknownMigrations: ["9"]),
-            .olderSchema(path: path, missingMigrations: ["2"]), .engineFailure(path: path, code: 19, detail: "constraint"),
-            .closed(path: path), .unknownCampaign(CampaignID(1)), .notADraft(CampaignID(1), .running), .invalidCampaign("x"),
+            .databaseMissing(path: path), .cannotOpen(path: path, reason: "x"),
+            .newerSchema(path: path, unknownMigrations: ["9"]),
+            .olderSchema(path: path, missingMigrations: ["2"]),
+            .engineFailure(path: path, code: 19, detail: "constraint"),
+            .closed(path: path), .unknownCampaign(CampaignID(1)), .notADraft(CampaignID(1), .running),
+            .invalidCampaign("x"),
             .corruptValue("x"),
         ]
         for error in transient { #expect(error.isTransient, "\(error)") }

@@ -1,9 +1,10 @@
 import APNs
 import Foundation
 import QueueModel
+import TestSupport
+
 @testable import PostgresStore
 @testable import Store
-import TestSupport
 
 /// A fresh temporary folder for one test's database files.
 struct TemporaryFolder {
@@ -50,11 +51,15 @@ func payload(_ text: String = "hello") -> Payload {
 }
 
 func bulk(_ audience: Audience, topic: String = topic, at scheduledAt: Date? = nil) -> CampaignSpec {
-    CampaignSpec(kind: .bulk, audience: audience, content: try! NotificationContent(bundleID: topic, payload: payload()), scheduledAt: scheduledAt)
+    CampaignSpec(
+        kind: .bulk, audience: audience, content: try! NotificationContent(bundleID: topic, payload: payload()),
+        scheduledAt: scheduledAt)
 }
 
 func single(_ token: DeviceToken, environment: Environment? = nil) -> CampaignSpec {
-    CampaignSpec.single(to: token, environment: environment, content: try! NotificationContent(bundleID: topic, payload: payload("single")))
+    CampaignSpec.single(
+        to: token, environment: environment,
+        content: try! NotificationContent(bundleID: topic, payload: payload("single")))
 }
 
 extension Store {
@@ -84,7 +89,8 @@ enum Engine: String, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// Everything a store offers, on either engine, plus raw SQL for tests that look under it.
-typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore & ChannelStore & RawSQL
+typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore
+    & ChannelStore & RawSQL
 
 /// Raw SQL on a store (tests only). Both engines read the same statements for simple SQL.
 protocol RawSQL: Actor {
@@ -124,9 +130,11 @@ struct TestDatabase {
     func open(create: Bool = true, readOnly: Bool = false) async throws -> AnyStore {
         switch engine {
         case .sqlite:
-            return try await Store.open(at: location, options: Store.Options(createIfMissing: create, readOnly: readOnly))
+            return try await Store.open(
+                at: location, options: Store.Options(createIfMissing: create, readOnly: readOnly))
         case .postgres:
-            return try await PostgresStore.open(url: location, options: PostgresStore.Options(createIfMissing: create, readOnly: readOnly))
+            return try await PostgresStore.open(
+                url: location, options: PostgresStore.Options(createIfMissing: create, readOnly: readOnly))
         }
     }
 
@@ -137,10 +145,13 @@ struct TestDatabase {
 
 extension ProducerStore {
     /// Registers `count` devices for `topic` (tokens `first..<first+count`) in one import.
-    func registerDevices(_ range: Range<Int>, topic: String = topic, environment: Environment = .production,
-                         user: @Sendable (Int) -> String? = { _ in nil }, now: Date = t0) async throws {
-        _ = try await importDevices(range.map { DeviceRegistration(token: token($0), topic: topic, environment: environment, user: user($0)) },
-                                    now: now, commitEvery: 10_000)
+    func registerDevices(
+        _ range: Range<Int>, topic: String = topic, environment: Environment = .production,
+        user: @Sendable (Int) -> String? = { _ in nil }, now: Date = t0
+    ) async throws {
+        _ = try await importDevices(
+            range.map { DeviceRegistration(token: token($0), topic: topic, environment: environment, user: user($0)) },
+            now: now, commitEvery: 10_000)
     }
 
     /// Every log entry matching `filter`.

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// `device_users`: every device with a user has exactly the link of its current user, however it got there.
@@ -11,18 +12,23 @@ import Testing
     /// devices' users.
     private func links(_ store: AnyStore, _ engine: Engine) async throws -> Set<String> {
         var result: Set<String> = []
-        for device in try await store.devices(active: nil, user: nil, after: nil, limit: 10_000) where device.user != nil {
+        for device in try await store.devices(active: nil, user: nil, after: nil, limit: 10_000)
+        where device.user != nil {
             result.insert("\(device.user!):\(device.token.hex.suffix(4))")
         }
         guard engine == .sqlite else { return result }
-        #expect(try await store.scalar("""
-            SELECT COUNT(*) FROM device_users u LEFT JOIN devices d ON d.id = u.device_id
-            WHERE d.user_id IS NOT u.user_id
-            """) == 0, "a link disagrees with devices.user_id")
-        #expect(try await store.scalar("""
-            SELECT COUNT(*) FROM devices d WHERE user_id IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM device_users u WHERE u.device_id = d.id AND u.user_id = d.user_id)
-            """) == 0, "a device with a user has no link")
+        #expect(
+            try await store.scalar(
+                """
+                SELECT COUNT(*) FROM device_users u LEFT JOIN devices d ON d.id = u.device_id
+                WHERE d.user_id IS NOT u.user_id
+                """) == 0, "a link disagrees with devices.user_id")
+        #expect(
+            try await store.scalar(
+                """
+                SELECT COUNT(*) FROM devices d WHERE user_id IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM device_users u WHERE u.device_id = d.id AND u.user_id = d.user_id)
+                """) == 0, "a device with a user has no link")
         let count = try await store.scalar("SELECT COUNT(*) FROM device_users") ?? 0
         #expect(Int(count) == result.count)
         return result
@@ -48,15 +54,16 @@ import Testing
         defer { database.remove() }
         let store = try await database.open()
         _ = try await store.register(DeviceRegistration(token: token(3), topic: topic, user: "carol"), now: t0)
-        _ = try await store.importDevices([
-            DeviceRegistration(token: token(1), topic: topic, environment: .production, user: "alice"),
-            DeviceRegistration(token: token(2), topic: topic, user: "bob"),
-            DeviceRegistration(token: token(1), topic: otherTopic, user: "zoe"),
-            DeviceRegistration(token: token(1), topic: topic, environment: .development),  // keeps alice
-            DeviceRegistration(token: token(2), topic: topic, user: "dave"),  // bob, then dave
-            DeviceRegistration(token: token(3), topic: topic, user: "erin"),  // was carol
-            DeviceRegistration(token: token(3), topic: topic),
-        ], now: at(1), commitEvery: 100_000)
+        _ = try await store.importDevices(
+            [
+                DeviceRegistration(token: token(1), topic: topic, environment: .production, user: "alice"),
+                DeviceRegistration(token: token(2), topic: topic, user: "bob"),
+                DeviceRegistration(token: token(1), topic: otherTopic, user: "zoe"),
+                DeviceRegistration(token: token(1), topic: topic, environment: .development),  // keeps alice
+                DeviceRegistration(token: token(2), topic: topic, user: "dave"),  // bob, then dave
+                DeviceRegistration(token: token(3), topic: topic, user: "erin"),  // was carol
+                DeviceRegistration(token: token(3), topic: topic),
+            ], now: at(1), commitEvery: 100_000)
         #expect(try await store.deviceCount(active: nil) == 4)
         let first = try #require(try await store.device(token: token(1), topic: topic))
         #expect(first.user == "alice")
@@ -71,7 +78,9 @@ import Testing
         defer { database.remove() }
         let store = try await database.open()
         // More than one multi-row statement per transaction, a short last statement, and users out of token order.
-        let registrations = (0..<2_345).map { DeviceRegistration(token: token($0), topic: topic, user: "u\(($0 * 7919) % 1000)") }
+        let registrations = (0..<2_345).map {
+            DeviceRegistration(token: token($0), topic: topic, user: "u\(($0 * 7919) % 1000)")
+        }
         #expect(try await store.importDevices(registrations, now: t0, commitEvery: 1_100) == 2_345)
         #expect(try await links(store, engine).count == 2_345)
         // The same devices again, half of them with another user: the links follow.
@@ -85,7 +94,9 @@ import Testing
         #expect(after.count == 2_345)
         #expect(after.filter { $0.hasPrefix("v") }.count == 1_173)
         #expect(try await store.deviceCount(active: nil) == 2_345)
-        #expect(try await store.scalar("SELECT COUNT(*) FROM devices WHERE registered_at <> \(at(1).storeMilliseconds)") == 0)
+        #expect(
+            try await store.scalar("SELECT COUNT(*) FROM devices WHERE registered_at <> \(at(1).storeMilliseconds)")
+                == 0)
     }
 
     @Test func migrationLinksTheUsersOfAnExistingRegistry() async throws {
@@ -95,7 +106,8 @@ import Testing
         do {
             let db = try Connection(path: folder.databasePath)
             _ = try Migrator(migrations: [Schema.migrator.migrations[0]]).migrate(db)
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO devices (token, topic, environment, user_id, registered_at) VALUES
                     ('\(token(1).hex)', '\(topic)', 'production', 'alice', 0),
                     ('\(token(2).hex)', '\(topic)', 'production', NULL, 0),

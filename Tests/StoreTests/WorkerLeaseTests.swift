@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import QueueModel
 import Testing
+
 @testable import Store
 
 /// The engine-neutral lease rules of SCHEMA.md ("Workers and leases"), on simulated time.
@@ -31,10 +32,16 @@ import Testing
         #expect(try await store.nextDueDate() == nil)
         let workers = try await store.workers()
         #expect(workers.map(\.leases) == [4, 6])
-        #expect(workers[0].isStale(now: at(131), lease: .seconds(30)) && !workers[0].isStale(now: at(129), lease: .seconds(30)))
+        #expect(
+            workers[0].isStale(now: at(131), lease: .seconds(30))
+                && !workers[0].isStale(now: at(129), lease: .seconds(30)))
         // A quiet worker is one whose heartbeat is older than `silentFor`: B (just registered) is not.
-        #expect(try await store.nextRescueDate(now: at(105), staleAfter: .seconds(30), silentFor: .seconds(2), except: b) == Date(timeIntervalSince1970: at(130).timeIntervalSince1970 + 0.001))
-        #expect(try await store.nextRescueDate(now: at(101), staleAfter: .seconds(30), silentFor: .seconds(2), except: a) == nil)
+        #expect(
+            try await store.nextRescueDate(now: at(105), staleAfter: .seconds(30), silentFor: .seconds(2), except: b)
+                == Date(timeIntervalSince1970: at(130).timeIntervalSince1970 + 0.001))
+        #expect(
+            try await store.nextRescueDate(now: at(101), staleAfter: .seconds(30), silentFor: .seconds(2), except: a)
+                == nil)
     }
 
     @Test(arguments: Engine.all) func onlyAStaleWorkersLeasesAreTakenOverAndItLearnsSo(engine: Engine) async throws {
@@ -55,12 +62,17 @@ import Testing
         // The dead worker comes back: its heartbeat says it lost everything; its late retry changes nothing,
         // its late final answer is still the truth.
         #expect(try await !store.heartbeat(dead, now: at(32)))
-        let late = try await store.record([.retry(lost[0], at: at(90), httpStatus: 503, reason: .serviceUnavailable),
-                                           .accepted(lost[1], apnsID: nil)], by: dead, now: at(33))
+        let late = try await store.record(
+            [
+                .retry(lost[0], at: at(90), httpStatus: 503, reason: .serviceUnavailable),
+                .accepted(lost[1], apnsID: nil),
+            ], by: dead, now: at(33))
         #expect(late.ignored == 1 && late.applied == 1)
         let rows = try await store.allLog(LogFilter(campaign: campaign))
         #expect(rows.first { $0.id == lost[0].id }?.status == .pending)
-        #expect(try await store.scalar("SELECT leased_by FROM deliveries WHERE id = \(lost[0].id.rawValue)") == rescuer.rawValue)
+        #expect(
+            try await store.scalar("SELECT leased_by FROM deliveries WHERE id = \(lost[0].id.rawValue)")
+                == rescuer.rawValue)
     }
 
     @Test(arguments: Engine.all) func releaseAndUnregisterFreeOnlyTheirOwnLeases(engine: Engine) async throws {
@@ -107,8 +119,12 @@ import Testing
         defer { database.remove() }
         #expect(try await store.requestCancel(campaign, now: at(1)) != nil)
         let worker = try await store.registerWorker(host: "h", pid: 1, now: at(2))
-        #expect(try await store.rescueStaleWorkers(now: at(20), staleAfter: .seconds(30), except: worker).cancelsFinished == 0)
-        #expect(try await store.rescueStaleWorkers(now: at(32), staleAfter: .seconds(30), except: worker).cancelsFinished == 1)
+        #expect(
+            try await store.rescueStaleWorkers(now: at(20), staleAfter: .seconds(30), except: worker).cancelsFinished
+                == 0)
+        #expect(
+            try await store.rescueStaleWorkers(now: at(32), staleAfter: .seconds(30), except: worker).cancelsFinished
+                == 1)
         #expect(try await store.campaign(campaign).status == .cancelled)
         #expect(try await store.openCancelRequests().isEmpty)
     }
@@ -117,7 +133,8 @@ import Testing
         let (store, database, campaign) = try await prepared(engine, devices: 3)
         defer { database.remove() }
         let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil)
-        _ = try await store.record(jobs.map { DeliveryResult($0, disposition: .failed, reason: .serviceUnavailable) }, by: nil, now: at(2))
+        _ = try await store.record(
+            jobs.map { DeliveryResult($0, disposition: .failed, reason: .serviceUnavailable) }, by: nil, now: at(2))
         #expect(try await store.campaign(campaign).status == .completed)
         #expect(try await store.requeue(campaign, status: .failed, now: at(3)) == 3)
         let c = try await store.campaign(campaign)

@@ -59,12 +59,18 @@ public struct TestCertificateAuthority: Sendable {
     /// Issues a client certificate with `bundleID` as subject UID (nil: no UID), marked for `environments` (empty:
     /// neither extension), valid until `daysValid` days from now — 0 or less gives one that has already expired
     /// (valid from 30 days before its end). `name` names its files (default: a fresh unique name).
-    public func issue(bundleID: String?, environments: Set<Environment>, daysValid: Int = 365,
-                      name: String? = nil) throws -> Issued {
+    public func issue(
+        bundleID: String?, environments: Set<Environment>, daysValid: Int = 365,
+        name: String? = nil
+    ) throws -> Issued {
         let base = "\(directory)/\(name ?? "client-\(UUID().uuidString.prefix(8).lowercased())")"
-        let key = base + ".key", request = base + ".csr", cert = base + ".pem", p12 = base + ".p12"
+        let key = base + ".key"
+        let request = base + ".csr"
+        let cert = base + ".pem"
+        let p12 = base + ".p12"
         let password = "pw-" + UUID().uuidString.lowercased()
-        let subject = (bundleID.map { "/UID=\($0)" } ?? "") + "/CN=Apple Push Services: \(bundleID ?? "none")/O=apnsd tests"
+        let subject =
+            (bundleID.map { "/UID=\($0)" } ?? "") + "/CN=Apple Push Services: \(bundleID ?? "none")/O=apnsd tests"
         try Self.openssl([
             "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-keyout", key, "-out", request, "-subj", subject,
@@ -98,25 +104,25 @@ public struct TestCertificateAuthority: Sendable {
         _ = FileManager.default.createFile(atPath: database, contents: nil)
         let marks = environments.sorted { $0.rawValue < $1.rawValue }.map { "\($0.extensionOID) = ASN1:NULL" }
         let text = """
-        [ testca ]
-        database = \(database)
-        new_certs_dir = \(issuedDirectory)
-        rand_serial = yes
-        default_md = sha256
-        policy = anything
-        unique_subject = no
-        email_in_dn = no
+            [ testca ]
+            database = \(database)
+            new_certs_dir = \(issuedDirectory)
+            rand_serial = yes
+            default_md = sha256
+            policy = anything
+            unique_subject = no
+            email_in_dn = no
 
-        [ anything ]
-        commonName = optional
+            [ anything ]
+            commonName = optional
 
-        [ client ]
-        basicConstraints = critical,CA:FALSE
-        keyUsage = critical,digitalSignature
-        extendedKeyUsage = clientAuth
-        \(marks.joined(separator: "\n"))
+            [ client ]
+            basicConstraints = critical,CA:FALSE
+            keyUsage = critical,digitalSignature
+            extendedKeyUsage = clientAuth
+            \(marks.joined(separator: "\n"))
 
-        """
+            """
         let path = base + ".cnf"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path

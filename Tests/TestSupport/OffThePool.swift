@@ -9,8 +9,10 @@ import Testing
 public struct OffThePool: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         try await withTaskExecutorPreference(BlockingExecutor.shared) { try await function() }
     }
 }

@@ -41,12 +41,16 @@ public final class PostgresCluster: @unchecked Sendable {
     /// loses nothing that was acknowledged; otherwise commits return before their WAL is written (faster tests,
     /// and an acknowledged commit may be lost in a crash).
     public init(durable: Bool = false) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-pg-\(UUID().uuidString.prefix(8))").path
+        folder =
+            FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-pg-\(UUID().uuidString.prefix(8))")
+            .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         if Self.asNobody {
-            try FileManager.default.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: folder)
+            try FileManager.default.setAttributes(
+                [.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: folder)
         }
-        try Self.tool("initdb", ["-D", dataDirectory, "-U", "apnsd", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"])
+        try Self.tool(
+            "initdb", ["-D", dataDirectory, "-U", "apnsd", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"])
         let settings = """
 
             listen_addresses = ''
@@ -92,15 +96,19 @@ public final class PostgresCluster: @unchecked Sendable {
         // Nothing else of this process may reach the server: it would keep other tests' pipes open (a child
         // waiting for the end of its input would wait for ever). glibc's closefrom action is not in Swift's view.
         typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            throw ClusterError(description: "glibc has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else {
+            throw ClusterError(
+                description: "glibc has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
         }
         _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
-        guard spawned == 0 else { throw ClusterError(description: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw ClusterError(description: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
@@ -165,7 +173,10 @@ public final class PostgresCluster: @unchecked Sendable {
             outcome = try ToolRun.run(path, arguments)
         }
         guard outcome.status == 0 else {
-            throw ClusterError(description: "\(name) \(arguments.joined(separator: " ")) failed (\(outcome.status)): \(outcome.stderr)\(outcome.stdout)")
+            throw ClusterError(
+                description:
+                    "\(name) \(arguments.joined(separator: " ")) failed (\(outcome.status)): \(outcome.stderr)\(outcome.stdout)"
+            )
         }
         return outcome.stdout
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Whether this test process was built with `swift test --sanitize=thread` or `--sanitize=address`: both runtimes
 /// export their init function (`__tsan_init`, `__asan_init`), so the check needs no flag from the caller.

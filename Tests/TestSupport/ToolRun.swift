@@ -10,8 +10,10 @@ public enum ToolRun {
     }
 
     /// Runs `executable` to its end, blocking the calling thread; `stdin` (text) or `stdinPath` as its input.
-    public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
-                           stdinPath: String? = nil) throws -> Outcome {
+    public static func run(
+        _ executable: String, _ arguments: [String], stdin: String? = nil,
+        stdinPath: String? = nil
+    ) throws -> Outcome {
         let prepared = try Prepared(executable, arguments, stdin: stdin, stdinPath: stdinPath)
         defer { prepared.remove() }
         try prepared.process.run()
@@ -20,8 +22,10 @@ public enum ToolRun {
     }
 
     /// Like `run`, awaiting the end instead of blocking a thread of the cooperative pool.
-    public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
-                           stdinPath: String? = nil) async throws -> Outcome {
+    public static func run(
+        _ executable: String, _ arguments: [String], stdin: String? = nil,
+        stdinPath: String? = nil
+    ) async throws -> Outcome {
         let prepared = try Prepared(executable, arguments, stdin: stdin, stdinPath: stdinPath)
         defer { prepared.remove() }
         let process = prepared.process
@@ -62,8 +66,9 @@ public enum ToolRun {
         }
 
         func outcome(_ status: Int32) -> Outcome {
-            Outcome(status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                    stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+            Outcome(
+                status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
         }
 
         func remove() { try? FileManager.default.removeItem(at: directory) }

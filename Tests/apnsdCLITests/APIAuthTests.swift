@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension APIServe {
     /// API keys on a real `apnsd serve`: 401 without a live key, 403 without the route's scope, a revoked key refused
@@ -15,15 +15,23 @@ extension APIServe {
             let campaign = #"{"payload":{"aps":{}},"audience":{"all":true}}"#
             let before = try api.written()
 
-            for authorization in [nil, "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer not-a-secret", "bearer " + api.backend + "x",
-                                  "Bearer " + String(api.backend.reversed()), api.backend] {
-                let refused = try api.call("POST", "/v1/notifications", key: nil, json: notification,
-                                           headers: authorization.map { ["Authorization: \($0)"] } ?? [])
-                #expect(refused.status == 401 && refused.headers["www-authenticate"] == "Bearer", "\(authorization ?? "none"): \(refused.status)")
+            for authorization in [
+                nil, "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer not-a-secret", "bearer " + api.backend + "x",
+                "Bearer " + String(api.backend.reversed()), api.backend,
+            ] {
+                let refused = try api.call(
+                    "POST", "/v1/notifications", key: nil, json: notification,
+                    headers: authorization.map { ["Authorization: \($0)"] } ?? [])
+                #expect(
+                    refused.status == 401 && refused.headers["www-authenticate"] == "Bearer",
+                    "\(authorization ?? "none"): \(refused.status)")
                 let error = try APIHarness.error(refused)
                 #expect(error["code"] as? String == "unauthorized")
                 #expect(!refused.body.contains(api.backend), "the secret is never echoed")
-                #expect(try api.call("GET", "/v1/campaigns", key: nil, headers: authorization.map { ["Authorization: \($0)"] } ?? []).status == 401)
+                #expect(
+                    try api.call(
+                        "GET", "/v1/campaigns", key: nil, headers: authorization.map { ["Authorization: \($0)"] } ?? []
+                    ).status == 401)
             }
             // A well-formed secret that was never created.
             let other = try CLI()
@@ -69,8 +77,11 @@ extension APIServe {
             // Revocation from another process takes effect within about a second (the key is remembered for one).
             #expect(try api.call("GET", "/v1/deliveries", key: api.reader).status == 200)
             try #require(api.cli.run("api-key", "revoke", "reader").status == 0)
-            #expect(Fleet.waitUntil(15, every: 0.1) { (try? api.call("GET", "/v1/deliveries", key: api.reader).status) == 401 },
-                    "the revoked key still works")
+            #expect(
+                Fleet.waitUntil(15, every: 0.1) {
+                    (try? api.call("GET", "/v1/deliveries", key: api.reader).status) == 401
+                },
+                "the revoked key still works")
             #expect(try api.call("GET", "/v1/deliveries", key: api.backend).status == 200, "other keys are unaffected")
 
             let logged = api.serve.log

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension WorkerFleet {
     /// `apnsd serve` with its worker, sending to apns-mock over TLS: a notification posted to the API is delivered
@@ -16,7 +16,8 @@ extension WorkerFleet {
             let api = try APIHarness(cli: fleet.cli, arguments: [], initialized: true)
             defer { api.stop() }
 
-            let posted = try api.call("POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(CLI.token(1)))
+            let posted = try api.call(
+                "POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(CLI.token(1)))
             #expect(posted.status == 202, "\(posted.body)")
             let id = try #require(try APIHarness.object(posted)["id"] as? String)
             var shown: [String: Any] = [:]
@@ -26,27 +27,41 @@ extension WorkerFleet {
             }
             #expect(delivered, "not accepted in time: \(shown); log: \(api.serve.log.suffix(2000))")
             let delivery = try #require((shown["deliveries"] as? [[String: Any]])?.first)
-            #expect(delivery["token"] as? String == CLI.token(1) && delivery["httpStatus"] as? Int == 200 && delivery["attempts"] as? Int == 1
+            #expect(
+                delivery["token"] as? String == CLI.token(1) && delivery["httpStatus"] as? Int == 200
+                    && delivery["attempts"] as? Int == 1
                     && delivery["apnsId"] is String && delivery["updatedAt"] is String, "\(delivery)")
             #expect((shown["counts"] as? [String: Int])?["accepted"] == 1)
-            #expect(Fleet.waitUntil(10) {
-                (try? APIHarness.object(try api.call("GET", "/v1/notifications/\(id)", key: api.reader)))?["status"] as? String == "completed"
-            })
+            #expect(
+                Fleet.waitUntil(10) {
+                    (try? APIHarness.object(try api.call("GET", "/v1/notifications/\(id)", key: api.reader)))?["status"]
+                        as? String == "completed"
+                })
             #expect(fleet.accepted == 1, "the mock got it")
-            let byNotification = try APIHarness.object(try api.call("GET", "/v1/deliveries?notification=\(id)", key: api.reader))
-            #expect((byNotification["deliveries"] as? [[String: Any]])?.map { $0["status"] as? String } == ["accepted"], "\(byNotification)")
+            let byNotification = try APIHarness.object(
+                try api.call("GET", "/v1/deliveries?notification=\(id)", key: api.reader))
+            #expect(
+                (byNotification["deliveries"] as? [[String: Any]])?.map { $0["status"] as? String } == ["accepted"],
+                "\(byNotification)")
 
-            let created = try api.call("POST", "/v1/campaigns", key: api.admin, json: #"{"payload":\#(Fleet.payload),"audience":{"all":true}}"#)
+            let created = try api.call(
+                "POST", "/v1/campaigns", key: api.admin, json: #"{"payload":\#(Fleet.payload),"audience":{"all":true}}"#
+            )
             #expect(created.status == 201, "\(created.body)")
             let campaign = try #require(try APIHarness.object(created)["id"] as? String)
-            #expect(Fleet.waitUntil(30, every: 0.05) {
-                (try? APIHarness.object(try api.call("GET", "/v1/campaigns/\(campaign)", key: api.reader)))?["status"] as? String == "completed"
-            }, "campaign not completed; log: \(api.serve.log.suffix(2000))")
+            #expect(
+                Fleet.waitUntil(30, every: 0.05) {
+                    (try? APIHarness.object(try api.call("GET", "/v1/campaigns/\(campaign)", key: api.reader)))?[
+                        "status"] as? String == "completed"
+                }, "campaign not completed; log: \(api.serve.log.suffix(2000))")
             let retried = try api.call("POST", "/v1/campaigns/\(campaign)/retry", key: api.admin)
-            #expect(try retried.status == 200 && (try APIHarness.object(retried))["requeued"] as? Int == 0, "nothing failed: \(retried.body)")
+            #expect(
+                try retried.status == 200 && (try APIHarness.object(retried))["requeued"] as? Int == 0,
+                "nothing failed: \(retried.body)")
             let finished = try api.call("POST", "/v1/campaigns/\(campaign)/cancel", key: api.admin)
             #expect(finished.status == 409, "cancel of a completed campaign: \(finished.body)")
-            let accepted = try APIHarness.object(try api.call("GET", "/v1/deliveries?campaign=\(campaign)&status=accepted&limit=1000", key: api.reader))
+            let accepted = try APIHarness.object(
+                try api.call("GET", "/v1/deliveries?campaign=\(campaign)&status=accepted&limit=1000", key: api.reader))
             #expect((accepted["deliveries"] as? [Any])?.count == 20)
 
             // Paging with limit and after: every row once, newest first, and a row written meanwhile does not
@@ -57,13 +72,18 @@ extension WorkerFleet {
             var cursor: String?
             var pages = 0
             repeat {
-                let page = try APIHarness.object(try api.call("GET", "/v1/deliveries?limit=4" + (cursor.map { "&after=\($0)" } ?? ""), key: api.reader))
+                let page = try APIHarness.object(
+                    try api.call(
+                        "GET", "/v1/deliveries?limit=4" + (cursor.map { "&after=\($0)" } ?? ""), key: api.reader))
                 let rows = try #require(page["deliveries"] as? [[String: Any]], "\(page)")
                 seen += rows.compactMap { ($0["id"] as? String).flatMap(Int.init) }
                 cursor = page["next"] as? String
                 pages += 1
                 if pages == 1 {
-                    #expect(try api.call("POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(CLI.token(2))).status == 202)
+                    #expect(
+                        try api.call(
+                            "POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(CLI.token(2))
+                        ).status == 202)
                 }
             } while cursor != nil && pages < 50
             #expect(seen.count == 21 && Set(seen) == Set(stored.compactMap(Int.init)), "\(seen) vs \(stored)")
@@ -76,7 +96,9 @@ extension WorkerFleet {
             let stats = try APIHarness.object(try api.call("GET", "/v1/stats?since=1h", key: api.reader))
             #expect(stats["outcomes"] != nil && (stats["accepted"] as? Int ?? 0) >= 21, "\(stats)")
             let metrics = try api.call("GET", "/metrics", key: api.reader)
-            #expect(metrics.status == 200 && metrics.body.contains("apnsd_devices{state=\"active\"} 20"), "\(metrics.body.prefix(3000))")
+            #expect(
+                metrics.status == 200 && metrics.body.contains("apnsd_devices{state=\"active\"} 20"),
+                "\(metrics.body.prefix(3000))")
         }
     }
 }

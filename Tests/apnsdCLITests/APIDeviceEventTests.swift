@@ -1,7 +1,7 @@
 import Foundation
 import ProviderAuth
-import Testing
 import TestSupport
+import Testing
 
 extension APIServe {
     /// The device routes, `GET /v1/events` and the signed webhook, through a real `apnsd serve` over sockets.
@@ -41,21 +41,31 @@ extension APIServe {
             }
             try #require(Fleet.waitUntil(20, every: 0.05) { Ports.isListening(port) }, "the receiver did not start")
             let secret = "a-webhook-secret-of-some-length"
-            let api = try APIHarness(cli: cli, arguments: ["--no-worker", "--webhook-url", "http://127.0.0.1:\(port)/hook",
-                                                           "--webhook-secret", secret])
+            let api = try APIHarness(
+                cli: cli,
+                arguments: [
+                    "--no-worker", "--webhook-url", "http://127.0.0.1:\(port)/hook",
+                    "--webhook-secret", secret,
+                ])
             defer { api.stop() }
-            let old = CLI.token(1), new = CLI.token(2)
+            let old = CLI.token(1)
+            let new = CLI.token(2)
 
-            #expect(try api.call("PUT", "/v1/devices/\(old)", key: api.backend, json: #"{"user":"alice"}"#).status == 201)
-            #expect(try api.call("PUT", "/v1/devices/\(old)", key: api.backend, json: #"{"user":"alice"}"#).status == 200)
+            #expect(
+                try api.call("PUT", "/v1/devices/\(old)", key: api.backend, json: #"{"user":"alice"}"#).status == 201)
+            #expect(
+                try api.call("PUT", "/v1/devices/\(old)", key: api.backend, json: #"{"user":"alice"}"#).status == 200)
             let replaced = try api.call("PUT", "/v1/devices/\(new)", key: api.backend, json: #"{"replaces":"\#(old)"}"#)
             #expect(replaced.status == 201, "\(replaced.body)")
             let oldDevice = try APIHarness.object(try api.call("GET", "/v1/devices/\(old)", key: api.reader))
             #expect(oldDevice["active"] as? Bool == false && oldDevice["reason"] as? String == "Replaced")
             let list = try APIHarness.object(try api.call("GET", "/v1/devices?user=alice&active=true", key: api.reader))
             #expect((list["devices"] as? [[String: Any]])?.compactMap { $0["token"] as? String } == [new])
-            #expect(try api.call("DELETE", "/v1/users/alice/devices", key: api.backend).body.contains(#""deactivated":1"#))
-            #expect(try api.call("DELETE", "/v1/devices/\(new)", key: api.backend).status == 204, "already inactive: still 204")
+            #expect(
+                try api.call("DELETE", "/v1/users/alice/devices", key: api.backend).body.contains(#""deactivated":1"#))
+            #expect(
+                try api.call("DELETE", "/v1/devices/\(new)", key: api.backend).status == 204,
+                "already inactive: still 204")
             #expect(try api.call("DELETE", "/v1/devices/\(CLI.token(9))", key: api.backend).status == 404)
             #expect(try api.call("PUT", "/v1/devices/\(new)", key: api.reader, json: "{}").status == 403)
 
@@ -66,14 +76,21 @@ extension APIServe {
 
             var lines: [String] = []
             let delivered = Fleet.waitUntil(60, every: 0.1) {
-                lines = ((try? String(contentsOfFile: received, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-                return lines.reduce(0) { count, line in count + line.components(separatedBy: "device.deactivated").count - 1 } >= 2
+                lines = ((try? String(contentsOfFile: received, encoding: .utf8)) ?? "").split(separator: "\n").map(
+                    String.init)
+                return lines.reduce(0) { count, line in
+                    count + line.components(separatedBy: "device.deactivated").count - 1
+                } >= 2
             }
-            #expect(delivered, "the webhook did not receive both events after its first 500: \(lines); log: \(api.serve.log.suffix(2000))")
+            #expect(
+                delivered,
+                "the webhook did not receive both events after its first 500: \(lines); log: \(api.serve.log.suffix(2000))"
+            )
             for line in lines {
                 let post = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
                 let body = try #require(post["body"])
-                #expect(post["signature"] == "sha256=" + HMACSHA256.hex(key: Array(secret.utf8), message: Array(body.utf8)))
+                #expect(
+                    post["signature"] == "sha256=" + HMACSHA256.hex(key: Array(secret.utf8), message: Array(body.utf8)))
             }
             #expect(!api.serve.log.contains(secret), "the secret is never logged")
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension WorkerFleet {
     /// The suites that drive `apnsd serve` through its API, one at a time and in the same serialized chain as the
@@ -46,33 +46,44 @@ final class APIHarness {
     func stop() { serve.killIfRunning() }
 
     /// One request with `key` as its bearer secret (none when nil) and, with a body, `Content-Type: application/json`.
-    func call(_ method: String, _ path: String, key: String?, json: String? = nil, bodyFile: String? = nil,
-              headers: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> HTTPClient.Response {
+    func call(
+        _ method: String, _ path: String, key: String?, json: String? = nil, bodyFile: String? = nil,
+        headers: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> HTTPClient.Response {
         var all = headers
         if let key { all.append("Authorization: Bearer \(key)") }
         if (json != nil || bodyFile != nil) && !all.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
             all.append("Content-Type: application/json")
         }
-        return try #require(HTTPClient.request(method, base + path, headers: all, body: json, bodyFile: bodyFile),
-                            "no answer to \(method) \(path); log: \(serve.log.suffix(1500))", sourceLocation: sourceLocation)
+        return try #require(
+            HTTPClient.request(method, base + path, headers: all, body: json, bodyFile: bodyFile),
+            "no answer to \(method) \(path); log: \(serve.log.suffix(1500))", sourceLocation: sourceLocation)
     }
 
     /// The response's JSON object.
-    static func object(_ response: HTTPClient.Response, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any],
-                     "not a JSON object: \(response.status) \(response.body)", sourceLocation: sourceLocation)
+    static func object(_ response: HTTPClient.Response, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> [String: Any]
+    {
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any],
+            "not a JSON object: \(response.status) \(response.body)", sourceLocation: sourceLocation)
     }
 
     /// The `error` member of an error response.
-    static func error(_ response: HTTPClient.Response, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
-        try #require(try object(response, sourceLocation: sourceLocation)["error"] as? [String: Any],
-                     "no error member: \(response.body)", sourceLocation: sourceLocation)
+    static func error(_ response: HTTPClient.Response, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> [String: Any]
+    {
+        try #require(
+            try object(response, sourceLocation: sourceLocation)["error"] as? [String: Any],
+            "no error member: \(response.body)", sourceLocation: sourceLocation)
     }
 
     /// What an invalid request must not change: the number of campaigns (notifications included), deliveries and
     /// stored idempotency keys, read by the `sqlite3` shell.
     func written() throws -> [String] {
-        try Self.query(cli.database, """
+        try Self.query(
+            cli.database,
+            """
             SELECT (SELECT count(*) FROM campaigns), (SELECT count(*) FROM deliveries),
                    (SELECT count(*) FROM campaign_audience), (SELECT count(*) FROM idempotency_keys)
             """)

@@ -1,8 +1,8 @@
 import Foundation
 import ProviderAuth
 import Store
-import Testing
 import TestSupport
+import Testing
 
 /// `apnsd api-key create | list | revoke` as an operator runs them: a secret shown once, never again.
 @Suite(.offThePool) struct APIKeyCommandTests {
@@ -12,9 +12,13 @@ import TestSupport
 
     /// Every byte of the database's files (main, -wal, -shm), as Latin-1 text to search.
     func databaseBytes(_ cli: CLI) throws -> String {
-        let names = try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).filter { $0.hasPrefix("apnsd.sqlite") }
-        return try names.map { String(decoding: try Data(contentsOf: cli.directory.appendingPathComponent($0)), as: Unicode.ASCII.self) }
-            .joined()
+        let names = try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).filter {
+            $0.hasPrefix("apnsd.sqlite")
+        }
+        return try names.map {
+            String(decoding: try Data(contentsOf: cli.directory.appendingPathComponent($0)), as: Unicode.ASCII.self)
+        }
+        .joined()
     }
 
     @Test func createPrintsTheSecretOnceAndStoresOnlyItsHash() async throws {
@@ -31,14 +35,18 @@ import TestSupport
         #expect(admin.status == 0 && admin.lines.count == 1)
 
         let table = try cli.run("api-key", "list")
-        #expect(table.status == 0 && !table.stdout.contains(secret) && !table.stdout.contains(APIKeySecret.hash(secret)))
-        #expect(table.lines.count == 3 && table.lines[1].hasPrefix("backend ") && table.lines[1].contains("send,read")
+        #expect(
+            table.status == 0 && !table.stdout.contains(secret) && !table.stdout.contains(APIKeySecret.hash(secret)))
+        #expect(
+            table.lines.count == 3 && table.lines[1].hasPrefix("backend ") && table.lines[1].contains("send,read")
                 && table.lines[1].hasSuffix("never"))
         let listed = try cli.run("api-key", "list", "--json")
-        #expect(listed.status == 0 && !listed.stdout.contains(secret) && !listed.stdout.contains(APIKeySecret.hash(secret)))
+        #expect(
+            listed.status == 0 && !listed.stdout.contains(secret) && !listed.stdout.contains(APIKeySecret.hash(secret)))
         let keys = try listed.lines.map(json)
         #expect(keys.map { $0["name"] as? String } == ["backend", "ops"])
-        #expect(keys[0]["scopes"] as? [String] == ["send", "read"] && keys[1]["scopes"] as? [String] == ["read", "admin"])
+        #expect(
+            keys[0]["scopes"] as? [String] == ["send", "read"] && keys[1]["scopes"] as? [String] == ["read", "admin"])
         #expect((keys[0]["createdAt"] as? String)?.hasSuffix("Z") == true && keys[0]["lastUsedAt"] is NSNull)
         #expect(Set(keys[0].keys) == ["name", "scopes", "createdAt", "lastUsedAt"])
 
@@ -50,7 +58,9 @@ import TestSupport
         let key = try await store.authenticateAPIKey(secretHash: APIKeySecret.hash(secret), now: Date())
         #expect(key?.name == "backend" && key?.scopes == [.send, .read])
         await store.close()
-        #expect(try cli.run("api-key", "list", "--json").lines.map(json).first?["lastUsedAt"] is String, "the use is listed")
+        #expect(
+            try cli.run("api-key", "list", "--json").lines.map(json).first?["lastUsedAt"] is String, "the use is listed"
+        )
     }
 
     @Test func revokeRemovesTheKeyAndFreesItsName() throws {
@@ -64,15 +74,20 @@ import TestSupport
         #expect(revoked.status == 0)
         #expect(try cli.run("api-key", "list", "--json").stdout.isEmpty)
         let again = try cli.run("api-key", "revoke", "k")
-        #expect(again.status == 1 && again.stderr.split(separator: "\n").count == 1 && again.stderr.contains("no API key named 'k'"))
+        #expect(
+            again.status == 1 && again.stderr.split(separator: "\n").count == 1
+                && again.stderr.contains("no API key named 'k'"))
         #expect(try cli.run("api-key", "create", "k").status == 0, "a revoked name can be used again")
     }
 
     @Test(arguments: [
         ["api-key"], ["api-key", "rotate", "k"], ["api-key", "create"], ["api-key", "create", "a", "b"],
-        ["api-key", "create", "k", "--scope", "write"], ["api-key", "create", "k", "--scope", "SEND"], ["api-key", "create", "k", "--scope"],
-        ["api-key", "create", "has space"], ["api-key", "create", String(repeating: "n", count: 65)], ["api-key", "create", "a/b"],
-        ["api-key", "create", ""], ["api-key", "create", "k", "--json"], ["api-key", "list", "extra"], ["api-key", "revoke"],
+        ["api-key", "create", "k", "--scope", "write"], ["api-key", "create", "k", "--scope", "SEND"],
+        ["api-key", "create", "k", "--scope"],
+        ["api-key", "create", "has space"], ["api-key", "create", String(repeating: "n", count: 65)],
+        ["api-key", "create", "a/b"],
+        ["api-key", "create", ""], ["api-key", "create", "k", "--json"], ["api-key", "list", "extra"],
+        ["api-key", "revoke"],
         ["api-key", "revoke", "bad name"],
     ])
     func usageErrorsExit64WithOneLine(_ arguments: [String]) throws {
@@ -81,7 +96,8 @@ import TestSupport
         try #require(cli.run("init").status == 0)
         let result = try cli.run(arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
-        #expect(result.stdout.isEmpty && result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
+        #expect(
+            result.stdout.isEmpty && result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
         #expect(try cli.run("api-key", "list", "--json").stdout.isEmpty, "nothing was created")
     }
 

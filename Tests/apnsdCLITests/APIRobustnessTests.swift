@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import Threads
-import TestSupport
 
 extension APIServe {
     /// `apnsd serve` under hostile or heavy clients: HTTPS end to end, a stalled client and a 1 GiB upload that do not
@@ -14,27 +14,43 @@ extension APIServe {
             let key = try APIHarness.createKey(cli, "backend", [])
             let cert = cli.directory.appendingPathComponent("cert.pem").path
             let privateKey = cli.directory.appendingPathComponent("key.pem").path
-            let openssl = try ToolRun.run("/usr/bin/openssl", [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", privateKey, "-out", cert,
-            ])
+            let openssl = try ToolRun.run(
+                "/usr/bin/openssl",
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", privateKey, "-out", cert,
+                ])
             try #require(openssl.status == 0, "\(openssl.stderr)")
-            let serve = try BackgroundWorker(cli: cli, arguments: ["serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", privateKey])
+            let serve = try BackgroundWorker(
+                cli: cli,
+                arguments: [
+                    "serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", privateKey,
+                ])
             defer { serve.killIfRunning() }
-            #expect(Fleet.waitUntil(20, every: 0.02) { serve.output.contains("\n") || !serve.process.isRunning }, "\(serve.log)")
+            #expect(
+                Fleet.waitUntil(20, every: 0.02) { serve.output.contains("\n") || !serve.process.isRunning },
+                "\(serve.log)")
             let first = try #require(serve.output.split(separator: "\n").first.map(String.init), "log: \(serve.log)")
             let prefix = "listening on https://127.0.0.1:"
-            let port = try #require(first.hasPrefix(prefix) ? Int(first.dropFirst(prefix.count)) : nil, "first line: \(first)")
+            let port = try #require(
+                first.hasPrefix(prefix) ? Int(first.dropFirst(prefix.count)) : nil, "first line: \(first)")
 
             let base = "https://127.0.0.1:\(port)"
             let health = HTTPClient.request("GET", base + "/healthz", headers: [], curl: ["--cacert", cert])
             #expect(health?.status == 200, "\(String(describing: health))")
-            let sent = HTTPClient.request("POST", base + "/v1/notifications", headers: ["Authorization: Bearer \(key)", "Content-Type: application/json"],
-                                          body: APIHarness.notification(CLI.token(1), extra: #","topic":"com.example.app""#), curl: ["--cacert", cert])
+            let sent = HTTPClient.request(
+                "POST", base + "/v1/notifications",
+                headers: ["Authorization: Bearer \(key)", "Content-Type: application/json"],
+                body: APIHarness.notification(CLI.token(1), extra: #","topic":"com.example.app""#),
+                curl: ["--cacert", cert])
             #expect(sent?.status == 202, "\(String(describing: sent))")
-            let listed = HTTPClient.request("GET", base + "/v1/deliveries", headers: ["Authorization: Bearer \(key)"], curl: ["--cacert", cert])
+            let listed = HTTPClient.request(
+                "GET", base + "/v1/deliveries", headers: ["Authorization: Bearer \(key)"], curl: ["--cacert", cert])
             #expect(listed?.status == 200 && listed?.body.contains(CLI.token(1)) == true)
-            #expect(HTTPClient.request("GET", base + "/healthz", headers: [])?.status == nil, "an unknown CA is refused by curl")
+            #expect(
+                HTTPClient.request("GET", base + "/healthz", headers: [])?.status == nil,
+                "an unknown CA is refused by curl")
             let plain = HTTPClient.request("GET", "http://127.0.0.1:\(port)/healthz", headers: [])
             #expect(plain == nil || plain?.status != 200, "plain HTTP to the TLS port: \(String(describing: plain))")
             #expect(serve.terminate(within: 20) != nil && serve.process.terminationStatus == 0, "\(serve.log)")
@@ -52,14 +68,20 @@ extension APIServe {
             let stalled = try RawConnection(port: port)
             defer { stalled.close() }
             let body = APIHarness.notification(CLI.token(1))
-            stalled.send(Array("POST /v1/notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(api.backend)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(20))".utf8))
+            stalled.send(
+                Array(
+                    "POST /v1/notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(api.backend)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(20))"
+                        .utf8))
 
             // 1 GiB of spaces to a route whose limit is 64 MiB, each on a thread of its own: once announced by
             // Content-Length (refused from the headers), once chunked (the server learns the size only by reading).
             let (pid, adminKey) = (api.serve.pid, api.admin)
             let announced = try Upload(port: port, key: adminKey, chunked: false)
             let chunked = try Upload(port: port, key: adminKey, chunked: true)
-            defer { announced.connection.close(); chunked.connection.close() }
+            defer {
+                announced.connection.close()
+                chunked.connection.close()
+            }
             #expect(Fleet.waitUntil(30, every: 0.01) { chunked.sent != 0 }, "the chunked upload did not start")
             let peak = Locked(baseline)
             let sampling = Locked(true)
@@ -74,19 +96,25 @@ extension APIServe {
             // Twenty ordinary requests succeed meanwhile.
             var statuses: [Int] = []
             for i in 0..<20 {
-                let response = i % 2 == 0
-                    ? HTTPClient.request("POST", api.base + "/v1/notifications", headers: ["Authorization: Bearer \(api.backend)", "Content-Type: application/json"],
-                                         body: APIHarness.notification(CLI.token(100 + i)))
-                    : HTTPClient.request("GET", api.base + "/v1/deliveries?limit=5", headers: ["Authorization: Bearer \(api.reader)"])
+                let response =
+                    i % 2 == 0
+                    ? HTTPClient.request(
+                        "POST", api.base + "/v1/notifications",
+                        headers: ["Authorization: Bearer \(api.backend)", "Content-Type: application/json"],
+                        body: APIHarness.notification(CLI.token(100 + i)))
+                    : HTTPClient.request(
+                        "GET", api.base + "/v1/deliveries?limit=5", headers: ["Authorization: Bearer \(api.reader)"])
                 statuses.append(response?.status ?? 0)
             }
-            #expect(statuses == (0..<20).map { $0 % 2 == 0 ? 202 : 200 }, "\(statuses); log: \(api.serve.log.suffix(1500))")
+            #expect(
+                statuses == (0..<20).map { $0 % 2 == 0 ? 202 : 200 }, "\(statuses); log: \(api.serve.log.suffix(1500))")
             // The stalled request was kept waiting, not dropped: its remaining bytes complete it.
             stalled.send(Array(body.dropFirst(20).utf8))
             let completed = stalled.receive(timeout: 30, until: #""deliveries":1}"#)
             #expect(completed.hasPrefix("HTTP/1.1 202"), "the stalled request, completed: \(completed.prefix(200))")
             for upload in [announced, chunked] {
-                #expect(Fleet.waitUntil(120, every: 0.1) { upload.sent < 0 }, "the upload neither finished nor was cut off")
+                #expect(
+                    Fleet.waitUntil(120, every: 0.1) { upload.sent < 0 }, "the upload neither finished nor was cut off")
                 let answer = upload.connection.receive(timeout: 30)
                 #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 413"), "the 1 GiB body got: \(answer.prefix(200))")
                 #expect(-1 - upload.sent < Upload.gigabyte, "the server read the whole gigabyte")
@@ -96,7 +124,9 @@ extension APIServe {
             #expect(peakKiB < 300 * 1024, "resident memory grew from \(baseline) KiB to \(peakKiB) KiB")
             #expect(try api.call("GET", "/healthz", key: nil).status == 200)
             let nothing = try api.written()
-            #expect(nothing.first?.hasPrefix("11|11|") == true, "only the ten ordinary and the stalled notification were written: \(nothing)")
+            #expect(
+                nothing.first?.hasPrefix("11|11|") == true,
+                "only the ten ordinary and the stalled notification were written: \(nothing)")
         }
 
         @Test func sigtermUnderLoadLosesNoAcknowledgedEnqueue() throws {
@@ -112,29 +142,42 @@ extension APIServe {
                 DispatchQueue.global().async(group: group) {
                     // Until the server stops answering (curl then gets no response at all).
                     for i in 0..<1000 {
-                        let response = HTTPClient.request("POST", base + "/v1/notifications", headers: [
-                            "Authorization: Bearer \(secret)", "Content-Type: application/json",
-                        ], body: APIHarness.notification(CLI.token(client * 1000 + i)))
-                        guard let response else { refusedAfterStop.withLock { $0 = true }; return }
+                        let response = HTTPClient.request(
+                            "POST", base + "/v1/notifications",
+                            headers: [
+                                "Authorization: Bearer \(secret)", "Content-Type: application/json",
+                            ], body: APIHarness.notification(CLI.token(client * 1000 + i)))
+                        guard let response else {
+                            refusedAfterStop.withLock { $0 = true }
+                            return
+                        }
                         if response.status == 202,
-                           let id = (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])?["id"] as? String {
+                            let id =
+                                (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])?[
+                                    "id"] as? String
+                        {
                             acknowledged.withLock { $0.append(id) }
                         }
                     }
                 }
             }
-            #expect(Fleet.waitUntil(60, every: 0.02) { acknowledged.withLock { $0.count } >= 40 }, "load did not get going")
+            #expect(
+                Fleet.waitUntil(60, every: 0.02) { acknowledged.withLock { $0.count } >= 40 }, "load did not get going")
             kill(api.serve.pid, SIGTERM)
             #expect(api.serve.waitForExit(30), "no exit on SIGTERM; log: \(api.serve.log.suffix(2000))")
             group.wait()
             api.serve.process.waitUntilExit()
-            #expect(api.serve.process.terminationReason == .exit && api.serve.process.terminationStatus == 0, "\(api.serve.log.suffix(2000))")
+            #expect(
+                api.serve.process.terminationReason == .exit && api.serve.process.terminationStatus == 0,
+                "\(api.serve.log.suffix(2000))")
             #expect(refusedAfterStop.withLock { $0 }, "the clients ran until the server stopped")
 
             let ids = acknowledged.withLock { $0 }
             let stored = Set(try APIHarness.query(cli.database, "SELECT id FROM campaigns"))
             let lost = ids.filter { !stored.contains($0) }
-            #expect(lost.isEmpty, "\(lost.count) of \(ids.count) acknowledged notifications are not in the database: \(lost.prefix(5))")
+            #expect(
+                lost.isEmpty,
+                "\(lost.count) of \(ids.count) acknowledged notifications are not in the database: \(lost.prefix(5))")
             #expect(Set(ids).count == ids.count)
             let log = try cli.run("log", "--json")
             #expect(log.status == 0 && log.lines.count >= ids.count, "a delivery row for each")
@@ -143,7 +186,8 @@ extension APIServe {
         /// VmRSS of a process, in KiB.
         static func residentKiB(_ pid: Int32) -> Int? {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            else { return nil }
             return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
         }
     }
@@ -164,7 +208,10 @@ final class Upload: Sendable {
         let progress = progress
         Thread {
             let framing = chunked ? "Transfer-Encoding: chunked" : "Content-Length: \(Self.gigabyte)"
-            _ = connection.send(Array("POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\n\(framing)\r\n\r\n".utf8))
+            _ = connection.send(
+                Array(
+                    "POST /v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\n\(framing)\r\n\r\n"
+                        .utf8))
             let spaces = [UInt8](repeating: 0x20, count: 1 << 16)
             let block = chunked ? Array("10000\r\n".utf8) + spaces + Array("\r\n".utf8) : spaces
             var total = 0
@@ -190,7 +237,9 @@ final class RawConnection: @unchecked Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(connected == 0, "connect: \(errno)")
         // A send the server never drains fails after a while instead of blocking the test forever.
@@ -203,7 +252,9 @@ final class RawConnection: @unchecked Sendable {
     func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written <= 0 { return false }
             offset += written
         }

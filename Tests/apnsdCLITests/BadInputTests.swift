@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every invalid input gets one line on stderr, the right exit code, and changes nothing.
 @Suite(.offThePool) struct BadInputTests {
@@ -17,7 +17,8 @@ import TestSupport
         let cli = try CLI()
         try #require(cli.run("init").status == 0)
         try #require(cli.run("device", "add", CLI.token(1), "--topic", Self.topic, "--user", "u1").status == 0)
-        try #require(cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#).status == 0)
+        try #require(
+            cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#).status == 0)
         return cli
     }
 
@@ -25,14 +26,35 @@ import TestSupport
     static let cases: [(String, [String], Int32)] = [
         ("malformed token", ["send", "abc", "--topic", topic, "--payload", good], 64),
         ("non-hex token", ["send", "zz" + CLI.token(1).dropFirst(2), "--topic", topic, "--payload", good], 64),
-        ("oversize payload", ["send", CLI.token(1), "--topic", topic, "--payload", #"{"aps":{"alert":""# + String(repeating: "x", count: 4080) + #""}}"#], 64),
+        (
+            "oversize payload",
+            [
+                "send", CLI.token(1), "--topic", topic, "--payload",
+                #"{"aps":{"alert":""# + String(repeating: "x", count: 4080) + #""}}"#,
+            ], 64
+        ),
         ("bad JSON", ["send", CLI.token(1), "--topic", topic, "--payload", #"{"aps":"#], 64),
         ("payload without aps", ["send", CLI.token(1), "--topic", topic, "--payload", #"{"alert":"x"}"#], 64),
         ("bad priority", ["send", CLI.token(1), "--topic", topic, "--priority", "7", "--payload", good], 64),
         ("bad push type", ["send", CLI.token(1), "--topic", topic, "--push-type", "banner", "--payload", good], 64),
-        ("background at priority 10", ["send", CLI.token(1), "--topic", topic, "--push-type", "background", "--priority", "10", "--payload", #"{"aps":{"content-available":1}}"#], 64),
-        ("collapse id over 64 bytes", ["send", CLI.token(1), "--topic", topic, "--collapse-id", String(repeating: "c", count: 65), "--payload", good], 64),
-        ("bad expiration", ["send", CLI.token(1), "--topic", topic, "--expiration", "tomorrow", "--payload", good], 64),
+        (
+            "background at priority 10",
+            [
+                "send", CLI.token(1), "--topic", topic, "--push-type", "background", "--priority", "10", "--payload",
+                #"{"aps":{"content-available":1}}"#,
+            ], 64
+        ),
+        (
+            "collapse id over 64 bytes",
+            [
+                "send", CLI.token(1), "--topic", topic, "--collapse-id", String(repeating: "c", count: 65), "--payload",
+                good,
+            ], 64
+        ),
+        (
+            "bad expiration", ["send", CLI.token(1), "--topic", topic, "--expiration", "tomorrow", "--payload", good],
+            64
+        ),
         ("missing payload", ["send", CLI.token(1), "--topic", topic], 64),
         ("no topic", ["send", CLI.token(1), "--payload", good], 64),
         ("unknown option", ["send", CLI.token(1), "--topic", topic, "--payload", good, "--urgent"], 64),
@@ -54,7 +76,10 @@ import TestSupport
         ("device list with empty --user", ["device", "list", "--user", ""], 64),
         ("bad retry jitter", ["worker", "--retry-jitter", "random"], 64),
         ("device add bad token", ["device", "add", "12345", "--topic", topic], 64),
-        ("device add bad environment", ["device", "add", CLI.token(2), "--topic", topic, "--environment", "staging"], 64),
+        (
+            "device add bad environment",
+            ["device", "add", CLI.token(2), "--topic", topic, "--environment", "staging"], 64
+        ),
         ("unknown command", ["deliver"], 64),
         ("unknown subcommand", ["device", "remove"], 64),
         ("bad connections flag", ["worker", "--connections", "0"], 64),
@@ -86,7 +111,8 @@ import TestSupport
     @Test func aTokenFileWithOneBadLineCreatesNothing() throws {
         let cli = try prepared()
         defer { cli.cleanUp() }
-        let file = try cli.write("tokens.txt", (1...50).map { CLI.token($0) }.joined(separator: "\n") + "\nnot-a-token\n")
+        let file = try cli.write(
+            "tokens.txt", (1...50).map { CLI.token($0) }.joined(separator: "\n") + "\nnot-a-token\n")
         let before = try snapshot(cli)
         let result = try cli.run("campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", Self.good)
         #expect(result.status == 64)
@@ -97,9 +123,11 @@ import TestSupport
     @Test func aBrokenKeyFileStopsTheWorkerBeforeAnythingIsClaimed() throws {
         let cli = try prepared()
         defer { cli.cleanUp() }
-        let key = try cli.write("AuthKey_BROKEN0001.p8", "-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
+        let key = try cli.write(
+            "AuthKey_BROKEN0001.p8", "-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
         let before = try snapshot(cli)
-        let result = try cli.run("worker", "--until-idle", "--key-file", key, "--key-id", "BROKEN0001", "--team-id", "TESTTEAM01")
+        let result = try cli.run(
+            "worker", "--until-idle", "--key-file", key, "--key-id", "BROKEN0001", "--team-id", "TESTTEAM01")
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(!result.stderr.contains("not base64"), "key material must not be echoed")
@@ -114,7 +142,8 @@ import TestSupport
         #expect(result.status == 1)
         #expect(result.stderr.contains("apns.rate") && result.stderr.contains("lots"))
         let unknown = try cli.write("typo.json", #"{"apns":{"conections":2}}"#)
-        #expect(try cli.run("campaign", "list", "--config", unknown).stderr.contains("unknown setting 'apns.conections'"))
+        #expect(
+            try cli.run("campaign", "list", "--config", unknown).stderr.contains("unknown setting 'apns.conections'"))
         let env = try cli.run(["campaign", "list"], environment: ["APNSD_CONNECTIONS": "many"])
         #expect(env.status == 64 && env.stderr.contains("APNSD_CONNECTIONS"))
     }

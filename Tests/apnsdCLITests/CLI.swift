@@ -15,7 +15,9 @@ struct CLI {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        environment = ["PATH": "/usr/bin:/bin", "APNSD_DATABASE": directory.appendingPathComponent("apnsd.sqlite").path]
+        environment = [
+            "PATH": "/usr/bin:/bin", "APNSD_DATABASE": directory.appendingPathComponent("apnsd.sqlite").path,
+        ]
         // A sanitized build's apnsd is sanitized too: it needs the same runtime options (suppressions, no exit delay).
         for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] {
             if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }
@@ -30,11 +32,15 @@ struct CLI {
         for candidate in candidates {
             var folder = candidate.deletingLastPathComponent()
             for _ in 0..<4 {
-                if FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("apnsd").path) { return folder }
+                if FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("apnsd").path) {
+                    return folder
+                }
                 folder = folder.deletingLastPathComponent()
             }
         }
-        fatalError("apnsd binary not found next to the test bundle; build it first (scripts/test does: swift build --build-tests)")
+        fatalError(
+            "apnsd binary not found next to the test bundle; build it first (scripts/test does: swift build --build-tests)"
+        )
     }()
 
     @discardableResult
@@ -51,32 +57,35 @@ struct CLI {
     @discardableResult
     func runAsOtherUser(_ arguments: String..., groups: [gid_t] = []) throws -> Result {
         let copy = try Self.copyForOtherUsers.get()
-        return try execute(URL(fileURLWithPath: OtherUser.setpriv), OtherUser.arguments(groups: groups) + [copy.binary] + arguments,
-                           environment: copy.sanitizerOptions)
+        return try execute(
+            URL(fileURLWithPath: OtherUser.setpriv), OtherUser.arguments(groups: groups) + [copy.binary] + arguments,
+            environment: copy.sanitizerOptions)
     }
 
     /// The apnsd binary copied once to a folder any user may enter (the build folder may not be: a clone in a
     /// `mktemp -d` folder is 0700), with the sanitizer suppression files a sanitized apnsd reads (the options
     /// rewritten to point at the copies). Written through close-on-exec descriptors, so that no process another test
     /// spawns meanwhile inherits one and keeps the copy busy.
-    private static let copyForOtherUsers: Swift.Result<(binary: String, sanitizerOptions: [String: String]), any Error> = Swift.Result {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-bin-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let binary = folder.appendingPathComponent("apnsd").path
-        try copy(binaries.appendingPathComponent("apnsd").path, to: binary, mode: 0o755)
-        var options: [String: String] = [:]
-        for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] {
-            guard let value = ProcessInfo.processInfo.environment[name] else { continue }
-            options[name] = try value.split(separator: ":").map { option in
-                guard option.hasPrefix("suppressions=") else { return String(option) }
-                let source = String(option.dropFirst("suppressions=".count))
-                let target = folder.appendingPathComponent("\(name).supp").path
-                try copy(source, to: target, mode: 0o644)
-                return "suppressions=" + target
-            }.joined(separator: ":")
+    private static let copyForOtherUsers:
+        Swift.Result<(binary: String, sanitizerOptions: [String: String]), any Error> = Swift.Result {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-bin-\(getpid())")
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            let binary = folder.appendingPathComponent("apnsd").path
+            try copy(binaries.appendingPathComponent("apnsd").path, to: binary, mode: 0o755)
+            var options: [String: String] = [:]
+            for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] {
+                guard let value = ProcessInfo.processInfo.environment[name] else { continue }
+                options[name] = try value.split(separator: ":").map { option in
+                    guard option.hasPrefix("suppressions=") else { return String(option) }
+                    let source = String(option.dropFirst("suppressions=".count))
+                    let target = folder.appendingPathComponent("\(name).supp").path
+                    try copy(source, to: target, mode: 0o644)
+                    return "suppressions=" + target
+                }.joined(separator: ":")
+            }
+            return (binary, options)
         }
-        return (binary, options)
-    }
 
     private static func copy(_ source: String, to target: String, mode: mode_t) throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
@@ -87,7 +96,9 @@ struct CLI {
         guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
     }
 
-    private func execute(_ executable: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
+    private func execute(
+        _ executable: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]
+    ) throws -> Result {
         let run = try prepare(executable, arguments, stdin: stdin, environment: extra)
         try run.process.run()
         run.process.waitUntilExit()
@@ -97,12 +108,17 @@ struct CLI {
     /// Like `run`, awaiting apnsd's end instead of blocking a thread of the cooperative pool (which async tests
     /// elsewhere in the run need meanwhile).
     @discardableResult
-    func runAsync(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:]) async throws -> Result {
+    func runAsync(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:]) async throws
+        -> Result
+    {
         try await runAsync(arguments, stdin: stdin, environment: extra)
     }
 
-    func runAsync(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) async throws -> Result {
-        let run = try prepare(Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
+    func runAsync(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) async throws
+        -> Result
+    {
+        let run = try prepare(
+            Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
         let process = run.process
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
@@ -112,8 +128,10 @@ struct CLI {
     }
 
     /// A process ready to run, its output going to files in the scratch folder; `result` reads them back.
-    private func prepare(_ executable: URL, _ arguments: [String], stdin: String?, environment extra: [String: String]) throws
-        -> (process: Process, result: @Sendable (Int32) -> Result) {
+    private func prepare(_ executable: URL, _ arguments: [String], stdin: String?, environment extra: [String: String])
+        throws
+        -> (process: Process, result: @Sendable (Int32) -> Result)
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -132,10 +150,14 @@ struct CLI {
         } else {
             process.standardInput = FileHandle.nullDevice
         }
-        return (process, { status in
-            Result(status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                   stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
-        })
+        return (
+            process,
+            { status in
+                Result(
+                    status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                    stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+            }
+        )
     }
 
     /// Starts apnsd in the background (output to files in the scratch folder).
@@ -163,7 +185,8 @@ struct CLI {
     func cleanUp() { try? FileManager.default.removeItem(at: directory) }
 
     static func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Fixtures").appendingPathComponent(name).path
     }
 

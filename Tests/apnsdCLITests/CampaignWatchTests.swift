@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension WorkerFleet {
     /// `apnsd campaign watch` (its JSON mode, as a cron job or a pipe sees it) and `campaign list`'s filters.
@@ -18,7 +18,9 @@ extension WorkerFleet {
             let lines = try watch.output.split(separator: "\n").map { try Fleet.json(String($0)) }
             #expect(lines.count >= 2, "\(watch.output)")
             let last = try #require(lines.last)
-            #expect(last["status"] as? String == "completed" && last["done"] as? Int == 60 && last["accepted"] as? Int == 60, "\(last)")
+            #expect(
+                last["status"] as? String == "completed" && last["done"] as? Int == 60
+                    && last["accepted"] as? Int == 60, "\(last)")
             #expect(last["percent"] as? Double == 100 && last["pending"] as? Int == 0)
             #expect(lines.allSatisfy { $0["id"] as? String == id && $0["ratePerSecond"] is Double })
             let done = lines.compactMap { $0["done"] as? Int }
@@ -26,7 +28,8 @@ extension WorkerFleet {
             #expect(worker.terminate(within: 20) != nil)
 
             // A cancelled campaign ends the watch with exit 1 and says why.
-            let later = try fleet.cli.run("campaign", "create", "--all", "--payload", Fleet.payload, "--at", "2099-01-01T00:00:00Z")
+            let later = try fleet.cli.run(
+                "campaign", "create", "--all", "--payload", Fleet.payload, "--at", "2099-01-01T00:00:00Z")
             let laterID = later.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             try #require(later.status == 0)
             try #require(try fleet.cli.run("campaign", "cancel", laterID).status == 0)
@@ -40,7 +43,8 @@ extension WorkerFleet {
             #expect(bulk.map { $0["id"] as? String } == [laterID, id], "\(bulk)")
             let newest = try fleet.cli.run("campaign", "list", "--limit", "1", "--json").lines.map(Fleet.json)
             #expect(newest.count == 1 && newest[0]["kind"] as? String == "single")
-            let cancelledOnes = try fleet.cli.run("campaign", "list", "--status", "cancelled", "--json").lines.map(Fleet.json)
+            let cancelledOnes = try fleet.cli.run("campaign", "list", "--status", "cancelled", "--json").lines.map(
+                Fleet.json)
             #expect(cancelledOnes.map { $0["id"] as? String } == [laterID])
             #expect(try fleet.cli.run("campaign", "list", "--kind", "everything").status == 64)
             #expect(try fleet.cli.run("campaign", "list", "--limit", "0").status == 64)

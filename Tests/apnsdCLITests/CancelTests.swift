@@ -32,11 +32,14 @@ extension WorkerFleet {
             // Nothing is sent after the command returns beyond what it reported on the wire.
             Thread.sleep(forTimeInterval: 1.5)
             let later = fleet.server.stats()
-            #expect(later.totals.requests <= atReturn.totals.requests + inFlight,
-                    "\(later.totals.requests - atReturn.totals.requests) requests after the cancel returned, \(inFlight) were on the wire")
+            #expect(
+                later.totals.requests <= atReturn.totals.requests + inFlight,
+                "\(later.totals.requests - atReturn.totals.requests) requests after the cancel returned, \(inFlight) were on the wire"
+            )
             #expect(worker.process.isRunning)
             let cancelled = worker.events("worker.campaign_cancelled")
-            #expect(cancelled.count == 1 && cancelled.first?["campaign.id"] as? String == String(campaign), "\(cancelled)")
+            #expect(
+                cancelled.count == 1 && cancelled.first?["campaign.id"] as? String == String(campaign), "\(cancelled)")
             // What waited for the throttle on the connection (about a second of the rate) was taken back unsent.
             let withdrawn = Int(cancelled.first?["withdrawn"] as? String ?? "") ?? 0
             #expect(withdrawn > 0, "\(cancelled)")
@@ -50,27 +53,35 @@ extension WorkerFleet {
             #expect(stats.tokens.values.allSatisfy { $0.keys.allSatisfy { $0 == "200" } }, "the mock answered only 200")
             let log = try fleet.log()
             #expect(log.count == Self.devices)
-            var accepted = 0, cancelledRows = 0
+            var accepted = 0
+            var cancelledRows = 0
             for entry in log {
                 let token = try #require(entry["token"] as? String)
                 if stats.count(token: token, status: 200) > 0 {
                     #expect(entry["status"] as? String == "accepted", "the mock accepted \(token): \(entry)")
                     accepted += 1
                 } else {
-                    #expect(entry["status"] as? String == "cancelled" && entry["reason"] as? String == "CampaignCancelled"
+                    #expect(
+                        entry["status"] as? String == "cancelled" && entry["reason"] as? String == "CampaignCancelled"
                             && entry["attempts"] as? Int == 0, "never sent: \(entry)")
                     cancelledRows += 1
                 }
             }
             #expect(accepted == stats.tokens.count, "every token the mock saw has a row")
-            #expect(accepted >= acceptedAtCancel && accepted - acceptedAtCancel <= inFlight,
-                    "\(accepted - acceptedAtCancel) accepted after the cancel, \(inFlight) reported on the wire")
+            #expect(
+                accepted >= acceptedAtCancel && accepted - acceptedAtCancel <= inFlight,
+                "\(accepted - acceptedAtCancel) accepted after the cancel, \(inFlight) reported on the wire")
             let shown = try fleet.show(campaign)
             #expect(shown["status"] as? String == "cancelled")
-            #expect(shown["accepted"] as? Int == accepted && shown["cancelled"] as? Int == cancelledRows
+            #expect(
+                shown["accepted"] as? Int == accepted && shown["cancelled"] as? Int == cancelledRows
                     && shown["pending"] as? Int == 0 && shown["total"] as? Int == Self.devices, "\(shown)")
-            #expect(try fleet.query("SELECT count(*) FROM deliveries WHERE leased_by IS NOT NULL OR leased_until IS NOT NULL") == ["0"])
-            print("cancel: \(acceptedAtCancel) accepted at the cancel, \(withdrawn) withdrawn, \(inFlight) on the wire, \(accepted) accepted in the end")
+            #expect(
+                try fleet.query(
+                    "SELECT count(*) FROM deliveries WHERE leased_by IS NOT NULL OR leased_until IS NOT NULL") == ["0"])
+            print(
+                "cancel: \(acceptedAtCancel) accepted at the cancel, \(withdrawn) withdrawn, \(inFlight) on the wire, \(accepted) accepted in the end"
+            )
         }
 
         @Test func cancelASingleSendBeforeAnyWorkerRuns() throws {
@@ -91,13 +102,17 @@ extension WorkerFleet {
             #expect(again.status == 0 && again.stdout.contains("already cancelled"), "\(again.stdout)\(again.stderr)")
             let logged = try fleet.log("--campaign", id)
             #expect(logged.count == 1)
-            #expect(logged.first?["status"] as? String == "cancelled" && logged.first?["reason"] as? String == "CampaignCancelled"
+            #expect(
+                logged.first?["status"] as? String == "cancelled"
+                    && logged.first?["reason"] as? String == "CampaignCancelled"
                     && logged.first?["token"] as? String == dropped, "\(logged)")
 
             let worker = try fleet.cli.run("worker", "--until-idle")
             #expect(worker.status == 0, "\(worker.stderr)")
             let stats = fleet.server.stats()
-            #expect(stats.count(token: dropped, status: 200) == 0 && stats.tokens[dropped] == nil, "the cancelled send never left")
+            #expect(
+                stats.count(token: dropped, status: 200) == 0 && stats.tokens[dropped] == nil,
+                "the cancelled send never left")
             #expect(stats.count(token: kept, status: 200) == 1 && stats.totals.requests == 1)
             #expect(try fleet.log("--campaign", id).first?["status"] as? String == "cancelled")
             #expect(try fleet.log("--campaign", keptID).first?["status"] as? String == "accepted")

@@ -26,36 +26,51 @@ import Testing
         mutating func use(_ server: MockServer) {
             self.server = server
             let url = "https://127.0.0.1:\(server.port)"
-            cli.environment.merge(["APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url,
-                                   "APNSD_CHANNEL_PRODUCTION_URL": url, "APNSD_CHANNEL_DEVELOPMENT_URL": url]) { $1 }
+            cli.environment.merge([
+                "APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url,
+                "APNSD_CHANNEL_PRODUCTION_URL": url, "APNSD_CHANNEL_DEVELOPMENT_URL": url,
+            ]) { $1 }
         }
 
         /// `SELECT` through the sqlite3 shell.
         func rows(_ sql: String) throws -> [String] { try APIHarness.query(cli.database, sql) }
     }
 
-    static func mock(_ identity: TLSIdentity, scenario: Scenario = Scenario(), withoutBroadcast: Set<String> = [],
-                     maxChannels: Int = 10_000) throws -> MockServer {
+    static func mock(
+        _ identity: TLSIdentity, scenario: Scenario = Scenario(), withoutBroadcast: Set<String> = [],
+        maxChannels: Int = 10_000
+    ) throws -> MockServer {
         let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
         // The team sends for the two apps only: any other bundle id is TopicDisallowed.
-        let team = MockTeam(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"), topics: [topic, other])
-        return try MockServer(configuration: MockConfiguration(identity: identity, verifier: JWTVerifier(teams: [team]), scenario: scenario,
-                                                               withoutBroadcast: withoutBroadcast, maxChannelsPerApp: maxChannels))
+        let team = MockTeam(
+            key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01"),
+            topics: [topic, other])
+        return try MockServer(
+            configuration: MockConfiguration(
+                identity: identity, verifier: JWTVerifier(teams: [team]), scenario: scenario,
+                withoutBroadcast: withoutBroadcast, maxChannelsPerApp: maxChannels))
     }
 
-    static func setup(scenario: Scenario = Scenario(), withoutBroadcast: Set<String> = [], maxChannels: Int = 10_000) throws -> Setup {
+    static func setup(scenario: Scenario = Scenario(), withoutBroadcast: Set<String> = [], maxChannels: Int = 10_000)
+        throws -> Setup
+    {
         var cli = try CLI()
         let identity = try TLSIdentity.throwaway()
         let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
         // A private copy of the key: a world-readable one is warned about on stderr.
-        let key = try cli.write("AuthKey_TESTKEY001.p8", try String(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"), encoding: .utf8))
+        let key = try cli.write(
+            "AuthKey_TESTKEY001.p8",
+            try String(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"), encoding: .utf8))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
         cli.environment.merge([
             "APNSD_KEY_FILE": key, "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
             "APNSD_CA_FILE": ca, "APNSD_REQUEST_TIMEOUT": "10",
         ]) { $1 }
-        var setup = Setup(cli: cli, server: try mock(identity, scenario: scenario, withoutBroadcast: withoutBroadcast, maxChannels: maxChannels),
-                          identity: identity)
+        var setup = Setup(
+            cli: cli,
+            server: try mock(
+                identity, scenario: scenario, withoutBroadcast: withoutBroadcast, maxChannels: maxChannels),
+            identity: identity)
         setup.use(setup.server)
         try #require(setup.cli.run("init").status == 0)
         return setup
@@ -67,11 +82,14 @@ import Testing
     }
 
     /// Exit 1 and one line naming `reason`; nothing on stdout.
-    static func expectRefused(_ result: CLI.Result, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectRefused(_ result: CLI.Result, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation)
+    {
         let lines = result.stderr.split(separator: "\n")
         #expect(result.status == 1, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
-        #expect(lines.count == 1 && lines.first?.hasPrefix("apnsd: error: ") == true && lines.first?.contains(reason) == true,
-                "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            lines.count == 1 && lines.first?.hasPrefix("apnsd: error: ") == true
+                && lines.first?.contains(reason) == true,
+            "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
     }
 
@@ -80,12 +98,18 @@ import Testing
         defer { setup.stop() }
         let cli = setup.cli
         let latest = try Self.created(try cli.run("channel", "create", "--topic", Self.topic, "--json"))
-        let none = try Self.created(try cli.run("channel", "create", "--topic", Self.topic, "--storage", "none", "--json"))
-        let development = try Self.created(try cli.run("channel", "create", "--topic", Self.other, "--storage", "latest",
-                                                       "--environment", "development", "--json"))
-        #expect(latest["storage"] as? String == "latest" && latest["messageStoragePolicy"] as? Int == 1, "latest is the default")
+        let none = try Self.created(
+            try cli.run("channel", "create", "--topic", Self.topic, "--storage", "none", "--json"))
+        let development = try Self.created(
+            try cli.run(
+                "channel", "create", "--topic", Self.other, "--storage", "latest",
+                "--environment", "development", "--json"))
+        #expect(
+            latest["storage"] as? String == "latest" && latest["messageStoragePolicy"] as? Int == 1,
+            "latest is the default")
         #expect(none["storage"] as? String == "none" && none["messageStoragePolicy"] as? Int == 0)
-        #expect(latest["environment"] as? String == "production" && development["environment"] as? String == "development")
+        #expect(
+            latest["environment"] as? String == "production" && development["environment"] as? String == "development")
         #expect(latest["credential"] as? String == "default" && latest["deletedAt"] is NSNull)
         let ids = [latest, none, development].map { $0["channelId"] as! String }
         // The mock holds each channel with the policy asked for.
@@ -93,21 +117,26 @@ import Testing
         #expect(stats.created == 3 && stats.requests["create"] == 3)
         #expect(ids.map { stats.byID[$0]?.messageStoragePolicy } == [1, 0, 1])
         #expect(ids.map { stats.byID[$0]?.bundleID } == [Self.topic, Self.topic, Self.other])
-        #expect(try setup.rows("SELECT id, channel_id, topic, environment, storage FROM channels ORDER BY id") == [
-            "1|\(ids[0])|\(Self.topic)|production|1", "2|\(ids[1])|\(Self.topic)|production|0", "3|\(ids[2])|\(Self.other)|development|1",
-        ])
+        #expect(
+            try setup.rows("SELECT id, channel_id, topic, environment, storage FROM channels ORDER BY id") == [
+                "1|\(ids[0])|\(Self.topic)|production|1", "2|\(ids[1])|\(Self.topic)|production|0",
+                "3|\(ids[2])|\(Self.other)|development|1",
+            ])
 
         // list: the local table, aligned, or JSON Lines.
         let listed = try cli.run("channel", "list")
         #expect(listed.status == 0 && listed.lines.count == 4, "\(listed.stdout)")
         #expect(listed.lines[0].hasPrefix("ID      CHANNEL ID"))
-        #expect(listed.lines[2].hasPrefix("2       \(ids[1])") && listed.lines[2].contains(" none "), "\(listed.stdout)")
+        #expect(
+            listed.lines[2].hasPrefix("2       \(ids[1])") && listed.lines[2].contains(" none "), "\(listed.stdout)")
         let json = try cli.run("channel", "list", "--json")
         #expect(try json.lines.map { try Fleet.json($0)["channelId"] as? String } == ids)
 
         // show: by local number or APNs id, with the policy APNs reads.
         let shown = try cli.run("channel", "show", "2")
-        #expect(shown.status == 0 && shown.stdout.contains("at APNs      exists, storage none"), "\(shown.stdout)\(shown.stderr)")
+        #expect(
+            shown.status == 0 && shown.stdout.contains("at APNs      exists, storage none"),
+            "\(shown.stdout)\(shown.stderr)")
         let shownJSON = try Self.created(try cli.run("channel", "show", ids[2], "--json"))
         #expect(shownJSON["id"] as? String == "3" && shownJSON["apnsStorage"] as? String == "latest")
         #expect(setup.server.stats().channels.requests["read"] == 2)
@@ -123,8 +152,10 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("already deleted"), "\(again.stderr)")
         let shownDeleted = try cli.run("channel", "show", "1")
         #expect(shownDeleted.status == 0 && shownDeleted.stdout.contains("deleted (not asked)"))
-        #expect(setup.server.stats().channels.requests["delete"] == 1 && setup.server.stats().channels.requests["read"] == 2,
-                "neither a second delete nor a read of a deleted channel reaches APNs")
+        #expect(
+            setup.server.stats().channels.requests["delete"] == 1
+                && setup.server.stats().channels.requests["read"] == 2,
+            "neither a second delete nor a read of a deleted channel reaches APNs")
         let unknown = try cli.run("channel", "show", "42")
         #expect(unknown.status == 1 && unknown.stderr.contains("no channel 42"), "\(unknown.stderr)")
     }
@@ -133,29 +164,40 @@ import Testing
     @Test func listWithATopicComparesWithAPNs() throws {
         var setup = try Self.setup()
         defer { setup.stop() }
-        let first = try Self.created(try setup.cli.run("channel", "create", "--topic", Self.topic, "--json"))["channelId"] as! String
+        let first =
+            try Self.created(try setup.cli.run("channel", "create", "--topic", Self.topic, "--json"))["channelId"]
+            as! String
         // Another database creates a channel on the same app: APNs knows it, this table does not.
         var stranger = setup.cli
         stranger.environment["APNSD_DATABASE"] = setup.cli.directory.appendingPathComponent("other.sqlite").path
         try #require(stranger.run("init").status == 0)
-        let foreign = try Self.created(try stranger.run("channel", "create", "--topic", Self.topic, "--json"))["channelId"] as! String
+        let foreign =
+            try Self.created(try stranger.run("channel", "create", "--topic", Self.topic, "--json"))["channelId"]
+            as! String
         try #require(stranger.run("channel", "delete", foreign).status == 0)
-        let foreign2 = try Self.created(try stranger.run("channel", "create", "--topic", Self.topic, "--json"))["channelId"] as! String
+        let foreign2 =
+            try Self.created(try stranger.run("channel", "create", "--topic", Self.topic, "--json"))["channelId"]
+            as! String
 
         let compared = try setup.cli.run("channel", "list", "--topic", Self.topic, "--json")
         #expect(compared.status == 0, "\(compared.stderr)")
         let lines = try compared.lines.map(Fleet.json)
         #expect(lines.count == 2)
         #expect(lines[0]["channelId"] as? String == first && lines[0]["atAPNs"] as? Bool == true)
-        #expect(lines[1]["channelId"] as? String == foreign2 && lines[1]["id"] is NSNull && lines[1]["atAPNs"] as? Bool == true)
+        #expect(
+            lines[1]["channelId"] as? String == foreign2 && lines[1]["id"] is NSNull
+                && lines[1]["atAPNs"] as? Bool == true)
         let table = try setup.cli.run("channel", "list", "--topic", Self.topic)
-        #expect(table.lines.last?.hasSuffix("not recorded") == true && table.lines[1].hasSuffix("yes"), "\(table.stdout)")
+        #expect(
+            table.lines.last?.hasSuffix("not recorded") == true && table.lines[1].hasSuffix("yes"), "\(table.stdout)")
 
         // A fresh simulator has forgotten every channel: the recorded one is "missing" there.
         setup.server.stop()
         setup.use(try Self.mock(setup.identity))
         let missing = try setup.cli.run("channel", "list", "--topic", Self.topic, "--json")
-        #expect(try missing.lines.map(Fleet.json).map { $0["atAPNs"] as? Bool } == [false], "\(missing.stdout)\(missing.stderr)")
+        #expect(
+            try missing.lines.map(Fleet.json).map { $0["atAPNs"] as? Bool } == [false],
+            "\(missing.stdout)\(missing.stderr)")
         // …and reading or deleting it is APNs's ChannelNotRegistered, the row unchanged.
         Self.expectRefused(try setup.cli.run("channel", "show", "1"), "400 ChannelNotRegistered")
         Self.expectRefused(try setup.cli.run("channel", "delete", "1"), "400 ChannelNotRegistered")
@@ -167,16 +209,21 @@ import Testing
         var setup = try Self.setup(withoutBroadcast: [Self.other], maxChannels: 1)
         defer { setup.stop() }
         try #require(setup.cli.run("channel", "create", "--topic", Self.topic).status == 0)
-        Self.expectRefused(try setup.cli.run("channel", "create", "--topic", Self.topic), "400 CannotCreateChannelConfig")
+        Self.expectRefused(
+            try setup.cli.run("channel", "create", "--topic", Self.topic), "400 CannotCreateChannelConfig")
         Self.expectRefused(try setup.cli.run("channel", "create", "--topic", Self.other), "400 FeatureNotEnabled")
-        Self.expectRefused(try setup.cli.run("channel", "create", "--topic", "com.example.notours"), "400 TopicDisallowed")
-        Self.expectRefused(try setup.cli.run("channel", "create", "--topic", Self.topic, "--key-id", "WRONGKEY01"), "403 InvalidProviderToken")
+        Self.expectRefused(
+            try setup.cli.run("channel", "create", "--topic", "com.example.notours"), "400 TopicDisallowed")
+        Self.expectRefused(
+            try setup.cli.run("channel", "create", "--topic", Self.topic, "--key-id", "WRONGKEY01"),
+            "403 InvalidProviderToken")
         #expect(try setup.rows("SELECT COUNT(*) FROM channels") == ["1"])
         // No answer at all: the same one line, nothing recorded.
         let port = setup.server.port
         setup.server.stop()
-        let unreachable = try setup.cli.run("channel", "create", "--topic", Self.topic,
-                                            environment: ["APNSD_CHANNEL_PRODUCTION_URL": "https://127.0.0.1:\(port)"])
+        let unreachable = try setup.cli.run(
+            "channel", "create", "--topic", Self.topic,
+            environment: ["APNSD_CHANNEL_PRODUCTION_URL": "https://127.0.0.1:\(port)"])
         Self.expectRefused(unreachable, "did not reach APNs")
         #expect(try setup.rows("SELECT COUNT(*) FROM channels") == ["1"])
         setup.use(try Self.mock(setup.identity))
@@ -203,12 +250,17 @@ import Testing
         defer { setup.stop() }
         for (arguments, says) in [
             (["--topic", Self.topic + ".push-type.liveactivity"], "has a .push-type. suffix"),
-            (["--topic", Self.topic, "--storage", "sometimes"], "--storage: storage 'sometimes' is not none or latest"),
+            (
+                ["--topic", Self.topic, "--storage", "sometimes"],
+                "--storage: storage 'sometimes' is not none or latest"
+            ),
             (["--topic", Self.topic, "--environment", "staging"], "--environment: unknown environment 'staging'"),
             (["--topic", "not a bundle"], "--topic: invalid topic"),
         ] {
             let result = try setup.cli.run(["channel", "create"] + arguments)
-            #expect(result.status == 64 && result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+            #expect(
+                result.status == 64 && result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(says),
+                "\(arguments): \(result.stderr)")
         }
         let listed = try setup.cli.run("channel", "list", "--topic", Self.topic + ".push-type.liveactivity")
         #expect(listed.status == 64 && listed.stderr.contains(".push-type. suffix"))

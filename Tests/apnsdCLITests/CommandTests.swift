@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The CLI's contract for scripts: outputs, JSON shapes, settings precedence, imports.
 @Suite(.offThePool) struct CommandTests {
@@ -34,7 +34,9 @@ import TestSupport
         #expect(try cliWithoutDefault.run(["init"], environment: env).stdout.contains("file.sqlite"))
         env["APNSD_DATABASE"] = fromEnv
         #expect(try cliWithoutDefault.run(["init"], environment: env).stdout.contains("env.sqlite"))
-        #expect(try cliWithoutDefault.run(["init", "--database", fromFlag], environment: env).stdout.contains("flag.sqlite"))
+        #expect(
+            try cliWithoutDefault.run(["init", "--database", fromFlag], environment: env).stdout.contains("flag.sqlite")
+        )
         for path in [fromFile, fromEnv, fromFlag] { #expect(FileManager.default.fileExists(atPath: path)) }
         // ./apnsd.json in the working folder is read when nothing else names a file.
         #expect(try cliWithoutDefault.run(["init"]).stdout.contains("file.sqlite"))
@@ -48,7 +50,8 @@ import TestSupport
             CLI.token(1) + ",alice", CLI.token(2) + ",bob,development", "# a comment", "", "xyz,carol",
             CLI.token(3) + ",dave,staging", CLI.token(4).uppercased(),
         ]
-        let result = try cli.run(["device", "import", "-", "--topic", Self.topic], stdin: lines.joined(separator: "\n"))
+        let result = try cli.run(
+            ["device", "import", "-", "--topic", Self.topic], stdin: lines.joined(separator: "\n"))
         #expect(result.status == 1)
         #expect(result.stderr.contains("-:5:") && result.stderr.contains("-:6:"))
         let devices = try cli.run("device", "list", "--json").lines.map(json)
@@ -65,20 +68,27 @@ import TestSupport
         let cli = try CLI()
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
-        let sent = try cli.run("send", CLI.token(9), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#,
-                               "--push-type", "alert", "--priority", "5", "--collapse-id", "order-1")
+        let sent = try cli.run(
+            "send", CLI.token(9), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#,
+            "--push-type", "alert", "--priority", "5", "--collapse-id", "order-1")
         #expect(sent.status == 0)
         let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(Int(id) != nil)
         let log = try cli.run("log", "--campaign", id, "--json").lines.map(json)
         #expect(log.count == 1)
-        #expect(Set(log[0].keys) == ["id", "campaign", "token", "status", "httpStatus", "reason", "apnsId", "attempts", "updatedAt", "channel"])
+        #expect(
+            Set(log[0].keys) == [
+                "id", "campaign", "token", "status", "httpStatus", "reason", "apnsId", "attempts", "updatedAt",
+                "channel",
+            ])
         #expect(log[0]["campaign"] as? String == id, "ids are JSON strings: \(log[0])")
         #expect((log[0]["id"] as? String).flatMap { Int($0) } != nil, "a delivery's id is a JSON string: \(log[0])")
         #expect(log[0]["status"] as? String == "pending" && log[0]["token"] as? String == CLI.token(9))
         let campaign = try json(try #require(cli.run("campaign", "show", id, "--json").lines.first))
         #expect(campaign["id"] as? String == id, "ids are JSON strings: \(campaign)")
-        #expect(campaign["kind"] as? String == "single" && campaign["priority"] as? Int == 5 && campaign["collapseId"] as? String == "order-1")
+        #expect(
+            campaign["kind"] as? String == "single" && campaign["priority"] as? Int == 5
+                && campaign["collapseId"] as? String == "order-1")
     }
 
     @Test func campaignCreateCancelAndSchedule() throws {
@@ -86,8 +96,9 @@ import TestSupport
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
         let file = try cli.write("tokens.txt", (1...25).map { CLI.token($0) }.joined(separator: "\n") + "\n")
-        let created = try cli.run("campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", #"{"aps":{"alert":"x"}}"#,
-                                  "--at", "2099-01-01T00:00:00Z")
+        let created = try cli.run(
+            "campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", #"{"aps":{"alert":"x"}}"#,
+            "--at", "2099-01-01T00:00:00Z")
         #expect(created.status == 0)
         let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let shown = try json(try #require(cli.run("campaign", "show", id, "--json").lines.first))
@@ -95,9 +106,12 @@ import TestSupport
         #expect(shown["status"] as? String == "scheduled")
         let cancelled = try cli.run("campaign", "cancel", id, "--json")
         #expect(cancelled.status == 0)
-        #expect(try json(cancelled.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["status"] as? String == "cancelled")
+        #expect(
+            try json(cancelled.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["status"] as? String
+                == "cancelled")
         // Nothing of a campaign is expanded or sent before its time, and a cancelled one never will be.
-        #expect(try cli.run("log", "--campaign", id, "--json").lines.allSatisfy { $0.contains(#""status":"cancelled""#) })
+        #expect(
+            try cli.run("log", "--campaign", id, "--json").lines.allSatisfy { $0.contains(#""status":"cancelled""#) })
     }
 
     @Test func helpOnEveryLevel() throws {

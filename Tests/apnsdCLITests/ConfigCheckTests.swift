@@ -1,15 +1,18 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `apnsd config check`: what it finds, its exit code, and that it never prints key material or a token.
 @Suite(.offThePool) struct ConfigCheckTests {
     private func configured() throws -> CLI {
         var cli = try CLI()
         cli.environment.merge([
-            "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
-            "APNSD_PRODUCTION_URL": "https://127.0.0.1:8443", "APNSD_DEVELOPMENT_URL": "https://localhost:8444", "APNSD_TOPIC": "com.example.app",
-            "APNSD_CHANNEL_PRODUCTION_URL": "https://127.0.0.1:2196", "APNSD_CHANNEL_DEVELOPMENT_URL": "https://localhost:2195",
+            "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001",
+            "APNSD_TEAM_ID": "TESTTEAM01",
+            "APNSD_PRODUCTION_URL": "https://127.0.0.1:8443", "APNSD_DEVELOPMENT_URL": "https://localhost:8444",
+            "APNSD_TOPIC": "com.example.app",
+            "APNSD_CHANNEL_PRODUCTION_URL": "https://127.0.0.1:2196",
+            "APNSD_CHANNEL_DEVELOPMENT_URL": "https://localhost:2195",
         ]) { $1 }
         return cli
     }
@@ -26,16 +29,22 @@ import TestSupport
         #expect(lines.contains { $0.contains("https://127.0.0.1:8443 → 127.0.0.1") })
         let key = try String(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"), encoding: .utf8)
         let keyBody = key.split(separator: "\n").filter { !$0.hasPrefix("-----") }
-        #expect(!keyBody.contains { checked.stdout.contains($0) || checked.stderr.contains($0) }, "key material printed")
+        #expect(
+            !keyBody.contains { checked.stdout.contains($0) || checked.stderr.contains($0) }, "key material printed")
         #expect(!checked.stdout.contains("eyJ") && !checked.stderr.contains("eyJ"), "a token printed")
 
         let json = try cli.run("config", "check", "--json")
         let object = try Fleet.json(json.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(json.status == 0 && object["ok"] as? Bool == true)
         let checks = try #require(object["checks"] as? [String: [String: Any]])
-        #expect(Set(checks.keys).isSuperset(of: ["settings", "database", "key", "ca", "production", "development", "channels", "api", "topic"]))
-        #expect((checks["channels"]?["detail"] as? String)?.hasPrefix("production https://127.0.0.1:2196 → 127.0.0.1; development https://localhost:2195 → ") == true,
-                "\(checks["channels"] ?? [:])")
+        #expect(
+            Set(checks.keys).isSuperset(of: [
+                "settings", "database", "key", "ca", "production", "development", "channels", "api", "topic",
+            ]))
+        #expect(
+            (checks["channels"]?["detail"] as? String)?.hasPrefix(
+                "production https://127.0.0.1:2196 → 127.0.0.1; development https://localhost:2195 → ") == true,
+            "\(checks["channels"] ?? [:])")
     }
 
     @Test func aChannelHostThatDoesNotResolveFails() throws {
@@ -44,20 +53,28 @@ import TestSupport
         try #require(cli.run("init").status == 0)
         cli.environment["APNSD_CHANNEL_DEVELOPMENT_URL"] = "https://api-manage-broadcast.sandbox.invalid:2195"
         let checked = try cli.run("config", "check")
-        #expect(checked.status == 1 && checked.stderr.hasSuffix("apnsd: error: config check failed: channels\n"), "\(checked.stdout)\(checked.stderr)")
-        #expect(checked.lines.contains { $0.hasPrefix("FAIL  channels") && $0.contains("cannot resolve api-manage-broadcast.sandbox.invalid") },
-                "\(checked.stdout)")
+        #expect(
+            checked.status == 1 && checked.stderr.hasSuffix("apnsd: error: config check failed: channels\n"),
+            "\(checked.stdout)\(checked.stderr)")
+        #expect(
+            checked.lines.contains {
+                $0.hasPrefix("FAIL  channels") && $0.contains("cannot resolve api-manage-broadcast.sandbox.invalid")
+            },
+            "\(checked.stdout)")
     }
 
     @Test func eachProblemIsNamedAndExitsOne() throws {
         var cli = try configured()
         defer { cli.cleanUp() }
         // No database yet, a broken key, an unreadable CA file.
-        cli.environment["APNSD_KEY_FILE"] = try cli.write("broken.p8", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        cli.environment["APNSD_KEY_FILE"] = try cli.write(
+            "broken.p8", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
         cli.environment["APNSD_CA_FILE"] = "/nonexistent/ca.pem"
         let checked = try cli.run("config", "check")
         #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
-        let failed = checked.lines.filter { $0.hasPrefix("FAIL") }.map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] }
+        let failed = checked.lines.filter { $0.hasPrefix("FAIL") }.map {
+            $0.split(separator: " ", omittingEmptySubsequences: true)[1]
+        }
         #expect(failed == ["database", "key", "ca"], "\(checked.stdout)")
         #expect(checked.stderr == "apnsd: error: config check failed: database, key, ca\n", "\(checked.stderr)")
         // A bad setting is a usage error, as for every command.

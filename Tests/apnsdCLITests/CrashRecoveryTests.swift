@@ -1,8 +1,8 @@
 import APNsMock
 import Foundation
 import ProviderAuth
-import Testing
 import TestSupport
+import Testing
 
 extension WorkerFleet {
     /// Nothing accepted into the queue is lost across kill -9 or SIGTERM: the real binary against apns-mock.
@@ -17,20 +17,26 @@ extension WorkerFleet {
             let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
             let identity = try TLSIdentity.throwaway()
             let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
-            let server = try MockServer(configuration: MockConfiguration(
-                identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
-                statsTokens: true)) // the test counts the devices that reached APNs
+            let server = try MockServer(
+                configuration: MockConfiguration(
+                    identity: identity,
+                    verifier: JWTVerifier(
+                        key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
+                    statsTokens: true))  // the test counts the devices that reached APNs
             let url = "https://127.0.0.1:\(server.port)"
             cli.environment.merge([
-                "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
-                "APNSD_TOPIC": Self.topic, "APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url, "APNSD_CA_FILE": ca,
+                "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001",
+                "APNSD_TEAM_ID": "TESTTEAM01",
+                "APNSD_TOPIC": Self.topic, "APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url,
+                "APNSD_CA_FILE": ca,
                 "APNSD_CONNECTIONS": "1", "APNSD_RATE": "500", "APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.5",
                 "APNSD_WORKER_HEARTBEAT": "0.2", "APNSD_WORKER_LEASE": "1",
             ]) { $1 }
             try #require(cli.run("init").status == 0)
             let tokens = (1...Self.devices).map { CLI.token($0) }.joined(separator: "\n")
             try #require(cli.run(["device", "import", "-"], stdin: tokens).status == 0)
-            try #require(cli.run("campaign", "create", "--all", "--payload", #"{"aps":{"alert":"crash test"}}"#).status == 0)
+            try #require(
+                cli.run("campaign", "create", "--all", "--payload", #"{"aps":{"alert":"crash test"}}"#).status == 0)
             return (cli, server)
         }
 
@@ -49,7 +55,10 @@ extension WorkerFleet {
 
         @Test(.measuresTime) func killNineMidCampaignThenResume() throws {
             let (cli, server) = try prepared()
-            defer { server.stop(); cli.cleanUp() }
+            defer {
+                server.stop()
+                cli.cleanUp()
+            }
             let worker = try cli.start(["worker"])
             // At 500/s on one connection the campaign takes about 6 s; kill it part-way.
             #expect(try waitUntil(20) { try acceptedCount(cli) >= 800 })
@@ -64,7 +73,9 @@ extension WorkerFleet {
             let log = try cli.run("log", "--json").lines
             #expect(log.count == Self.devices)
             #expect(log.allSatisfy { $0.contains(#""status":"accepted""#) })
-            let tokens = Set(log.compactMap { line in line.range(of: #""token":""#).map { String(line[$0.upperBound...].prefix(64)) } })
+            let tokens = Set(
+                log.compactMap { line in line.range(of: #""token":""#).map { String(line[$0.upperBound...].prefix(64)) }
+                })
             #expect(tokens.count == Self.devices, "each device has exactly one delivery row")
 
             let stats = server.stats()
@@ -75,7 +86,10 @@ extension WorkerFleet {
 
         @Test(.measuresTime) func sigtermFinishesInFlightWorkAndLosesNothing() throws {
             let (cli, server) = try prepared()
-            defer { server.stop(); cli.cleanUp() }
+            defer {
+                server.stop()
+                cli.cleanUp()
+            }
             let worker = try cli.start(["worker"])
             #expect(try waitUntil(20) { try acceptedCount(cli) >= 500 })
             let stopAsked = Date()

@@ -22,7 +22,9 @@ extension WorkerFleet {
         /// The commands and their normalized outputs (exit status, stdout, stderr).
         static func script(database: String?) throws -> [String] {
             let dead = CLI.token(3)
-            let fleet = try Fleet(devices: 40, rate: 0, database: database, scenario: Scenario(tokens: [dead: TokenBehaviour(respond: .unregistered)]))
+            let fleet = try Fleet(
+                devices: 40, rate: 0, database: database,
+                scenario: Scenario(tokens: [dead: TokenBehaviour(respond: .unregistered)]))
             defer { fleet.stop() }
             let cli = fleet.cli
             let payload = #"{"aps":{"alert":"parity"}}"#
@@ -31,10 +33,14 @@ extension WorkerFleet {
                 let result = try cli.run(arguments)
                 // A worker's log lines come in an order that depends on timing (token minted, connection opened,
                 // campaign started): its summary is compared, and which lines it logged.
-                let stderr = arguments[0] == "worker"
-                    ? Set(result.stderr.split(separator: "\n").compactMap { $0.firstMatch(of: /"msg":"([^"]+)"/)?.1 }).sorted().joined(separator: " ")
+                let stderr =
+                    arguments[0] == "worker"
+                    ? Set(result.stderr.split(separator: "\n").compactMap { $0.firstMatch(of: /"msg":"([^"]+)"/)?.1 })
+                        .sorted().joined(separator: " ")
                     : normalize(result.stderr)
-                outputs.append("$ apnsd \(arguments.joined(separator: " ")) → \(result.status)\n\(normalize(result.stdout))\(stderr)")
+                outputs.append(
+                    "$ apnsd \(arguments.joined(separator: " ")) → \(result.status)\n\(normalize(result.stdout))\(stderr)"
+                )
             }
             try run("device", "add", CLI.token(41), "--user", "u1")
             try run("device", "add", CLI.token(42), "--user", "u1")
@@ -68,12 +74,15 @@ extension WorkerFleet {
             try run("prune", "--json")
             try run("log", "--json")
             // Live Activity tokens, and an update to the activities of a type (the devices above are never in it).
-            try run("device", "add", CLI.token(44), "--user", "u2", "--kind", "activity", "--activity-type", "DeliveryAttributes")
+            try run(
+                "device", "add", CLI.token(44), "--user", "u2", "--kind", "activity", "--activity-type",
+                "DeliveryAttributes")
             try run("device", "add", CLI.token(45), "--kind", "pushToStart", "--activity-type", "DeliveryAttributes")
             try run("device", "add", CLI.token(46), "--kind", "activity")
             try run("device", "list", "--kind", "activity", "--json")
-            try run("campaign", "create", "--activity-type", "DeliveryAttributes", "--push-type", "liveactivity",
-                    "--payload", #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#)
+            try run(
+                "campaign", "create", "--activity-type", "DeliveryAttributes", "--push-type", "liveactivity",
+                "--payload", #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#)
             try run("worker", "--until-idle")
             try run("log", "--token", CLI.token(44), "--json")
             try run("campaign", "list", "--kind", "bulk", "--json")

@@ -22,17 +22,23 @@ struct Fleet {
 
     /// `database`: where the file goes (another filesystem), instead of the scratch folder.
     /// `scenario`: how the mock answers given tokens (429 then 200, 400 BadDeviceToken, …).
-    init(devices: Int, rate: Int, campaign: Bool = true, database: String? = nil, scenario: Scenario = Scenario()) throws {
+    init(devices: Int, rate: Int, campaign: Bool = true, database: String? = nil, scenario: Scenario = Scenario())
+        throws
+    {
         var cli = try CLI()
         let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
         let identity = try TLSIdentity.throwaway()
         let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
-        let server = try MockServer(configuration: MockConfiguration(
-            identity: identity, verifier: JWTVerifier(key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
-            scenario: scenario, statsTokens: true))  // the tests compare the log with what the mock saw, token by token
+        let server = try MockServer(
+            configuration: MockConfiguration(
+                identity: identity,
+                verifier: JWTVerifier(
+                    key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
+                scenario: scenario, statsTokens: true))  // the tests compare the log with what the mock saw, token by token
         let url = "https://127.0.0.1:\(server.port)"
         cli.environment.merge([
-            "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001", "APNSD_TEAM_ID": "TESTTEAM01",
+            "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001",
+            "APNSD_TEAM_ID": "TESTTEAM01",
             "APNSD_TOPIC": Self.topic, "APNSD_PRODUCTION_URL": url, "APNSD_DEVELOPMENT_URL": url, "APNSD_CA_FILE": ca,
             "APNSD_CONNECTIONS": "1", "APNSD_RATE": String(rate), "APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.5",
             "APNSD_WORKER_HEARTBEAT": "0.2", "APNSD_WORKER_LEASE": "1.5",
@@ -51,8 +57,9 @@ struct Fleet {
             if campaign {
                 let created = try cli.run("campaign", "create", "--all", "--payload", Self.payload)
                 try #require(created.status == 0, "\(created.stderr)")
-                let id: Int = try #require(Int(created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
-                                           "campaign create printed \(created.stdout)")
+                let id: Int = try #require(
+                    Int(created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
+                    "campaign create printed \(created.stdout)")
                 self.campaign = id
             } else {
                 self.campaign = nil
@@ -79,7 +86,8 @@ struct Fleet {
     // MARK: - Reading what apnsd says
 
     static func json(_ line: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
     }
 
     /// `apnsd log --json`, one object per delivery.
@@ -133,30 +141,42 @@ struct Fleet {
         let log = try log()
         #expect(log.count == devices, "one delivery row per device", sourceLocation: sourceLocation)
         let notAccepted = log.filter { $0["status"] as? String != "accepted" }
-        #expect(notAccepted.isEmpty, "\(notAccepted.count) deliveries not accepted, e.g. \(notAccepted.prefix(3))", sourceLocation: sourceLocation)
+        #expect(
+            notAccepted.isEmpty, "\(notAccepted.count) deliveries not accepted, e.g. \(notAccepted.prefix(3))",
+            sourceLocation: sourceLocation)
         let tokens = Set(log.compactMap { $0["token"] as? String })
-        #expect(tokens == Set((1...devices).map { CLI.token($0) }), "each device has exactly one row", sourceLocation: sourceLocation)
+        #expect(
+            tokens == Set((1...devices).map { CLI.token($0) }), "each device has exactly one row",
+            sourceLocation: sourceLocation)
         if let campaign {
             let shown = try show(campaign)
             #expect(shown["status"] as? String == "completed", sourceLocation: sourceLocation)
-            #expect(shown["total"] as? Int == devices && shown["accepted"] as? Int == devices && shown["pending"] as? Int == 0,
-                    "counters: \(shown)", sourceLocation: sourceLocation)
+            #expect(
+                shown["total"] as? Int == devices && shown["accepted"] as? Int == devices
+                    && shown["pending"] as? Int == 0,
+                "counters: \(shown)", sourceLocation: sourceLocation)
         }
         // The counters agree with the rows (SCHEMA.md, "Useful queries").
-        #expect(try query("""
-            SELECT c.id FROM \(isPostgres ? "campaign_view" : "campaigns") c
-            WHERE c.total <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id)
-               OR c.pending <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')
-               OR c.accepted <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'accepted')
-               OR c.cancelled <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'cancelled')
-            """).isEmpty, "campaign counters disagree with the rows", sourceLocation: sourceLocation)
+        #expect(
+            try query(
+                """
+                SELECT c.id FROM \(isPostgres ? "campaign_view" : "campaigns") c
+                WHERE c.total <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id)
+                   OR c.pending <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'pending')
+                   OR c.accepted <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'accepted')
+                   OR c.cancelled <> (SELECT count(*) FROM deliveries d WHERE d.campaign_id = c.id AND d.status = 'cancelled')
+                """
+            ).isEmpty, "campaign counters disagree with the rows", sourceLocation: sourceLocation)
         let stats = server.stats()
         #expect(stats.tokens.count == devices, "every device reached APNs", sourceLocation: sourceLocation)
-        #expect(stats.tokens.values.allSatisfy { $0.keys.allSatisfy { $0 == "200" } }, "the mock answered only 200",
-                sourceLocation: sourceLocation)
+        #expect(
+            stats.tokens.values.allSatisfy { $0.keys.allSatisfy { $0 == "200" } }, "the mock answered only 200",
+            sourceLocation: sourceLocation)
     }
 
-    static func waitUntil(_ seconds: Double, every interval: Double = 0.1, _ condition: () throws -> Bool) rethrows -> Bool {
+    static func waitUntil(_ seconds: Double, every interval: Double = 0.1, _ condition: () throws -> Bool) rethrows
+        -> Bool
+    {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try condition() { return true }

@@ -1,7 +1,7 @@
 import Foundation
 import Intake
-import Testing
 import TestSupport
+import Testing
 
 /// The CLI's self-description: `--version`, usage on no command, and a help of its own for every command and
 /// subcommand — each found from `apnsd --help`'s command list, so a command added there is checked here too.
@@ -41,28 +41,36 @@ import TestSupport
         #expect(result.status == 0 && result.stderr.isEmpty)
         #expect(result.lines.count == 1 && result.stdout.hasSuffix("\n"), "\(result.stdout)")
         // apnsd 0.1.0-dev (debug, Swift 6.3, x86_64 Linux, Swift runtime shared)
-        #expect(result.stdout.wholeMatch(of: /apnsd [0-9]+\.[0-9]+\.[0-9]+\S* \((debug|release), Swift [^,]+, \S+ Linux, Swift runtime (static|shared)\)\n/) != nil,
-                "\(result.stdout)")
+        #expect(
+            result.stdout.wholeMatch(
+                of:
+                    /apnsd [0-9]+\.[0-9]+\.[0-9]+\S* \((debug|release), Swift [^,]+, \S+ Linux, Swift runtime (static|shared)\)\n/
+            ) != nil,
+            "\(result.stdout)")
     }
 
     @Test func everyCommandAndSubcommandHasItsOwnHelp() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
         let paths = Self.commandPaths(inMainHelp: try await cli.runAsync("--help").stdout)
-        #expect(paths.contains("device add") && paths.contains("campaign create") && paths.contains("api-key revoke")
+        #expect(
+            paths.contains("device add") && paths.contains("campaign create") && paths.contains("api-key revoke")
                 && paths.contains("worker") && paths.contains("log"), "\(paths)")
         for path in paths {
             let words = path.split(separator: " ").map(String.init)
             let help = try await cli.runAsync(words + ["--help"])
             #expect(help.status == 0 && help.stderr.isEmpty, "\(path): \(help.stderr)")
-            #expect(help.stdout.contains("apnsd \(path)"), "apnsd \(path) --help does not show its usage: \(help.stdout.prefix(300))")
+            #expect(
+                help.stdout.contains("apnsd \(path)"),
+                "apnsd \(path) --help does not show its usage: \(help.stdout.prefix(300))")
             // Every option the command's parser accepts is described (Help.text lists any that is not).
             #expect(!help.stdout.contains("OPTIONS NOT DESCRIBED ABOVE"), "\(path): \(help.stdout.prefix(2000))")
             #expect(help.stdout.contains("SETTINGS"), "\(path): its help ends with the settings")
             // -h, and `apnsd help PATH`, say the same; --help after other words too.
             #expect(try await cli.runAsync(words + ["-h"]).stdout == help.stdout, "\(path) -h")
             #expect(try await cli.runAsync(["help"] + words).stdout == help.stdout, "help \(path)")
-            #expect(try await cli.runAsync(words + ["--json", "--help"]).stdout == help.stdout, "\(path) --json --help")
+            #expect(
+                try await cli.runAsync(words + ["--json", "--help"]).stdout == help.stdout, "\(path) --json --help")
         }
     }
 
@@ -73,7 +81,9 @@ import TestSupport
         #expect(add.contains("USAGE: apnsd device add TOKEN") && add.contains("--user ID"))
         #expect(!add.contains("apnsd device import") && !add.contains("apnsd device list"), "\(add)")
         let group = try await cli.runAsync("device", "--help")
-        #expect(group.status == 0 && group.stdout.contains("apnsd device add") && group.stdout.contains("apnsd device list"))
+        #expect(
+            group.status == 0 && group.stdout.contains("apnsd device add") && group.stdout.contains("apnsd device list")
+        )
         #expect(!FileManager.default.fileExists(atPath: cli.database), "--help does nothing else")
     }
 
@@ -83,7 +93,9 @@ import TestSupport
         defer { cli.cleanUp() }
         let result = try await cli.runAsync(words)
         #expect(result.status == 64 && result.stdout.isEmpty)
-        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.hasPrefix("apnsd: error: "), "\(result.stderr)")
+        #expect(
+            result.stderr.split(separator: "\n").count == 1 && result.stderr.hasPrefix("apnsd: error: "),
+            "\(result.stderr)")
     }
 
     @Test func everyVariableIsSpelledInFull() async throws {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What an attacker or a careless operator feeds apnsd is refused before anything is written: exit 64, one
 /// line on stderr, and the database file byte for byte as it was.
@@ -21,7 +21,9 @@ import TestSupport
         var result: [String: Data] = [:]
         for suffix in ["", "-wal", "-journal"] {
             let path = cli.database + suffix
-            if FileManager.default.fileExists(atPath: path) { result[suffix] = try Data(contentsOf: URL(fileURLWithPath: path)) }
+            if FileManager.default.fileExists(atPath: path) {
+                result[suffix] = try Data(contentsOf: URL(fileURLWithPath: path))
+            }
         }
         return result
     }
@@ -38,36 +40,57 @@ import TestSupport
         case payloadInvalidUTF8, payloadWithBOM, payloadDuplicateKeys, payloadApsNotObject, payloadNestedDuplicate
         case atFebruary30, atYear292278994, atWithoutZone
         case userTooLong, userWithEscape, userInCampaignWithNewline
-        case productionURLBadPort, productionURLFragment, developmentURLUserinfo, productionURLPath, proxySocks, defaultTopicWithSlash
+        case productionURLBadPort, productionURLFragment, developmentURLUserinfo, productionURLPath, proxySocks,
+            defaultTopicWithSlash
         case keyIdTooShort
 
         func arguments(_ cli: CLI) throws -> [String] {
-            let t = HostileInputTests.topic, good = HostileInputTests.good, token = CLI.token(1)
-            func send(_ extra: [String], payload: String = good) -> [String] { ["send", token, "--topic", t, "--payload", payload] + extra }
+            let t = HostileInputTests.topic
+            let good = HostileInputTests.good
+            let token = CLI.token(1)
+            func send(_ extra: [String], payload: String = good) -> [String] {
+                ["send", token, "--topic", t, "--payload", payload] + extra
+            }
             switch self {
             case .topicWithSOH: return ["send", token, "--topic", "com.example\u{01}", "--payload", good]
             case .topicWithDEL: return ["send", token, "--topic", "com.example\u{7f}", "--payload", good]
             case .topicWithSpace: return ["send", token, "--topic", "com.example app", "--payload", good]
             case .collapseIDWithCRLF: return send(["--collapse-id", "a\r\nx-injected: 1"])
             case .collapseIDWithESC: return send(["--collapse-id", "\u{1b}[31mred"])
-            case .payloadInvalidUTF8: return send([], payload: try payloadFile(cli, Array(#"{"aps":{"alert":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8)))
+            case .payloadInvalidUTF8:
+                return send(
+                    [],
+                    payload: try payloadFile(
+                        cli, Array(#"{"aps":{"alert":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8)))
             case .payloadWithBOM: return send([], payload: try payloadFile(cli, [0xEF, 0xBB, 0xBF] + Array(good.utf8)))
             case .payloadDuplicateKeys: return send([], payload: #"{"aps":1,"aps":{}}"#)
             case .payloadApsNotObject: return send([], payload: #"{"aps":"hello"}"#)
             case .payloadNestedDuplicate: return send([], payload: #"{"aps":{"alert":"a","alert":"b"}}"#)
-            case .atFebruary30: return ["campaign", "create", "--all", "--topic", t, "--payload", good, "--at", "2026-02-30T09:00:00Z"]
-            case .atYear292278994: return ["campaign", "create", "--all", "--topic", t, "--payload", good, "--at", "292278994-08-17T07:12:55Z"]
-            case .atWithoutZone: return ["campaign", "create", "--all", "--topic", t, "--payload", good, "--at", "2026-12-01T09:00:00"]
-            case .userTooLong: return ["device", "add", CLI.token(2), "--topic", t, "--user", String(repeating: "u", count: 100_000)]
+            case .atFebruary30:
+                return ["campaign", "create", "--all", "--topic", t, "--payload", good, "--at", "2026-02-30T09:00:00Z"]
+            case .atYear292278994:
+                return [
+                    "campaign", "create", "--all", "--topic", t, "--payload", good, "--at", "292278994-08-17T07:12:55Z",
+                ]
+            case .atWithoutZone:
+                return ["campaign", "create", "--all", "--topic", t, "--payload", good, "--at", "2026-12-01T09:00:00"]
+            case .userTooLong:
+                return ["device", "add", CLI.token(2), "--topic", t, "--user", String(repeating: "u", count: 100_000)]
             case .userWithEscape: return ["send", "--user", "u1\u{1b}[2J", "--topic", t, "--payload", good]
-            case .userInCampaignWithNewline: return ["campaign", "create", "--user", "u1\nu2", "--topic", t, "--payload", good]
+            case .userInCampaignWithNewline:
+                return ["campaign", "create", "--user", "u1\nu2", "--topic", t, "--payload", good]
             case .productionURLBadPort: return send(["--production-url", "https://api.push.apple.com:99999"])
             case .productionURLFragment: return send(["--production-url", "https://api.push.apple.com#x"])
-            case .developmentURLUserinfo: return send(["--development-url", "https://me:pw@api.sandbox.push.apple.com"])
+            case .developmentURLUserinfo:
+                return send(["--development-url", "https://me:pw@api.sandbox.push.apple.com"])
             case .productionURLPath: return send(["--production-url", "https://api.push.apple.com/3/device"])
             case .proxySocks: return send(["--proxy", "socks5://127.0.0.1:1080"])
             case .defaultTopicWithSlash: return ["send", token, "--default-topic", "com/example", "--payload", good]
-            case .keyIdTooShort: return ["worker", "--until-idle", "--key-file", CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "--key-id", "SHORT", "--team-id", "TESTTEAM01"]
+            case .keyIdTooShort:
+                return [
+                    "worker", "--until-idle", "--key-file", CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "--key-id",
+                    "SHORT", "--team-id", "TESTTEAM01",
+                ]
             }
         }
     }
@@ -81,7 +104,9 @@ import TestSupport
         #expect(result.status == 64, "\(hostile): exit \(result.status), stderr: \(result.stderr)")
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
         #expect(lines.count == 1 && lines[0].hasPrefix("apnsd: error: "), "\(hostile): \(result.stderr)")
-        #expect(!result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F }, "\(hostile): control characters echoed")
+        #expect(
+            !result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F },
+            "\(hostile): control characters echoed")
         #expect(!result.stderr.contains("pw@"), "\(hostile): credentials echoed")
         #expect(result.stdout.isEmpty)
         #expect(try files(cli) == before, "\(hostile) changed the database file")
@@ -98,7 +123,9 @@ import TestSupport
         try Data(bytes).write(to: file)
         let result = try cli.run("device", "import", file.path, "--topic", Self.topic)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("devices.csv:1:") && result.stderr.contains("devices.csv:2:") && result.stderr.contains("devices.csv:3:"))
+        #expect(
+            result.stderr.contains("devices.csv:1:") && result.stderr.contains("devices.csv:2:")
+                && result.stderr.contains("devices.csv:3:"))
         #expect(result.stderr.contains("longer than 1024 bytes"))
         let listed = try cli.run("device", "list", "--json").lines
         #expect(listed.count == 2, "the device from before and the one good line: \(listed)")
@@ -111,18 +138,24 @@ import TestSupport
         defer { cli.cleanUp() }
         let key = CLI.fixture("keys/AuthKey_TESTKEY001.p8")
         let unreachable = "https://127.0.0.1:1"
-        let proxied = try cli.run(["worker", "--until-idle", "--key-file", key, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
-                                   "--production-url", unreachable, "--retry-cap", "0.3", "--retry-base", "0.05"],
-                                  environment: ["https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"])
+        let proxied = try cli.run(
+            [
+                "worker", "--until-idle", "--key-file", key, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+                "--production-url", unreachable, "--retry-cap", "0.3", "--retry-base", "0.05",
+            ],
+            environment: ["https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"])
         // Unreachable APNs (not the proxy) is what the worker reports: it connected directly.
         #expect(proxied.status == 1, "\(proxied.stderr)")
         #expect(proxied.stderr.contains("APNs unreachable"), "\(proxied.stderr)")
         #expect(proxied.stderr.contains("127.0.0.1 port 1 "), "\(proxied.stderr)")
         #expect(!proxied.stderr.contains("port 9"), "libcurl went through the environment's proxy: \(proxied.stderr)")
         // Asked for, the environment's proxy is used.
-        let asked = try cli.run(["worker", "--until-idle", "--key-file", key, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
-                                 "--production-url", unreachable, "--retry-cap", "0.3", "--retry-base", "0.05", "--proxy", "environment"],
-                                environment: ["https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"])
+        let asked = try cli.run(
+            [
+                "worker", "--until-idle", "--key-file", key, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+                "--production-url", unreachable, "--retry-cap", "0.3", "--retry-base", "0.05", "--proxy", "environment",
+            ],
+            environment: ["https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"])
         #expect(asked.status == 1 && asked.stderr.contains("port 9"), "\(asked.stderr)")
     }
 
@@ -139,10 +172,12 @@ import TestSupport
         let outcome: Spawn.Outcome
         switch kind {
         case "payload":
-            outcome = try Spawn.apnsd(cli, ["send", CLI.token(1), "--topic", Self.topic, "--payload", "@-"], stdinPath: big)
+            outcome = try Spawn.apnsd(
+                cli, ["send", CLI.token(1), "--topic", Self.topic, "--payload", "@-"], stdinPath: big)
             #expect(outcome.status == 64)
         case "key":
-            outcome = try Spawn.apnsd(cli, ["worker", "--until-idle", "--key-file", big, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"])
+            outcome = try Spawn.apnsd(
+                cli, ["worker", "--until-idle", "--key-file", big, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"])
             #expect(outcome.status == 1)
         default:
             outcome = try Spawn.apnsd(cli, ["device", "import", "-", "--topic", Self.topic], stdinPath: big)

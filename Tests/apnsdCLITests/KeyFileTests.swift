@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A `.p8` any user can read is warned about (it still works: the warning names the fix); a private one is not.
 @Suite(.offThePool) struct KeyFileTests {
@@ -16,8 +16,11 @@ import TestSupport
         let open = try await cli.runAsync(["worker", "--until-idle"], environment: environment)
         #expect(open.status == 0, "\(open.stderr)")
         let warnings = open.stderr.split(separator: "\n").filter { $0.hasPrefix("apnsd: warning: ") }
-        #expect(warnings == ["apnsd: warning: key file \(key) is readable by every user (mode 644): chmod 600 it, or load it with systemd's LoadCredential= (deploy/)"],
-                "\(open.stderr)")
+        #expect(
+            warnings == [
+                "apnsd: warning: key file \(key) is readable by every user (mode 644): chmod 600 it, or load it with systemd's LoadCredential= (deploy/)"
+            ],
+            "\(open.stderr)")
 
         try #require(chmod(key, 0o600) == 0)
         let closed = try await cli.runAsync(["worker", "--until-idle"], environment: environment)

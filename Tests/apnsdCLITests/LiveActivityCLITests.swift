@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `apnsd send` and `apnsd campaign create` with `--push-type liveactivity`: a valid start, update and end are
 /// enqueued with the suffixed topic; every invalid variant exits 64 with one line naming what is wrong, and
@@ -10,7 +10,9 @@ import TestSupport
 
     /// The rows an enqueue would add to, counted by the `sqlite3` shell.
     func written(_ cli: CLI) throws -> [String] {
-        try APIHarness.query(cli.database, """
+        try APIHarness.query(
+            cli.database,
+            """
             SELECT (SELECT count(*) FROM campaigns), (SELECT count(*) FROM deliveries), (SELECT count(*) FROM campaign_audience),
                    (SELECT count(*) FROM idempotency_keys), (SELECT count(*) FROM deferred_batches)
             """)
@@ -26,20 +28,30 @@ import TestSupport
     @Test func startUpdateAndEndAreEnqueuedWithTheLiveActivityTopic() throws {
         let cli = try prepared()
         defer { cli.cleanUp() }
-        for (payload, priority) in [(LiveActivityExamples.start, "10"), (LiveActivityExamples.update, "5"), (LiveActivityExamples.end, "10")] {
-            let sent = try cli.run("send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--priority", priority,
-                                   "--payload", payload)
+        for (payload, priority) in [
+            (LiveActivityExamples.start, "10"), (LiveActivityExamples.update, "5"), (LiveActivityExamples.end, "10"),
+        ] {
+            let sent = try cli.run(
+                "send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--priority", priority,
+                "--payload", payload)
             #expect(sent.status == 0, "\(sent.stderr)")
             let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             let shown = try cli.run("campaign", "show", id)
-            #expect(shown.stdout.contains("topic        \(Self.topic).push-type.liveactivity  push type liveactivity  priority \(priority)"),
-                    "\(shown.stdout)")
+            #expect(
+                shown.stdout.contains(
+                    "topic        \(Self.topic).push-type.liveactivity  push type liveactivity  priority \(priority)"),
+                "\(shown.stdout)")
         }
         // --all and --user reach kind device only: a Live Activity campaign names the activity type.
-        let campaign = try cli.run("campaign", "create", "--all", "--topic", Self.topic, "--push-type", "liveactivity",
-                                   "--payload", LiveActivityExamples.update)
-        #expect(campaign.status == 64 && campaign.stderr.contains("a liveactivity push goes to Live Activity tokens"), "\(campaign.stderr)")
-        let toUser = try cli.run("send", "--user", "u1", "--topic", Self.topic, "--push-type", "liveactivity", "--payload", LiveActivityExamples.update)
+        let campaign = try cli.run(
+            "campaign", "create", "--all", "--topic", Self.topic, "--push-type", "liveactivity",
+            "--payload", LiveActivityExamples.update)
+        #expect(
+            campaign.status == 64 && campaign.stderr.contains("a liveactivity push goes to Live Activity tokens"),
+            "\(campaign.stderr)")
+        let toUser = try cli.run(
+            "send", "--user", "u1", "--topic", Self.topic, "--push-type", "liveactivity", "--payload",
+            LiveActivityExamples.update)
         #expect(toUser.status == 64 && toUser.stderr.contains("give the activity type"), "\(toUser.stderr)")
         let rows = try written(cli)
         #expect(rows[0].hasPrefix("3|"), "three notifications: \(rows)")
@@ -51,15 +63,21 @@ import TestSupport
         let cli = try prepared()
         defer { cli.cleanUp() }
         let before = try written(cli)
-        var options = ["--topic", refusal.topic ?? Self.topic, "--push-type", "liveactivity", "--payload", refusal.payload]
+        var options = [
+            "--topic", refusal.topic ?? Self.topic, "--push-type", "liveactivity", "--payload", refusal.payload,
+        ]
         if let priority = refusal.priority { options += ["--priority", String(priority)] }
-        for command in [["send", CLI.token(1)], ["campaign", "create", "--all"], ["campaign", "create", "--user", "u1"]] {
+        for command in [
+            ["send", CLI.token(1)], ["campaign", "create", "--all"], ["campaign", "create", "--user", "u1"],
+        ] {
             let result = try cli.run(command + options)
-            #expect(result.status == 64, "\(refusal.name), \(command[0]): exit \(result.status), stderr: \(result.stderr)")
+            #expect(
+                result.status == 64, "\(refusal.name), \(command[0]): exit \(result.status), stderr: \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(refusal.name)")
             let lines = result.stderr.split(separator: "\n")
-            #expect(lines.count == 1 && lines[0].hasPrefix("apnsd: error: ") && lines[0].contains(refusal.says),
-                    "\(refusal.name), \(command[0]): \(result.stderr)")
+            #expect(
+                lines.count == 1 && lines[0].hasPrefix("apnsd: error: ") && lines[0].contains(refusal.says),
+                "\(refusal.name), \(command[0]): \(result.stderr)")
         }
         #expect(try written(cli) == before, "\(refusal.name) changed the database")
     }
@@ -69,13 +87,17 @@ import TestSupport
         defer { cli.cleanUp() }
         let before = try written(cli)
         let file = try cli.write("end.json", #"{"aps":{"event":"end","timestamp":1765006000000}}"#)
-        let result = try cli.run("send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--payload", "@" + file)
+        let result = try cli.run(
+            "send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--payload", "@" + file)
         #expect(result.status == 64)
-        #expect(result.stderr == "apnsd: error: aps.timestamp 1765006000000 looks like milliseconds; give seconds since 1970 (1765006000)\n",
-                "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "apnsd: error: aps.timestamp 1765006000000 looks like milliseconds; give seconds since 1970 (1765006000)\n",
+            "\(result.stderr)")
         #expect(try written(cli) == before)
-        let piped = try cli.run(["send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--payload", "@-"],
-                                stdin: LiveActivityExamples.end)
+        let piped = try cli.run(
+            ["send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--payload", "@-"],
+            stdin: LiveActivityExamples.end)
         #expect(piped.status == 0, "\(piped.stderr)")
     }
 }

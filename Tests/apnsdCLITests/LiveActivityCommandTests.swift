@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `device add --kind K --activity-type T`, `device list` with kinds, and `campaign create --activity-type T`.
 @Suite(.offThePool) struct LiveActivityCommandTests {
@@ -16,13 +16,20 @@ import TestSupport
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
         #expect(try cli.run("device", "add", CLI.token(1), "--topic", Self.topic, "--user", "u1").status == 0)
-        let added = try cli.run("device", "add", CLI.token(2), "--topic", Self.topic, "--kind", "activity",
-                                "--activity-type", "DeliveryAttributes", "--user", "u1")
+        let added = try cli.run(
+            "device", "add", CLI.token(2), "--topic", Self.topic, "--kind", "activity",
+            "--activity-type", "DeliveryAttributes", "--user", "u1")
         #expect(added.status == 0)
-        #expect(added.stdout == "registered \(CLI.token(2)) for \(Self.topic) (production, activity of DeliveryAttributes)\n")
+        #expect(
+            added.stdout
+                == "registered \(CLI.token(2)) for \(Self.topic) (production, activity of DeliveryAttributes)\n")
         // The Live Activity topic is accepted and stored as the bundle id.
-        #expect(try cli.run("device", "add", CLI.token(3), "--topic", Self.topic + ".push-type.liveactivity", "--kind", "pushToStart",
-                            "--activity-type", "DeliveryAttributes").status == 0)
+        #expect(
+            try cli.run(
+                "device", "add", CLI.token(3), "--topic", Self.topic + ".push-type.liveactivity", "--kind",
+                "pushToStart",
+                "--activity-type", "DeliveryAttributes"
+            ).status == 0)
 
         let devices = try cli.run("device", "list", "--json").lines.map(json)
         #expect(devices.map { $0["kind"] as? String } == ["device", "activity", "pushToStart"])
@@ -40,15 +47,19 @@ import TestSupport
             let column = try #require(header.range(of: heading)).lowerBound.utf16Offset(in: header)
             for line in table.dropFirst() {
                 let start = line.utf16.index(line.startIndex, offsetBy: column)
-                #expect(line[line.index(before: start)] == " " && line[start] != " ", "\(heading) out of line in: \(line)")
+                #expect(
+                    line[line.index(before: start)] == " " && line[start] != " ", "\(heading) out of line in: \(line)")
             }
         }
         #expect(table[2].contains(" activity ") && table[2].contains(" DeliveryAttributes "))
         #expect(table[1].contains(" device ") && table[3].contains(" pushToStart "))
 
         // Registering again with another kind updates the same device.
-        #expect(try cli.run("device", "add", CLI.token(2), "--topic", Self.topic, "--kind", "pushToStart",
-                            "--activity-type", "RideAttributes").status == 0)
+        #expect(
+            try cli.run(
+                "device", "add", CLI.token(2), "--topic", Self.topic, "--kind", "pushToStart",
+                "--activity-type", "RideAttributes"
+            ).status == 0)
         let again = try cli.run("device", "list", "--json").lines.map(json)
         #expect(again.count == 3)
         #expect(again[1]["kind"] as? String == "pushToStart" && again[1]["activityType"] as? String == "RideAttributes")
@@ -60,11 +71,15 @@ import TestSupport
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
         let lines = [CLI.token(1) + ",alice", CLI.token(2) + ",bob,development"].joined(separator: "\n")
-        let refused = try cli.run(["device", "import", "-", "--topic", Self.topic, "--kind", "pushToStart"], stdin: lines)
+        let refused = try cli.run(
+            ["device", "import", "-", "--topic", Self.topic, "--kind", "pushToStart"], stdin: lines)
         #expect(refused.status == 64 && refused.stderr.contains("needs an activity type"), "\(refused.stderr)")
         #expect(try cli.run("device", "list", "--json").lines.isEmpty)
-        let imported = try cli.run(["device", "import", "-", "--topic", Self.topic, "--kind", "pushToStart",
-                                    "--activity-type", "DeliveryAttributes"], stdin: lines)
+        let imported = try cli.run(
+            [
+                "device", "import", "-", "--topic", Self.topic, "--kind", "pushToStart",
+                "--activity-type", "DeliveryAttributes",
+            ], stdin: lines)
         #expect(imported.status == 0, "\(imported.stderr)")
         let devices = try cli.run("device", "list", "--json").lines.map(json)
         #expect(devices.map { $0["kind"] as? String } == ["pushToStart", "pushToStart"])
@@ -100,28 +115,38 @@ import TestSupport
         let cli = try CLI()
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
-        let created = try cli.run("campaign", "create", "--activity-type", "DeliveryAttributes", "--user", "u1", "--user", "u2",
-                                  "--push-type", "liveactivity", "--topic", Self.topic, "--payload", Self.update)
+        let created = try cli.run(
+            "campaign", "create", "--activity-type", "DeliveryAttributes", "--user", "u1", "--user", "u2",
+            "--push-type", "liveactivity", "--topic", Self.topic, "--payload", Self.update)
         #expect(created.status == 0, "\(created.stderr)")
         let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let shown = try json(try cli.run("campaign", "show", id, "--json").stdout)
         #expect(shown["audience"] as? String == "users" && shown["audienceSize"] as? Int == 2)
-        #expect(shown["activityType"] as? String == "DeliveryAttributes" && shown["activityKind"] as? String == "activity")
+        #expect(
+            shown["activityType"] as? String == "DeliveryAttributes" && shown["activityKind"] as? String == "activity")
         let text = try cli.run("campaign", "show", id).stdout
         #expect(text.contains("audience     activities of DeliveryAttributes, users (2)"), "\(text)")
 
-        let starts = try cli.run("campaign", "create", "--activity-type", "DeliveryAttributes", "--kind", "pushToStart",
-                                 "--push-type", "liveactivity", "--topic", Self.topic, "--payload", Self.update)
+        let starts = try cli.run(
+            "campaign", "create", "--activity-type", "DeliveryAttributes", "--kind", "pushToStart",
+            "--push-type", "liveactivity", "--topic", Self.topic, "--payload", Self.update)
         #expect(starts.status == 0, "\(starts.stderr)")
-        let startsShown = try json(try cli.run("campaign", "show", starts.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--json").stdout)
+        let startsShown = try json(
+            try cli.run("campaign", "show", starts.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--json")
+                .stdout)
         #expect(startsShown["audience"] as? String == "all" && startsShown["activityKind"] as? String == "pushToStart")
         // A campaign to every device says it has no activity audience.
-        let all = try cli.run("campaign", "create", "--all", "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#)
+        let all = try cli.run(
+            "campaign", "create", "--all", "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#)
         #expect(all.status == 0)
-        let allShown = try json(try cli.run("campaign", "show", all.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--json").stdout)
+        let allShown = try json(
+            try cli.run("campaign", "show", all.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--json").stdout
+        )
         #expect(allShown["activityType"] is NSNull && allShown["activityKind"] is NSNull)
         let table = try cli.run("campaign", "list").lines
-        #expect(table.filter { $0.contains(" activities ") }.count == 2 && table.filter { $0.contains(" all ") }.count == 1, "\(table)")
+        #expect(
+            table.filter { $0.contains(" activities ") }.count == 2 && table.filter { $0.contains(" all ") }.count == 1,
+            "\(table)")
     }
 
     @Test func activityAudiencesBreakingARuleAreUsageErrorsThatCreateNothing() throws {
@@ -131,11 +156,20 @@ import TestSupport
         let base = ["campaign", "create", "--topic", Self.topic, "--payload", Self.update]
         let cases: [([String], String)] = [
             (["--push-type", "liveactivity", "--kind", "pushToStart", "--all"], "--kind goes with --activity-type"),
-            (["--push-type", "liveactivity", "--activity-type", "DeliveryAttributes", "--all"], "choose exactly one audience"),
+            (
+                ["--push-type", "liveactivity", "--activity-type", "DeliveryAttributes", "--all"],
+                "choose exactly one audience"
+            ),
             (["--activity-type", "DeliveryAttributes"], "takes push type liveactivity"),
-            (["--push-type", "liveactivity", "--activity-type", "DeliveryAttributes", "--kind", "device"], "not kind device"),
+            (
+                ["--push-type", "liveactivity", "--activity-type", "DeliveryAttributes", "--kind", "device"],
+                "not kind device"
+            ),
             (["--push-type", "liveactivity", "--activity-type", "9Lives"], "must start with a letter"),
-            (["--push-type", "liveactivity", "--activity-type", "DeliveryAttributes", "--kind", "later"], "--kind must be"),
+            (
+                ["--push-type", "liveactivity", "--activity-type", "DeliveryAttributes", "--kind", "later"],
+                "--kind must be"
+            ),
         ]
         for (extra, message) in cases {
             let result = try cli.run(base + extra)

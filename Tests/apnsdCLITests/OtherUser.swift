@@ -8,8 +8,12 @@ enum OtherUser {
     /// Why apnsd cannot be run as another user here, or nil when it can.
     static let unavailable: String? = {
         if geteuid() != 0 { return "runs apnsd as the user nobody, which needs root (CI runs the tests as root)" }
-        if !FileManager.default.isExecutableFile(atPath: setpriv) { return "needs \(setpriv) (util-linux; scripts/setup installs it)" }
-        if getpwnam("nobody") == nil || getgrnam("nogroup") == nil { return "needs the user nobody and the group nogroup" }
+        if !FileManager.default.isExecutableFile(atPath: setpriv) {
+            return "needs \(setpriv) (util-linux; scripts/setup installs it)"
+        }
+        if getpwnam("nobody") == nil || getgrnam("nogroup") == nil {
+            return "needs the user nobody and the group nogroup"
+        }
         return nil
     }()
 
@@ -26,6 +30,9 @@ enum OtherUser {
 
     /// setpriv's arguments before the command.
     static func arguments(groups: [gid_t]) -> [String] {
-        ["--reuid=nobody", "--regid=nogroup", groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")]
+        [
+            "--reuid=nobody", "--regid=nogroup",
+            groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ","),
+        ]
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Databases this user may not write: read-only commands still work, writing ones fail with one line and change
 /// nothing, and `init --group` shares a database between users. "Another user" is nobody (`OtherUser`).
@@ -25,11 +25,15 @@ import TestSupport
 
     func errorLines(_ result: CLI.Result) -> [Substring] { result.stderr.split(separator: "\n") }
 
-    func expectReadOnlyRefusal(_ result: CLI.Result, _ database: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectReadOnlyRefusal(
+        _ result: CLI.Result, _ database: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(result.status == 1, sourceLocation: sourceLocation)
         #expect(errorLines(result).count == 1, "one line: \(result.stderr)", sourceLocation: sourceLocation)
-        #expect(result.stderr.contains("database \(database) is read-only for this user (uid \(OtherUser.uid))")
-                && result.stderr.contains("apnsd init --group NAME"), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderr.contains("database \(database) is read-only for this user (uid \(OtherUser.uid))")
+                && result.stderr.contains("apnsd init --group NAME"), "\(result.stderr)", sourceLocation: sourceLocation
+        )
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))
@@ -47,17 +51,27 @@ import TestSupport
             let log = try cli.runAsOtherUser("log", "--json")
             #expect(log.status == 0 && log.lines.count == 1 && log.stdout.contains(CLI.token(1)), "\(log.stderr)")
             let campaigns = try cli.runAsOtherUser("campaign", "list", "--json")
-            #expect(campaigns.status == 0 && campaigns.lines.count == 1 && campaigns.stdout.contains(#""kind":"single""#), "\(campaigns.stderr)")
+            #expect(
+                campaigns.status == 0 && campaigns.lines.count == 1 && campaigns.stdout.contains(#""kind":"single""#),
+                "\(campaigns.stderr)")
             let campaign = try cli.runAsOtherUser("campaign", "show", "1")
             #expect(campaign.status == 0 && campaign.stdout.hasPrefix("campaign 1 (single)"), "\(campaign.stderr)")
             let devices = try cli.runAsOtherUser("device", "list", "--json")
-            #expect(devices.status == 0 && devices.lines.count == 1 && devices.stdout.contains(CLI.token(1)), "\(devices.stderr)")
+            #expect(
+                devices.status == 0 && devices.lines.count == 1 && devices.stdout.contains(CLI.token(1)),
+                "\(devices.stderr)")
 
-            expectReadOnlyRefusal(try cli.runAsOtherUser("send", CLI.token(2), "--topic", Self.topic, "--payload", Self.payload), cli.database)
-            expectReadOnlyRefusal(try cli.runAsOtherUser("device", "add", CLI.token(3), "--topic", Self.topic), cli.database)
+            expectReadOnlyRefusal(
+                try cli.runAsOtherUser("send", CLI.token(2), "--topic", Self.topic, "--payload", Self.payload),
+                cli.database)
+            expectReadOnlyRefusal(
+                try cli.runAsOtherUser("device", "add", CLI.token(3), "--topic", Self.topic), cli.database)
             expectReadOnlyRefusal(try cli.runAsOtherUser("campaign", "cancel", "1"), cli.database)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: cli.database)) == before, "directory mode \(String(directoryMode, radix: 8))")
-            #expect(try files(of: cli.database) == ["apnsd.sqlite"], "directory mode \(String(directoryMode, radix: 8))")
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: cli.database)) == before,
+                "directory mode \(String(directoryMode, radix: 8))")
+            #expect(
+                try files(of: cli.database) == ["apnsd.sqlite"], "directory mode \(String(directoryMode, radix: 8))")
         }
     }
 
@@ -72,13 +86,17 @@ import TestSupport
         try #require(cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n")
         try #require(try files(of: cli.database) == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
         // Readable, not writable, by others: the three files are created 0640 (DatabaseFile).
-        for file in try files(of: cli.database) { try #require(chmod(cli.directory.appendingPathComponent(file).path, 0o444) == 0) }
+        for file in try files(of: cli.database) {
+            try #require(chmod(cli.directory.appendingPathComponent(file).path, 0o444) == 0)
+        }
 
         let campaigns = try cli.runAsOtherUser("campaign", "list", "--json")
         #expect(campaigns.status == 0 && campaigns.lines.count == 2, "\(campaigns.stderr)")
         let log = try cli.runAsOtherUser("log", "--campaign", "2", "--json")
         #expect(log.status == 0 && log.lines.count == 1, "\(log.stderr)")
-        expectReadOnlyRefusal(try cli.runAsOtherUser("send", CLI.token(2), "--topic", Self.topic, "--payload", Self.payload), cli.database)
+        expectReadOnlyRefusal(
+            try cli.runAsOtherUser("send", CLI.token(2), "--topic", Self.topic, "--payload", Self.payload), cli.database
+        )
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))
@@ -94,7 +112,9 @@ import TestSupport
         #expect(list.status == 1 && errorLines(list).count == 1 && list.stdout.isEmpty, "\(list.stderr)")
         // …while a member of the file's group (root's: 0) reads it, and may not write.
         #expect(try cli.runAsOtherUser("campaign", "list", groups: [0]).status == 0)
-        expectReadOnlyRefusal(try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload, groups: [0]), cli.database)
+        expectReadOnlyRefusal(
+            try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload, groups: [0]),
+            cli.database)
         #expect(try Data(contentsOf: URL(fileURLWithPath: cli.database)) == before)
     }
 
@@ -117,7 +137,8 @@ import TestSupport
         try populated(cli)
         let held = try HeldConnection(database: cli.database)
         defer { held.close() }
-        try #require(await cli.runAsync("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
+        try #require(
+            await cli.runAsync("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
         let names = try files(of: cli.database)
         try #require(names == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
         let expected = 0o640 & ~(try Self.umask())
@@ -134,7 +155,9 @@ import TestSupport
         let again = try await cli.runAsync("init")
         #expect(again.status == 0)
         #expect(try mode(cli.database) == 0o640)
-        #expect(errorLines(again).count == 1 && again.stderr.contains("\(cli.database) was readable by other users"), "\(again.stderr)")
+        #expect(
+            errorLines(again).count == 1 && again.stderr.contains("\(cli.database) was readable by other users"),
+            "\(again.stderr)")
         #expect(try await cli.runAsync("init").stderr.isEmpty, "nothing to say the second time")
     }
 
@@ -146,7 +169,9 @@ import TestSupport
         let directory = cli.directory.appendingPathComponent("shared").path
         cli.environment["APNSD_DATABASE"] = directory + "/apnsd.sqlite"
         let initialized = try cli.run("init", "--group", group.name)
-        #expect(initialized.status == 0 && initialized.stdout.contains("shared by group \(group.name)"), "\(initialized.stderr)")
+        #expect(
+            initialized.status == 0 && initialized.stdout.contains("shared by group \(group.name)"),
+            "\(initialized.stderr)")
 
         var info = stat()
         try #require(stat(directory, &info) == 0)
@@ -155,15 +180,21 @@ import TestSupport
         #expect(info.st_gid == group.id && info.st_mode & 0o7777 == 0o660)
 
         let member = [group.id]
-        #expect(try cli.runAsOtherUser("device", "add", CLI.token(1), "--topic", Self.topic, groups: member).status == 0)
-        let sent = try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload, groups: member)
+        #expect(
+            try cli.runAsOtherUser("device", "add", CLI.token(1), "--topic", Self.topic, groups: member).status == 0)
+        let sent = try cli.runAsOtherUser(
+            "send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload, groups: member)
         #expect(sent.status == 0 && sent.stdout == "1\n", "\(sent.stderr)")
         #expect(try cli.runAsOtherUser("log", "--json", groups: member).lines.count == 1)
         #expect(try cli.run("log", "--json").lines.count == 1, "root sees the member's send")
-        #expect(try cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n", "and can still write")
+        #expect(
+            try cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n",
+            "and can still write")
 
         let outsider = try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload)
-        #expect(outsider.status == 1 && errorLines(outsider).count == 1 && outsider.stderr.contains("permission denied"), "\(outsider.stderr)")
+        #expect(
+            outsider.status == 1 && errorLines(outsider).count == 1 && outsider.stderr.contains("permission denied"),
+            "\(outsider.stderr)")
         #expect(try cli.run("campaign", "list", "--json").lines.count == 2)
     }
 
@@ -173,7 +204,9 @@ import TestSupport
         let directory = cli.directory.appendingPathComponent("shared").path
         cli.environment["APNSD_DATABASE"] = directory + "/apnsd.sqlite"
         let result = try cli.run("init", "--group", "no-such-group-\(getpid())")
-        #expect(result.status == 64 && errorLines(result).count == 1 && result.stderr.contains("unknown group 'no-such-group-"))
+        #expect(
+            result.status == 64 && errorLines(result).count == 1
+                && result.stderr.contains("unknown group 'no-such-group-"))
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
@@ -185,7 +218,9 @@ import TestSupport
         var before = stat()
         try #require(stat(cli.directory.path, &before) == 0)
         let result = try cli.run("init", "--group", group.name)
-        #expect(result.status == 1 && errorLines(result).count == 1 && result.stderr.contains("holds other files than the database"))
+        #expect(
+            result.status == 1 && errorLines(result).count == 1
+                && result.stderr.contains("holds other files than the database"))
         #expect(!FileManager.default.fileExists(atPath: cli.database))
         var after = stat()
         try #require(stat(cli.directory.path, &after) == 0)

@@ -12,64 +12,89 @@ extension WorkerFleet {
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker(environment: ["APNSD_CONNECTIONS": "2"]) }
             defer { workers.forEach { $0.killIfRunning() } }
-            #expect(try Fleet.waitUntil(600, every: 0.5) { try fleet.show(fleet.campaign!)["status"] as? String == "completed" },
-                    "the campaign should complete: \(workers.map { $0.log.suffix(1500) })")
+            #expect(
+                try Fleet.waitUntil(600, every: 0.5) {
+                    try fleet.show(fleet.campaign!)["status"] as? String == "completed"
+                },
+                "the campaign should complete: \(workers.map { $0.log.suffix(1500) })")
             for worker in workers {
-                #expect(worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
+                #expect(
+                    worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
+                    "\(worker.log.suffix(2000))")
             }
             try fleet.expectAllAcceptedOnce()
             let stats = fleet.server.stats()
             #expect(stats.totals.tokensAcceptedTwice == 0, "no device got two 200s")
             #expect(stats.totals.connections == 6, "two connections per worker: \(stats.connections.map(\.requests))")
             // Every worker took its share: claims are spread by SKIP LOCKED, not serialized on one of them.
-            let sent = workers.map { $0.events("worker.finished").first?["accepted"] as? String }.compactMap { $0.flatMap(Int.init) }
-            #expect(sent.count == 3 && sent.allSatisfy { $0 > devices / 20 } && sent.reduce(0, +) == devices, "accepted per worker: \(sent)")
+            let sent = workers.map { $0.events("worker.finished").first?["accepted"] as? String }.compactMap {
+                $0.flatMap(Int.init)
+            }
+            #expect(
+                sent.count == 3 && sent.allSatisfy { $0 > devices / 20 } && sent.reduce(0, +) == devices,
+                "accepted per worker: \(sent)")
             print("postgres fleet: 3 workers, \(devices) devices, accepted per worker \(sent)")
         }
 
         @Test func killNineOfOneOfThreeWorkers() throws {
-            let devices = 6_000, rate = 300
+            let devices = 6_000
+            let rate = 300
             let fleet = try Fleet(devices: devices, rate: rate, database: try PostgresCluster.shared.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker() }
             defer { workers.forEach { $0.killIfRunning() } }
-            #expect(try Fleet.waitUntil(30, every: 0.2) {
-                let listed = try fleet.workers()
-                return listed.count == 3 && listed.allSatisfy { ($0["leases"] as? Int ?? 0) > 0 } && fleet.accepted >= 1000
-            }, "all three should be sending: \(workers.map { $0.log.suffix(800) })")
+            #expect(
+                try Fleet.waitUntil(30, every: 0.2) {
+                    let listed = try fleet.workers()
+                    return listed.count == 3 && listed.allSatisfy { ($0["leases"] as? Int ?? 0) > 0 }
+                        && fleet.accepted >= 1000
+                }, "all three should be sending: \(workers.map { $0.log.suffix(800) })")
             let victim = workers[0]
-            let victimID = try #require(try fleet.workers().first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
+            let victimID = try #require(
+                try fleet.workers().first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
             kill(victim.pid, SIGKILL)
             victim.process.waitUntilExit()
-            let held = Set(try fleet.query("SELECT token FROM deliveries WHERE leased_by = \(victimID) AND status = 'pending'"))
+            let held = Set(
+                try fleet.query("SELECT token FROM deliveries WHERE leased_by = \(victimID) AND status = 'pending'"))
             #expect(!held.isEmpty && fleet.accepted < devices, "the kill came too late to test anything")
 
-            #expect(try Fleet.waitUntil(90, every: 0.3) { try fleet.show(fleet.campaign!)["status"] as? String == "completed" },
-                    "the survivors should finish: \(workers[1...].map { $0.log.suffix(1500) })")
+            #expect(
+                try Fleet.waitUntil(90, every: 0.3) {
+                    try fleet.show(fleet.campaign!)["status"] as? String == "completed"
+                },
+                "the survivors should finish: \(workers[1...].map { $0.log.suffix(1500) })")
             let takeovers = workers[1...].flatMap { $0.events("worker.stale_leases_taken_over") }
             #expect(takeovers.count == 1 && takeovers.first?["workers"] as? String == victimID, "\(takeovers)")
             for worker in workers[1...] {
-                #expect(worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
+                #expect(
+                    worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
+                    "\(worker.log.suffix(2000))")
             }
             let log = try fleet.log()
-            #expect(log.count == devices && log.allSatisfy { $0["status"] as? String == "accepted" }, "one accepted row per device")
+            #expect(
+                log.count == devices && log.allSatisfy { $0["status"] as? String == "accepted" },
+                "one accepted row per device")
             // Only what the dead worker held can have gone out twice.
             let stats = fleet.server.stats()
             let twice = Set(stats.tokens.filter { ($0.value["200"] ?? 0) > 1 }.keys)
-            #expect(twice.subtracting(held).isEmpty, "accepted twice without being held by the dead worker: \(twice.subtracting(held).prefix(5))")
+            #expect(
+                twice.subtracting(held).isEmpty,
+                "accepted twice without being held by the dead worker: \(twice.subtracting(held).prefix(5))")
             #expect(stats.tokens.count == devices)
         }
 
         @Test func aCancelReachesAllThreeWorkers() throws {
-            let devices = 6_000, rate = 200
+            let devices = 6_000
+            let rate = 200
             let fleet = try Fleet(devices: devices, rate: rate, database: try PostgresCluster.shared.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker() }
             defer { workers.forEach { $0.killIfRunning() } }
             let campaign = try #require(fleet.campaign)
-            #expect(try Fleet.waitUntil(30, every: 0.2) {
-                try fleet.workers().filter { ($0["leases"] as? Int ?? 0) > 0 }.count == 3
-            }, "all three should hold leases: \(workers.map { $0.log.suffix(800) })")
+            #expect(
+                try Fleet.waitUntil(30, every: 0.2) {
+                    try fleet.workers().filter { ($0["leases"] as? Int ?? 0) > 0 }.count == 3
+                }, "all three should hold leases: \(workers.map { $0.log.suffix(800) })")
             let result = try fleet.cli.run("campaign", "cancel", String(campaign), "--json")
             #expect(result.status == 0, "\(result.stderr)")
             let report = try Fleet.json(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -77,7 +102,9 @@ extension WorkerFleet {
             let atReturn = fleet.server.stats().totals.requests
             // Each worker acknowledged it: the command returned only after all three stopped sending the campaign.
             for worker in workers {
-                #expect(Fleet.waitUntil(10) { !worker.events("worker.campaign_cancelled").isEmpty }, "\(worker.log.suffix(1500))")
+                #expect(
+                    Fleet.waitUntil(10) { !worker.events("worker.campaign_cancelled").isEmpty },
+                    "\(worker.log.suffix(1500))")
             }
             Thread.sleep(forTimeInterval: 1)
             let later = fleet.server.stats().totals.requests
@@ -90,8 +117,12 @@ extension WorkerFleet {
         @Test func theDatabaseStoppedAndRestartedMidCampaign() throws {
             // Durable, as a production server is: the crash below must not take back acknowledged commits.
             let cluster = try PostgresCluster(durable: true)
-            defer { try? cluster.stop(mode: "immediate"); cluster.remove() }
-            let devices = 4_000, rate = 300
+            defer {
+                try? cluster.stop(mode: "immediate")
+                cluster.remove()
+            }
+            let devices = 4_000
+            let rate = 300
             let fleet = try Fleet(devices: devices, rate: rate, database: try cluster.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<2).map { _ in try fleet.startWorker() }
@@ -102,9 +133,13 @@ extension WorkerFleet {
             Thread.sleep(forTimeInterval: 8)
             // Workers stop sending within what they had claimed (at most a few seconds of their rate).
             let duringOutage = fleet.accepted
-            #expect(duringOutage - stoppedAt <= 4 * rate * 2, "\(duringOutage - stoppedAt) sent while the database was down")
+            #expect(
+                duringOutage - stoppedAt <= 4 * rate * 2, "\(duringOutage - stoppedAt) sent while the database was down"
+            )
             try cluster.start()
-            let finished = try Fleet.waitUntil(90, every: 0.3) { try fleet.show(fleet.campaign!)["status"] as? String == "completed" }
+            let finished = try Fleet.waitUntil(90, every: 0.3) {
+                try fleet.show(fleet.campaign!)["status"] as? String == "completed"
+            }
             let state = """
                 \(try fleet.show(fleet.campaign!))
                 \(try fleet.query("SELECT status, leased_by, next_attempt_at > 4000000000000, count(*) FROM deliveries GROUP BY 1, 2, 3"))
@@ -115,9 +150,13 @@ extension WorkerFleet {
                 """
             #expect(finished, "the workers should resume and finish: \(state)\n\(workers.map { $0.log.suffix(1500) })")
             for worker in workers {
-                #expect(!worker.events("worker.storage_fault").isEmpty && !worker.events("worker.storage_recovered").isEmpty,
-                        "each worker saw the outage and recovered: \(worker.log.suffix(1500))")
-                #expect(worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
+                #expect(
+                    !worker.events("worker.storage_fault").isEmpty
+                        && !worker.events("worker.storage_recovered").isEmpty,
+                    "each worker saw the outage and recovered: \(worker.log.suffix(1500))")
+                #expect(
+                    worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
+                    "\(worker.log.suffix(2000))")
             }
             let log = try fleet.log()
             #expect(log.count == devices && log.allSatisfy { $0["status"] as? String == "accepted" }, "nothing lost")

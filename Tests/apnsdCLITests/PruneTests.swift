@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension WorkerFleet {
     /// `apnsd prune` run as an operator (or the systemd timer) would: on a database the worker really filled through
@@ -22,7 +22,9 @@ extension WorkerFleet {
         /// Counters of `campaign show --json` (its other fields, e.g. the rate, move with time).
         static func counters(_ fleet: Fleet, _ id: Int) throws -> [String] {
             let shown = try fleet.show(id)
-            return ["status", "total", "pending", "accepted", "rejected", "unregistered", "failed", "cancelled"].map { "\($0)=\(shown[$0] ?? "nil")" }
+            return ["status", "total", "pending", "accepted", "rejected", "unregistered", "failed", "cancelled"].map {
+                "\($0)=\(shown[$0] ?? "nil")"
+            }
         }
 
         @Test func prunesOldRowsKeepsCountersAndPendingWorkAndRefusesBadInput() throws {
@@ -33,28 +35,37 @@ extension WorkerFleet {
             try #require(worker.status == 0, "\(worker.stderr)")
             // A cancelled single send and a running one (its delivery pending: no worker runs).
             let payload = #"{"aps":{"alert":"hi"}}"#
-            let cancelled = try #require(Int(try fleet.cli.run("send", CLI.token(1), "--payload", payload).stdout
-                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            let cancelled = try #require(
+                Int(
+                    try fleet.cli.run("send", CLI.token(1), "--payload", payload).stdout
+                        .trimmingCharacters(in: .whitespacesAndNewlines)))
             try #require(try fleet.cli.run("cancel", String(cancelled)).status == 0)
-            let running = try #require(Int(try fleet.cli.run("send", CLI.token(2), "--payload", payload).stdout
-                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            let running = try #require(
+                Int(
+                    try fleet.cli.run("send", CLI.token(2), "--payload", payload).stdout
+                        .trimmingCharacters(in: .whitespacesAndNewlines)))
             // Everything happened 40 days ago; devices 1–10 were last registered 100 days ago, 11–15 were deactivated
             // 100 days ago, 16–40 are fresh.
-            try Self.write(fleet.cli.database, """
+            try Self.write(
+                fleet.cli.database,
+                """
                 UPDATE deliveries SET created_at = created_at - 40 * \(Self.day), updated_at = updated_at - 40 * \(Self.day);
                 UPDATE devices SET registered_at = registered_at - 100 * \(Self.day) WHERE id <= 15;
                 UPDATE devices SET active = 0, reason = 'Unregistered', deactivated_at = registered_at WHERE id BETWEEN 11 AND 15;
                 """)
             let campaigns = [finished, cancelled, running]
             let shownBefore = try campaigns.map { try Self.counters(fleet, $0) }
-            #expect(shownBefore[0].contains("status=completed") && shownBefore[1].contains("status=cancelled")
+            #expect(
+                shownBefore[0].contains("status=completed") && shownBefore[1].contains("status=cancelled")
                     && shownBefore[2].contains("status=running"), "\(shownBefore)")
             let before = try Self.digest(fleet)
 
             // Bad values: one line, exit 64, nothing changed.
-            for (arguments, environment) in [(["--deliveries-older-than", "30x"], [:]), (["--devices-inactive-for", "-5d"], [:]),
-                                             (["--deliveries-older-than", "0d"], [:]), ([], ["APNSD_RETENTION_DEVICES_INACTIVE_FOR": "90"]),
-                                             (["--dry-run", "--enable-incremental-vacuum"], [:]), (["now"], [:])] as [([String], [String: String])] {
+            for (arguments, environment) in [
+                (["--deliveries-older-than", "30x"], [:]), (["--devices-inactive-for", "-5d"], [:]),
+                (["--deliveries-older-than", "0d"], [:]), ([], ["APNSD_RETENTION_DEVICES_INACTIVE_FOR": "90"]),
+                (["--dry-run", "--enable-incremental-vacuum"], [:]), (["now"], [:]),
+            ] as [([String], [String: String])] {
                 let result = try fleet.cli.run(["prune"] + arguments, environment: environment)
                 #expect(result.status == 64, "\(arguments) \(environment): \(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1 && result.stdout.isEmpty, "\(result.stderr)")
@@ -68,9 +79,12 @@ extension WorkerFleet {
             #expect(counted["dryRun"] as? Bool == true)
             let dryDeliveries = try #require(counted["deliveries"] as? [String: Any])
             let dryDevices = try #require(counted["devices"] as? [String: Any])
-            #expect(dryDeliveries["removed"] as? Int == 41 && dryDeliveries["olderThan"] as? String == "30d", "\(counted)")
-            #expect(dryDevices["removed"] as? Int == 15 && dryDevices["deactivated"] as? Int == 5
-                    && dryDevices["notRegisteredAgain"] as? Int == 10 && dryDevices["inactiveFor"] as? String == "90d", "\(counted)")
+            #expect(
+                dryDeliveries["removed"] as? Int == 41 && dryDeliveries["olderThan"] as? String == "30d", "\(counted)")
+            #expect(
+                dryDevices["removed"] as? Int == 15 && dryDevices["deactivated"] as? Int == 5
+                    && dryDevices["notRegisteredAgain"] as? Int == 10 && dryDevices["inactiveFor"] as? String == "90d",
+                "\(counted)")
             #expect(try Self.digest(fleet) == before, "a dry run changes nothing")
 
             let pruned = try fleet.cli.run("prune", "--json")
@@ -81,9 +95,14 @@ extension WorkerFleet {
             #expect((report["devices"] as? [String: Any])?["removed"] as? Int == 15, "\(report)")
             let space = try #require(report["space"] as? [String: Any])
             #expect(space["incrementalVacuum"] as? Bool == true && space["freePages"] as? Int == 0, "\(space)")
-            #expect(space["pagesReclaimed"] is Int && space["bytesReclaimed"] is Int && space["fileBytes"] is Int && report["steps"] is Int)
-            #expect(try campaigns.map { try Self.counters(fleet, $0) } == shownBefore, "campaign show keeps every count")
-            #expect(try fleet.query("SELECT campaign_id, status FROM deliveries") == ["\(running)|pending"], "the pending delivery is kept")
+            #expect(
+                space["pagesReclaimed"] is Int && space["bytesReclaimed"] is Int && space["fileBytes"] is Int
+                    && report["steps"] is Int)
+            #expect(
+                try campaigns.map { try Self.counters(fleet, $0) } == shownBefore, "campaign show keeps every count")
+            #expect(
+                try fleet.query("SELECT campaign_id, status FROM deliveries") == ["\(running)|pending"],
+                "the pending delivery is kept")
             #expect(try fleet.query("SELECT min(id), count(*) FROM devices") == ["16|25"])
 
             // Nothing left to prune: one plain line.
@@ -101,7 +120,9 @@ extension WorkerFleet {
             defer { fleet.stop() }
             let campaign = try #require(fleet.campaign)
             let old = Int64(Date().timeIntervalSince1970 * 1000) - 40 * Self.day
-            try Self.write(fleet.cli.database, """
+            try Self.write(
+                fleet.cli.database,
+                """
                 INSERT INTO campaigns (id, kind, status, topic, push_type, priority, payload, audience, expanded, scheduled_at,
                                        created_at, finished_at, total, accepted)
                     VALUES (1000, 'bulk', 'completed', '\(Fleet.topic)', 'alert', 10, X'7B7D', 'all', 1, \(old), \(old), \(old), 100000, 100000);
@@ -112,7 +133,8 @@ extension WorkerFleet {
                 """)
             let worker = try fleet.startWorker(["--until-idle"])
             defer { worker.killIfRunning() }
-            var prunes = 0, removed = 0
+            var prunes = 0
+            var removed = 0
             while worker.process.isRunning {
                 let result = try fleet.cli.run("prune", "--deliveries-older-than", "1s", "--json")
                 #expect(result.status == 0, "\(result.stderr)")
@@ -128,11 +150,15 @@ extension WorkerFleet {
             // At least one prune ran while the worker sent (under a sanitizer the first, with its 100,000 old rows, may
             // outlast the whole campaign); one more now takes the campaign's rows finished meanwhile.
             let last = try fleet.cli.run("prune", "--deliveries-older-than", "1s", "--json")
-            removed += (try Fleet.json(last.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["deliveries"] as? [String: Any])?["removed"] as? Int ?? 0
+            removed +=
+                (try Fleet.json(last.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["deliveries"]
+                as? [String: Any])?["removed"] as? Int ?? 0
             #expect(prunes >= 1 && removed >= 100_000, "\(prunes) prunes removed \(removed) rows")
             let shown = try fleet.show(campaign)
             #expect(shown["status"] as? String == "completed")
-            #expect(shown["total"] as? Int == devices && shown["accepted"] as? Int == devices && shown["pending"] as? Int == 0, "\(shown)")
+            #expect(
+                shown["total"] as? Int == devices && shown["accepted"] as? Int == devices
+                    && shown["pending"] as? Int == 0, "\(shown)")
             let stats = fleet.server.stats()
             #expect(stats.tokens.count == devices, "every device reached APNs")
             #expect(stats.tokens.values.allSatisfy { $0.values.reduce(0, +) == 1 }, "each exactly once")
@@ -152,18 +178,24 @@ extension WorkerFleet {
         try #require(try cli.run("device", "add", CLI.token(1), "--topic", "com.example.app").status == 0)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         // The file as an older apnsd made it (no incremental vacuum), and a worker that heartbeats.
-        try WorkerFleet.PruneTests.write(cli.database, """
+        try WorkerFleet.PruneTests.write(
+            cli.database,
+            """
             PRAGMA auto_vacuum = NONE; VACUUM;
             INSERT INTO workers (id, host, pid, started_at, heartbeat_at) VALUES (7, 'h', 1, \(now), \(now + 3_600_000));
             """)
         let mode = { try ToolRun.run("/usr/bin/sqlite3", ["-readonly", cli.database, "PRAGMA auto_vacuum"]).stdout }
         #expect(try mode() == "0\n")
         let plain = try cli.run("prune")
-        #expect(plain.status == 0 && plain.stderr.contains("--enable-incremental-vacuum"), "a note says how to convert: \(plain.stderr)")
+        #expect(
+            plain.status == 0 && plain.stderr.contains("--enable-incremental-vacuum"),
+            "a note says how to convert: \(plain.stderr)")
 
         let refused = try cli.run("prune", "--enable-incremental-vacuum")
-        #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("worker"),
-                "\(refused.stderr)")
+        #expect(
+            refused.status == 1 && refused.stderr.split(separator: "\n").count == 1
+                && refused.stderr.contains("worker"),
+            "\(refused.stderr)")
         #expect(try mode() == "0\n", "nothing changed")
 
         try WorkerFleet.PruneTests.write(cli.database, "DELETE FROM workers")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension WorkerFleet {
     /// SIGHUP makes a running worker read its settings and key again: what can change applies at once, the log says
@@ -11,7 +11,8 @@ extension WorkerFleet {
             defer { fleet.stop() }
             var cli = fleet.cli
             let key = CLI.fixture("keys/AuthKey_TESTKEY001.p8")
-            let config = try cli.write("settings.json", #"{"apns":{"keyFile":"\#(key)"},"retry":{"maxAttempts":8},"log":{"level":"info"}}"#)
+            let config = try cli.write(
+                "settings.json", #"{"apns":{"keyFile":"\#(key)"},"retry":{"maxAttempts":8},"log":{"level":"info"}}"#)
             cli.environment["APNSD_KEY_FILE"] = nil
             cli.environment["APNSD_CONFIG"] = config
             let worker = try BackgroundWorker(cli: cli, arguments: ["worker"])
@@ -24,10 +25,14 @@ extension WorkerFleet {
             // The same key under another name (it keeps its token: APNs refuses a key's tokens renewed within 20
             // minutes), debug logging, fewer attempts, and a setting only a restart can change.
             let copy = try cli.write("AuthKey_copy.p8", try String(contentsOfFile: key, encoding: .utf8))
-            try Data(#"{"apns":{"keyFile":"\#(copy)"},"retry":{"maxAttempts":3},"log":{"level":"debug"},"api":{"listen":"127.0.0.1:9999"}}"#.utf8)
-                .write(to: URL(fileURLWithPath: config))
+            try Data(
+                #"{"apns":{"keyFile":"\#(copy)"},"retry":{"maxAttempts":3},"log":{"level":"debug"},"api":{"listen":"127.0.0.1:9999"}}"#
+                    .utf8
+            )
+            .write(to: URL(fileURLWithPath: config))
             kill(worker.pid, SIGHUP)
-            #expect(Fleet.waitUntil(20, every: 0.02) { worker.log.contains("reload.done") }, "\(worker.log.suffix(1500))")
+            #expect(
+                Fleet.waitUntil(20, every: 0.02) { worker.log.contains("reload.done") }, "\(worker.log.suffix(1500))")
             let done = try #require(worker.events().last { $0["msg"] as? String == "reload.done" })
             let applied = Set(((done["applied"] as? String) ?? "").split(separator: ",").map(String.init))
             #expect(applied == ["keyFile", "maxAttempts", "logLevel"], "\(done)")
@@ -35,16 +40,21 @@ extension WorkerFleet {
 
             try #require(cli.run("send", CLI.token(2), "--payload", Fleet.payload).status == 0)
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(worker.log.suffix(3000))")
-            #expect(Fleet.waitUntil(5, every: 0.02) { worker.log.contains("apns.request") }, "no debug line after the reload")
+            #expect(
+                Fleet.waitUntil(5, every: 0.02) { worker.log.contains("apns.request") },
+                "no debug line after the reload")
             #expect(worker.events("apns.token_minted").count == 1, "the same key minted again")
 
             // A config that does not load changes nothing; the worker goes on.
             try Data("{not json".utf8).write(to: URL(fileURLWithPath: config))
             kill(worker.pid, SIGHUP)
-            #expect(Fleet.waitUntil(20, every: 0.02) { worker.log.contains("reload.failed") }, "\(worker.log.suffix(1500))")
+            #expect(
+                Fleet.waitUntil(20, every: 0.02) { worker.log.contains("reload.failed") }, "\(worker.log.suffix(1500))")
             try #require(fleet.cli.run("send", CLI.token(3), "--payload", Fleet.payload).status == 0)
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 3 }, "\(worker.log.suffix(1500))")
-            #expect(worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(1500))")
+            #expect(
+                worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
+                "\(worker.log.suffix(1500))")
             #expect(!worker.log.contains("eyJ"))
         }
     }

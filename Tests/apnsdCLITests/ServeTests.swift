@@ -1,22 +1,28 @@
 import Foundation
-import Threads
-import Testing
 import TestSupport
+import Testing
+import Threads
 
 /// `apnsd serve`: the listening line, the unauthenticated routes, JSON errors, a clean stop.
 @Suite(.offThePool) struct ServeTests {
     /// Starts `apnsd serve ARGS --listen 127.0.0.1:0` and waits for its first stdout line; the process and base URL.
     static func start(_ cli: CLI, _ arguments: [String]) throws -> (BackgroundWorker, String) {
         let serve = try BackgroundWorker(cli: cli, arguments: ["serve", "--listen", "127.0.0.1:0"] + arguments)
-        #expect(Fleet.waitUntil(20, every: 0.02) { serve.output.contains("\n") || !serve.process.isRunning }, "\(serve.log)")
-        let first = try #require(serve.output.split(separator: "\n").first.map(String.init), "no stdout; log: \(serve.log)")
+        #expect(
+            Fleet.waitUntil(20, every: 0.02) { serve.output.contains("\n") || !serve.process.isRunning }, "\(serve.log)"
+        )
+        let first = try #require(
+            serve.output.split(separator: "\n").first.map(String.init), "no stdout; log: \(serve.log)")
         let prefix = "listening on http://127.0.0.1:"
-        try #require(first.hasPrefix(prefix) && Int(first.dropFirst(prefix.count)).map { $0 > 0 } == true, "first line: \(first)")
+        try #require(
+            first.hasPrefix(prefix) && Int(first.dropFirst(prefix.count)).map { $0 > 0 } == true, "first line: \(first)"
+        )
         return (serve, String(first.dropFirst("listening on ".count)))
     }
 
     static func json(_ body: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "not a JSON object: \(body)")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "not a JSON object: \(body)")
     }
 
     @Test func apiOnlyAnswersItsRoutesAndStopsCleanly() throws {
@@ -36,7 +42,8 @@ import TestSupport
         #expect(checks == ["database": "ok"], "\(ready.body)")
 
         let metrics = try #require(HTTPClient.request("GET", base + "/metrics"))
-        #expect(metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(
+            metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         #expect(metrics.body.contains("apnsd_build_info{version="))
         let promtool = try ToolRun.run("/usr/bin/promtool", ["check", "metrics"], stdin: metrics.body)
         #expect(promtool.status == 0, "\(promtool.stdout)\(promtool.stderr)")
@@ -55,7 +62,9 @@ import TestSupport
         let group = DispatchGroup()
         for _ in 0..<4 {
             DispatchQueue.global().async(group: group) {
-                if let response = HTTPClient.request("GET", base + "/readyz") { answered.withLock { $0.append(response.status) } }
+                if let response = HTTPClient.request("GET", base + "/readyz") {
+                    answered.withLock { $0.append(response.status) }
+                }
             }
         }
         let took = serve.terminate(within: 20)
@@ -73,16 +82,21 @@ import TestSupport
         for bad in ["8080", "example.com:80", "127.0.0.1:99999", "[::1]8080"] {
             let result = try cli.run("serve", "--no-worker", "--listen", bad)
             #expect(result.status == 64, "\(bad): \(result.stderr)")
-            #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("api.listen"), "\(bad): \(result.stderr)")
+            #expect(
+                result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("api.listen"),
+                "\(bad): \(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
         let env = try cli.run(["serve", "--no-worker"], environment: ["APNSD_API_LISTEN": "nowhere"])
         #expect(env.status == 64 && env.stderr.contains("APNSD_API_LISTEN"), "\(env.stderr)")
         let half = try cli.run("serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", "cert.pem")
         #expect(half.status == 64 && half.stderr.contains("api.tlsKey"), "\(half.stderr)")
-        let unreadable = try cli.run("serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", "missing.pem", "--tls-key", "missing.key")
-        #expect(unreadable.status == 1 && unreadable.stderr.split(separator: "\n").count == 1 && unreadable.stderr.contains("api.tlsCert"),
-                "\(unreadable.stderr)")
+        let unreadable = try cli.run(
+            "serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", "missing.pem", "--tls-key", "missing.key")
+        #expect(
+            unreadable.status == 1 && unreadable.stderr.split(separator: "\n").count == 1
+                && unreadable.stderr.contains("api.tlsCert"),
+            "\(unreadable.stderr)")
     }
 }
 
@@ -99,10 +113,14 @@ extension WorkerFleet {
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(serve.log.suffix(2000))")
             let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
             #expect(ready.status == 200, "\(ready.body)")
-            #expect(try ServeTests.json(ready.body)["checks"] as? [String: String]
+            #expect(
+                try ServeTests.json(ready.body)["checks"] as? [String: String]
                     == ["database": "ok", "worker": "ok", "apns": "ok", "credentials": "ok"], "\(ready.body)")
-            #expect(try ServeTests.json(ready.body)["credentials"] as? [String: [String: String]] == ["default": ["status": "ok"]],
-                    "\(ready.body)")
+            #expect(
+                try ServeTests.json(ready.body)["credentials"] as? [String: [String: String]] == [
+                    "default": ["status": "ok"]
+                ],
+                "\(ready.body)")
             #expect(Fleet.waitUntil(10) { (try? fleet.log().first?["status"] as? String) == "accepted" }, "recorded")
 
             // Another process's send while serve runs: seen through the store's change count, and counted.
@@ -110,22 +128,28 @@ extension WorkerFleet {
             try #require(again.status == 0, "\(again.stderr)")
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(serve.log.suffix(2000))")
             let scraped = Locked([String: Double]())
-            #expect(Fleet.waitUntil(10) {
-                let values = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
-                scraped.withLock { $0 = values }
-                return values[#"apnsd_deliveries_total{status="accepted",reason="none"}"#] == 2
-            }, "\(scraped.withLock { $0 })")
+            #expect(
+                Fleet.waitUntil(10) {
+                    let values = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
+                    scraped.withLock { $0 = values }
+                    return values[#"apnsd_deliveries_total{status="accepted",reason="none"}"#] == 2
+                }, "\(scraped.withLock { $0 })")
             let metrics = scraped.withLock { $0 }
             #expect(metrics[#"apnsd_apns_requests_total{environment="production",status="200"}"#] == 2)
             #expect(metrics["apnsd_apns_request_duration_seconds_count"] == 2)
             #expect(metrics["apnsd_provider_tokens_minted_total"] == 1)
             #expect((metrics[#"apnsd_connections_open{environment="production"}"#] ?? 0) >= 1)
-            #expect(metrics[#"apnsd_queue_pending{class="single"}"#] == 0 && metrics[#"apnsd_queue_pending{class="bulk"}"#] == 0)
+            #expect(
+                metrics[#"apnsd_queue_pending{class="single"}"#] == 0
+                    && metrics[#"apnsd_queue_pending{class="bulk"}"#] == 0)
             #expect(metrics["apnsd_queue_oldest_due_age_seconds"] == 0)
-            #expect(metrics[#"apnsd_devices{state="active"}"#] == 1 && metrics[#"apnsd_devices{state="inactive"}"#] == 0)
+            #expect(
+                metrics[#"apnsd_devices{state="active"}"#] == 1 && metrics[#"apnsd_devices{state="inactive"}"#] == 0)
 
             #expect(serve.terminate(within: 20) != nil, "no exit on SIGTERM; log: \(serve.log.suffix(2000))")
-            #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0, "\(serve.log.suffix(2000))")
+            #expect(
+                serve.process.terminationReason == .exit && serve.process.terminationStatus == 0,
+                "\(serve.log.suffix(2000))")
             #expect(try fleet.workers().isEmpty, "the worker unregistered")
             #expect(fleet.accepted == 2)
         }
@@ -139,16 +163,25 @@ extension WorkerFleet {
             let (serve, base) = try ServeTests.start(fleet.cli, [])
             defer { serve.killIfRunning() }
             let items = (0..<60).map { APIHarness.notification(CLI.token(1000 + $0)) }.joined(separator: ",")
-            let posted = try #require(HTTPClient.request("POST", base + "/v1/notifications/batch", headers: [
-                "Authorization: Bearer \(key)", "Content-Type: application/json"], body: #"{"notifications":[\#(items)]}"#))
+            let posted = try #require(
+                HTTPClient.request(
+                    "POST", base + "/v1/notifications/batch",
+                    headers: [
+                        "Authorization: Bearer \(key)", "Content-Type: application/json",
+                    ], body: #"{"notifications":[\#(items)]}"#))
             #expect(posted.status == 202, "\(posted.body)")
             let ids = try #require(try ServeTests.json(posted.body)["ids"] as? [String], "\(posted.body)")
             #expect(ids.count == 60 && Set(ids).count == 60)
-            #expect(Fleet.waitUntil(30, every: 0.02) { fleet.accepted >= 60 }, "\(fleet.accepted) accepted; \(serve.log.suffix(2000))")
-            #expect(Fleet.waitUntil(10) { (try? fleet.log().filter { $0["status"] as? String == "accepted" }.count) == 60 })
+            #expect(
+                Fleet.waitUntil(30, every: 0.02) { fleet.accepted >= 60 },
+                "\(fleet.accepted) accepted; \(serve.log.suffix(2000))")
+            #expect(
+                Fleet.waitUntil(10) { (try? fleet.log().filter { $0["status"] as? String == "accepted" }.count) == 60 })
             let tokens = Set(try fleet.log().compactMap { $0["token"] as? String })
             #expect(tokens == Set((0..<60).map { CLI.token(1000 + $0) }))
-            let first = try #require(HTTPClient.request("GET", base + "/v1/notifications/\(ids[0])", headers: ["Authorization: Bearer \(key)"]))
+            let first = try #require(
+                HTTPClient.request(
+                    "GET", base + "/v1/notifications/\(ids[0])", headers: ["Authorization: Bearer \(key)"]))
             #expect(try ServeTests.json(first.body)["status"] as? String == "completed", "\(first.body)")
             let metrics = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
             #expect(metrics[#"apnsd_queue_pending{class="single"}"#] == 0, "\(metrics)")
@@ -159,7 +192,9 @@ extension WorkerFleet {
         static func samples(_ text: String) -> [String: Double] {
             var values: [String: Double] = [:]
             for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-                guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+                guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                    continue
+                }
                 values[String(line[..<space])] = value
             }
             return values

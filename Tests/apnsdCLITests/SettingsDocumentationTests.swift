@@ -1,7 +1,7 @@
 import Foundation
 import Intake
-import Testing
 import TestSupport
+import Testing
 
 /// Settings are declared once (`Configuration.settings`); the README's table and `--help` must say the same.
 @Suite(.offThePool) struct SettingsDocumentationTests {
@@ -12,9 +12,12 @@ import TestSupport
         let text = try String(contentsOf: Self.readme, encoding: .utf8)
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") && $0.contains(" | APNSD_") }
             .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
-        #expect(rows.map { $0[0] } == Configuration.settings.map(\.key), "the README lists the settings in declaration order")
+        #expect(
+            rows.map { $0[0] } == Configuration.settings.map(\.key),
+            "the README lists the settings in declaration order")
         for (row, setting) in zip(rows, Configuration.settings) {
-            #expect(row[1] == setting.environment && row[2] == "--" + setting.flag && row[3] == setting.help
+            #expect(
+                row[1] == setting.environment && row[2] == "--" + setting.flag && row[3] == setting.help
                     && row[4] == setting.defaultValue, "README row \(row) vs declaration \(setting.key)")
         }
     }
@@ -24,18 +27,25 @@ import TestSupport
         defer { cli.cleanUp() }
         let help = try await cli.runAsync("--help").stdout
         for setting in Configuration.settings {
-            #expect(help.contains("--\(setting.flag) ") && help.contains(setting.environment), "\(setting.key) missing from --help")
+            #expect(
+                help.contains("--\(setting.flag) ") && help.contains(setting.environment),
+                "\(setting.key) missing from --help")
         }
         try #require(await cli.runAsync("init").status == 0)
         // The example: the variable is ignored (the command runs), with one line naming the closest name.
         let typo = try await cli.runAsync(["campaign", "list"], environment: ["APNSD_MAX_ATTEMPTS": "2"])
         #expect(typo.status == 0)
-        #expect(typo.stderr == "apnsd: warning: unknown environment variable APNSD_MAX_ATTEMPTS is ignored (did you mean APNSD_RETRY_MAX_ATTEMPTS?)\n",
-                "\(typo.stderr)")
-        let two = try await cli.runAsync(["campaign", "list"], environment: ["APNSD_RATEE": "5", "APNSD_CONFG": "x.json"])
+        #expect(
+            typo.stderr
+                == "apnsd: warning: unknown environment variable APNSD_MAX_ATTEMPTS is ignored (did you mean APNSD_RETRY_MAX_ATTEMPTS?)\n",
+            "\(typo.stderr)")
+        let two = try await cli.runAsync(
+            ["campaign", "list"], environment: ["APNSD_RATEE": "5", "APNSD_CONFG": "x.json"])
         #expect(two.status == 0 && two.stderr.split(separator: "\n").count == 2, "\(two.stderr)")
-        #expect(two.stderr.contains("APNSD_RATEE is ignored (did you mean APNSD_RATE?)") && two.stderr.contains("APNSD_CONFG is ignored (did you mean APNSD_CONFIG?)"),
-                "\(two.stderr)")
+        #expect(
+            two.stderr.contains("APNSD_RATEE is ignored (did you mean APNSD_RATE?)")
+                && two.stderr.contains("APNSD_CONFG is ignored (did you mean APNSD_CONFIG?)"),
+            "\(two.stderr)")
         // The known names are the settings' own (Configuration.settings), so none of them is warned about.
         var every: [String: String] = [:]
         for name in Configuration.environmentNames { every[name] = "" }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `apns.credentials` on the command line: a topic no credential sends is refused at enqueue (nothing written), a
 /// topic with a push type's suffix is its app's, and a wrong list stops every command with one line.
@@ -11,7 +11,9 @@ import TestSupport
     static func configured() throws -> CLI {
         var cli = try CLI()
         let key = CLI.fixture("keys/AuthKey_TESTKEY001.p8")
-        cli.environment["APNSD_CONFIG"] = try cli.write("apnsd.json", #"""
+        cli.environment["APNSD_CONFIG"] = try cli.write(
+            "apnsd.json",
+            #"""
             {"apns":{"credentials":[{"name":"ios","keyFile":"\#(key)","keyId":"TESTKEY001","teamId":"TESTTEAM01","topics":["com.example.app"]}]}}
             """#)
         try #require(cli.run("init").status == 0)
@@ -21,27 +23,37 @@ import TestSupport
     @Test func aTopicNoCredentialSendsIsRefusedAtEnqueue() throws {
         let cli = try Self.configured()
         defer { cli.cleanUp() }
-        for command in [["send", CLI.token(1), "--topic", "com.example.other", "--payload", Self.good],
-                        ["campaign", "create", "--all", "--topic", "com.example.other", "--payload", Self.good]] {
+        for command in [
+            ["send", CLI.token(1), "--topic", "com.example.other", "--payload", Self.good],
+            ["campaign", "create", "--all", "--topic", "com.example.other", "--payload", Self.good],
+        ] {
             let refused = try cli.run(command)
             #expect(refused.status == 64, "\(command): \(refused.stderr)")
-            #expect(refused.stderr == "apnsd: error: no credential sends for topic 'com.example.other' (apns.credentials topics: com.example.app)\n",
-                    "\(refused.stderr)")
+            #expect(
+                refused.stderr
+                    == "apnsd: error: no credential sends for topic 'com.example.other' (apns.credentials topics: com.example.app)\n",
+                "\(refused.stderr)")
         }
         #expect(try cli.run("campaign", "list", "--kind", "single", "--json").lines.isEmpty)
         #expect(try cli.run("campaign", "list", "--json").lines.isEmpty)
-        let voip = try cli.run("send", CLI.token(1), "--topic", "com.example.app", "--push-type", "voip", "--payload", Self.good)
+        let voip = try cli.run(
+            "send", CLI.token(1), "--topic", "com.example.app", "--push-type", "voip", "--payload", Self.good)
         #expect(voip.status == 0, "\(voip.stderr)")
     }
 
     @Test func aWrongCredentialListStopsEveryCommandWithOneLine() throws {
         var cli = try CLI()
         defer { cli.cleanUp() }
-        cli.environment["APNSD_CONFIG"] = try cli.write("apnsd.json", #"""
+        cli.environment["APNSD_CONFIG"] = try cli.write(
+            "apnsd.json",
+            #"""
             {"apns":{"credentials":[{"name":"a","certificate":"/x.p12","topics":["com.a"]},{"name":"b","certificate":"/y.p12","topics":["com.a"]}]}}
             """#)
         let result = try cli.run("device", "list")
         #expect(result.status == 64)
-        #expect(result.stderr == "apnsd: error: topic com.a is listed by credentials 'a' and 'b': a bundle id belongs to one credential\n", "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "apnsd: error: topic com.a is listed by credentials 'a' and 'b': a bundle id belongs to one credential\n",
+            "\(result.stderr)")
     }
 }

@@ -12,17 +12,26 @@ extension WorkerFleet {
             defer { fleet.stop() }
             let victim = try fleet.startWorker()
             let survivor = try fleet.startWorker()
-            defer { victim.killIfRunning(); survivor.killIfRunning() }
+            defer {
+                victim.killIfRunning()
+                survivor.killIfRunning()
+            }
 
             // Both registered and both sending (each claims about 2 s of its rate).
-            #expect(try Fleet.waitUntil(20, every: 0.2) {
-                let workers = try fleet.workers()
-                return workers.count == 2 && workers.allSatisfy { ($0["leases"] as? Int ?? 0) > 0 } && fleet.accepted >= 900
-            }, "both workers should be sending:\n\(victim.log.suffix(1000))\n\(survivor.log.suffix(1000))")
+            #expect(
+                try Fleet.waitUntil(20, every: 0.2) {
+                    let workers = try fleet.workers()
+                    return workers.count == 2 && workers.allSatisfy { ($0["leases"] as? Int ?? 0) > 0 }
+                        && fleet.accepted >= 900
+                }, "both workers should be sending:\n\(victim.log.suffix(1000))\n\(survivor.log.suffix(1000))")
             let shape = try fleet.workers()
             for worker in shape {
-                #expect(Set(worker.keys) == ["id", "host", "pid", "startedAt", "heartbeatAt", "leases", "stale"], "\(worker)")
-                #expect((worker["id"] as? String).flatMap { Int($0) } != nil && !(worker["host"] as? String ?? "").isEmpty && worker["leases"] is Int)
+                #expect(
+                    Set(worker.keys) == ["id", "host", "pid", "startedAt", "heartbeatAt", "leases", "stale"],
+                    "\(worker)")
+                #expect(
+                    (worker["id"] as? String).flatMap { Int($0) } != nil && !(worker["host"] as? String ?? "").isEmpty
+                        && worker["leases"] is Int)
                 #expect(worker["stale"] as? Bool == false)
                 for key in ["startedAt", "heartbeatAt"] {
                     #expect(Self.date(worker[key]) != nil, "\(key) is an ISO 8601 time: \(worker[key] ?? "nil")")
@@ -37,9 +46,12 @@ extension WorkerFleet {
             // Right after the kill: what it held, then the listing (which proves the first read came before any
             // takeover, since a takeover removes the worker's row in the same transaction as its leases).
             let victimID = try #require(shape.first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
-            let held = Set(try fleet.query("SELECT token FROM deliveries WHERE leased_by = \(victimID) AND status = 'pending'"))
+            let held = Set(
+                try fleet.query("SELECT token FROM deliveries WHERE leased_by = \(victimID) AND status = 'pending'"))
             let afterKill = try fleet.workers()
-            let dead = try #require(afterKill.first { $0["id"] as? String == victimID }, "the dead worker is still listed right after the kill")
+            let dead = try #require(
+                afterKill.first { $0["id"] as? String == victimID },
+                "the dead worker is still listed right after the kill")
             let deadLeases = try #require(dead["leases"] as? Int)
             let deadHeartbeat = try #require(Self.date(dead["heartbeatAt"]))
             #expect(deadLeases > 0 && deadLeases == held.count, "leases \(deadLeases), rows leased by it \(held.count)")
@@ -53,20 +65,25 @@ extension WorkerFleet {
                     disappearedAt = Date()
                     return true
                 }
-                #expect(entry["leases"] as? Int == deadLeases, "nobody takes over the leases of a worker whose heartbeat is fresh")
+                #expect(
+                    entry["leases"] as? Int == deadLeases,
+                    "nobody takes over the leases of a worker whose heartbeat is fresh")
                 #expect(Self.date(entry["heartbeatAt"]) == deadHeartbeat, "a dead worker does not heartbeat")
                 return false
             }
             #expect(gone, "the dead worker's row should be removed by the takeover")
             if let disappearedAt {
                 // The takeover happened after heartbeatAt + lease (and we saw it even later); 10 ms for rounding.
-                #expect(disappearedAt.timeIntervalSince(deadHeartbeat) >= 1.5 - 0.01,
-                        "taken over \(disappearedAt.timeIntervalSince(deadHeartbeat)) s after the last heartbeat, before worker.lease")
+                #expect(
+                    disappearedAt.timeIntervalSince(deadHeartbeat) >= 1.5 - 0.01,
+                    "taken over \(disappearedAt.timeIntervalSince(deadHeartbeat)) s after the last heartbeat, before worker.lease"
+                )
             }
 
             // The survivor finishes the campaign alone, then stops cleanly.
-            #expect(try Fleet.waitUntil(40, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
-                    "the survivor should finish the campaign; log:\n\(survivor.log.suffix(2000))")
+            #expect(
+                try Fleet.waitUntil(40, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
+                "the survivor should finish the campaign; log:\n\(survivor.log.suffix(2000))")
             let took = survivor.terminate(within: 10)
             #expect(took != nil && survivor.process.terminationStatus == 0, "\(survivor.log.suffix(2000))")
             let takeovers = survivor.events("worker.stale_leases_taken_over")
@@ -82,13 +99,19 @@ extension WorkerFleet {
             let twice = Set(stats.tokens.filter { ($0.value["200"] ?? 0) > 1 }.keys)
             #expect(twice.count == stats.totals.tokensAcceptedTwice)
             let strays = twice.subtracting(held)
-            #expect(strays.isEmpty, "\(strays.count) tokens accepted twice that the dead worker did not hold, e.g. \(strays.sorted().prefix(5))")
-            #expect(stats.totals.tokensAcceptedTwice <= Self.rate + Self.rate / 10,
-                    "\(stats.totals.tokensAcceptedTwice) devices got two 200s")
+            #expect(
+                strays.isEmpty,
+                "\(strays.count) tokens accepted twice that the dead worker did not hold, e.g. \(strays.sorted().prefix(5))"
+            )
+            #expect(
+                stats.totals.tokensAcceptedTwice <= Self.rate + Self.rate / 10,
+                "\(stats.totals.tokensAcceptedTwice) devices got two 200s")
             #expect(stats.tokens.values.allSatisfy { ($0["200"] ?? 0) <= 2 })
             // The survivor's connection was never cut: one connection per worker.
             #expect(stats.totals.connections == 2, "connections: \(stats.connections.map(\.requests))")
-            print("killNine: connections \(stats.connections.map(\.requests)); dead worker held \(deadLeases) leases, \(stats.totals.tokensAcceptedTwice) accepted twice")
+            print(
+                "killNine: connections \(stats.connections.map(\.requests)); dead worker held \(deadLeases) leases, \(stats.totals.tokensAcceptedTwice) accepted twice"
+            )
         }
 
         static func date(_ value: Any?) -> Date? {

@@ -16,7 +16,9 @@ extension WorkerFleet {
             let took = worker.terminate(within: 15)
             let seconds = try #require(took, "the worker did not exit on SIGTERM; log:\n\(worker.log.suffix(2000))")
             #expect(seconds < 5, "SIGTERM took \(seconds) s")
-            #expect(worker.process.terminationReason == .exit && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
+            #expect(
+                worker.process.terminationReason == .exit && worker.process.terminationStatus == 0,
+                "\(worker.log.suffix(2000))")
             #expect(worker.events("worker.stopping").count == 1)
 
             // Everything the mock accepted is recorded; the rest is pending, never attempted, and nobody's.
@@ -28,11 +30,14 @@ extension WorkerFleet {
             #expect(accepted.count == stats.totals.statuses["200"] && accepted.count == stats.totals.requests)
             #expect(accepted.count + pending.count == Self.devices, "only accepted and pending rows")
             #expect(pending.count > 0, "the stop came too late to test anything")
-            #expect(pending.allSatisfy { $0["attempts"] as? Int == 0 && $0["httpStatus"] is NSNull }, "attempts unchanged")
-            #expect(try fleet.query("""
-                SELECT count(*) FROM deliveries WHERE status = 'pending'
-                AND (leased_by IS NOT NULL OR leased_until IS NOT NULL OR next_attempt_at > CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 1000)
-                """) == ["0"], "every lease released, due now")
+            #expect(
+                pending.allSatisfy { $0["attempts"] as? Int == 0 && $0["httpStatus"] is NSNull }, "attempts unchanged")
+            #expect(
+                try fleet.query(
+                    """
+                    SELECT count(*) FROM deliveries WHERE status = 'pending'
+                    AND (leased_by IS NOT NULL OR leased_until IS NOT NULL OR next_attempt_at > CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 1000)
+                    """) == ["0"], "every lease released, due now")
             #expect(try fleet.workers().isEmpty, "the worker unregistered")
 
             // Another run at a higher rate finishes the campaign without sending anything twice.

@@ -26,8 +26,11 @@ enum Spawn {
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
         process.waitUntilExit()
-        let peak = (try? String(contentsOfFile: report, encoding: .utf8))?
+        let peak =
+            (try? String(contentsOfFile: report, encoding: .utf8))?
             .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? Int.max
-        return Outcome(status: process.terminationStatus, stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "", peakKiB: peak)
+        return Outcome(
+            status: process.terminationStatus, stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "",
+            peakKiB: peak)
     }
 }

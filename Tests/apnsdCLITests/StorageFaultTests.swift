@@ -17,7 +17,8 @@ extension WorkerFleet {
             let shell = try SQLiteShell(database: fleet.cli.database)
             defer { shell.end() }
             try shell.send(".timeout 5000\nBEGIN IMMEDIATE;\nUPDATE workers SET pid = pid;\nSELECT 'locked';\n")
-            try #require(shell.waitForOutput("locked", seconds: 10), "the shell did not get the write lock: \(shell.output)")
+            try #require(
+                shell.waitForOutput("locked", seconds: 10), "the shell did not get the write lock: \(shell.output)")
             let lockedAt = Date()
 
             // The worker waits out its busy timeout (5 s), then pauses sending; the outcomes it holds stay in memory.
@@ -25,18 +26,24 @@ extension WorkerFleet {
             Thread.sleep(forTimeInterval: 0.3)
             let requestsWhilePaused = fleet.server.stats().totals.requests
             Thread.sleep(forTimeInterval: max(0, 10 - Date().timeIntervalSince(lockedAt)))
-            #expect(worker.process.isRunning, "the worker must not exit on a locked database: \(worker.log.suffix(2000))")
-            #expect(fleet.server.stats().totals.requests == requestsWhilePaused, "nothing is sent while the database refuses writes")
+            #expect(
+                worker.process.isRunning, "the worker must not exit on a locked database: \(worker.log.suffix(2000))")
+            #expect(
+                fleet.server.stats().totals.requests == requestsWhilePaused,
+                "nothing is sent while the database refuses writes")
             #expect(fleet.accepted < Self.devices, "the lock came too late to test anything")
             try shell.send("COMMIT;\n")
             shell.end()
             #expect(shell.exitStatus == 0, "the shell's transaction: \(shell.output)")
 
-            #expect(Fleet.waitUntil(15) { !worker.events("worker.storage_recovered").isEmpty }, "\(worker.log.suffix(2000))")
+            #expect(
+                Fleet.waitUntil(15) { !worker.events("worker.storage_recovered").isEmpty }, "\(worker.log.suffix(2000))"
+            )
             let fault = worker.events("worker.storage_fault")
             #expect(fault.count == 1 && (fault.first?["error"] as? String ?? "").contains("locked"), "\(fault)")
-            #expect(try Fleet.waitUntil(30, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
-                    "the worker should finish the campaign; log:\n\(worker.log.suffix(2000))")
+            #expect(
+                try Fleet.waitUntil(30, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
+                "the worker should finish the campaign; log:\n\(worker.log.suffix(2000))")
             let took = worker.terminate(within: 10)
             #expect(took != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
             try fleet.expectAllAcceptedOnce()
@@ -46,15 +53,22 @@ extension WorkerFleet {
 
         /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN): tried once on a scratch folder.
         static let canMountTmpfs: Bool = {
-            let probe = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-tmpfs-probe-\(UUID().uuidString)")
-            guard (try? FileManager.default.createDirectory(at: probe, withIntermediateDirectories: true)) != nil else { return false }
+            let probe = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "apnsd-tmpfs-probe-\(UUID().uuidString)")
+            guard (try? FileManager.default.createDirectory(at: probe, withIntermediateDirectories: true)) != nil else {
+                return false
+            }
             defer { try? FileManager.default.removeItem(at: probe) }
-            guard (try? shell("/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", probe.path))?.status == 0 else { return false }
+            guard (try? shell("/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", probe.path))?.status == 0 else {
+                return false
+            }
             _ = try? shell("/bin/umount", probe.path)
             return true
         }()
 
-        @Test(.enabled(if: canMountTmpfs, "skipped: mounting a small tmpfs for the database needs root with CAP_SYS_ADMIN"))
+        @Test(
+            .enabled(
+                if: canMountTmpfs, "skipped: mounting a small tmpfs for the database needs root with CAP_SYS_ADMIN"))
         func theDiskFillsMidCampaign() throws {
             let disk = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-tmpfs-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
@@ -62,9 +76,12 @@ extension WorkerFleet {
             let mounted = try Self.shell("/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", disk.path)
             try #require(mounted.status == 0, "mount -t tmpfs: \(mounted.output)")
             defer {
-                if (try? Self.shell("/bin/umount", disk.path))?.status != 0 { _ = try? Self.shell("/bin/umount", "-l", disk.path) }
+                if (try? Self.shell("/bin/umount", disk.path))?.status != 0 {
+                    _ = try? Self.shell("/bin/umount", "-l", disk.path)
+                }
             }
-            let fleet = try Fleet(devices: Self.devices, rate: 300, database: disk.appendingPathComponent("apnsd.sqlite").path)
+            let fleet = try Fleet(
+                devices: Self.devices, rate: 300, database: disk.appendingPathComponent("apnsd.sqlite").path)
             defer { fleet.stop() }
             let worker = try fleet.startWorker()
             defer { worker.killIfRunning() }
@@ -73,22 +90,27 @@ extension WorkerFleet {
             let filler = disk.appendingPathComponent("filler")
             let written = Self.fill(filler.path)
             #expect(written > 0, "the filler should take the free space")
-            #expect(Fleet.waitUntil(5) { !worker.events("worker.storage_fault").isEmpty },
-                    "the worker should notice the full disk; log:\n\(worker.log.suffix(2000))")
+            #expect(
+                Fleet.waitUntil(5) { !worker.events("worker.storage_fault").isEmpty },
+                "the worker should notice the full disk; log:\n\(worker.log.suffix(2000))")
             // Sending pauses: once what was handed to the connection (a second of the rate) is answered, nothing more.
             Thread.sleep(forTimeInterval: 2)
             let requestsWhilePaused = fleet.server.stats().totals.requests
             Thread.sleep(forTimeInterval: 1)
-            #expect(fleet.server.stats().totals.requests == requestsWhilePaused, "nothing is sent while the disk is full")
+            #expect(
+                fleet.server.stats().totals.requests == requestsWhilePaused, "nothing is sent while the disk is full")
             #expect(worker.process.isRunning, "the worker must not exit on a full disk: \(worker.log.suffix(2000))")
             #expect(fleet.accepted < Self.devices, "the disk filled too late to test anything")
             try FileManager.default.removeItem(at: filler)
 
-            #expect(Fleet.waitUntil(15) { !worker.events("worker.storage_recovered").isEmpty }, "\(worker.log.suffix(2000))")
+            #expect(
+                Fleet.waitUntil(15) { !worker.events("worker.storage_recovered").isEmpty }, "\(worker.log.suffix(2000))"
+            )
             let fault = worker.events("worker.storage_fault")
             #expect(fault.count >= 1 && (fault.first?["error"] as? String ?? "").contains("full"), "\(fault)")
-            #expect(try Fleet.waitUntil(30, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
-                    "the worker should finish the campaign; log:\n\(worker.log.suffix(2000))")
+            #expect(
+                try Fleet.waitUntil(30, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
+                "the worker should finish the campaign; log:\n\(worker.log.suffix(2000))")
             let took = worker.terminate(within: 10)
             #expect(took != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
             try fleet.expectAllAcceptedOnce()
@@ -107,7 +129,10 @@ extension WorkerFleet {
             var size = chunk.count
             while size > 0 {
                 let n = chunk.withUnsafeBytes { write(fd, $0.baseAddress, size) }
-                if n > 0 { total += n; continue }
+                if n > 0 {
+                    total += n
+                    continue
+                }
                 if n < 0 && errno == EINTR { continue }
                 size /= 2  // ENOSPC: take the last pages with smaller writes
             }
@@ -152,7 +177,9 @@ final class SQLiteShell {
 
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
 
-    func waitForOutput(_ text: String, seconds: Double) -> Bool { Fleet.waitUntil(seconds, every: 0.02) { output.contains(text) } }
+    func waitForOutput(_ text: String, seconds: Double) -> Bool {
+        Fleet.waitUntil(seconds, every: 0.02) { output.contains(text) }
+    }
 
     /// Ends the input (the shell exits) and waits for it.
     func end() {

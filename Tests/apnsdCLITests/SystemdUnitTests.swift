@@ -9,8 +9,11 @@ import Testing
     static let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("deploy")
 
-    static let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static let analyzeMissing = Comment(rawValue: "skipped: systemd-analyze is not installed (Debian package systemd; scripts/setup installs it)")
+    static let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    static let analyzeMissing = Comment(
+        rawValue: "skipped: systemd-analyze is not installed (Debian package systemd; scripts/setup installs it)")
 
     static func services() throws -> [URL] {
         try FileManager.default.contentsOfDirectory(at: deploy, includingPropertiesForKeys: nil)
@@ -31,9 +34,11 @@ import Testing
         #expect(units.count >= 2, "deploy/ has apnsd-worker.service and apnsd.service")
         for unit in units {
             // --threshold=25: exit non-zero above an exposure of 2.5; --offline: the unit file, not a running system.
-            let result = try await ToolRun.run(Self.analyze!, ["security", "--offline=true", "--threshold=25", "--no-pager", unit.path])
+            let result = try await ToolRun.run(
+                Self.analyze!, ["security", "--offline=true", "--threshold=25", "--no-pager", unit.path])
             let text = result.stdout + result.stderr
-            let verdict = text.split(separator: "\n").last { $0.contains("Overall exposure level") } ?? "no score printed"
+            let verdict =
+                text.split(separator: "\n").last { $0.contains("Overall exposure level") } ?? "no score printed"
             #expect(result.status == 0, "\(unit.lastPathComponent): \(verdict)\n\(text)")
         }
     }
@@ -43,15 +48,21 @@ import Testing
             let settings = try Self.settings(unit)
             func value(_ key: String) -> String? { settings.last { $0.key == key }?.value }
             let name = unit.lastPathComponent
-            #expect(Int(value("StartLimitBurst") ?? "") ?? 0 > 0 && value("StartLimitIntervalSec") != nil,
-                    "\(name): StartLimitIntervalSec= and StartLimitBurst=, so a bad credential does not restart it forever")
+            #expect(
+                Int(value("StartLimitBurst") ?? "") ?? 0 > 0 && value("StartLimitIntervalSec") != nil,
+                "\(name): StartLimitIntervalSec= and StartLimitBurst=, so a bad credential does not restart it forever")
             #expect(value("UMask") == "0027", "\(name): files it creates (the database) are never world-readable")
             let start = value("ExecStart") ?? ""
-            guard start.hasSuffix(" worker") || start.contains(" worker ") || start.hasSuffix(" serve") || start.contains(" serve ") else { continue }
-            let credential = try #require(value("LoadCredential"), "\(name) signs pushes: it loads the key with LoadCredential=")
+            guard
+                start.hasSuffix(" worker") || start.contains(" worker ") || start.hasSuffix(" serve")
+                    || start.contains(" serve ")
+            else { continue }
+            let credential = try #require(
+                value("LoadCredential"), "\(name) signs pushes: it loads the key with LoadCredential=")
             let credentialName = String(credential.prefix { $0 != ":" })
-            #expect(settings.contains { $0.key == "Environment" && $0.value == "APNSD_KEY_FILE=%d/\(credentialName)" },
-                    "\(name): APNSD_KEY_FILE points into the credentials directory (%d)")
+            #expect(
+                settings.contains { $0.key == "Environment" && $0.value == "APNSD_KEY_FILE=%d/\(credentialName)" },
+                "\(name): APNSD_KEY_FILE points into the credentials directory (%d)")
         }
     }
 }

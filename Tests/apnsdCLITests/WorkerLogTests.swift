@@ -17,8 +17,11 @@ extension WorkerFleet {
         static func sentLog() throws -> Fleet {
             let fleet = try Fleet(devices: 0, rate: 0, campaign: false, scenario: scenario)
             do {
-                let lines = fine.enumerated().map { "\($0.element),u\($0.offset / 2 + 1)" } + ([retried] + bad).map { "\($0),u3" }
-                try #require(fleet.cli.run(["device", "import", "-"], stdin: lines.joined(separator: "\n")).status == 0)
+                let lines =
+                    fine.enumerated().map { "\($0.element),u\($0.offset / 2 + 1)" }
+                    + ([retried] + bad).map { "\($0),u3" }
+                try #require(
+                    fleet.cli.run(["device", "import", "-"], stdin: lines.joined(separator: "\n")).status == 0)
                 try #require(fleet.cli.run("campaign", "create", "--all", "--payload", Fleet.payload).status == 0)
                 let worker = try fleet.cli.run("worker", "--until-idle")
                 try #require(worker.status == 0, "\(worker.stderr)")
@@ -42,12 +45,15 @@ extension WorkerFleet {
             #expect(try tokens("--user", "u1") == Array(Self.fine.prefix(2)))
             #expect(try tokens("--user", "u3", "--status", "accepted") == [Self.retried])
             #expect(try tokens("--reason", "BadDeviceToken") == Self.bad)
-            #expect(try tokens("--reason", "TooManyRequests").isEmpty, "the 429 was followed by a 200: the row's reason is gone")
+            #expect(
+                try tokens("--reason", "TooManyRequests").isEmpty,
+                "the 429 was followed by a 200: the row's reason is gone")
             // Both forms of a time: a duration meaning "that long ago", or an ISO 8601 time. A window alone lists
             // the rows in the order they changed.
             #expect(Set(try tokens("--since", "1h")) == Set(all))
             #expect(try tokens("--since", "7d", "--until", "1h").isEmpty)
-            #expect(Set(try tokens("--since", "2000-01-01T00:00:00Z", "--until", "2999-01-01T00:00:00+02:00")) == Set(all))
+            #expect(
+                Set(try tokens("--since", "2000-01-01T00:00:00Z", "--until", "2999-01-01T00:00:00+02:00")) == Set(all))
             #expect(try tokens("--since", "2999-01-01T00:00:00Z").isEmpty)
             #expect(try tokens("--until", "90m").isEmpty)
             let changed = try fleet.log("--since", "1h").map { $0["updatedAt"] as? String ?? "" }
@@ -72,7 +78,9 @@ extension WorkerFleet {
             let plain = try fleet.cli.run("log", "--token", Self.retried, "--attempts")
             #expect(plain.status == 0)
             #expect(plain.lines.count == 4, "header, the row, one line per answer: \(plain.stdout)")
-            #expect(plain.lines[2].contains("attempt 1") && plain.lines[2].contains("429") && plain.lines[2].contains("TooManyRequests"))
+            #expect(
+                plain.lines[2].contains("attempt 1") && plain.lines[2].contains("429")
+                    && plain.lines[2].contains("TooManyRequests"))
             #expect(plain.lines[3].contains("attempt 2") && plain.lines[3].contains("200"))
             let once = try #require(try fleet.log("--token", Self.bad[0], "--attempts").first)
             #expect((once["answers"] as? [[String: Any]])?.map { $0["httpStatus"] as? Int } == [400])
@@ -83,7 +91,9 @@ extension WorkerFleet {
             defer { fleet.stop() }
             let u3 = try fleet.cli.run("device", "list", "--user", "u3", "--json")
             #expect(u3.status == 0)
-            #expect(Set(try u3.lines.compactMap { try Fleet.json($0)["token"] as? String }) == Set([Self.retried] + Self.bad))
+            #expect(
+                Set(try u3.lines.compactMap { try Fleet.json($0)["token"] as? String })
+                    == Set([Self.retried] + Self.bad))
             #expect(u3.lines.count == 3)
             #expect(try fleet.cli.run("device", "list", "--user", "nobody", "--json").lines.isEmpty)
 
@@ -97,7 +107,9 @@ extension WorkerFleet {
                 let column = try #require(header.range(of: heading)).lowerBound.utf16Offset(in: header)
                 for line in lines.dropFirst() {
                     let before = line.utf16.index(line.startIndex, offsetBy: column)
-                    #expect(line[line.index(before: before)] == " " && line[before] != " ", "\(heading) out of line in: \(line)")
+                    #expect(
+                        line[line.index(before: before)] == " " && line[before] != " ",
+                        "\(heading) out of line in: \(line)")
                 }
             }
             let deactivated = lines.filter { $0.contains("BadDeviceToken") }
@@ -107,7 +119,8 @@ extension WorkerFleet {
         @Test func followPrintsWhatIsWrittenAfterItStartedAndEndsOnSIGTERM() throws {
             let fleet = try Fleet(devices: 0, rate: 0, campaign: false)
             defer { fleet.stop() }
-            let first = CLI.token(1), later = CLI.token(2)
+            let first = CLI.token(1)
+            let later = CLI.token(2)
             try #require(fleet.cli.run("send", first, "--payload", Fleet.payload).status == 0)
             let follower = try BackgroundWorker(cli: fleet.cli, arguments: ["log", "--follow", "--json"])
             defer { follower.killIfRunning() }
@@ -118,21 +131,29 @@ extension WorkerFleet {
 
             // Written after the follower printed what was there: a new row, then the worker's answers.
             try #require(fleet.cli.run("send", later, "--payload", Fleet.payload).status == 0)
-            #expect(Fleet.waitUntil(10) { printed().contains { $0["token"] as? String == later } }, "\(follower.output)")
+            #expect(
+                Fleet.waitUntil(10) { printed().contains { $0["token"] as? String == later } }, "\(follower.output)")
             try #require(fleet.cli.run("worker", "--until-idle").status == 0)
-            #expect(Fleet.waitUntil(10) {
-                Set(printed().filter { $0["status"] as? String == "accepted" }.compactMap { $0["token"] as? String }) == [first, later]
-            }, "\(follower.output)")
+            #expect(
+                Fleet.waitUntil(10) {
+                    Set(
+                        printed().filter { $0["status"] as? String == "accepted" }.compactMap { $0["token"] as? String }
+                    ) == [first, later]
+                }, "\(follower.output)")
             let rows = printed()
-            #expect(rows.filter { $0["token"] as? String == later }.map { $0["status"] as? String } == ["pending", "accepted"],
-                    "each change printed once")
+            #expect(
+                rows.filter { $0["token"] as? String == later }.map { $0["status"] as? String } == [
+                    "pending", "accepted",
+                ],
+                "each change printed once")
 
             #expect(follower.terminate(within: 10) != nil, "still running after SIGTERM")
             #expect(follower.process.terminationStatus == 0)
             #expect(follower.log.isEmpty, "\(follower.log)")
 
             // Started with a window, it lists the window and then does not print those rows again.
-            let windowed = try BackgroundWorker(cli: fleet.cli, arguments: ["log", "--follow", "--since", "1h", "--json"])
+            let windowed = try BackgroundWorker(
+                cli: fleet.cli, arguments: ["log", "--follow", "--since", "1h", "--json"])
             defer { windowed.killIfRunning() }
             #expect(Fleet.waitUntil(10) { windowed.output.split(separator: "\n").count >= 2 }, "\(windowed.log)")
             Thread.sleep(forTimeInterval: 1)  // a few polls, which must print nothing new

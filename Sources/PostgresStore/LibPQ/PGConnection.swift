@@ -91,8 +91,10 @@ final class PGConnection {
     }
 
     /// Encodes the parameters (binary), runs `execute` with them, checks the result and counts its changes.
-    private func run(_ sql: String, _ parameters: [PGValue],
-                     _ execute: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> OpaquePointer?) throws(PGError) -> PGResult {
+    private func run(
+        _ sql: String, _ parameters: [PGValue],
+        _ execute: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> OpaquePointer?
+    ) throws(PGError) -> PGResult {
         let encoded = parameters.map(\.encoded)
         let lengths = encoded.map { Int32($0?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: encoded.count)
@@ -136,16 +138,22 @@ final class PGConnection {
         default:
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             var message = String(cString: PQresultErrorMessage(result)).trimmingCharacters(in: .whitespacesAndNewlines)
-            if message.hasPrefix("ERROR:") { message = String(message.dropFirst(6)).trimmingCharacters(in: .whitespaces) }
-            if message.isEmpty { message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines) }
-            throw PGError(sqlState: state, message: message, sql: sql, connectionLost: PQstatus(handle) != CONNECTION_OK)
+            if message.hasPrefix("ERROR:") {
+                message = String(message.dropFirst(6)).trimmingCharacters(in: .whitespaces)
+            }
+            if message.isEmpty {
+                message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            throw PGError(
+                sqlState: state, message: message, sql: sql, connectionLost: PQstatus(handle) != CONNECTION_OK)
         }
     }
 
     private func lost(_ sql: String) -> PGError {
         let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
-        return PGError(sqlState: "", message: message.isEmpty ? "connection lost" : message, sql: sql,
-                       connectionLost: PQstatus(handle) != CONNECTION_OK || message.isEmpty)
+        return PGError(
+            sqlState: "", message: message.isEmpty ? "connection lost" : message, sql: sql,
+            connectionLost: PQstatus(handle) != CONNECTION_OK || message.isEmpty)
     }
 
     /// Calls `body` with C pointers to each parameter's bytes (NULL for a NULL parameter), all in one buffer.
@@ -163,7 +171,8 @@ final class PGConnection {
                 continue
             }
             value.withUnsafeBytes { bytes in
-                UnsafeMutableRawPointer(buffer + offset).copyMemory(from: bytes.baseAddress ?? UnsafeRawPointer(buffer), byteCount: bytes.count)
+                UnsafeMutableRawPointer(buffer + offset).copyMemory(
+                    from: bytes.baseAddress ?? UnsafeRawPointer(buffer), byteCount: bytes.count)
             }
             pointers.append(UnsafePointer(buffer + offset))
             offset += value.count

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A failure reported by libpq or the server: the SQLSTATE (empty when libpq failed before the server answered,
 /// e.g. a lost connection) and the message, first line only.
 struct PGError: Error, CustomStringConvertible {
@@ -19,7 +21,8 @@ struct PGError: Error, CustomStringConvertible {
     /// starting (57P01–57P03), too many connections (53300), or a failure libpq reports without a SQLSTATE (the
     /// server went away: "server closed the connection unexpectedly").
     var isUnavailable: Bool {
-        connectionLost || sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
+        connectionLost || sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02"
+            || sqlState == "57P03"
             || sqlState == "53300"
     }
 
@@ -30,9 +33,10 @@ struct PGError: Error, CustomStringConvertible {
 
     var description: String {
         var text = sqlState.isEmpty ? message : "\(message) (SQLSTATE \(sqlState))"
-        if let sql { text += " in: \(sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))" }
+        if let sql {
+            text +=
+                " in: \(sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))"
+        }
         return text
     }
 }
-
-import Foundation

@@ -14,7 +14,9 @@ final class PGResult {
         self.handle = handle
         count = Int(PQntuples(handle))
         let command = String(cString: PQcmdStatus(handle))
-        let writes = command.hasPrefix("INSERT") || command.hasPrefix("UPDATE") || command.hasPrefix("DELETE") || command.hasPrefix("MERGE")
+        let writes =
+            command.hasPrefix("INSERT") || command.hasPrefix("UPDATE") || command.hasPrefix("DELETE")
+            || command.hasPrefix("MERGE")
         changes = writes ? Int(String(cString: PQcmdTuples(handle))) ?? 0 : 0
     }
 

@@ -46,7 +46,8 @@ final class Connection {
         if options.access == .readWrite && sqlite3_db_readonly(handle, "main") == 1 {
             throw SQLiteError(code: SQLITE_READONLY, message: "the file is not writable by this process")
         }
-        sqlite3_busy_handler(handle, busyHandler, UnsafeMutableRawPointer(bitPattern: Int(max(1, options.busyTimeoutMilliseconds))))
+        sqlite3_busy_handler(
+            handle, busyHandler, UnsafeMutableRawPointer(bitPattern: Int(max(1, options.busyTimeoutMilliseconds))))
         if options.access == .readWrite {
             // A new, empty file: free pages will be given back in steps (`apnsd prune`). The mode can be chosen only
             // before the first table exists; an older file keeps its mode until converted (VACUUM).
@@ -57,11 +58,13 @@ final class Connection {
             let journal = try mode.step() ? mode.string(0) : ""
             mode.reset()
             guard journal.lowercased() == "wal" else {
-                throw SQLiteError(code: SQLITE_ERROR, message: "could not switch to WAL mode (journal_mode is '\(journal)')",
-                                  sql: "PRAGMA journal_mode = WAL")
+                throw SQLiteError(
+                    code: SQLITE_ERROR, message: "could not switch to WAL mode (journal_mode is '\(journal)')",
+                    sql: "PRAGMA journal_mode = WAL")
             }
         }
-        try execute("""
+        try execute(
+            """
             PRAGMA synchronous = NORMAL;
             PRAGMA foreign_keys = ON;
             PRAGMA cache_size = -\(options.cacheSizeKiB);
@@ -129,8 +132,9 @@ final class Connection {
 
     /// Wraps a failing result code with this connection's message.
     func error(_ code: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle),
-                    message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrno: sqlite3_system_errno(handle))
+        SQLiteError(
+            code: sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle),
+            message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrno: sqlite3_system_errno(handle))
     }
 }
 

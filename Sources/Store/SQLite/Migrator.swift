@@ -18,7 +18,8 @@ struct Migrator {
     /// Brings the database up to date. Safe against another process migrating at the same time: each
     /// migration re-checks, inside its write transaction, whether it was applied meanwhile.
     func migrate(_ db: Connection) throws -> Result {
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 id         TEXT    PRIMARY KEY NOT NULL,
                 applied_at INTEGER NOT NULL
@@ -52,12 +53,14 @@ struct Migrator {
     /// Compares the file's migrations with this build's, writing nothing (a read-only connection cannot
     /// migrate; the caller refuses a file that is not exactly up to date).
     func status(_ db: Connection) throws -> Status {
-        let table = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+        let table = try db.prepare(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
         let applied = try table.scalarInt64() == 1 ? try appliedIDs(db) : []
         let known = Set(migrations.map(\.id))
         let recorded = Set(applied)
-        return Status(missing: migrations.map(\.id).filter { !recorded.contains($0) },
-                      unknown: applied.filter { !known.contains($0) }.sorted())
+        return Status(
+            missing: migrations.map(\.id).filter { !recorded.contains($0) },
+            unknown: applied.filter { !known.contains($0) }.sorted())
     }
 
     private func appliedIDs(_ db: Connection) throws -> [String] {

@@ -16,11 +16,15 @@ extension Int64: SQLBindable {
 }
 
 extension Int: SQLBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_int64(statement, index, Int64(self)) }
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, Int64(self))
+    }
 }
 
 extension Bool: SQLBindable {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_int64(statement, index, self ? 1 : 0) }
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, self ? 1 : 0)
+    }
 }
 
 extension String: SQLBindable {

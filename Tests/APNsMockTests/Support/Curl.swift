@@ -10,9 +10,11 @@ struct CurlRequest {
     var body: [UInt8]?
 
     /// A push to `/3/device/<token>` with a valid-looking set of headers; change what a test needs.
-    static func push(token: String, topic: String? = "com.example.app", pushType: String? = "alert",
-                     authorization: String?, body: [UInt8]? = Array(#"{"aps":{"alert":"hi"}}"#.utf8),
-                     extra: [(name: String, value: String)] = []) -> CurlRequest {
+    static func push(
+        token: String, topic: String? = "com.example.app", pushType: String? = "alert",
+        authorization: String?, body: [UInt8]? = Array(#"{"aps":{"alert":"hi"}}"#.utf8),
+        extra: [(name: String, value: String)] = []
+    ) -> CurlRequest {
         var headers: [(name: String, value: String)] = []
         if let authorization { headers.append(("authorization", authorization)) }
         if let topic { headers.append(("apns-topic", topic)) }
@@ -109,12 +111,16 @@ struct Curl {
         var responses: [CurlResponse] = []
         let lines = result.stdout.split(separator: "\n")
         guard lines.count == requests.count else {
-            throw HarnessError("curl wrote \(lines.count) result lines for \(requests.count) requests: \(result.stdout) \(result.stderr)")
+            throw HarnessError(
+                "curl wrote \(lines.count) result lines for \(requests.count) requests: \(result.stdout) \(result.stderr)"
+            )
         }
         for (index, line) in lines.enumerated() {
             let fields = line.split(separator: " ").map(String.init)
-            guard fields.count == 6, Int(fields[0]) == index, let status = Int(fields[1]), let exitCode = Int(fields[2]),
-                  let connects = Int(fields[3]), let pre = Double(fields[4]), let total = Double(fields[5]) else {
+            guard fields.count == 6, Int(fields[0]) == index, let status = Int(fields[1]),
+                let exitCode = Int(fields[2]),
+                let connects = Int(fields[3]), let pre = Double(fields[4]), let total = Double(fields[5])
+            else {
                 throw HarnessError("unexpected curl result line '\(line)'")
             }
             let bodyOut = directory.path("curl-\(id)-\(index).body")
@@ -128,8 +134,10 @@ struct Curl {
                 let value = headerLine[headerLine.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 headers[name, default: []].append(value)
             }
-            responses.append(CurlResponse(status: status, headers: headers, body: body, exitCode: exitCode,
-                                          connects: connects, serverSeconds: max(0, total - pre), totalSeconds: total))
+            responses.append(
+                CurlResponse(
+                    status: status, headers: headers, body: body, exitCode: exitCode,
+                    connects: connects, serverSeconds: max(0, total - pre), totalSeconds: total))
         }
         return responses
     }

@@ -4,10 +4,10 @@ import ProviderAuth
 /// The throwaway team key in Fixtures/keys and the ids the simulator checks tokens against.
 enum Fixture {
     static let keysDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent() // Support
-        .deletingLastPathComponent() // APNsMockTests
-        .deletingLastPathComponent() // Tests
-        .deletingLastPathComponent() // package root
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // APNsMockTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // package root
         .appendingPathComponent("Fixtures/keys")
 
     static let keyPath = keysDirectory.appendingPathComponent("AuthKey_TESTKEY001.p8").path
@@ -15,7 +15,9 @@ enum Fixture {
     static let credential = try! ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")
 
     /// A fresh `authorization` header value: "bearer <JWT>" issued `age` seconds ago.
-    static func authorization(age: TimeInterval = 0, key: SigningKey = key, credential: ProviderCredential = credential) throws -> String {
+    static func authorization(age: TimeInterval = 0, key: SigningKey = key, credential: ProviderCredential = credential)
+        throws -> String
+    {
         try ProviderToken.mint(key: key, credential: credential, issuedAt: Date() - age).authorizationHeader
     }
 
@@ -30,7 +32,8 @@ struct TempDirectory {
     let url: URL
 
     init(_ label: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("APNsMockTests-\(label)-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "APNsMockTests-\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

@@ -16,20 +16,24 @@ final class MockHarness {
 
     /// Per-token stats are listed (`statsTokens`) unless a test turns them off.
     /// `verifier` defaults to the fixture team's key with any topic.
-    init(scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, statsTokens: Bool = true,
-         handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil,
-         verifier: JWTVerifier? = nil, environment: Environment = .production, clientCAPEM: String? = nil,
-         withoutBroadcast: Set<String> = [], maxChannelsPerApp: Int = 10_000) throws {
+    init(
+        scenario: Scenario = Scenario(), tokenUpdateInterval: TimeInterval = 20 * 60, statsTokens: Bool = true,
+        handshakeTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 300, arrivalsFile: String? = nil,
+        verifier: JWTVerifier? = nil, environment: Environment = .production, clientCAPEM: String? = nil,
+        withoutBroadcast: Set<String> = [], maxChannelsPerApp: Int = 10_000
+    ) throws {
         directory = try TempDirectory("mock")
         let identity = try TLSIdentity.throwaway()
         guard let ca = identity.caCertificatePEM else { throw HarnessError("throwaway identity has no CA") }
         caPath = try directory.write("ca.pem", ca)
-        server = try MockServer(configuration: MockConfiguration(
-            port: 0, identity: identity, verifier: verifier ?? JWTVerifier(key: Fixture.key, credential: Fixture.credential),
-            scenario: scenario, tokenUpdateInterval: tokenUpdateInterval, statsTokens: statsTokens,
-            handshakeTimeout: handshakeTimeout, idleTimeout: idleTimeout, arrivalsFile: arrivalsFile,
-            environment: environment, clientCAPEM: clientCAPEM, withoutBroadcast: withoutBroadcast,
-            maxChannelsPerApp: maxChannelsPerApp))
+        server = try MockServer(
+            configuration: MockConfiguration(
+                port: 0, identity: identity,
+                verifier: verifier ?? JWTVerifier(key: Fixture.key, credential: Fixture.credential),
+                scenario: scenario, tokenUpdateInterval: tokenUpdateInterval, statsTokens: statsTokens,
+                handshakeTimeout: handshakeTimeout, idleTimeout: idleTimeout, arrivalsFile: arrivalsFile,
+                environment: environment, clientCAPEM: clientCAPEM, withoutBroadcast: withoutBroadcast,
+                maxChannelsPerApp: maxChannelsPerApp))
         authorization = try Fixture.authorization()
         curl = Curl(baseURL: "https://127.0.0.1:\(server.port)", caPath: caPath, directory: directory)
     }
@@ -48,7 +52,9 @@ final class MockHarness {
         Curl(baseURL: curl.baseURL, caPath: caPath, directory: directory, clientCertificate: certificate)
     }
 
-    func send(_ requests: [CurlRequest], rate: String? = nil) throws -> [CurlResponse] { try curl.send(requests, rate: rate) }
+    func send(_ requests: [CurlRequest], rate: String? = nil) throws -> [CurlResponse] {
+        try curl.send(requests, rate: rate)
+    }
 
     /// A valid push to `token` with the harness's provider token.
     func push(_ token: String, extra: [(name: String, value: String)] = []) throws -> CurlRequest {
@@ -58,7 +64,9 @@ final class MockHarness {
     /// `GET /_mock/stats` over curl, decoded.
     func stats() throws -> MockStats {
         let response = try curl.send(CurlRequest(method: "GET", path: "/_mock/stats"))
-        guard response.status == 200 else { throw HarnessError("stats answered \(response.status): \(response.bodyText)") }
+        guard response.status == 200 else {
+            throw HarnessError("stats answered \(response.status): \(response.bodyText)")
+        }
         return try JSONDecoder().decode(MockStats.self, from: Data(response.body))
     }
 

@@ -1,17 +1,19 @@
 import APNsMock
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Trait where Self == ConditionTrait {
     /// For a test that bounds the simulator's memory or CPU: sanitizers multiply both, so such a test skips under
     /// one (detected by its runtime, or announced by the caller with APNSD_SANITIZER).
     static var boundsResources: Self {
-        .enabled(if: !Sanitizers.active && ProcessInfo.processInfo.environment["APNSD_SANITIZER"] == nil,
-                 "bounds memory or CPU; skipped under a sanitizer")
+        .enabled(
+            if: !Sanitizers.active && ProcessInfo.processInfo.environment["APNSD_SANITIZER"] == nil,
+            "bounds memory or CPU; skipped under a sanitizer")
     }
 }
 
@@ -20,15 +22,17 @@ enum ProcessUsage {
     /// VmRSS in bytes, or nil when the process is gone.
     static func residentBytes(_ pid: pid_t) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
         return kib * 1024
     }
 
     /// User plus system CPU seconds, or nil when the process is gone.
     static func cpuSeconds(_ pid: pid_t) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         // After "pid (comm)": field 3 is the state; utime and stime are fields 14 and 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
@@ -51,11 +55,15 @@ final class MockProcess {
         let binary = try #require(ApnsMockExecutableTests.binary, "apns-mock not built")
         directory = try TempDirectory("process")
         caPath = directory.path("ca.pem")
-        let arguments = ["--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
-                         "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"] + extra
+        let arguments =
+            [
+                "--listen", "127.0.0.1:0", "--ca-out", caPath, "--key-file", Fixture.keyPath,
+                "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
+            ] + extra
         if let fileLimit {
             running = try ApnsMockExecutableTests.Running(
-                binary: "/bin/sh", arguments: ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", binary] + arguments,
+                binary: "/bin/sh",
+                arguments: ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", binary] + arguments,
                 directory: directory)
         } else {
             running = try ApnsMockExecutableTests.Running(binary: binary, arguments: arguments, directory: directory)
@@ -77,7 +85,9 @@ final class MockProcess {
     /// `GET /_mock/stats` over a fresh curl connection.
     func stats() throws -> MockStats {
         let response = try curl.send(CurlRequest(method: "GET", path: "/_mock/stats"))
-        guard response.status == 200 else { throw HarnessError("stats answered \(response.status): \(response.bodyText)") }
+        guard response.status == 200 else {
+            throw HarnessError("stats answered \(response.status): \(response.bodyText)")
+        }
         return try JSONDecoder().decode(MockStats.self, from: Data(response.body))
     }
 

@@ -12,7 +12,9 @@ enum NGHTTP {
 
     /// POSTs `requests` pushes to `token` over one connection (`-m`) with `nghttp -v`, and reads the frames it logs;
     /// with `getPath`, GETs that path instead.
-    static func run(_ mock: MockHarness, requests: Int, authorization: String?, token: String, getPath: String? = nil) throws -> Run {
+    static func run(_ mock: MockHarness, requests: Int, authorization: String?, token: String, getPath: String? = nil)
+        throws -> Run
+    {
         var arguments = ["-v", "-n", "--no-dep", "-t", "10", "-m", String(requests)]
         if getPath == nil {
             let payload = try mock.directory.write("nghttp-\(UUID().uuidString).json", #"{"aps":{"alert":"hi"}}"#)

@@ -10,7 +10,9 @@ struct ProcessResult {
 
 enum ProcessRunner {
     /// Runs `tool` (looked up on PATH) with `arguments`; kills it after `timeout` seconds.
-    static func run(_ tool: String, _ arguments: [String], in directory: TempDirectory, timeout: TimeInterval = 30) throws -> ProcessResult {
+    static func run(_ tool: String, _ arguments: [String], in directory: TempDirectory, timeout: TimeInterval = 30)
+        throws -> ProcessResult
+    {
         let id = UUID().uuidString
         let name = URL(fileURLWithPath: tool).lastPathComponent
         let stdoutPath = directory.path("\(name)-\(id).out")

@@ -1,7 +1,8 @@
 import COpenSSL
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One HTTP/2 frame as it travels: 9-byte header, then the payload.
@@ -19,8 +20,10 @@ struct H2Frame {
 
     var bytes: [UInt8] {
         let length = payload.count
-        return [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags,
-                UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)] + payload
+        return [
+            UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags,
+            UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff),
+        ] + payload
     }
 
     /// GOAWAY's last stream id: the highest stream the sender processed.
@@ -43,7 +46,10 @@ struct H2Frame {
     static func settings(_ pairs: [(UInt16, UInt32)] = [], ack: Bool = false) -> H2Frame {
         var payload: [UInt8] = []
         for (id, value) in pairs {
-            payload += [UInt8(id >> 8), UInt8(id & 0xff), UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
+            payload += [
+                UInt8(id >> 8), UInt8(id & 0xff), UInt8(value >> 24), UInt8(value >> 16 & 0xff),
+                UInt8(value >> 8 & 0xff), UInt8(value & 0xff),
+            ]
         }
         return H2Frame(type: Self.settings, flags: ack ? Self.ack : 0, stream: 0, payload: payload)
     }
@@ -53,11 +59,14 @@ struct H2Frame {
     }
 
     static func rst(stream: UInt32, code: UInt32 = cancel) -> H2Frame {
-        H2Frame(type: Self.rstStream, flags: 0, stream: stream, payload: [UInt8(code >> 24), UInt8(code >> 16 & 0xff), UInt8(code >> 8 & 0xff), UInt8(code & 0xff)])
+        H2Frame(
+            type: Self.rstStream, flags: 0, stream: stream,
+            payload: [UInt8(code >> 24), UInt8(code >> 16 & 0xff), UInt8(code >> 8 & 0xff), UInt8(code & 0xff)])
     }
 
     static func ping(_ seed: UInt64 = 0) -> H2Frame {
-        H2Frame(type: Self.ping, flags: 0, stream: 0, payload: (0..<8).map { UInt8(truncatingIfNeeded: seed >> (8 * $0)) })
+        H2Frame(
+            type: Self.ping, flags: 0, stream: 0, payload: (0..<8).map { UInt8(truncatingIfNeeded: seed >> (8 * $0)) })
     }
 
     /// A header block as HEADERS plus CONTINUATION frames of at most 16,384 bytes (the default SETTINGS_MAX_FRAME_SIZE).
@@ -69,8 +78,11 @@ struct H2Frame {
             let end = min(block.count, offset + chunk)
             var flags: UInt8 = end == block.count ? Self.endHeaders : 0
             if offset == 0 && endStream { flags |= Self.endStream }
-            out += H2Frame(type: offset == 0 ? Self.headers : Self.continuation, flags: flags, stream: stream,
-                           payload: Array(block[offset..<end])).bytes
+            out +=
+                H2Frame(
+                    type: offset == 0 ? Self.headers : Self.continuation, flags: flags, stream: stream,
+                    payload: Array(block[offset..<end])
+                ).bytes
             offset = end
         } while offset < block.count
         return out
@@ -118,7 +130,9 @@ struct HPACKEncoder {
             size = 0
             return
         }
-        while size + entry > Self.capacity, let last = table.popLast() { size -= last.name.utf8.count + last.value.utf8.count + 32 }
+        while size + entry > Self.capacity, let last = table.popLast() {
+            size -= last.name.utf8.count + last.value.utf8.count + 32
+        }
         table.insert((name, value), at: 0)
         size += entry
     }
@@ -158,7 +172,7 @@ final class RawH2 {
     var encoder = HPACKEncoder()
 
     private nonisolated(unsafe) static let context: OpaquePointer = {
-        signal(SIGPIPE, SIG_IGN) // a write to a connection the server closed fails instead of killing the tests
+        signal(SIGPIPE, SIG_IGN)  // a write to a connection the server closed fails instead of killing the tests
         let context = SSL_CTX_new(TLS_client_method())!
         SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         _ = apnsd_SSL_CTX_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
@@ -180,7 +194,9 @@ final class RawH2 {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else {
             let message = String(cString: strerror(errno))
@@ -235,7 +251,9 @@ final class RawH2 {
             if n < 0 { throw HarnessError("TLS write failed after \(offset) of \(bytes.count) bytes") }
             offset += n
             if offset < bytes.count {
-                guard Date() < deadline else { throw HarnessError("the server took \(offset) of \(bytes.count) bytes in \(timeout) s") }
+                guard Date() < deadline else {
+                    throw HarnessError("the server took \(offset) of \(bytes.count) bytes in \(timeout) s")
+                }
                 wait(Int16(POLLOUT), until: deadline)
             }
         }
@@ -244,7 +262,9 @@ final class RawH2 {
     /// Writes what the socket takes now, without waiting; returns the bytes taken (0 when it would block), -1 on error.
     func trySend(_ bytes: [UInt8], from offset: Int = 0) -> Int {
         guard offset < bytes.count else { return 0 }
-        let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + offset, Int32(min(bytes.count - offset, 1 << 20))) }
+        let n = bytes.withUnsafeBytes {
+            SSL_write(ssl, $0.baseAddress! + offset, Int32(min(bytes.count - offset, 1 << 20)))
+        }
         if n > 0 {
             written += Int(n)
             return Int(n)
@@ -287,7 +307,8 @@ final class RawH2 {
         guard inbox.count >= 9 else { return nil }
         let length = Int(inbox[0]) << 16 | Int(inbox[1]) << 8 | Int(inbox[2])
         guard inbox.count >= 9 + length else { return nil }
-        let stream = (UInt32(inbox[5]) << 24 | UInt32(inbox[6]) << 16 | UInt32(inbox[7]) << 8 | UInt32(inbox[8])) & 0x7fff_ffff
+        let stream =
+            (UInt32(inbox[5]) << 24 | UInt32(inbox[6]) << 16 | UInt32(inbox[7]) << 8 | UInt32(inbox[8])) & 0x7fff_ffff
         let frame = H2Frame(type: inbox[3], flags: inbox[4], stream: stream, payload: Array(inbox[9..<9 + length]))
         inbox.removeFirst(9 + length)
         return frame
@@ -319,8 +340,10 @@ final class RawH2 {
 
     /// A push request's header fields.
     static func push(token: String, authorization: String?, topic: String = "com.example.app") -> [(String, String)] {
-        var fields: [(String, String)] = [(":method", "POST"), (":scheme", "https"), (":authority", "127.0.0.1"),
-                                           (":path", "/3/device/\(token)")]
+        var fields: [(String, String)] = [
+            (":method", "POST"), (":scheme", "https"), (":authority", "127.0.0.1"),
+            (":path", "/3/device/\(token)"),
+        ]
         if let authorization { fields.append(("authorization", authorization)) }
         fields += [("apns-topic", topic), ("apns-push-type", "alert")]
         return fields
@@ -331,6 +354,7 @@ final class RawH2 {
     /// HEADERS (+ DATA with END_STREAM) for a complete push on `stream`, its fields indexed when `index`.
     func pushFrames(stream: UInt32, token: String, authorization: String?, index: Bool = true) -> [UInt8] {
         let block = encoder.block(Self.push(token: token, authorization: authorization), index: index)
-        return H2Frame.headers(stream: stream, block: block, endStream: false) + H2Frame.data(stream: stream, Self.body, endStream: true).bytes
+        return H2Frame.headers(stream: stream, block: block, endStream: false)
+            + H2Frame.data(stream: stream, Self.body, endStream: true).bytes
     }
 }

@@ -10,8 +10,8 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
 }
 
 #if !FUZZING
-@main
-enum Replay {
-    static func main() { FuzzReplay.main(FuzzTargets.key) }
-}
+    @main
+    enum Replay {
+        static func main() { FuzzReplay.main(FuzzTargets.key) }
+    }
 #endif

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The fuzz targets' bodies: each feeds one input to a library entry point and traps (an oracle failure) when
@@ -12,14 +12,16 @@ import Glibc
 public enum FuzzTargets {
     /// The targets by the name `scripts/fuzz` and the seed folders (Fixtures/fuzz/NAME) use.
     public static let all: [(name: String, run: @Sendable ([UInt8]) -> Void)] = [
-        ("payload", payload), ("import-line", importLine), ("config", config), ("key", key), ("mock-request", mockRequest),
+        ("payload", payload), ("import-line", importLine), ("config", config), ("key", key),
+        ("mock-request", mockRequest),
     ]
 }
 
 /// Traps with `message` (libFuzzer records a crash) when `condition` is false. Unlike `assert`, it stays in
 /// release builds, which is what the fuzzers run.
 @inline(__always)
-func require(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+func require(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line)
+{
     if !condition { fatalError("oracle: \(message())", file: file, line: line) }
 }
 
@@ -48,7 +50,9 @@ public enum FuzzReplay {
     public static func main(_ body: ([UInt8]) -> Void) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.contains(where: { !$0.hasPrefix("-") }) else {
-            printError("usage: \(CommandLine.arguments[0]) FILE|DIR... (built without libFuzzer: replays the inputs; scripts/fuzz builds the fuzzer)")
+            printError(
+                "usage: \(CommandLine.arguments[0]) FILE|DIR... (built without libFuzzer: replays the inputs; scripts/fuzz builds the fuzzer)"
+            )
             exit(64)
         }
         let count = run(arguments: arguments, body)

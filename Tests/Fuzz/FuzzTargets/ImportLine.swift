@@ -20,20 +20,27 @@ extension FuzzTargets {
         // The same line inside a larger buffer (slices do not start at 0), as the importer reads them.
         let framed = [UInt8(ascii: "\n")] + bytes + [UInt8(ascii: "\n")]
         let inner = framed[1..<(framed.count - 1)]
-        require(Result { () throws(IntakeError) in try ImportLine.parse(inner) } == line, "parse depends on the slice's start: \(shown(bytes))")
-        require(Result { () throws(IntakeError) in try ImportLine.tokenOnly(inner) } == tokenLine, "tokenOnly depends on the slice's start: \(shown(bytes))")
+        require(
+            Result { () throws(IntakeError) in try ImportLine.parse(inner) } == line,
+            "parse depends on the slice's start: \(shown(bytes))")
+        require(
+            Result { () throws(IntakeError) in try ImportLine.tokenOnly(inner) } == tokenLine,
+            "tokenOnly depends on the slice's start: \(shown(bytes))")
 
         if case .success(let parsed?) = line {
             checkToken(parsed.token)
             require(tokenLine == .success(parsed.token), "parse and tokenOnly disagree on the token: \(shown(bytes))")
             if let user = parsed.user {
                 let utf8 = Array(user.utf8)
-                require(!utf8.isEmpty && utf8.count <= UserID.maximumBytes, "user id of \(utf8.count) bytes: \(shown(bytes))")
+                require(
+                    !utf8.isEmpty && utf8.count <= UserID.maximumBytes,
+                    "user id of \(utf8.count) bytes: \(shown(bytes))")
                 require(String(validating: utf8, as: UTF8.self) == user, "user id is not valid UTF-8")
                 require(Printable.isPrintable(user), "user id is not printable: \(shown(bytes))")
                 require(!user.contains(","), "user id holds a comma: \(shown(bytes))")
-                require(!(utf8.first == 0x20 || utf8.first == 0x09 || utf8.last == 0x20 || utf8.last == 0x09),
-                        "user id is not trimmed: \(shown(bytes))")
+                require(
+                    !(utf8.first == 0x20 || utf8.first == 0x09 || utf8.last == 0x20 || utf8.last == 0x09),
+                    "user id is not trimmed: \(shown(bytes))")
             }
         }
         if case .success(nil) = line {
@@ -44,8 +51,12 @@ extension FuzzTargets {
 
     private static func checkToken(_ token: DeviceToken) {
         let hex = Array(token.hex.utf8)
-        require(!hex.isEmpty && hex.count % 2 == 0 && hex.count <= DeviceToken.maximumHexLength, "token length \(hex.count)")
-        require(hex.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }, "token is not lowercase hex: \(shown(hex))")
+        require(
+            !hex.isEmpty && hex.count % 2 == 0 && hex.count <= DeviceToken.maximumHexLength, "token length \(hex.count)"
+        )
+        require(
+            hex.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) },
+            "token is not lowercase hex: \(shown(hex))")
         require((try? DeviceToken(token.hex)) == token, "token does not round-trip: \(token.hex)")
         require(DeviceToken(normalizedHex: hex[...]) == token, "token is not normalized: \(token.hex)")
     }

@@ -11,7 +11,8 @@ extension FuzzTargets {
             let message = Array("fuzz".utf8)
             let signature = try key.signES256(message)
             require(signature.count == 64, "raw signature of \(signature.count) bytes")
-            require(key.verifyES256(message: message, rawSignature: signature), "a loaded key's signature does not verify")
+            require(
+                key.verifyES256(message: message, rawSignature: signature), "a loaded key's signature does not verify")
             // Written back out, the key reads again.
             require((try? SigningKey(pem: key.pkcs8PEM)) != nil, "a loaded key's PEM does not load again")
         } catch {

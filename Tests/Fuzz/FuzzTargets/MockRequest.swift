@@ -23,15 +23,20 @@ extension FuzzTargets {
             require(verdict.token != nil, "accepted without a device token: \(shown(bytes))")
             require(body > 0 && body <= 5120, "accepted a body of \(body) bytes")
             let topics = headers.filter { $0.name == Array("apns-topic".utf8) }
-            require(topics.count == 1 && !topics[0].value.isEmpty, "accepted without one non-empty topic: \(shown(bytes))")
+            require(
+                topics.count == 1 && !topics[0].value.isEmpty, "accepted without one non-empty topic: \(shown(bytes))")
         }
         if let token = verdict.token {
-            require((try? DeviceToken(token))?.hex == token, "path token \(Printable.escaped(token)) is not a valid lowercase token")
+            require(
+                (try? DeviceToken(token))?.hex == token,
+                "path token \(Printable.escaped(token)) is not a valid lowercase token")
         }
-        require(RequestRules.check(headers: headers, bodyBytes: body) == verdict, "the verdict changed on a second look")
+        require(
+            RequestRules.check(headers: headers, bodyBytes: body) == verdict, "the verdict changed on a second look")
         if let authorization = verdict.authorization {
             // What the connection would ask next: a verdict, never a crash, whatever the header holds.
-            let judged = Self.verifier.verify(authorization: String(decoding: authorization, as: UTF8.self), now: Date())
+            let judged = Self.verifier.verify(
+                authorization: String(decoding: authorization, as: UTF8.self), now: Date())
             if case .valid = judged {
                 require(false, "an unsigned fuzz input passed as a provider token: \(shown(authorization))")
             }

@@ -24,18 +24,27 @@ extension FuzzTargets {
             let aps = object["aps"]
             switch summary.aps {
             case nil: require(aps == nil, "validator saw no aps, Foundation did: \(shown(bytes))")
-            case .object: require(aps is [String: Any], "validator saw an aps object, Foundation \(String(describing: aps)): \(shown(bytes))")
-            case .array: require(aps is [Any], "validator saw an aps array, Foundation \(String(describing: aps)): \(shown(bytes))")
+            case .object:
+                require(
+                    aps is [String: Any],
+                    "validator saw an aps object, Foundation \(String(describing: aps)): \(shown(bytes))")
+            case .array:
+                require(
+                    aps is [Any], "validator saw an aps array, Foundation \(String(describing: aps)): \(shown(bytes))")
             case .string: require(aps is String, "validator saw an aps string: \(shown(bytes))")
-            case .number, .literal: require(aps is NSNumber || aps is NSNull, "validator saw an aps number/literal: \(shown(bytes))")
+            case .number, .literal:
+                require(aps is NSNumber || aps is NSNull, "validator saw an aps number/literal: \(shown(bytes))")
             }
         }
         // Payload adds the size limit and the aps rule on top of the validator; each push type's answer must agree.
         for pushType in [PushType.alert, .voip, .mdm] {
             let payload = try? Payload(bytes: bytes, pushType: pushType)
-            let expected = summary != nil && !bytes.isEmpty && bytes.count <= pushType.payloadLimit
+            let expected =
+                summary != nil && !bytes.isEmpty && bytes.count <= pushType.payloadLimit
                 && (summary?.aps == .object || (summary?.aps == nil && pushType == .mdm))
-            require((payload != nil) == expected, "Payload(\(pushType)) \(payload == nil ? "refused" : "accepted") \(shown(bytes))")
+            require(
+                (payload != nil) == expected,
+                "Payload(\(pushType)) \(payload == nil ? "refused" : "accepted") \(shown(bytes))")
             if let payload { require(payload.bytes == bytes, "Payload changed the bytes") }
         }
         // A liveactivity payload is read again by Intake's parser for ActivityKit's rules: whatever Payload accepted,
@@ -56,5 +65,6 @@ extension FuzzTargets {
 
 /// The start of an input, escaped, for an oracle's message.
 func shown(_ bytes: [UInt8]) -> String {
-    Printable.escaped(String(decoding: bytes.prefix(200), as: UTF8.self)) + (bytes.count > 200 ? "…(\(bytes.count) bytes)" : "")
+    Printable.escaped(String(decoding: bytes.prefix(200), as: UTF8.self))
+        + (bytes.count > 200 ? "…(\(bytes.count) bytes)" : "")
 }

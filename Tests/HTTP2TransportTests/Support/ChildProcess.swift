@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process started with posix_spawn, stdout and stderr appended to a file.
@@ -38,7 +39,9 @@ final class ChildProcess: @unchecked Sendable {
         var pid: pid_t = 0
         let code = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         guard code == 0 else {
-            throw NSError(domain: "ChildProcess", code: Int(code), userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(path): \(String(cString: strerror(code)))"])
+            throw NSError(
+                domain: "ChildProcess", code: Int(code),
+                userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(path): \(String(cString: strerror(code)))"])
         }
         self.pid = pid
     }

@@ -18,22 +18,30 @@ final class MockFixture: @unchecked Sendable {
         let key = try SigningKey.generate()
         let credential = try ProviderCredential(keyId: "KEY1234567", teamId: "TEAM123456")
         token = try ProviderToken.mint(key: key, credential: credential, issuedAt: Date())
-        server = try MockServer(configuration: MockConfiguration(
-            port: port, identity: pki.identity, verifier: JWTVerifier(key: key, credential: credential), scenario: scenario))
+        server = try MockServer(
+            configuration: MockConfiguration(
+                port: port, identity: pki.identity, verifier: JWTVerifier(key: key, credential: credential),
+                scenario: scenario))
     }
 
     var baseURL: String { "https://127.0.0.1:\(server.port)" }
 
-    func connectionConfiguration(rate: Int = 0, maxInFlight: Int = 1000, transportRetries: Int = 1,
-                                 requestTimeout: Duration = .seconds(30)) -> ConnectionConfiguration {
-        ConnectionConfiguration(baseURL: baseURL, caFile: pki.caFile, ratePerSecond: rate, connectTimeout: .seconds(5),
-                                requestTimeout: requestTimeout, maxInFlight: maxInFlight, transportRetries: transportRetries,
-                                label: "test")
+    func connectionConfiguration(
+        rate: Int = 0, maxInFlight: Int = 1000, transportRetries: Int = 1,
+        requestTimeout: Duration = .seconds(30)
+    ) -> ConnectionConfiguration {
+        ConnectionConfiguration(
+            baseURL: baseURL, caFile: pki.caFile, ratePerSecond: rate, connectTimeout: .seconds(5),
+            requestTimeout: requestTimeout, maxInFlight: maxInFlight, transportRetries: transportRetries,
+            label: "test")
     }
 
     /// A request for device `hex` (64 hex digits by default) with this fixture's provider token.
-    func request(device hex: String = String(repeating: "0f", count: 32), topic: String = "com.example.app") throws -> APNsRequest {
-        let notification = try Notification(token: DeviceToken(hex), topic: topic, payload: Payload(json: #"{"aps":{"alert":"hi"}}"#))
+    func request(device hex: String = String(repeating: "0f", count: 32), topic: String = "com.example.app") throws
+        -> APNsRequest
+    {
+        let notification = try Notification(
+            token: DeviceToken(hex), topic: topic, payload: Payload(json: #"{"aps":{"alert":"hi"}}"#))
         return APNsRequest(notification: notification, bearerToken: token.value)
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// nghttpd (nghttp2's reference server) over TLS on a loopback port, serving an empty file for POSTs to
@@ -17,20 +18,27 @@ final class NGHTTPD: @unchecked Sendable {
     let logFile: String
     private var process: ChildProcess!
 
-    init(pki: TestPKI, directory: TempDirectory, port: Int? = nil, verbose: Bool = false, maxConcurrentStreams: Int = 1000,
-         requireClientCertificate: Bool = false) throws {
+    init(
+        pki: TestPKI, directory: TempDirectory, port: Int? = nil, verbose: Bool = false,
+        maxConcurrentStreams: Int = 1000,
+        requireClientCertificate: Bool = false
+    ) throws {
         let docroot = directory.file("docroot")
         try FileManager.default.createDirectory(atPath: docroot + "/3/device", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: docroot + "/3/device/" + Self.okToken, contents: Data())
         self.port = port ?? Ports.free()
         logFile = directory.file("nghttpd-\(self.port)-\(UUID().uuidString.prefix(8)).log")
-        process = try ChildProcess(path: Self.path, arguments: (verbose ? ["-v"] : []) + (requireClientCertificate ? ["--verify-client"] : []) + [
-            "-a", "127.0.0.1", "-d", docroot, "-m", String(maxConcurrentStreams),
-            String(self.port), pki.keyFile, pki.certificateFile,
-        ], output: logFile)
+        process = try ChildProcess(
+            path: Self.path,
+            arguments: (verbose ? ["-v"] : []) + (requireClientCertificate ? ["--verify-client"] : []) + [
+                "-a", "127.0.0.1", "-d", docroot, "-m", String(maxConcurrentStreams),
+                String(self.port), pki.keyFile, pki.certificateFile,
+            ], output: logFile)
         guard Ports.waitUntilListening(self.port) else {
             stop()
-            throw NSError(domain: "NGHTTPD", code: 1, userInfo: [NSLocalizedDescriptionKey: "nghttpd did not listen on \(self.port)"])
+            throw NSError(
+                domain: "NGHTTPD", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "nghttpd did not listen on \(self.port)"])
         }
     }
 
@@ -48,9 +56,13 @@ final class NGHTTPD: @unchecked Sendable {
         let text = try String(contentsOfFile: logFile, encoding: .utf8)
         var times: [Double] = []
         for line in text.split(separator: "\n") where line.contains("recv HEADERS frame") {
-            guard let open = line.firstIndex(of: "["), let second = line[line.index(after: open)...].firstIndex(of: "["),
-                  let close = line[second...].firstIndex(of: "]") else { continue }
-            if let t = Double(line[line.index(after: second)..<close].trimmingCharacters(in: .whitespaces)) { times.append(t) }
+            guard let open = line.firstIndex(of: "["),
+                let second = line[line.index(after: open)...].firstIndex(of: "["),
+                let close = line[second...].firstIndex(of: "]")
+            else { continue }
+            if let t = Double(line[line.index(after: second)..<close].trimmingCharacters(in: .whitespaces)) {
+                times.append(t)
+            }
         }
         return times
     }

@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `openssl s_server` on a loopback port, requiring a client certificate issued by `clientCAFile` (`-Verify`):
@@ -16,13 +17,17 @@ final class OpenSSLServer: @unchecked Sendable {
         port = Ports.free()
         logFile = directory.file("s_server-\(port).log")
         // -www: answers from the connection only, never reading its standard input (/dev/null would end it).
-        process = try ChildProcess(path: "/usr/bin/openssl", arguments: [
-            "s_server", "-accept", "127.0.0.1:\(port)", "-cert", pki.certificateFile, "-key", pki.keyFile,
-            "-Verify", "2", "-CAfile", clientCAFile, "-verify_return_error", "-www",
-        ], output: logFile)
+        process = try ChildProcess(
+            path: "/usr/bin/openssl",
+            arguments: [
+                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", pki.certificateFile, "-key", pki.keyFile,
+                "-Verify", "2", "-CAfile", clientCAFile, "-verify_return_error", "-www",
+            ], output: logFile)
         guard Ports.waitUntilListening(port) else {
             stop()
-            throw NSError(domain: "OpenSSLServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "openssl s_server did not listen on \(port)"])
+            throw NSError(
+                domain: "OpenSSLServer", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "openssl s_server did not listen on \(port)"])
         }
     }
 

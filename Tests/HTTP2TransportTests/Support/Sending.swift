@@ -1,7 +1,9 @@
 import HTTP2Transport
 
 /// Sends `request` `count` times concurrently (the transport bounds what is in flight) and collects the results.
-func sendMany(_ count: Int, _ request: APNsRequest, via send: @escaping @Sendable (APNsRequest) async -> TransportResult) async -> [TransportResult] {
+func sendMany(
+    _ count: Int, _ request: APNsRequest, via send: @escaping @Sendable (APNsRequest) async -> TransportResult
+) async -> [TransportResult] {
     await withTaskGroup(of: TransportResult.self) { group in
         for _ in 0..<count { group.addTask { await send(request) } }
         var results: [TransportResult] = []
