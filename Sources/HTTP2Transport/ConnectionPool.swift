@@ -69,7 +69,7 @@ public final class ConnectionPool: Sendable {
     public var stats: [ConnectionStats] { connections.map(\.stats) }
 
     /// Closes every connection of the pool after its in-flight streams; requests continue on new ones.
-    public func reconnectAll() { connections.forEach { $0.reconnect() } }
+    public func reconnectAll() { for connection in connections { connection.reconnect() } }
 
     /// Shuts every connection down (concurrently), draining until `deadline`.
     public func shutdown(deadline: ContinuousClock.Instant) async {

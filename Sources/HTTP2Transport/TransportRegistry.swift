@@ -30,7 +30,7 @@ public final class TransportRegistry: Sendable {
                 let pool = try ConnectionPool(
                     key: key, configuration: settings, count: configuration.connectionsPerPool)
                 if !state.withdrawnGroups.isEmpty {
-                    pool.connections.forEach { $0.refuse(groups: state.withdrawnGroups) }
+                    for connection in pool.connections { connection.refuse(groups: state.withdrawnGroups) }
                 }
                 state.pools[key] = pool
                 return .success(pool)

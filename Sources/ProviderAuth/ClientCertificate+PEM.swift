@@ -15,7 +15,7 @@ extension ClientCertificate {
         guard blocks.keys > 0 else { throw .certificateWithoutPrivateKey }
 
         var certificates: [OpaquePointer] = []
-        defer { certificates.forEach { X509_free($0) } }
+        defer { for certificate in certificates { X509_free(certificate) } }
         try withBIO(bytes) { bio in
             while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) { certificates.append(certificate) }
         }

@@ -23,7 +23,7 @@ extension ClientCertificate {
             EVP_PKEY_free(key)
             X509_free(leaf)
             if let extra {
-                certificates(in: extra).forEach { X509_free($0) }
+                for certificate in certificates(in: extra) { X509_free(certificate) }
                 OPENSSL_sk_free(extra)
             }
         }

@@ -12,17 +12,17 @@ extension ProducerStore {
 
     /// Every device (optionally only active or inactive ones), fetched page by page as the sequence is iterated.
     public nonisolated func allDevices(active: Bool? = nil, pageSize: Int = 1000) -> PagedSequence<Device> {
-        PagedSequence(pageSize: pageSize, cursor: { $0.id }) { after, limit in
-            try await self.devices(active: active, after: after, limit: limit)
-        }
+        PagedSequence(
+            pageSize: pageSize, cursor: { $0.id },
+            fetch: { after, limit in try await self.devices(active: active, after: after, limit: limit) })
     }
 
     /// The whole log matching `filter`, fetched page by page as the sequence is iterated.
-    public nonisolated func logEntries(_ filter: LogFilter = LogFilter(), pageSize: Int = 1000) -> PagedSequence<
-        LogEntry
-    > {
-        PagedSequence(pageSize: pageSize, cursor: { $0.id.rawValue }) { after, limit in
-            try await self.log(filter, after: after.map { DeliveryID($0) }, limit: limit)
-        }
+    public nonisolated func logEntries(
+        _ filter: LogFilter = LogFilter(), pageSize: Int = 1000
+    ) -> PagedSequence<LogEntry> {
+        PagedSequence(
+            pageSize: pageSize, cursor: { $0.id.rawValue },
+            fetch: { after, limit in try await self.log(filter, after: after.map { DeliveryID($0) }, limit: limit) })
     }
 }

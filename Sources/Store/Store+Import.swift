@@ -81,10 +81,12 @@ extension Store {
             defer { range.reset() }
             while try range.step() { links.append((range.string(1), range.int64(0))) }
         }
-        let order = ByteOrder.indices(count: links.count, prefix: { ByteOrder.Prefix(links[$0].user) }) { a, b in
-            links[a].user != links[b].user
-                ? ByteOrder.precedes(links[a].user, links[b].user) : links[a].device < links[b].device
-        }
+        let order = ByteOrder.indices(
+            count: links.count, prefix: { ByteOrder.Prefix(links[$0].user) },
+            precedes: { a, b in
+                links[a].user != links[b].user
+                    ? ByteOrder.precedes(links[a].user, links[b].user) : links[a].device < links[b].device
+            })
         try inGroups(order[...], db: db, full: fullLinkSQL, sql: linkSQL) { statement, group in
             var parameter: Int32 = 1
             for link in group.lazy.map({ links[$0] }) {
@@ -168,14 +170,14 @@ extension Store {
         order: [Int], merged: [Int: DeviceRegistration]
     ) {
         let sorted = ByteOrder.indices(
-            count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token.hex) }
-        ) { a, b in
-            let left = registrations[a]
-            let right = registrations[b]
-            if left.token != right.token { return ByteOrder.precedes(left.token.hex, right.token.hex) }
-            if left.topic != right.topic { return ByteOrder.precedes(left.topic, right.topic) }
-            return a < b
-        }
+            count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token.hex) },
+            precedes: { a, b in
+                let left = registrations[a]
+                let right = registrations[b]
+                if left.token != right.token { return ByteOrder.precedes(left.token.hex, right.token.hex) }
+                if left.topic != right.topic { return ByteOrder.precedes(left.topic, right.topic) }
+                return a < b
+            })
         var order: [Int] = []
         order.reserveCapacity(sorted.count)
         var merged: [Int: DeviceRegistration] = [:]

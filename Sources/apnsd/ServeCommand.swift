@@ -48,10 +48,9 @@ enum ServeCommand {
         let server: HTTPServer
         do {
             server = try HTTPServer.start(
-                listen: listen, tls: tls, options: API.serverOptions, bodyLimit: { api.bodyLimit(method: $0, path: $1) }
-            ) { request in
-                await api.handle(request)
-            }
+                listen: listen, tls: tls, options: API.serverOptions,
+                bodyLimit: { api.bodyLimit(method: $0, path: $1) },
+                handler: { request in await api.handle(request) })
         } catch {
             await store.close()
             throw .failure("\(error)")

@@ -9,9 +9,9 @@ import Testing
             "aaaaaaaaaaaaaaaa\u{0}", "Z", "é", "e\u{301}", "user10", "user9", "user1", "ff", "0f",
             "aaaaaaaaaaaaaaaa", "zzzzzzzzzzzzzzzzzzzz",
         ]
-        let order = ByteOrder.indices(count: strings.count, prefix: { ByteOrder.Prefix(strings[$0]) }) { a, b in
-            strings[a] != strings[b] ? ByteOrder.precedes(strings[a], strings[b]) : a < b
-        }
+        let order = ByteOrder.indices(
+            count: strings.count, prefix: { ByteOrder.Prefix(strings[$0]) },
+            precedes: { a, b in strings[a] != strings[b] ? ByteOrder.precedes(strings[a], strings[b]) : a < b })
         let expected = strings.indices.sorted { a, b in
             let left = Array(strings[a].utf8)
             let right = Array(strings[b].utf8)

@@ -28,9 +28,10 @@ import Testing
         let registeredMS = Int64(t0.timeIntervalSince1970 * 1000)
         let report = try await store.record(
             [
-                .unregistered(jobs[0], reason: .unregistered, timestamp: registeredMS - 1000),  // registered after: stays
-                .unregistered(jobs[1], reason: .unregistered, timestamp: registeredMS + 1000),  // registered before: goes
-                .unregistered(jobs[2], reason: .expiredToken, timestamp: nil),  // no timestamp: goes
+                // Registered after the 410: stays; registered before: goes; no timestamp: goes.
+                .unregistered(jobs[0], reason: .unregistered, timestamp: registeredMS - 1000),
+                .unregistered(jobs[1], reason: .unregistered, timestamp: registeredMS + 1000),
+                .unregistered(jobs[2], reason: .expiredToken, timestamp: nil),
             ], by: nil, now: at(2))
         #expect(report.applied == 3)
         #expect(report.devicesDeactivated == 2)

@@ -103,7 +103,7 @@ public final class PostgresCluster: @unchecked Sendable {
         }
         _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
         guard spawned == 0 else {

@@ -34,7 +34,8 @@ struct Fleet {
                 identity: identity,
                 verifier: JWTVerifier(
                     key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
-                scenario: scenario, statsTokens: true))  // the tests compare the log with what the mock saw, token by token
+                // The tests compare the log with what the mock saw, token by token.
+                scenario: scenario, statsTokens: true))
         let url = "https://127.0.0.1:\(server.port)"
         cli.environment.merge([
             "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001",

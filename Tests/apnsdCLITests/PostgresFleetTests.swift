@@ -11,7 +11,7 @@ extension WorkerFleet {
             let fleet = try Fleet(devices: devices, rate: 0, database: try PostgresCluster.shared.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker(environment: ["APNSD_CONNECTIONS": "2"]) }
-            defer { workers.forEach { $0.killIfRunning() } }
+            defer { for worker in workers { worker.killIfRunning() } }
             #expect(
                 try Fleet.waitUntil(600, every: 0.5) {
                     try fleet.show(fleet.campaign!)["status"] as? String == "completed"
@@ -42,7 +42,7 @@ extension WorkerFleet {
             let fleet = try Fleet(devices: devices, rate: rate, database: try PostgresCluster.shared.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker() }
-            defer { workers.forEach { $0.killIfRunning() } }
+            defer { for worker in workers { worker.killIfRunning() } }
             #expect(
                 try Fleet.waitUntil(30, every: 0.2) {
                     let listed = try fleet.workers()
@@ -89,7 +89,7 @@ extension WorkerFleet {
             let fleet = try Fleet(devices: devices, rate: rate, database: try PostgresCluster.shared.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker() }
-            defer { workers.forEach { $0.killIfRunning() } }
+            defer { for worker in workers { worker.killIfRunning() } }
             let campaign = try #require(fleet.campaign)
             #expect(
                 try Fleet.waitUntil(30, every: 0.2) {
@@ -126,7 +126,7 @@ extension WorkerFleet {
             let fleet = try Fleet(devices: devices, rate: rate, database: try cluster.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<2).map { _ in try fleet.startWorker() }
-            defer { workers.forEach { $0.killIfRunning() } }
+            defer { for worker in workers { worker.killIfRunning() } }
             #expect(Fleet.waitUntil(30, every: 0.2) { fleet.accepted >= 800 }, "\(workers.map { $0.log.suffix(800) })")
             try cluster.stop(mode: "immediate")
             let stoppedAt = fleet.accepted
