@@ -115,6 +115,8 @@ let package = Package(
                 "TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake", "API",
             ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
+        // The README's module table and the documents named in comments, held to the tree.
+        .testTarget(name: "DocumentationTests"),
         .testTarget(
             name: "APITests",
             dependencies: ["API", "Events", "HTTPServer", "Metrics", "ProviderAuth", "QueueModel", "Store"]),

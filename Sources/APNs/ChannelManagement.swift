@@ -1,6 +1,6 @@
 import Foundation
 
-/// Apple's broadcast channel management API (iOS 18; APNS-LIVE.md): its hosts, paths, bodies and the checks made
+/// Apple's broadcast channel management API (iOS 18; docs/APNS.md): its hosts, paths, bodies and the checks made
 /// before a request is sent.
 public enum ChannelManagement {
     /// Apple's channel management base URL for `environment` (other hosts and ports than pushes).

@@ -1,5 +1,5 @@
 /// The `aps` dictionary of an `apns-push-type: liveactivity` push, checked against ActivityKit's rules before it is
-/// enqueued (APNS-LIVE.md; Apple's "Starting and updating Live Activities with ActivityKit push notifications").
+/// enqueued (docs/APNS.md; Apple's "Starting and updating Live Activities with ActivityKit push notifications").
 /// APNs answers 200 to a malformed one and the device drops it, so without this check a mistake shows only as a
 /// Live Activity that never changes. Each refusal is one line that names the member.
 public struct LiveActivityPayload: Sendable, Equatable {

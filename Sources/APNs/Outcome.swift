@@ -17,7 +17,7 @@ public enum Outcome: Hashable, Sendable {
     /// Credentials or environment are wrong: stop sending and tell an operator.
     case configurationError(Reason)
 
-    /// Classifies an APNs response by Apple's table in `APNS.md`.
+    /// Classifies an APNs response by Apple's table in `docs/APNS.md`.
     public init(status: Int, reason: Reason?, timestamp: Int64? = nil) {
         let reason = reason ?? .httpStatus(status)
         switch (status, reason) {

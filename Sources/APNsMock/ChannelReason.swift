@@ -1,6 +1,6 @@
 import APNs
 
-/// The reasons APNs gives only on the broadcast paths (APNS-LIVE.md, "Errors specific to channels and broadcasts").
+/// The reasons APNs gives only on the broadcast paths (docs/APNS.md, "Reasons of the channel and broadcast paths").
 /// Kept here, apart from `Reason`'s own list, so the simulator's names can never clash with the ones the APNs module
 /// gains for apnsd's broadcast support.
 enum ChannelReason {

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 
-/// A request to the broadcast paths (iOS 18 broadcast channels, APNS-LIVE.md): channel management
+/// A request to the broadcast paths (iOS 18 broadcast channels, docs/APNS.md): channel management
 /// (`/1/apps/<bundle>/channels`, `/1/apps/<bundle>/all-channels`) or a broadcast send (`/4/broadcasts/apps/<bundle>`).
 /// Kept by `RequestCheck` only for these paths, so a device push pays for none of it (a class: the push's
 /// `RequestCheck` grows by one pointer, not by all of this).

@@ -3,7 +3,7 @@ import Foundation
 import QueueModel
 
 extension NotificationInput {
-    /// The validated content of a broadcast on `channel` (APNS-LIVE.md): a Live Activity update or end (a broadcast
+    /// The validated content of a broadcast on `channel` (docs/APNS.md): a Live Activity update or end (a broadcast
     /// never starts one) of the channel's app, payload up to 5120 bytes, priority 10, 5 or 1, no collapse id. The
     /// topic defaults to the channel's and must be its app; the environment is the channel's. A channel that stores
     /// no message takes expiration 0, which is what is sent when none is given.

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Channel management on the simulator (iOS 18 broadcast channels): create, read, list and delete over the same
-/// listener as device pushes, with Apple's answers and error reasons (APNS-LIVE.md).
+/// listener as device pushes, with Apple's answers and error reasons (docs/APNS.md).
 @Suite("Mock: broadcast channel management", .offThePool)
 struct MockChannelTests {
     static let requestID = "6f1d2c3b-4a5e-4f60-8172-93a4b5c6d7e8"

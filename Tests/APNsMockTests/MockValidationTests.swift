@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The simulator answers like APNs (APNS.md "Request headers", "Responses"), seen by the curl CLI over TLS HTTP/2.
+/// The simulator answers like APNs (docs/APNS.md "Request headers", "Responses"), seen by the curl CLI over TLS HTTP/2.
 @Suite("Mock: requests over curl", .offThePool)
 struct MockValidationTests {
     static let token = Fixture.token("0123456789abcdef")
@@ -99,7 +99,7 @@ struct MockValidationTests {
         if testCase.status == 200 {
             #expect(response.body.isEmpty)
         } else {
-            // APNS.md: timestamp only on 410.
+            // docs/APNS.md: timestamp only on 410.
             #expect(response.json?["timestamp"] == nil)
             #expect(response.json.map { Set($0.keys) } == ["reason"])
             let failures = try mock.stats().validationFailures
@@ -134,7 +134,7 @@ struct MockValidationTests {
     }
 }
 
-/// One way of breaking (or just meeting) a rule, from APNS.md, and what APNs answers.
+/// One way of breaking (or just meeting) a rule, from docs/APNS.md, and what APNs answers.
 struct ValidationCase: Sendable, CustomTestStringConvertible {
     let name: String
     let status: Int

@@ -1,7 +1,7 @@
 import APNs
 import Testing
 
-/// APNS.md: apns-collapse-id is at most 64 bytes — bytes of UTF-8, not characters.
+/// docs/APNS.md: apns-collapse-id is at most 64 bytes — bytes of UTF-8, not characters.
 @Suite("CollapseID")
 struct CollapseIDTests {
     @Test(

@@ -1,7 +1,7 @@
 import APNs
 import Testing
 
-/// APNS.md: the path carries the hex of the token bytes; historically 64 characters, but Apple says not to
+/// docs/APNS.md: the path carries the hex of the token bytes; historically 64 characters, but Apple says not to
 /// assume a length: accept even-length hex and lowercase it.
 @Suite("DeviceToken")
 struct DeviceTokenTests {

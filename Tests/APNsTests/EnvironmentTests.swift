@@ -1,7 +1,7 @@
 import APNs
 import Testing
 
-/// APNS.md, "Endpoints": production and development (sandbox) hosts.
+/// docs/APNS.md, "Endpoints": production and development (sandbox) hosts.
 @Suite("Environment")
 struct EnvironmentTests {
     @Test(

@@ -1,7 +1,7 @@
 import APNs
 import Testing
 
-/// APNS.md: apns-expiration is UNIX seconds; 0 = try once, do not store. Never retry past it.
+/// docs/APNS.md: apns-expiration is UNIX seconds; 0 = try once, do not store. Never retry past it.
 @Suite("Expiration")
 struct ExpirationTests {
     @Test(

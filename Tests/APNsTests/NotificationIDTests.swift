@@ -2,7 +2,7 @@ import APNs
 import Foundation
 import Testing
 
-/// APNS.md: apns-id is an optional canonical lowercase UUID (8-4-4-4-12 hex digits).
+/// docs/APNS.md: apns-id is an optional canonical lowercase UUID (8-4-4-4-12 hex digits).
 @Suite("NotificationID")
 struct NotificationIDTests {
     @Test(

@@ -2,12 +2,12 @@ import APNs
 import Foundation
 import Testing
 
-/// What APNS.md's response table tells a provider to do, written out independently of `Outcome`.
+/// What docs/APNS.md's response table tells a provider to do, written out independently of `Outcome`.
 enum Action: String, Sendable {
     case accept, deactivate, reject, refresh, configuration, retryLater
 }
 
-/// APNS.md, "Responses", row by row: status, reasons, what a provider does.
+/// docs/APNS.md, "Responses", row by row: status, reasons, what a provider does.
 let appleTable: [(status: Int, reasons: [String], action: Action)] = [
     (400, ["BadDeviceToken", "DeviceTokenNotForTopic"], .deactivate),
     (
@@ -149,7 +149,7 @@ struct OutcomeTests {
         }
     }
 
-    @Test("Reason.documented is exactly the reasons in APNS.md, each with a status Apple gives it")
+    @Test("Reason.documented is exactly the reasons in docs/APNS.md, each with a status Apple gives it")
     func documented() {
         let fromDoc = Set(appleRows.map(\.reason))
         let listed = Set(Reason.documented.map(\.reason.rawValue))

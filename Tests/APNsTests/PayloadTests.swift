@@ -11,7 +11,7 @@ func alertJSON(bytes size: Int) -> String {
     return body
 }
 
-/// APNS.md: a JSON object with an `aps` dictionary; custom keys beside it; at most 4096 bytes (5120 for voip).
+/// docs/APNS.md: a JSON object with an `aps` dictionary; custom keys beside it; at most 4096 bytes (5120 for voip).
 @Suite("Payload")
 struct PayloadTests {
     @Test("the size helper is exact and valid JSON")

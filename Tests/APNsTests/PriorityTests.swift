@@ -1,7 +1,7 @@
 import APNs
 import Testing
 
-/// APNS.md: 10 = deliver now (default); 5 = as power allows; 1 = never wake. Background pushes must use 5.
+/// docs/APNS.md: 10 = deliver now (default); 5 = as power allows; 1 = never wake. Background pushes must use 5.
 @Suite("Priority")
 struct PriorityTests {
     @Test("10, 5 and 1 are accepted", arguments: [10, 5, 1])
@@ -37,7 +37,7 @@ struct PriorityTests {
         #expect(throws: APNsError.priorityNotAllowed(.low, .background)) { try Priority.low.validate(for: .background) }
     }
 
-    @Test("Live Activity pushes take 10 or 5, not 1 (APNS-LIVE.md)")
+    @Test("Live Activity pushes take 10 or 5, not 1 (docs/APNS.md)")
     func liveActivity() throws {
         try Priority.immediate.validate(for: .liveactivity)
         try Priority.conservePower.validate(for: .liveactivity)

@@ -1,7 +1,7 @@
 import APNs
 import Testing
 
-/// APNS.md, "Request headers" and "Topic suffixes": every push type and the suffix its topic needs.
+/// docs/APNS.md, "Request headers" and "Topic suffixes": every push type and the suffix its topic needs.
 private let documentedPushTypes: [(name: String, suffix: String?)] = [
     ("alert", nil), ("background", nil), ("location", ".location-query"), ("voip", ".voip"),
     ("complication", ".complication"), ("fileprovider", ".pushkit.fileprovider"), ("mdm", nil),

@@ -3,7 +3,7 @@ import Foundation
 import Intake
 import Testing
 
-/// APNS-LIVE.md, "Live Activities through device tokens": every rule of a liveactivity payload, each broken once,
+/// docs/APNS.md, "Live Activities through device tokens": every rule of a liveactivity payload, each broken once,
 /// with the exact line the sender reads; and start, update and end payloads that pass.
 @Suite struct LiveActivityPayloadTests {
     static let update = #""event":"update","timestamp":1765000060,"content-state":{"score":"1-0"}"#
