@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import Intake
 
@@ -34,7 +35,7 @@ struct JSONBody {
             throw APIError(415, "unsupported_media_type", "send the body as Content-Type: application/json")
         }
         let tree: JSONTree
-        do { tree = try JSONParser.parse(body) } catch { throw .invalid("\(error)") }
+        do { tree = try JSONReader.read(body) } catch { throw .invalid(IntakeError(json: error).description) }
         return try JSONBody(tree, node: tree.root)
     }
 

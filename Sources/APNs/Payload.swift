@@ -1,7 +1,7 @@
 import Foundation
 
 /// A notification body: a JSON object with an `aps` dictionary (MDM pushes carry none), within Apple's size
-/// limit, checked strictly (`JSONValidator`): valid UTF-8, no byte-order mark, no duplicate keys.
+/// limit, checked strictly (`JSONReader`): valid UTF-8, no byte-order mark, no duplicate keys.
 public struct Payload: Hashable, Sendable {
     /// The exact bytes sent to APNs.
     public let bytes: [UInt8]
@@ -40,13 +40,10 @@ public struct Payload: Hashable, Sendable {
         let limit = limit ?? pushType.payloadLimit
         guard !bytes.isEmpty else { throw .payloadEmpty }
         guard bytes.count <= limit else { throw .payloadTooLarge(bytes: bytes.count, limit: limit) }
-        let summary: JSONValidator.Summary
-        do {
-            summary = try JSONValidator.validate(bytes)
-        } catch {
-            throw .payloadNotJSONObject(error.description)
-        }
-        switch summary.aps {
+        let tree: JSONTree
+        do { tree = try JSONReader.read(bytes) } catch { throw .payloadNotJSONObject(error.description) }
+        guard tree[tree.root].kind == .object else { throw .payloadNotJSONObject("the top level is not an object") }
+        switch tree.member(of: tree.root, named: "aps").map({ tree[$0.value].kind }) {
         case .object: return
         case nil where pushType == .mdm: return
         case nil: throw .payloadMissingAps

@@ -190,7 +190,7 @@ final class ChannelRequest {
             example = "\(bodyBytes) bytes for a channel"
             return (413, .payloadTooLarge)
         }
-        guard (try? JSONValidator.validate(body)) != nil,
+        guard (try? JSONReader.read(body)) != nil,
             let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         else {
             example = "the body is not a JSON object"
@@ -221,7 +221,7 @@ final class ChannelRequest {
     /// with `event` "update" or "end" (a broadcast can never start an activity). The rest of ActivityKit's rules is
     /// the sender's business, as for device pushes.
     static func broadcastPayloadProblem(_ body: [UInt8]) -> String? {
-        guard (try? JSONValidator.validate(body)) != nil,
+        guard (try? JSONReader.read(body)) != nil,
             let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         else {
             return "the payload is not a JSON object"

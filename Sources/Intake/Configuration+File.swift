@@ -29,33 +29,31 @@ extension Configuration {
 
     /// `apply(fileBytes:)` against the given declarations (tests declare list settings of their own).
     mutating func apply(fileBytes: [UInt8], settings: [Setting], lists: [ListSetting]) throws(IntakeError) {
-        do { _ = try JSONValidator.validate(fileBytes) } catch {
-            throw IntakeError("not a valid JSON object (\(error))")
+        let tree: JSONTree
+        do { tree = try JSONReader.read(fileBytes) } catch { throw IntakeError("not a valid JSON object (\(error))") }
+        guard tree[tree.root].kind == .object else {
+            throw IntakeError("not a valid JSON object (an object is needed)")
         }
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: Data(fileBytes)) } catch {
-            throw IntakeError("not valid JSON")
-        }
-        guard let root = object as? [String: Any] else { throw IntakeError("must hold a JSON object") }
 
         let keys = settings.map(\.key) + lists.map(\.key)
         var found: [String: ConfigurationValue] = [:]
         // Objects are opened while their path leads to a declared key, so the walk is as deep as the deepest key.
-        func walk(_ object: [String: Any], _ prefix: String, _ depth: Int) throws(IntakeError) {
-            for (name, json) in object.sorted(by: { $0.key < $1.key }) {
+        func walk(_ object: Int, _ prefix: String, _ depth: Int) throws(IntakeError) {
+            let members = tree.children(of: object).map { (name: tree.string($0), value: $0 + 1) }
+            for (name, value) in members.sorted(by: { $0.name < $1.name }) {
                 let path = prefix.isEmpty ? name : "\(prefix).\(name)"
                 if keys.contains(path) {
                     guard found[path] == nil else { throw IntakeError("'\(Self.printablePath(path))' is given twice") }
-                    found[path] = try ConfigurationValue(json: json, path: path, depth: depth)
-                } else if let inner = json as? [String: Any], keys.contains(where: { $0.hasPrefix(path + ".") }) {
-                    try walk(inner, path, depth + 1)
+                    found[path] = try ConfigurationValue(tree, value, path: path, depth: depth)
+                } else if tree[value].kind == .object, keys.contains(where: { $0.hasPrefix(path + ".") }) {
+                    try walk(value, path, depth + 1)
                 } else {
                     throw IntakeError(
                         "unknown setting '\(Self.printablePath(path))' (known: \(keys.joined(separator: ", ")))")
                 }
             }
         }
-        try walk(root, "", 1)
+        try walk(tree.root, "", 1)
 
         for (path, value) in found.sorted(by: { $0.key < $1.key }) {
             if let setting = settings.first(where: { $0.key == path }) {

@@ -20,32 +20,41 @@ public indirect enum ConfigurationValue: Sendable, Equatable {
         return nil
     }
 
-    /// Converts Foundation's parse of the value at `path` (`apns.keyId`, `credentials[1].keyId`), `depth` levels
-    /// below the file's top object; deeper than `Configuration.maximumFileDepth` is refused.
-    init(json: Any, path: String, depth: Int) throws(IntakeError) {
+    /// Converts the value at node `index` of a config file's tree, found at `path` (`apns.keyId`,
+    /// `credentials[1].keyId`) `depth` levels below the file's top object; deeper than
+    /// `Configuration.maximumFileDepth` is refused.
+    init(_ tree: JSONTree, _ index: Int, path: String, depth: Int) throws(IntakeError) {
         guard depth <= Configuration.maximumFileDepth else {
             throw IntakeError(
                 "'\(Configuration.printablePath(path))' is nested deeper than \(Configuration.maximumFileDepth) levels")
         }
-        switch json {
-        case let string as String:
-            self = .scalar(string)
-        case let number as NSNumber where String(cString: number.objCType) != "c":  // "c": a JSON true/false
-            self = .scalar(number.stringValue)
-        case let array as [Any]:
+        switch tree[index].kind {
+        case .string:
+            self = .scalar(tree.string(index))
+        case .number:
+            self = .scalar(Self.numberText(tree.string(index)))
+        case .array:
             var elements: [ConfigurationValue] = []
-            for (index, element) in array.enumerated() {
-                elements.append(try ConfigurationValue(json: element, path: "\(path)[\(index)]", depth: depth + 1))
+            for (position, element) in tree.children(of: index).enumerated() {
+                elements.append(try ConfigurationValue(tree, element, path: "\(path)[\(position)]", depth: depth + 1))
             }
             self = .list(elements)
-        case let object as [String: Any]:
+        case .object:
             var members: [String: ConfigurationValue] = [:]
-            for (key, member) in object {
-                members[key] = try ConfigurationValue(json: member, path: "\(path).\(key)", depth: depth + 1)
+            for key in tree.children(of: index) {
+                let name = tree.string(key)
+                members[name] = try ConfigurationValue(tree, key + 1, path: "\(path).\(name)", depth: depth + 1)
             }
             self = .object(members)
-        default:
+        case .bool, .null:
             throw IntakeError("'\(Configuration.printablePath(path))' must be a string or a number")
         }
+    }
+
+    /// A number as a setting reads it: an integer as written, any other as the text of its double (as Foundation
+    /// gave it when it read config files).
+    private static func numberText(_ written: String) -> String {
+        if Int64(written) != nil { return written }
+        return Double(written).map { NSNumber(value: $0).stringValue } ?? written
     }
 }

@@ -5,7 +5,7 @@ extension LiveActivityPayload {
     /// the rules themselves are the APNs module's.
     public init(payload: Payload) throws(APNsError) {
         let tree: JSONTree
-        do { tree = try JSONParser.parse(payload.bytes) } catch { throw .payloadNotJSONObject(error.description) }
+        do { tree = try JSONReader.read(payload.bytes) } catch { throw .payloadNotJSONObject(error.description) }
         guard let aps = tree.member(of: tree.root, named: "aps")?.value else { throw .payloadMissingAps }
         guard tree[aps].kind == .object else { throw .payloadApsNotObject }
         var members: [String: Member] = [:]

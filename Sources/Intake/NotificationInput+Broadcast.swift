@@ -69,7 +69,7 @@ extension NotificationInput {
 
     /// `aps.event` of a payload already checked to be a JSON object, when it is a string.
     private static func event(of payload: Payload) -> String? {
-        guard let tree = try? JSONParser.parse(payload.bytes),
+        guard let tree = try? JSONReader.read(payload.bytes),
             let aps = tree.member(of: tree.root, named: "aps")?.value,
             tree[aps].kind == .object, let event = tree.member(of: aps, named: "event")?.value,
             tree[event].kind == .string

@@ -1,16 +1,17 @@
+import APNs
 import Intake
 import Testing
 
-/// `JSONParser`'s flat tree: members found by name as text (escapes, canonical equivalence), duplicates refused
+/// `JSONReader`'s flat tree: members found by name as text (escapes, canonical equivalence), duplicates refused
 /// both ways of checking them, the UTF-8 answer winning over a syntax error, and the values read back.
 @Suite struct JSONTreeTests {
-    private func parse(_ text: String) throws -> JSONTree { try JSONParser.parse(Array(text.utf8)) }
+    private func parse(_ text: String) throws -> JSONTree { try JSONReader.read(Array(text.utf8)) }
 
     private func failure(_ bytes: [UInt8]) -> String? {
         do {
-            _ = try JSONParser.parse(bytes)
+            _ = try JSONReader.read(bytes)
             return nil
-        } catch { return error.description }
+        } catch { return IntakeError(json: error).description }
     }
 
     @Test func membersAndElementsAreFoundInOrder() throws {

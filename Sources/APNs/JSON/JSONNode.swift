@@ -20,7 +20,7 @@ public struct JSONNode: Sendable {
     /// An object's members or an array's elements.
     var contents: UInt32
 
-    /// A node at position `index` of its tree, followed by the next one until `JSONParser` closes it as a container.
+    /// A node at position `index` of its tree, followed by the next one until `JSONReader` closes it as a container.
     init(_ kind: Kind, start: Int, end: Int, index: Int, flag: Bool = false, nonASCII: Bool = false) {
         self.kind = kind
         self.flag = flag

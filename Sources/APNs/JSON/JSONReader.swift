@@ -1,13 +1,31 @@
-import APNs
-
-/// A strict RFC 8259 parser for request bodies: valid UTF-8, no byte-order mark, no duplicate keys (Foundation's
-/// parser lets the last one win, so two readers could see different requests), bounded depth, nothing after the
-/// value. Errors say what and where, in one line.
-public struct JSONParser {
-    /// Deeper nesting than this is refused.
+/// The one strict JSON reader (RFC 8259), for notification payloads, Live Activity checks, config files and API
+/// bodies alike. What it accepts, for every use:
+/// - valid UTF-8 only, and no byte-order mark (invalid UTF-8 anywhere is the answer, even after a syntax error);
+/// - no duplicate member names in any object, names compared as text (escapes decoded; Swift's `String` equality,
+///   so "é" precomposed and decomposed are one name): Foundation's parser lets the last one win, so two readers
+///   could otherwise see different documents;
+/// - at most `maximumDepth` arrays and objects nested, so no input exhausts the stack;
+/// - numbers whose value is a finite double (`1e400` is JSON but no reader can represent it);
+/// - one value and nothing after it but whitespace.
+/// What a use needs beyond that (a payload's object with `aps`, a config file's object) it checks on the tree.
+/// The tree keeps the bytes and flat nodes, so reading a document allocates once, not once per value.
+public struct JSONReader {
+    /// Deeper nesting of arrays and objects than this is refused (APNs payloads are a few levels deep).
     public static let maximumDepth = 64
     /// Objects with more members than this check their keys for duplicates with a set instead of one by one.
     private static let keysCompared = 16
+
+    /// Why bytes are not acceptable JSON: the reason and where it was found (none for invalid UTF-8, which is the
+    /// answer wherever it is).
+    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var offset: Int?
+
+        /// The bytes are not valid UTF-8.
+        public var isInvalidUTF8: Bool { offset == nil }
+
+        public var description: String { offset.map { "\(reason) at byte \($0)" } ?? reason }
+    }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -15,14 +33,14 @@ public struct JSONParser {
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    /// Parses `bytes` as one JSON value.
-    public static func parse(_ bytes: [UInt8]) throws(IntakeError) -> JSONTree {
-        guard bytes.count < UInt32.max else { throw IntakeError("invalid JSON: body too large") }
-        let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<[JSONNode], IntakeError> in
-            var parser = JSONParser(buffer)
-            do throws(IntakeError) {
-                try parser.document()
-                return .success(parser.nodes)
+    /// Reads `bytes` as one JSON value.
+    public static func read(_ bytes: [UInt8]) throws(Failure) -> JSONTree {
+        guard bytes.count < UInt32.max else { throw Failure(reason: "too large", offset: 0) }
+        let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<[JSONNode], Failure> in
+            var reader = JSONReader(buffer)
+            do throws(Failure) {
+                try reader.document()
+                return .success(reader.nodes)
             } catch {
                 return .failure(error)
             }
@@ -31,14 +49,19 @@ public struct JSONParser {
         case .success(let nodes):
             return JSONTree(bytes: bytes, nodes: nodes)
         case .failure(let error):
-            // A parse only checks the UTF-8 of the strings it reached; invalid UTF-8 anywhere is the answer that wins.
-            guard String(validating: bytes, as: UTF8.self) != nil else { throw IntakeError("body is not valid UTF-8") }
+            // A read only checks the UTF-8 of the strings it reached; invalid UTF-8 anywhere is the answer that wins.
+            guard String(validating: bytes, as: UTF8.self) != nil else {
+                throw Failure(reason: "not valid UTF-8", offset: nil)
+            }
             throw error
         }
     }
 
-    private mutating func document() throws(IntakeError) {
-        // Most bodies hold about one value per 12 bytes; growing a little past that is cheaper than reserving a lot.
+    private mutating func document() throws(Failure) {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            throw failure("starts with a byte-order mark (send plain UTF-8)")
+        }
+        // Most documents hold about one value per 12 bytes; growing a little past that beats reserving a lot.
         nodes.reserveCapacity(bytes.count / 12 + 4)
         skipSpace()
         try value(depth: 0)
@@ -46,8 +69,8 @@ public struct JSONParser {
         guard index == bytes.count else { throw failure("unexpected data after the JSON value") }
     }
 
-    private func failure(_ reason: String) -> IntakeError {
-        IntakeError("invalid JSON: \(reason) at byte \(index)")
+    private func failure(_ reason: String, at offset: Int? = nil) -> Failure {
+        Failure(reason: reason, offset: offset ?? index)
     }
 
     private mutating func skipSpace() {
@@ -61,9 +84,12 @@ public struct JSONParser {
 
     private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func value(depth: Int) throws(IntakeError) {
-        guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+    /// Reads the value at `index`, inside `depth` arrays and objects.
+    private mutating func value(depth: Int) throws(Failure) {
         guard let byte = peek() else { throw failure("unexpected end") }
+        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "["), depth >= Self.maximumDepth {
+            throw failure("nested deeper than \(Self.maximumDepth) levels")
+        }
         switch byte {
         case UInt8(ascii: "{"): try object(depth: depth)
         case UInt8(ascii: "["): try array(depth: depth)
@@ -76,7 +102,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func literal(_ word: StaticString, _ kind: JSONNode.Kind, flag: Bool) throws(IntakeError) {
+    private mutating func literal(_ word: StaticString, _ kind: JSONNode.Kind, flag: Bool) throws(Failure) {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw failure("unexpected character") }
         for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
@@ -100,7 +126,7 @@ public struct JSONParser {
         nodes[node].contents = UInt32(truncatingIfNeeded: count)
     }
 
-    private mutating func object(depth: Int) throws(IntakeError) {
+    private mutating func object(depth: Int) throws(Failure) {
         let node = open(.object)
         var count = 0
         // Past `keysCompared` members, the texts of the keys (a set of them is what tells duplicates apart).
@@ -130,7 +156,7 @@ public struct JSONParser {
     }
 
     /// Refuses the key at `key` when an earlier member of `object` has the same text (`String` equality).
-    private func checkUnique(_ key: Int, in object: Int, count: Int, keys: inout Set<String>?) throws(IntakeError) {
+    private func checkUnique(_ key: Int, in object: Int, count: Int, keys: inout Set<String>?) throws(Failure) {
         if keys == nil, count < Self.keysCompared {
             var earlier = object + 1
             for _ in 0..<count {
@@ -167,7 +193,7 @@ public struct JSONParser {
 
     private func text(_ node: Int) -> String { JSONTree.text(of: bytes[nodes[node].range], escaped: nodes[node].flag) }
 
-    private mutating func array(depth: Int) throws(IntakeError) {
+    private mutating func array(depth: Int) throws(Failure) {
         let node = open(.array)
         var count = 0
         skipSpace()
@@ -188,7 +214,7 @@ public struct JSONParser {
 
     /// Reads a string (on its opening quote) into a node of its bytes between the quotes, checking its escapes and
     /// its UTF-8 on the way.
-    private mutating func string() throws(IntakeError) {
+    private mutating func string() throws(Failure) {
         index += 1
         let start = index
         var escaped = false
@@ -217,14 +243,14 @@ public struct JSONParser {
     }
 
     /// Steps over one multi-byte UTF-8 sequence, well-formed per Unicode table 3-7 (what `String(validating:)` accepts).
-    private mutating func utf8Sequence() throws(IntakeError) {
+    private mutating func utf8Sequence() throws(Failure) {
         guard case .length(let length) = UTF8Sequence.check(UnsafeRawBufferPointer(bytes), at: index) else {
             throw failure("invalid UTF-8")
         }
         index += length
     }
 
-    private mutating func escape() throws(IntakeError) {
+    private mutating func escape() throws(Failure) {
         guard let byte = peek() else { throw failure("unterminated string") }
         index += 1
         switch byte {
@@ -250,7 +276,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func hex4() throws(IntakeError) -> UInt32 {
+    private mutating func hex4() throws(Failure) -> UInt32 {
         guard index + 4 <= bytes.count else { throw failure("short \\u escape") }
         var value: UInt32 = 0
         for byte in bytes[index..<index + 4] {
@@ -267,7 +293,7 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func number() throws(IntakeError) {
+    private mutating func number() throws(Failure) {
         let start = index
         if peek() == UInt8(ascii: "-") { index += 1 }
         guard let first = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
@@ -282,8 +308,21 @@ public struct JSONParser {
             index += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
             guard digits() else { throw failure("invalid number") }
+            try checkRange(start)
+        } else if index - start >= 300 {
+            // Without an exponent, fewer than 300 digits cannot reach Double.greatestFiniteMagnitude (~1.8e308).
+            try checkRange(start)
         }
         nodes.append(JSONNode(.number, start: start, end: index, index: nodes.count))
+    }
+
+    /// Refuses a number whose value is beyond a double's range: Foundation's parser, and so a device reading a
+    /// payload, refuses it (found by fuzzing).
+    private func checkRange(_ start: Int) throws(Failure) {
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw failure("number out of range (beyond ±1.8e308)", at: start)
+        }
     }
 
     @discardableResult

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A parsed JSON request body (`JSONParser.parse`): the bytes and their values as flat `JSONNode`s, read by node
+/// A parsed JSON document (`JSONReader.read`): the bytes and their values as flat `JSONNode`s, read by node
 /// index. Strings stay bytes until a caller asks for their text, so a value is compared or copied where it lies.
 public struct JSONTree: Sendable {
     /// The body as parsed; every node's range points into it.
