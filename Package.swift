@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -30,6 +30,11 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]),
 
         .target(name: "APNs"),
+        // Compiles the files of a target's Embedded/ folder in as text (the OpenAPI document), at build time.
+        .executableTarget(name: "EmbedText"),
+        .plugin(
+            name: "EmbedTextPlugin", capability: .buildTool(), dependencies: ["EmbedText"],
+            path: "Sources/EmbedTextPlugin"),
         .target(name: "Threads"),
         .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL"]),
         .target(name: "HTTP2Transport", dependencies: ["APNs", "Threads", "CCurl"]),
@@ -46,7 +51,8 @@ let package = Package(
             dependencies: [
                 "APNs", "Channels", "Events", "HTTPServer", "Intake", "Logging", "Metrics", "ProviderAuth",
                 "QueueModel", "Threads",
-            ]),
+            ],
+            exclude: ["Embedded"], plugins: ["EmbedTextPlugin"]),
         .target(
             name: "Events",
             dependencies: ["APNs", "QueueModel", "Threads", "Logging", "ProviderAuth", "HTTP2Transport", "Intake"]),
