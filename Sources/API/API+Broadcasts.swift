@@ -29,8 +29,9 @@ extension API {
             throw .invalid(error.message, field: error.field.rawValue)
         }
         if let refusal = channel.broadcastRefusal(for: content) { throw .invalid(refusal, field: "channel") }
+        // A broadcast is no device push: only its app's route is checked.
+        if let refusal = settings.topicRoutes?.refusal(for: channel.topic) { throw .invalid(refusal, field: "topic") }
         let spec = CampaignSpec(kind: .single, audience: .channel(channel.id), content: content)
-        try settings.checkTopics([spec])
         let done = try await enqueue(
             EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "broadcasts")
         return accepted(

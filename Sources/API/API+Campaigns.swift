@@ -8,8 +8,8 @@ extension API {
     /// `POST /v1/campaigns`: a bulk campaign, now or `at` a time.
     func postCampaign(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
-        let spec = try NotificationFields.campaign(&body, defaultTopic: settings.defaultTopic)
-        try settings.checkTopics([spec])
+        let spec = try NotificationFields.campaign(
+            &body, defaultTopic: settings.defaultTopic, routes: settings.topicRoutes)
         let done = try await enqueue(
             EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "campaigns")
         return accepted(done, json: #"{"id":"\#(done.ids[0])"}"#, status: 201)

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import HTTPServer
 import Intake
@@ -8,8 +9,8 @@ extension API {
     /// `POST /v1/notifications`: one notification (to a token, tokens, a user or users) ahead of bulk work.
     func postNotification(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
-        let spec = try NotificationFields.notification(&body, defaultTopic: settings.defaultTopic)
-        try settings.checkTopics([spec])
+        let spec = try NotificationFields.notification(
+            &body, defaultTopic: settings.defaultTopic, routes: settings.topicRoutes)
         let done = try await enqueue(
             EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "notifications")
         return accepted(done, json: #"{"id":"\#(done.ids[0])","deliveries":\#(done.deliveries[0])}"#)
@@ -19,8 +20,7 @@ extension API {
     func postBatch(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         let specs = try Self.batchItems(
             body: request.http.body, contentType: request.http.headers["Content-Type"],
-            defaultTopic: settings.defaultTopic)
-        try settings.checkTopics(specs)
+            defaultTopic: settings.defaultTopic, routes: settings.topicRoutes)
         let done = try await enqueue(
             EnqueueRequest(specs: specs, idempotency: try idempotency(request)), source: "batch")
         return accepted(done, json: #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"#)
@@ -28,13 +28,15 @@ extension API {
 
     /// `POST /v1/notifications/batch`'s body parsed and validated into one spec per item, as the route does it (public
     /// so that apnsd-bench times exactly this); a refusal is the route's `APIError`.
-    public static func batchSpecs(body: [UInt8], contentType: String?, defaultTopic: String?) throws -> [CampaignSpec] {
-        try batchItems(body: body, contentType: contentType, defaultTopic: defaultTopic)
+    public static func batchSpecs(
+        body: [UInt8], contentType: String?, defaultTopic: String?, routes: TopicRoutes? = nil
+    ) throws -> [CampaignSpec] {
+        try batchItems(body: body, contentType: contentType, defaultTopic: defaultTopic, routes: routes)
     }
 
     /// `batchSpecs` with the route's typed error.
-    static func batchItems(body bytes: [UInt8], contentType: String?, defaultTopic: String?) throws(APIError)
-        -> [CampaignSpec]
+    static func batchItems(body bytes: [UInt8], contentType: String?, defaultTopic: String?, routes: TopicRoutes?)
+        throws(APIError) -> [CampaignSpec]
     {
         var body = try JSONBody.parse(bytes, contentType: contentType)
         guard let items = try body.array("notifications") else {
@@ -52,7 +54,7 @@ extension API {
         for (index, item) in items.enumerated() {
             do {
                 var itemBody = try JSONBody(body.tree, node: item)
-                specs.append(try NotificationFields.notification(&itemBody, defaultTopic: defaultTopic))
+                specs.append(try NotificationFields.notification(&itemBody, defaultTopic: defaultTopic, routes: routes))
             } catch {
                 var error = error
                 error.index = index

@@ -22,20 +22,6 @@ public struct APISettings: Sendable {
         self.lease = lease
         self.topicRoutes = topicRoutes
     }
-
-    /// Refuses specs whose topic no credential sends, naming the item of a batch.
-    func checkTopics(_ specs: [CampaignSpec]) throws(APIError) {
-        guard let topicRoutes else { return }
-        for (index, spec) in specs.enumerated() {
-            // A broadcast is no device push: only its app's route is checked.
-            let pushType = spec.audience.channel == nil ? spec.content.pushType : nil
-            guard let refusal = topicRoutes.refusal(for: spec.content.bundleID, pushType: pushType) else { continue }
-            var error = APIError.invalid(
-                specs.count > 1 ? "notifications[\(index)]: \(refusal)" : refusal, field: "topic")
-            if specs.count > 1 { error.index = index }
-            throw error
-        }
-    }
 }
 
 /// apnsd's HTTP API (`apnsd serve`): routes each request, checks its API key and scope, answers JSON, and counts

@@ -9,15 +9,22 @@ enum NotificationFields {
     /// The most tokens or users one request may name.
     static let maximumRecipients = 10_000
 
-    /// Reads the shared members and validates them; `defaultTopic` is `apns.topic`.
-    static func content(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> (
-        content: NotificationContent, environment: Environment?
-    ) {
-        let input = try input(&body)
+    /// Validates the plan once (Intake's `EnqueuePlan`, as the CLI does), naming the member a refusal is about;
+    /// `audienceMember` names the audience in a notification (`token`, `users`…), `audience` in a campaign.
+    static func validate(
+        _ plan: EnqueuePlan, _ body: JSONBody, defaultTopic: String?, routes: TopicRoutes?, audienceMember: String
+    ) throws(APIError) -> CampaignSpec {
         do {
-            return try input.validate(defaultTopic: defaultTopic)
+            return try plan.validate(defaultTopic: defaultTopic, routes: routes)
         } catch {
-            throw .invalid(error.message, field: body.path + error.field.rawValue)
+            let field: String =
+                switch error.field {
+                case .notification(let field): body.path + field.rawValue
+                case .audience: audienceMember
+                case .audienceKind: "audience.kind"
+                case .activityType: "audience.activityType"
+                }
+            throw .invalid(error.message, field: field)
         }
     }
 
@@ -25,8 +32,7 @@ enum NotificationFields {
     static func input(_ body: inout JSONBody) throws(APIError) -> NotificationInput {
         NotificationInput(
             topic: try body.string("topic"), pushType: try body.string("pushType"),
-            priority: try body.integer("priority").map(String.init),
-            expiration: try body.integer("expiration").map(String.init),
+            priority: try body.integer("priority").map(Int.init), expiration: try body.integer("expiration"),
             collapseID: try body.string("collapseId"), apnsID: try body.string("apnsId"),
             environment: try body.string("environment"),
             payload: try body.rawObject("payload"))
@@ -36,7 +42,9 @@ enum NotificationFields {
     private static let audienceMembers: [StaticString] = ["token", "tokens", "user", "users"]
 
     /// `POST /v1/notifications`' object (one item of a batch): exactly one of token, tokens, user, users.
-    static func notification(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> CampaignSpec {
+    static func notification(_ body: inout JSONBody, defaultTopic: String?, routes: TopicRoutes?) throws(APIError)
+        -> CampaignSpec
+    {
         var givenCount = 0
         for name in audienceMembers where body.has(name) { givenCount += 1 }
         guard givenCount == 1 else {
@@ -46,19 +54,19 @@ enum NotificationFields {
                     ? "give one of token, tokens, user, users" : "give only one of \(given.joined(separator: ", "))",
                 field: given.count > 1 ? given[1] : "token")
         }
-        let (content, environment) = try content(&body, defaultTopic: defaultTopic)
+        let fields = try input(&body)
         let audience: Audience
         if let token = try body.stringNode("token") {
-            audience = .tokens([try Self.token(body.tree, token, field: "token")], environment: environment)
+            audience = .tokens([try Self.token(body.tree, token, field: "token")])
         } else if let tokens = try body.stringNodes("tokens", maximum: maximumRecipients) {
             var parsed: [DeviceToken] = []
             parsed.reserveCapacity(tokens.count)
             for (i, token) in tokens.enumerated() {
                 parsed.append(try Self.token(body.tree, token, field: "tokens", index: i))
             }
-            audience = .tokens(parsed, environment: environment)
+            audience = .tokens(parsed)
         } else {
-            if environment != nil {
+            if fields.environment != nil {
                 throw .invalid("environment goes with token or tokens, not with users", field: "environment")
             }
             var users: [String] = []
@@ -73,12 +81,17 @@ enum NotificationFields {
             audience = .users(users)
         }
         try body.finish()
-        return CampaignSpec(kind: .single, audience: audience, content: content)
+        let given = audienceMembers.first { body.has($0) }?.description ?? "token"
+        return try validate(
+            EnqueuePlan(kind: .single, fields: fields, audience: audience), body, defaultTopic: defaultTopic,
+            routes: routes, audienceMember: given)
     }
 
     /// `POST /v1/campaigns`' object.
-    static func campaign(_ body: inout JSONBody, defaultTopic: String?) throws(APIError) -> CampaignSpec {
-        let (content, environment) = try content(&body, defaultTopic: defaultTopic)
+    static func campaign(_ body: inout JSONBody, defaultTopic: String?, routes: TopicRoutes?) throws(APIError)
+        -> CampaignSpec
+    {
+        let fields = try input(&body)
         guard var audienceBody = try body.object("audience") else {
             throw .invalid("audience is required", field: "audience")
         }
@@ -101,26 +114,15 @@ enum NotificationFields {
             for user in users ?? [] {
                 _ = try Self.user(user, field: "audience.users")
             }
-            audience = .activities(type: type, kind: kind, users: users, environment: environment)
-            // The rules in `validate`'s order: the kind, the push type, the activity type.
-            let field =
-                !kind.isLiveActivity
-                ? "audience.kind" : content.pushType != .liveactivity ? "pushType" : "audience.activityType"
-            do {
-                try CampaignSpec(kind: .bulk, audience: audience, content: content).validate()
-            } catch .invalidCampaign(let why) {
-                throw .invalid(why, field: field)
-            } catch {
-                throw .store(error)
-            }
+            audience = .activities(type: type, kind: kind, users: users)
         } else if let all = try audienceBody.bool("all") {
             guard all else { throw .invalid("audience.all must be true", field: "audience.all") }
-            audience = .all(environment: environment)
+            audience = .all()
         } else if let users = try audienceBody.strings("users", maximum: Int.max) {
             for user in users {
                 _ = try Self.user(user, field: "audience.users")
             }
-            audience = .users(users, environment: environment)
+            audience = .users(users)
         } else {
             let tokens = try audienceBody.strings("tokens", maximum: Int.max) ?? []
             var parsed: [DeviceToken] = []
@@ -128,7 +130,7 @@ enum NotificationFields {
             for (i, token) in tokens.enumerated() {
                 parsed.append(try Self.token(token, field: "audience.tokens", index: i))
             }
-            audience = .tokens(parsed, environment: environment)
+            audience = .tokens(parsed)
         }
         try audienceBody.finish()
         var at: Date?
@@ -136,7 +138,9 @@ enum NotificationFields {
             do { at = try Timestamp.parse(text) } catch { throw .invalid("at: \(error)", field: "at") }
         }
         try body.finish()
-        return CampaignSpec(kind: .bulk, audience: audience, content: content, scheduledAt: at)
+        return try validate(
+            EnqueuePlan(kind: .bulk, fields: fields, audience: audience, scheduledAt: at), body,
+            defaultTopic: defaultTopic, routes: routes, audienceMember: "audience")
     }
 
     /// A user id, refused with `field` named.

@@ -18,6 +18,12 @@ public struct Priority: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let low = Priority(known: 1)
 
     /// Parses "10", "5" or "1".
+    /// The priority of value `value` (10, 5 or 1).
+    public init(validating value: Int) throws(APNsError) {
+        guard let priority = Priority(rawValue: value) else { throw .invalidPriority(String(value)) }
+        self = priority
+    }
+
     public static func parse(_ string: String) throws(APNsError) -> Priority {
         guard let value = Int(string), let priority = Priority(rawValue: value) else { throw .invalidPriority(string) }
         return priority

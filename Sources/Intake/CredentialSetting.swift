@@ -161,11 +161,12 @@ extension Configuration {
         return all
     }
 
-    /// Which credential sends which topic, or nil when no credential is configured (a producer-only setup, which
-    /// then refuses no topic).
-    public func topicRoutes() throws(IntakeError) -> TopicRoutes? {
+    /// Which credential sends which topic, derived here only, for producers (which refuse a topic no credential
+    /// sends) and workers alike. With no credential configured (a producer-only setup) every topic goes to the
+    /// default credential, so none is refused.
+    public func topicRoutes() throws(IntakeError) -> TopicRoutes {
         let credentials = try sendingCredentials()
-        guard !credentials.isEmpty else { return nil }
+        guard !credentials.isEmpty else { return .only(CredentialSetting.defaultName) }
         var byBundleID: [String: String] = [:]
         for credential in credentials {
             for topic in credential.topics { byBundleID[topic] = credential.name }

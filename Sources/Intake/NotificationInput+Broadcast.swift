@@ -32,9 +32,11 @@ extension NotificationInput {
                 message: "channel \(channel.id) belongs to \(channel.environment): leave out the environment")
         }
         let priority = try check(.priority) { () throws(APNsError) in
-            try self.priority.map(Priority.parse) ?? .immediate
+            try self.priority.map(Priority.init(validating:)) ?? .immediate
         }
-        var expiration = try check(.expiration) { () throws(APNsError) in try self.expiration.map(Expiration.parse) }
+        var expiration = try check(.expiration) { () throws(APNsError) in
+            try self.expiration.map(Expiration.init(secondsSince1970:))
+        }
         if channel.storage == .none {
             if let given = expiration, given.secondsSince1970 != 0 {
                 throw Failure(

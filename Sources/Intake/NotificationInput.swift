@@ -1,8 +1,9 @@
 import APNs
 import Foundation
 
-/// A notification's fields as a producer gave them (command-line flags or an API request's JSON members, as text),
-/// validated in one place for both: the CLI's `send` / `campaign create` and the HTTP API.
+/// A notification's fields as a producer gave them (command-line flags or an API request's JSON members, typed:
+/// priority and expiration are integers), validated in one place for both: the CLI's `send` / `campaign create`
+/// and the HTTP API.
 public struct NotificationInput: Sendable {
     /// One field of a notification, with its name in each way in.
     public enum Field: String, Sendable, CaseIterable {
@@ -26,8 +27,9 @@ public struct NotificationInput: Sendable {
 
     public var topic: String?
     public var pushType: String?
-    public var priority: String?
-    public var expiration: String?
+    public var priority: Int?
+    /// Seconds since 1970; 0: try once.
+    public var expiration: Int64?
     public var collapseID: String?
     public var apnsID: String?
     public var environment: String?
@@ -35,7 +37,7 @@ public struct NotificationInput: Sendable {
     public var payload: [UInt8]?
 
     public init(
-        topic: String? = nil, pushType: String? = nil, priority: String? = nil, expiration: String? = nil,
+        topic: String? = nil, pushType: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
         collapseID: String? = nil, apnsID: String? = nil, environment: String? = nil, payload: [UInt8]? = nil
     ) {
         self.topic = topic
@@ -58,11 +60,13 @@ public struct NotificationInput: Sendable {
         }
         let pushType = try check(.pushType) { () throws(APNsError) in try self.pushType.map(PushType.parse) ?? .alert }
         let priority = try check(.priority) { () throws(APNsError) in
-            let priority = try self.priority.map(Priority.parse)
+            let priority = try self.priority.map(Priority.init(validating:))
             try priority?.validate(for: pushType)
             return priority
         }
-        let expiration = try check(.expiration) { () throws(APNsError) in try self.expiration.map(Expiration.parse) }
+        let expiration = try check(.expiration) { () throws(APNsError) in
+            try self.expiration.map(Expiration.init(secondsSince1970:))
+        }
         let collapseID = try check(.collapseId) { () throws(APNsError) in
             try self.collapseID.map { (text: String) throws(APNsError) in try CollapseID(text) }
         }

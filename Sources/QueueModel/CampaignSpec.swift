@@ -40,45 +40,78 @@ public struct CampaignSpec: Hashable, Sendable {
         CampaignSpec(kind: .single, audience: .tokens([token], environment: environment), content: content)
     }
 
-    /// Checks the rules the content cannot: a single send goes to tokens or users; an activity audience names a
-    /// valid activity type and a Live Activity kind of token.
-    public func validate() throws(StoreError) {
+    /// A rule of the spec's that it breaks: what the rule is about, and the one-line reason.
+    public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+        /// What a producer must change.
+        public enum Subject: Sendable, Equatable {
+            case audience, pushType, activityKind, activityType
+        }
+
+        public var subject: Subject
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The first rule the content cannot check that the spec breaks, or nil: a single send goes to tokens or users;
+    /// an activity audience names a valid activity type and a Live Activity kind of token; a broadcast is a single
+    /// Live Activity send.
+    public var refusal: Refusal? {
         if audience.channel != nil {
             guard kind == .single else {
-                throw .invalidCampaign("a broadcast is a single send (apnsd send --channel, POST /v1/broadcasts)")
+                return Refusal(
+                    subject: .audience,
+                    message: "a broadcast is a single send (apnsd send --channel, POST /v1/broadcasts)")
             }
             guard content.pushType == .liveactivity else {
-                throw .invalidCampaign(
-                    "a broadcast is a Live Activity update or end: push type liveactivity, not \(content.pushType)")
+                return Refusal(
+                    subject: .pushType,
+                    message:
+                        "a broadcast is a Live Activity update or end: push type liveactivity, not \(content.pushType)")
             }
         }
         if kind == .single, case .all = audience {
-            throw .invalidCampaign("a single send goes to tokens or users, not to all devices; create a bulk campaign")
+            return Refusal(
+                subject: .audience,
+                message: "a single send goes to tokens or users, not to all devices; create a bulk campaign")
         }
         if content.pushType == .liveactivity {
             switch audience {
             case .all, .users:
                 // These reach kind `device` only, which a Live Activity push cannot update or start.
-                throw .invalidCampaign(
-                    "a liveactivity push goes to Live Activity tokens: give the activity type (--activity-type, audience.activityType) or the tokens"
+                return Refusal(
+                    subject: .audience,
+                    message:
+                        "a liveactivity push goes to Live Activity tokens: give the activity type (--activity-type, audience.activityType) or the tokens"
                 )
             default: break
             }
         }
-        if let activity = audience.activity {
-            if kind == .single {
-                throw .invalidCampaign(
-                    "a single send goes to tokens or users; send to the activities of a type with a bulk campaign")
-            }
-            guard activity.kind.isLiveActivity else {
-                throw .invalidCampaign("an activity audience reaches activity or pushToStart tokens, not kind device")
-            }
-            guard content.pushType == .liveactivity else {
-                throw .invalidCampaign("an activity audience takes push type liveactivity, got \(content.pushType)")
-            }
-            do { try DeviceRegistration.validateActivityType(activity.type) } catch .invalidDevice(let why) {
-                throw .invalidCampaign(why)
-            }
+        guard let activity = audience.activity else { return nil }
+        if kind == .single {
+            return Refusal(
+                subject: .audience,
+                message: "a single send goes to tokens or users; send to the activities of a type with a bulk campaign")
         }
+        guard activity.kind.isLiveActivity else {
+            return Refusal(
+                subject: .activityKind,
+                message: "an activity audience reaches activity or pushToStart tokens, not kind device")
+        }
+        guard content.pushType == .liveactivity else {
+            return Refusal(
+                subject: .pushType,
+                message: "an activity audience takes push type liveactivity, got \(content.pushType)")
+        }
+        do { try DeviceRegistration.validateActivityType(activity.type) } catch .invalidDevice(let why) {
+            return Refusal(subject: .activityType, message: why)
+        } catch {
+            return Refusal(subject: .activityType, message: "\(error)")
+        }
+        return nil
+    }
+
+    /// `refusal` as the stores' error, for a spec that reached a store without going through Intake's plan.
+    public func validate() throws(StoreError) {
+        if let refusal { throw .invalidCampaign(refusal.message) }
     }
 }

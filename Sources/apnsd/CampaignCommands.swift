@@ -16,19 +16,19 @@ enum CampaignCommands {
             flagNames: ["all"])
         let configuration = try Configuration.load(arguments: arguments)
         let options = try NotificationOptions(arguments, configuration: configuration)
-        let id = try await enqueue(arguments, configuration, environment: options.environment) {
-            audience, scheduledAt in
-            options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt)
+        let id = try await enqueue(arguments, configuration) { (audience, scheduledAt) throws(CLIError) in
+            try options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt)
         }
         Output.line(id.description)
     }
 
     /// Enqueues one campaign to the audience the arguments choose (`--all`, `--user ID ...`, `--tokens FILE` or
-    /// `--activity-type T [--kind K] [--user ID ...]`, at `--at`), made by `makeSpec`; with `--idempotency-key`, a
-    /// rerun returns the first run's id. Used by `campaign create` and `device verify`.
+    /// `--activity-type T [--kind K] [--user ID ...]`, at `--at`), made and validated by `makeSpec` (which gives
+    /// the environment); with `--idempotency-key`, a rerun returns the first run's id. Used by `campaign create` and
+    /// `device verify`.
     static func enqueue(
-        _ arguments: Arguments, _ configuration: Configuration, environment: Environment?,
-        makeSpec: (Audience, Date?) -> CampaignSpec
+        _ arguments: Arguments, _ configuration: Configuration,
+        makeSpec: (Audience, Date?) throws(CLIError) -> CampaignSpec
     ) async throws(CLIError) -> CampaignID {
         var users = arguments.values("user").flatMap { $0.split(separator: ",").map(String.init) }
         if !users.isEmpty { users += arguments.positionals } else { _ = try arguments.positionals(exactly: []) }
@@ -59,7 +59,7 @@ enum CampaignCommands {
                 count += 1
             }
             guard count > 0 else { throw .usage("\(tokensFile) holds no tokens") }
-            let spec = makeSpec(.tokens([], environment: environment), scheduledAt)
+            let spec = try makeSpec(.tokens([]), scheduledAt)
             let key = try NotificationOptions.idempotency(arguments, spec: spec, extra: SHA256.hex(hashed))
             store = try await StoreAccess.open(configuration)
             do {
@@ -87,17 +87,11 @@ enum CampaignCommands {
         }
         let audience: Audience
         if let activityType {
-            audience = .activities(
-                type: activityType, kind: tokenKind ?? .activity, users: users.isEmpty ? nil : users,
-                environment: environment)
+            audience = .activities(type: activityType, kind: tokenKind ?? .activity, users: users.isEmpty ? nil : users)
         } else {
-            audience = users.isEmpty ? .all(environment: environment) : .users(users, environment: environment)
+            audience = users.isEmpty ? .all() : .users(users)
         }
-        let spec = makeSpec(audience, scheduledAt)
-        // Its rules (audience and push type, activity type and kind) as a usage error, before anything is opened.
-        do { try spec.validate() } catch .invalidCampaign(let why) {
-            throw .usage(audience.activity != nil ? "--activity-type: \(why)" : why)
-        } catch { throw .store(error) }
+        let spec = try makeSpec(audience, scheduledAt)
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         store = try await StoreAccess.open(configuration)
         do {

@@ -4,27 +4,24 @@ import Intake
 import ProviderAuth
 import QueueModel
 
-/// The options `send` and `campaign create` share: payload and APNs headers, validated (by Intake's
-/// `NotificationInput`, as the HTTP API's are) before anything is written.
+/// The options `send` and `campaign create` share: payload and APNs headers, validated with the audience by Intake's
+/// `EnqueuePlan` (as the HTTP API's are) before anything is written.
 struct NotificationOptions {
     static let valued: Set<String> = Set(NotificationInput.Field.allCases.map { String($0.flag.dropFirst(2)) })
 
-    /// What is sent, validated once.
-    var content: NotificationContent
-    var environment: Environment?
+    /// The fields as given.
+    var input: NotificationInput
+    let defaultTopic: String?
+    let routes: TopicRoutes?
 
     init(_ arguments: Arguments, configuration: Configuration) throws(CLIError) {
-        let input = try Self.input(arguments)
-        do {
-            (content, environment) = try input.validate(defaultTopic: configuration.topic)
-        } catch  where error.field == .topic && input.topic == nil && configuration.topic == nil {
-            throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
-        } catch {
-            throw .usage("\(error)")
-        }
-        let routes: TopicRoutes?
+        try self.init(Self.input(arguments), configuration: configuration)
+    }
+
+    init(_ input: NotificationInput, configuration: Configuration) throws(CLIError) {
+        self.input = input
+        defaultTopic = configuration.topic
         do { routes = try configuration.topicRoutes() } catch { throw .usage(error.description) }
-        if let refusal = routes?.refusal(for: content.bundleID, pushType: content.pushType) { throw .usage(refusal) }
     }
 
     /// The notification's fields as given on the command line, the payload read (inline, `@FILE` or `@-`).
@@ -34,8 +31,15 @@ struct NotificationOptions {
         }
         return NotificationInput(
             topic: try arguments.value("topic"), pushType: try arguments.value("push-type"),
-            priority: try arguments.value("priority"),
-            expiration: try arguments.value("expiration"), collapseID: try arguments.value("collapse-id"),
+            priority: try arguments.value("priority").map { (text: String) throws(CLIError) in
+                guard let value = Int(text) else { throw .usage("\(APNsError.invalidPriority(text))") }
+                return value
+            },
+            expiration: try arguments.value("expiration").map { (text: String) throws(CLIError) in
+                guard let value = Int64(text) else { throw .usage("\(APNsError.invalidExpiration(text))") }
+                return value
+            },
+            collapseID: try arguments.value("collapse-id"),
             apnsID: try arguments.value("apns-id"), environment: try arguments.value("environment"),
             payload: try Self.read(source))
     }
@@ -64,8 +68,19 @@ struct NotificationOptions {
         return bytes
     }
 
-    func spec(kind: CampaignKind, audience: Audience, scheduledAt: Date? = nil) -> CampaignSpec {
-        CampaignSpec(kind: kind, audience: audience, content: content, scheduledAt: scheduledAt)
+    /// The spec of a `kind` send to `audience`, validated once (`EnqueuePlan`): the fields, the audience's rules
+    /// (said as `--activity-type: …` for an activity audience) and the topic's credential.
+    func spec(kind: CampaignKind, audience: Audience, scheduledAt: Date? = nil) throws(CLIError) -> CampaignSpec {
+        do {
+            return try EnqueuePlan(kind: kind, fields: input, audience: audience, scheduledAt: scheduledAt)
+                .validate(defaultTopic: defaultTopic, routes: routes)
+        } catch  where error.field == .notification(.topic) && input.topic == nil && defaultTopic == nil {
+            throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
+        } catch  where error.rule != nil && audience.activity != nil {
+            throw .usage("--activity-type: \(error)")
+        } catch {
+            throw .usage("\(error)")
+        }
     }
 
     /// `--idempotency-key K`: scoped to the command line, with the hash of what this run would enqueue (`spec`,

@@ -24,15 +24,12 @@ enum SendCommand {
         if let user = try arguments.value("user") {
             _ = try arguments.positionals(exactly: [])
             do { try UserID.validate(user) } catch { throw .usage("--user: \(error)") }
-            audience = .users([user], environment: options.environment)
+            audience = .users([user])
         } else {
             let text = try arguments.positionals(exactly: ["TOKEN (or --user ID)"])[0]
-            do { audience = .tokens([try DeviceToken(text)], environment: options.environment) } catch {
-                throw .usage("\(error)")
-            }
+            do { audience = .tokens([try DeviceToken(text)]) } catch { throw .usage("\(error)") }
         }
-        let spec = options.spec(kind: .single, audience: audience)
-        do { try spec.validate() } catch .invalidCampaign(let why) { throw .usage(why) } catch { throw .store(error) }
+        let spec = try options.spec(kind: .single, audience: audience)
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         let store = try await StoreAccess.open(configuration)
         do {

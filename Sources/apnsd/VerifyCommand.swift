@@ -19,20 +19,18 @@ enum VerifyCommand {
             flagNames: ["all", "no-wait", "json"])
         let configuration = try Configuration.load(arguments: arguments)
         let topic = try DeviceCommands.topic(arguments, configuration)
-        let environment = try arguments.value("environment").map { (text: String) throws(CLIError) -> Environment in
-            do { return try Environment.parse(text) } catch { throw .usage("--environment: \(error)") }
+        let environment = try arguments.value("environment")
+        if let environment {
+            do { _ = try Environment.parse(environment) } catch { throw .usage("--environment: \(error)") }
         }
-        let content: NotificationContent
-        do {
-            content = try NotificationContent(
-                bundleID: topic, pushType: .background, priority: .conservePower,
-                payload: Payload(json: payload, pushType: .background))
-        } catch {
-            throw .usage("\(error)")
-        }
-        let id = try await CampaignCommands.enqueue(arguments, configuration, environment: environment) {
-            audience, scheduledAt in
-            CampaignSpec(kind: .verify, audience: audience, content: content, scheduledAt: scheduledAt)
+        let options = try NotificationOptions(
+            NotificationInput(
+                topic: topic, pushType: PushType.background.rawValue, priority: Priority.conservePower.rawValue,
+                environment: environment, payload: Array(payload.utf8)),
+            configuration: configuration)
+        let id = try await CampaignCommands.enqueue(arguments, configuration) {
+            (audience, scheduledAt) throws(CLIError) in
+            try options.spec(kind: .verify, audience: audience, scheduledAt: scheduledAt)
         }
         if arguments.flag("no-wait") {
             Output.line(id.description)

@@ -47,7 +47,7 @@ struct WorkerSetup {
         var loaded: [LoadedCredential] = []
         for setting in settings { loaded.append(try Self.load(setting)) }
         credentials = loaded
-        do { routes = try configuration.topicRoutes() ?? .only(CredentialSetting.defaultName) } catch {
+        do { routes = try configuration.topicRoutes() } catch {
             throw .usage(error.description)
         }
         if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {

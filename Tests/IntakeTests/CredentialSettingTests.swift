@@ -43,7 +43,7 @@ import Testing
         #expect(credentials[0].topics == ["com.example.app", "com.example.app"])
         #expect(credentials[1].authentication == .certificate(file: "/k/legacy.p12", password: .file("/k/pw")))
         #expect(credentials[2].authentication == .certificate(file: "/k/watch.pem", password: .none))
-        let routes = try #require(try configuration.topicRoutes())
+        let routes = try configuration.topicRoutes()
         #expect(routes.credential(for: "com.example.app") == "ios")
         #expect(routes.credential(for: "com.example.app.push-type.liveactivity") == "ios")
         #expect(routes.credential(for: "com.example.legacy.voip") == "legacy")
@@ -63,18 +63,19 @@ import Testing
             single: true)
         let credentials = try configuration.sendingCredentials()
         #expect(credentials.map(\.name) == ["default", "b"])
-        let routes = try #require(try configuration.topicRoutes())
+        let routes = try configuration.topicRoutes()
         #expect(routes.credential(for: "com.b") == "b" && routes.credential(for: "com.a") == "default")
         #expect(routes.refusal(for: "com.a") == nil)
-        // Neither form: nothing configured, nothing refused.
-        #expect(try Configuration().topicRoutes() == nil)
+        // Neither form: nothing configured, every topic to the default credential, nothing refused.
+        let unconfigured = try Configuration().topicRoutes()
+        #expect(unconfigured == .only("default") && unconfigured.refusal(for: "com.c", pushType: .liveactivity) == nil)
     }
 
     @Test func aTopicNoCredentialListsIsRefusedWhenEveryCredentialListsTopics() throws {
         let configuration = try load(
             #"{"apns":{"credentials":[{"name":"a","teamId":"TEAM000001","keyId":"KEY0000001","keyFile":"/k/a.p8","topics":["com.a"]}]}}"#
         )
-        let routes = try #require(try configuration.topicRoutes())
+        let routes = try configuration.topicRoutes()
         #expect(
             routes.refusal(for: "com.b") == "no credential sends for topic 'com.b' (apns.credentials topics: com.a)")
         #expect(routes.refusal(for: "com.a.voip") == nil)

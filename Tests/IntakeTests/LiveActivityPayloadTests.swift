@@ -256,7 +256,7 @@ import Testing
         #"{"aps":{"event":"update","timestamp":1765000060,"content-state":{"score":"1-0"}}}"#.utf8)
 
     func input(
-        topic: String = "com.example.app", pushType: String? = "liveactivity", priority: String? = nil,
+        topic: String = "com.example.app", pushType: String? = "liveactivity", priority: Int? = nil,
         payload: [UInt8] = update
     ) -> NotificationInput {
         NotificationInput(topic: topic, pushType: pushType, priority: priority, payload: payload)
@@ -274,17 +274,17 @@ import Testing
         #expect(content.pushType == .liveactivity && content.priority == .immediate)
         #expect(content.topic == "com.example.app.push-type.liveactivity")
         #expect(
-            try input(topic: "com.example.app.push-type.liveactivity", priority: "5").validate(defaultTopic: nil)
+            try input(topic: "com.example.app.push-type.liveactivity", priority: 5).validate(defaultTopic: nil)
                 .content.topic
                 == "com.example.app.push-type.liveactivity")
         #expect(
-            try input(topic: "com.example.app.push-type.liveactivity", priority: "5").validate(defaultTopic: nil)
+            try input(topic: "com.example.app.push-type.liveactivity", priority: 5).validate(defaultTopic: nil)
                 .content.priority
                 == .conservePower)
     }
 
     @Test func priority1IsRefused() {
-        let refused = failure(input(priority: "1"))
+        let refused = failure(input(priority: 1))
         #expect(refused?.field == .priority)
         #expect(
             refused?.message
@@ -357,7 +357,7 @@ import Testing
             .validate(defaultTopic: nil)
         #expect(alert.content.pushType == .alert)
         #expect(
-            try input(pushType: "alert", priority: "1", payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)).validate(
+            try input(pushType: "alert", priority: 1, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)).validate(
                 defaultTopic: nil
             )
             .content.priority == .low)
