@@ -1,7 +1,7 @@
 import Logging
 
 /// One line the worker's state machine asks its driver to write (the machine itself does no I/O).
-struct LogLine: @unchecked Sendable {
+struct LogLine {
     var level: Logger.Level
     var message: StaticString
     var fields: [(String, String)]

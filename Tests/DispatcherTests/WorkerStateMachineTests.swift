@@ -221,6 +221,42 @@ import Testing
         #expect(machine.results.map(\.reason) == [.expiredProviderToken])
     }
 
+    @Test func anIdleWorkerClaimsAtOnceOnACommitAndReadsTheChangeCountAtMostOnceATick() {
+        var machine = Self.machine()
+        #expect(machine.lookForWork(now: Self.start, commits: 0).claimLimits == [10])
+        guard case .findNextDates? = machine.claimed([], limit: 10, commits: 3, changes: 7, now: Self.start).first
+        else {
+            Issue.record("an empty claim looks up when something next comes due")
+            return
+        }
+        machine.nextDatesFound(due: nil, rescue: nil, now: Self.start)
+        #expect(machine.nextClaimAt == Self.start.addingTimeInterval(1), "at the poll interval")
+
+        let soon = Self.start.addingTimeInterval(0.01)
+        let check = machine.lookForWork(now: soon, commits: 3)
+        guard case .readChangeCount(.idle)? = check.first, case .then(let step)? = check.last else {
+            Issue.record("another process's commits are seen on the change count: \(check)")
+            return
+        }
+        machine.changeCountRead(7, for: .idle, now: soon)
+        #expect(machine.resume(step, now: soon, commits: 3).isEmpty, "nothing moved")
+        #expect(machine.lookForWork(now: soon.addingTimeInterval(0.01), commits: 3).isEmpty, "read once a tick")
+        #expect(machine.nextDeadline(after: soon) == soon.addingTimeInterval(Machine.tick))
+        // This process committed: claimed at once.
+        #expect(machine.lookForWork(now: soon.addingTimeInterval(0.01), commits: 4).claimLimits == [10])
+    }
+
+    @Test func untilIdleEndsOnceNothingIsDueWithinTheRetryCap() {
+        var machine = Self.machine(untilIdle: true)
+        _ = machine.claimed([], limit: 10, commits: 0, changes: 0, now: Self.start)
+        machine.nextDatesFound(due: Self.start.addingTimeInterval(30), rescue: nil, now: Self.start)
+        #expect(!machine.isDone(now: Self.start), "a retry comes due within the cap (60 s)")
+        machine.nextDatesFound(due: Self.start.addingTimeInterval(3600), rescue: nil, now: Self.start)
+        #expect(machine.isDone(now: Self.start))
+        machine.nextDatesFound(due: nil, rescue: Self.start.addingTimeInterval(3), now: Self.start)
+        #expect(!machine.isDone(now: Self.start), "a quiet worker's leases are to be taken over first")
+    }
+
     static func turn(_ machine: inout Machine, at now: Date) -> [Action] {
         machine.turn(
             now: now, stopAsked: false, abandonAsked: false, configuration: configuration, credentials: credentials,
@@ -231,6 +267,10 @@ import Testing
 extension [WorkerStateMachine.Action] {
     var sent: [DeliveryJob] {
         compactMap { if case .send(let job, _, _) = $0 { job } else { nil } }
+    }
+
+    var claimLimits: [Int] {
+        compactMap { if case .claim(let limit) = $0 { limit } else { nil } }
     }
 
     var logged: [String] {
