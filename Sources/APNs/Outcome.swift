@@ -42,12 +42,4 @@ public enum Outcome: Hashable, Sendable {
     public init(response: ErrorResponse) {
         self.init(status: response.status, reason: response.reason, timestamp: response.timestamp)
     }
-
-    /// Whether the same notification may be sent again.
-    public var isRetryable: Bool {
-        switch self {
-        case .retryLater, .refreshProviderToken: return true
-        case .accepted, .unregistered, .badDeviceToken, .reject, .configurationError: return false
-        }
-    }
 }

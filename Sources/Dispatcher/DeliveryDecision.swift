@@ -13,21 +13,27 @@ public struct DeliveryDecision: Hashable, Sendable {
     /// APNs could not be reached and nothing was written: no attempt is spent; the worker holds the delivery
     /// and pauses its pool (`OutageBackoff`).
     public var unreachable: Bool
+    /// APNs said ExpiredProviderToken to a token not yet minted again: mint a new one and send again at once
+    /// (nothing is written, no attempt is spent).
+    public var mintNewToken: Bool
 
-    public init(result: DeliveryResult?, stop: WorkerStop? = nil, unreachable: Bool = false) {
+    public init(result: DeliveryResult?, stop: WorkerStop? = nil, unreachable: Bool = false, mintNewToken: Bool = false)
+    {
         self.result = result
         self.stop = stop
         self.unreachable = unreachable
+        self.mintNewToken = mintNewToken
     }
 
-    /// Decides for `job` after `answer`, at `now`, following Apple's reason table (`APNs.Outcome`).
+    /// Decides for `job`, sent with the credential named `credential`, after `answer`, at `now`, following Apple's
+    /// reason table (`APNs.Outcome`). `tokenMinted`: the request carried a token minted after ExpiredProviderToken.
     ///
     /// Attempts count only requests APNs answered or that timed out after being written. A request that
     /// never left (connect, DNS, TLS handshake) is `unreachable`; one cut with the connection after it was
     /// written is retried without spending an attempt (`retry.maxAge` and apns-expiration still bound it).
     public static func decide(
-        job: DeliveryJob, answer: TransportResult, now: Date, policy: RetryPolicy,
-        unit: Double
+        job: DeliveryJob, answer: TransportResult, credential: String, tokenMinted: Bool = false, now: Date,
+        policy: RetryPolicy, unit: Double
     ) -> DeliveryDecision {
         let attempts = job.attempts + 1
         switch answer {
@@ -54,9 +60,7 @@ public struct DeliveryDecision: Hashable, Sendable {
                 job: job, attempts: counts ? attempts : job.attempts, now: now, policy: policy, unit: unit,
                 status: nil, reason: reason, countsAsAttempt: counts)
         case .response(let status, let apnsID, let body):
-            let response = ErrorResponse(status: status, body: body)
-            let outcome = Outcome(response: response)
-            switch outcome {
+            switch Outcome(response: body) {
             case .accepted:
                 return DeliveryDecision(result: .accepted(job, apnsID: apnsID))
             case .unregistered(let reason, let since):
@@ -67,7 +71,8 @@ public struct DeliveryDecision: Hashable, Sendable {
                 return retryOrFail(
                     job: job, attempts: attempts, now: now, policy: policy, unit: unit, status: status, reason: reason)
             case .refreshProviderToken:
-                // The sender already minted a new token and tried again; still expired means our clock is off.
+                guard tokenMinted else { return DeliveryDecision(result: nil, mintNewToken: true) }
+                // A token minted for this very request is still expired: our clock is off.
                 return retryOrFail(
                     job: job, attempts: attempts, now: now, policy: policy, unit: unit,
                     status: status, reason: .expiredProviderToken)
@@ -78,7 +83,7 @@ public struct DeliveryDecision: Hashable, Sendable {
                         reason: reason, apnsID: apnsID))
             case .configurationError(let reason):
                 return DeliveryDecision(
-                    result: nil, stop: .credentialsRefused(status: status, reason: reason, credential: ""))
+                    result: nil, stop: .credentialsRefused(status: status, reason: reason, credential: credential))
             }
         }
     }

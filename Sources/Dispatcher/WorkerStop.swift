@@ -1,6 +1,5 @@
 import APNs
 import HTTP2Transport
-import ProviderAuth
 
 /// Why the worker must stop sending altogether: APNs or TLS refused our configuration, or no provider token can
 /// be made. Nothing more would succeed until an operator fixes it; the queue is left as it was.
@@ -12,8 +11,6 @@ public enum WorkerStop: Error, Hashable, Sendable, CustomStringConvertible {
     case noCredential(topics: [String])
     /// The server's certificate was not accepted (or the CA file is unusable).
     case tlsVerification(TransportError)
-    /// The signing key could not make a provider token.
-    case providerToken(ProviderAuthError)
 
     public var description: String {
         switch self {
@@ -28,8 +25,6 @@ public enum WorkerStop: Error, Hashable, Sendable, CustomStringConvertible {
                 "no credential sends for \(topics.joined(separator: ", ")): add them to an apns.credentials entry's topics; their deliveries stay pending"
         case .tlsVerification(let error):
             return "TLS verification of the APNs server failed: \(error)"
-        case .providerToken(let error):
-            return "cannot make a provider token: \(error)"
         }
     }
 }

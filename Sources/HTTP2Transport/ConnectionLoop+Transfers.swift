@@ -65,12 +65,12 @@ extension ConnectionLoop {
                 admission.proof.answered(generation: transfer.connectionGeneration)
                 failureStreak = 0
                 stats.completed += 1
-                let body = transfer.responseBody
-                transfer.responseBody = []
                 let status = transfer.responseCode()
+                let body = ErrorResponse(status: status, body: transfer.responseBody)
+                transfer.responseBody = []
                 // APNs refuses every later request on a connection that switched tokens too often, the old token
                 // included, until the client reconnects: a new connection once this one's streams are done.
-                if status == 429, ErrorResponse(status: status, body: body).reason == .tooManyProviderTokenUpdates {
+                if status == 429, body.reason == .tooManyProviderTokenUpdates {
                     _ = mailbox.withLock { $0.requestReconnect() }
                 }
                 complete(transfer, .response(status: status, apnsID: transfer.apnsID, body: body))

@@ -62,7 +62,8 @@ public struct Logger: Sendable {
     public func warning(_ message: StaticString, _ fields: (String, String)...) { log(.warning, message, fields) }
     public func error(_ message: StaticString, _ fields: (String, String)...) { log(.error, message, fields) }
 
-    private func log(_ level: Level, _ message: StaticString, _ fields: [(String, String)]) {
+    /// Writes one line at `level` (for callers that hold the fields as an array).
+    public func log(_ level: Level, _ message: StaticString, _ fields: [(String, String)]) {
         guard level >= minimumLevel else { return }
         let time = Date().formatted(.iso8601)
         let all = metadata + fields

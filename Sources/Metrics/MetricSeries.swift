@@ -28,12 +28,6 @@ public final class MetricSeries: Sendable {
         state.withLock { $0.value += amount }
     }
 
-    /// Gauge: subtracts `amount`.
-    public func decrement(by amount: Double = 1) {
-        guard type == .gauge else { return }
-        state.withLock { $0.value -= amount }
-    }
-
     /// Gauge: sets the value.
     public func set(_ value: Double) {
         guard type == .gauge else { return }

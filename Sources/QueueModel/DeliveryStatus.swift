@@ -13,6 +13,5 @@ public enum DeliveryStatus: String, Hashable, Sendable, CaseIterable, CustomStri
     /// The campaign was cancelled, or the device was inactive when its turn came.
     case cancelled
 
-    public var isFinal: Bool { self != .pending }
     public var description: String { rawValue }
 }

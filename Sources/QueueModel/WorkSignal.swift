@@ -1,19 +1,45 @@
 import Synchronization
 
 /// Something was committed in this process: a store fires its `commits` signal after each write transaction that
-/// changed rows, and a worker on that store claims at its next turn instead of at its poll interval. Another
+/// changed rows, and a worker on that store, waiting on it, claims at once instead of at its poll interval. Another
 /// process's commits are seen through `DeliveryStore.changeCount()` instead: this is the in-process path, where
 /// that count does not move (one connection serves both the producers and the worker).
 public final class WorkSignal: Sendable {
     private let generation = Atomic<UInt64>(0)
+    private let waiters = Mutex<(next: Int, waiting: [Int: CheckedContinuation<Void, Never>])>((0, [:]))
 
     public init() {}
 
     /// Rows were committed (called after the transaction, so the worker's claim sees them).
     public func notify() {
         generation.add(1, ordering: .releasing)
+        let woken = waiters.withLock { state in
+            defer { state.waiting.removeAll() }
+            return state.waiting.values
+        }
+        for waiter in woken { waiter.resume() }
     }
 
     /// Moves at every `notify()`; a worker compares it with the value it last saw.
     public var current: UInt64 { generation.load(ordering: .acquiring) }
+
+    /// Returns once `current` is no longer `seen` (at once if it already moved), or the task is cancelled.
+    public func wait(whileAt seen: UInt64) async {
+        let id = waiters.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = waiters.withLock { state in
+                    if current != seen || Task.isCancelled { return true }
+                    state.waiting[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            waiters.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
+        }
+    }
 }

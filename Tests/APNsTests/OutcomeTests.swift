@@ -69,9 +69,6 @@ struct OutcomeTests {
         let timestamp: Int64? = row.status == 410 ? Self.timestamp : nil
         let outcome = Outcome(status: row.status, reason: reason, timestamp: timestamp)
         #expect(outcome == expected(row, timestamp: timestamp))
-        // Retry only what the table says may be retried: a fresh JWT, 429s and 5xx.
-        let retryable = [.refresh, .retryLater].contains(row.action)
-        #expect(outcome.isRetryable == retryable)
     }
 
     @Test("every row parses from Apple's JSON body to the same outcome", arguments: appleRows)
@@ -114,7 +111,6 @@ struct OutcomeTests {
     func accepted() {
         #expect(Outcome(status: 200, reason: nil) == .accepted)
         #expect(Outcome(response: ErrorResponse(status: 200, body: [])) == .accepted)
-        #expect(!Outcome.accepted.isRetryable)
     }
 
     @Test(

@@ -49,13 +49,15 @@ struct BroadcastJobTests {
 
     @Test func aBusyAnswerToABroadcastWithExpirationZeroIsRetriedUnlikeADevicePush() {
         let busy = TransportResult.response(
-            status: 429, apnsID: nil, body: Array(#"{"reason":"TooManyRequests"}"#.utf8))
+            status: 429, apnsID: nil, body: ErrorResponse(status: 429, reason: .tooManyRequests))
         let broadcast = DeliveryDecision.decide(
-            job: Self.job(expiration: 0), answer: busy, now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(expiration: 0), answer: busy, credential: "default", now: Self.now, policy: Self.policy,
+            unit: 0.5)
         #expect(
             broadcast.result?.disposition.status == .pending, "a no-storage channel's 0 is not a request to try once")
         let device = DeliveryDecision.decide(
-            job: Self.job(expiration: 0, broadcast: false), answer: busy, now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(expiration: 0, broadcast: false), answer: busy, credential: "default", now: Self.now,
+            policy: Self.policy, unit: 0.5)
         #expect(device.result?.disposition.status == .failed, "apns-expiration 0 on a device push: try once")
     }
 
@@ -63,9 +65,11 @@ struct BroadcastJobTests {
         "ChannelNotRegistered", "BadChannelId", "FeatureNotEnabled", "BadExpirationDate", "MissingPushType",
     ])
     func aChannelReasonIsRecordedAndNotRetried(reason: String) {
-        let answer = TransportResult.response(status: 400, apnsID: nil, body: Array(#"{"reason":"\#(reason)"}"#.utf8))
+        let answer = TransportResult.response(
+            status: 400, apnsID: nil, body: ErrorResponse(status: 400, reason: Reason(rawValue: reason)))
         let decision = DeliveryDecision.decide(
-            job: Self.job(expiration: nil), answer: answer, now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(expiration: nil), answer: answer, credential: "default", now: Self.now, policy: Self.policy,
+            unit: 0.5)
         #expect(decision.result?.disposition.status == .rejected && decision.result?.reason?.rawValue == reason)
         #expect(decision.result?.deactivation == nil && decision.result?.token == nil && decision.stop == nil)
     }

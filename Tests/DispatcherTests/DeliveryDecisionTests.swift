@@ -23,7 +23,6 @@ struct DeliveryDecisionTests {
 
     static func response(_ status: Int, _ reason: String? = nil, timestamp: Int64? = nil) -> TransportResult {
         let body = ErrorResponse(status: status, reason: reason.map(Reason.init(rawValue:)), timestamp: timestamp)
-            .jsonBody
         return .response(status: status, apnsID: "00000000-0000-4000-8000-000000000000", body: body)
     }
 
@@ -47,7 +46,8 @@ struct DeliveryDecisionTests {
         ] as [(Int, String?, DeliveryStatus)])
     func statusFollowsApplesTable(status: Int, reason: String?, expected: DeliveryStatus) {
         let decision = DeliveryDecision.decide(
-            job: Self.job(), answer: Self.response(status, reason), now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(), answer: Self.response(status, reason), credential: "default", now: Self.now,
+            policy: Self.policy, unit: 0.5)
         #expect(decision.stop == nil)
         #expect(decision.result?.disposition.status == expected)
         if let reason { #expect(decision.result?.reason?.rawValue == reason) }
@@ -56,15 +56,18 @@ struct DeliveryDecisionTests {
     @Test func deactivationCarriesThe410Timestamp() {
         let decision = DeliveryDecision.decide(
             job: Self.job(), answer: Self.response(410, "Unregistered", timestamp: 1_700_000_000_123),
+            credential: "default",
             now: Self.now, policy: Self.policy, unit: 0)
         #expect(
             decision.result?.deactivation
                 == DeliveryResult.Deactivation(reason: .unregistered, unregisteredAt: 1_700_000_000_123))
         let bad = DeliveryDecision.decide(
-            job: Self.job(), answer: Self.response(400, "BadDeviceToken"), now: Self.now, policy: Self.policy, unit: 0)
+            job: Self.job(), answer: Self.response(400, "BadDeviceToken"), credential: "default", now: Self.now,
+            policy: Self.policy, unit: 0)
         #expect(bad.result?.deactivation == DeliveryResult.Deactivation(reason: .badDeviceToken, unregisteredAt: nil))
         let topic = DeliveryDecision.decide(
-            job: Self.job(), answer: Self.response(400, "BadTopic"), now: Self.now, policy: Self.policy, unit: 0)
+            job: Self.job(), answer: Self.response(400, "BadTopic"), credential: "default", now: Self.now,
+            policy: Self.policy, unit: 0)
         #expect(topic.result?.deactivation == nil)
     }
 
@@ -74,9 +77,23 @@ struct DeliveryDecisionTests {
     ])
     func configurationErrorsStopAndLeaveTheDeliveryAlone(reason: String) {
         let decision = DeliveryDecision.decide(
-            job: Self.job(), answer: Self.response(403, reason), now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(), answer: Self.response(403, reason), credential: "default", now: Self.now,
+            policy: Self.policy, unit: 0.5)
         #expect(decision.result == nil)
-        #expect(decision.stop == .credentialsRefused(status: 403, reason: Reason(rawValue: reason), credential: ""))
+        #expect(
+            decision.stop == .credentialsRefused(status: 403, reason: Reason(rawValue: reason), credential: "default"))
+    }
+
+    @Test func anExpiredProviderTokenIsMintedAgainOnceThenRetried() {
+        let first = DeliveryDecision.decide(
+            job: Self.job(), answer: Self.response(403, "ExpiredProviderToken"), credential: "default", now: Self.now,
+            policy: Self.policy, unit: 0.5)
+        #expect(first == DeliveryDecision(result: nil, mintNewToken: true))
+        let again = DeliveryDecision.decide(
+            job: Self.job(), answer: Self.response(403, "ExpiredProviderToken"), credential: "default",
+            tokenMinted: true, now: Self.now, policy: Self.policy, unit: 0.5)
+        #expect(!again.mintNewToken && again.stop == nil)
+        #expect(again.result?.disposition.status == .pending && again.result?.reason == .expiredProviderToken)
     }
 
     @Test func aRequestThatCannotBeSentFailsAtOnceInsteadOfEightTimes() {
@@ -84,7 +101,8 @@ struct DeliveryDecisionTests {
             kind: .invalidRequest, curlCode: 3, message: "URL using bad/illegal format",
             isConnectionFatal: false, isRetryable: false)
         let decision = DeliveryDecision.decide(
-            job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(), answer: .failure(error), credential: "default", now: Self.now, policy: Self.policy,
+            unit: 0.5)
         #expect(decision.result?.disposition == .failed && decision.result?.reason == .transport("invalid-request"))
         #expect(decision.result?.countsAsAttempt == false)
     }
@@ -94,7 +112,8 @@ struct DeliveryDecisionTests {
             kind: .tlsVerification, curlCode: 60, message: "SSL peer certificate or SSH remote key was not OK",
             isConnectionFatal: true, isRetryable: false)
         let decision = DeliveryDecision.decide(
-            job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(), answer: .failure(error), credential: "default", now: Self.now, policy: Self.policy,
+            unit: 0.5)
         #expect(decision.result == nil && decision.stop == .tlsVerification(error))
     }
 
@@ -103,7 +122,8 @@ struct DeliveryDecisionTests {
             kind: .connectionLost, curlCode: 16, message: "Error in the HTTP2 framing layer",
             isConnectionFatal: true, isRetryable: true, requestWasSent: true)
         let decision = DeliveryDecision.decide(
-            job: Self.job(), answer: .failure(error), now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(), answer: .failure(error), credential: "default", now: Self.now, policy: Self.policy,
+            unit: 0.5)
         guard case .retry(let at)? = decision.result?.disposition else {
             Issue.record("not a retry")
             return
@@ -114,7 +134,7 @@ struct DeliveryDecisionTests {
 
     @Test func retriesEndAtMaxAttempts() {
         let last = DeliveryDecision.decide(
-            job: Self.job(attempts: 2), answer: Self.response(503, "ServiceUnavailable"),
+            job: Self.job(attempts: 2), answer: Self.response(503, "ServiceUnavailable"), credential: "default",
             now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(last.result?.disposition == .failed)
         #expect(last.result?.httpStatus == 503 && last.result?.reason == .serviceUnavailable)
@@ -125,14 +145,16 @@ struct DeliveryDecisionTests {
         // unit 0.9 after 1 attempt: up to 0.9 s later — still inside; after 2 attempts up to 1.8 s — past it.
         let inside = DeliveryDecision.decide(
             job: Self.job(attempts: 0, expiration: expiresSoon), answer: Self.response(429, "TooManyRequests"),
+            credential: "default",
             now: Self.now, policy: Self.policy, unit: 0.9)
         let outside = DeliveryDecision.decide(
             job: Self.job(attempts: 1, expiration: expiresSoon), answer: Self.response(429, "TooManyRequests"),
+            credential: "default",
             now: Self.now, policy: Self.policy, unit: 0.9)
         #expect(inside.result?.disposition.status == .pending)
         #expect(outside.result?.disposition == .failed)
         let once = DeliveryDecision.decide(
-            job: Self.job(expiration: 0), answer: Self.response(500, "InternalServerError"),
+            job: Self.job(expiration: 0), answer: Self.response(500, "InternalServerError"), credential: "default",
             now: Self.now, policy: Self.policy, unit: 0.1)
         #expect(once.result?.disposition == .failed)
     }
@@ -152,7 +174,7 @@ struct DeliveryDecisionTests {
         #expect(DeliveryDecision.isExpired(job, now: Self.now.addingTimeInterval(3601), policy: policy))
         // A retry that would come after the age limit fails instead; an apns-expiration overrides the age limit.
         let late = DeliveryDecision.decide(
-            job: job, answer: Self.response(503, "ServiceUnavailable"),
+            job: job, answer: Self.response(503, "ServiceUnavailable"), credential: "default",
             now: Self.now.addingTimeInterval(3599.5), policy: policy, unit: 0.9)
         #expect(late.result?.disposition == .failed)
         let farFuture = Int64(Self.now.timeIntervalSince1970) + 86_400 * 3
@@ -172,27 +194,28 @@ struct DeliveryDecisionTests {
         // Nothing written: APNs is unreachable; no result, no attempt, the pool pauses.
         for kind in [TransportError.Kind.connect, .timeout, .connectionLost] {
             let decision = DeliveryDecision.decide(
-                job: Self.job(attempts: 2), answer: Self.failure(kind, sent: false),
+                job: Self.job(attempts: 2), answer: Self.failure(kind, sent: false), credential: "default",
                 now: Self.now, policy: Self.policy, unit: 0.5)
             #expect(decision.unreachable && decision.result == nil && decision.stop == nil, "\(kind)")
         }
         // Written, then the connection broke: retried, without spending an attempt (even at the limit).
         let cut = DeliveryDecision.decide(
-            job: Self.job(attempts: 2), answer: Self.failure(.connectionLost, sent: true),
+            job: Self.job(attempts: 2), answer: Self.failure(.connectionLost, sent: true), credential: "default",
             now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(!cut.unreachable && cut.result?.disposition.status == .pending && cut.result?.countsAsAttempt == false)
         // Written and timed out: that is an attempt (APNs may have it).
         let timedOut = DeliveryDecision.decide(
-            job: Self.job(attempts: 1), answer: Self.failure(.timeout, sent: true),
+            job: Self.job(attempts: 1), answer: Self.failure(.timeout, sent: true), credential: "default",
             now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(timedOut.result?.disposition.status == .pending && timedOut.result?.countsAsAttempt == true)
         let lastTimeout = DeliveryDecision.decide(
-            job: Self.job(attempts: 2), answer: Self.failure(.timeout, sent: true),
+            job: Self.job(attempts: 2), answer: Self.failure(.timeout, sent: true), credential: "default",
             now: Self.now, policy: Self.policy, unit: 0.5)
         #expect(lastTimeout.result?.disposition == .failed)
         // Withdrawn (cancel, stop): untouched.
         let withdrawn = DeliveryDecision.decide(
-            job: Self.job(), answer: .failure(.withdrawn()), now: Self.now, policy: Self.policy, unit: 0.5)
+            job: Self.job(), answer: .failure(.withdrawn()), credential: "default", now: Self.now, policy: Self.policy,
+            unit: 0.5)
         #expect(withdrawn.result == nil && !withdrawn.unreachable)
     }
 }

@@ -110,7 +110,8 @@ extension RetryJitterTests {
         let now = DeliveryDecisionTests.now
         for (unit, expected) in [(0.0, 1.0), (0.5, 15.5), (1, 30)] {
             let decision = DeliveryDecision.decide(
-                job: job, answer: DeliveryDecisionTests.response(503, "ServiceUnavailable"), now: now,
+                job: job, answer: DeliveryDecisionTests.response(503, "ServiceUnavailable"), credential: "default",
+                now: now,
                 policy: policy, unit: unit)
             guard case .retry(let date)? = decision.result?.disposition else {
                 Issue.record("not retried: \(decision)")

@@ -18,7 +18,7 @@ extension TransportIO {
                 return
             }
             #expect(status == 200)
-            #expect(body.isEmpty)
+            #expect(body == ErrorResponse(status: 200, reason: nil))
             #expect(apnsID.map { NotificationID.isCanonical(Array($0.utf8)) } == true)
             let stats = connection.stats
             #expect(stats.submitted == 1 && stats.sent == 1 && stats.completed == 1 && stats.failed == 0)

@@ -1,0 +1,14 @@
+import Logging
+
+/// One line the worker's state machine asks its driver to write (the machine itself does no I/O).
+struct LogLine {
+    var level: Logger.Level
+    var message: StaticString
+    var fields: [(String, String)]
+
+    init(_ level: Logger.Level, _ message: StaticString, _ fields: (String, String)...) {
+        self.level = level
+        self.message = message
+        self.fields = fields
+    }
+}

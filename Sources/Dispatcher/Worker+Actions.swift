@@ -1,0 +1,138 @@
+import Foundation
+import HTTP2Transport
+import QueueModel
+
+extension Worker {
+    typealias Group = ThrowingTaskGroup<Event, any Error>
+
+    /// Carries out `actions` in order, each one's follow-ups before the next. While a storage fault lasts, store
+    /// calls are skipped (the machine asks to write again when its backoff allows).
+    func perform(_ actions: [WorkerStateMachine.Action], _ machine: inout WorkerStateMachine, group: inout Group)
+        async throws
+    {
+        for action in actions {
+            if machine.fault != nil && action.callsStore { continue }
+            let next: [WorkerStateMachine.Action]
+            do {
+                next = try await carryOut(action, &machine, group: &group)
+            } catch let error as StoreError where error.isTransient {
+                next = machine.storageFailed(error, now: clock())
+            }
+            if !next.isEmpty { try await perform(next, &machine, group: &group) }
+        }
+    }
+
+    /// Does what `action` asks and returns what the machine makes of the result.
+    private func carryOut(_ action: WorkerStateMachine.Action, _ machine: inout WorkerStateMachine, group: inout Group)
+        async throws -> [WorkerStateMachine.Action]
+    {
+        let (id, lease, now) = (machine.id, machine.configuration.lease, clock())
+        switch action {
+        case .send(let job, let credential, let expired):
+            group.addTask { .answered(await self.send(job, with: credential, after: expired)) }
+            return []
+        case .withdraw(let groups, let andLater, let why):
+            let count = await transport.withdraw(groups: groups, andLater: andLater)
+            return machine.withdrew(count, why)
+        case .heartbeat:
+            let alive = try await store.heartbeat(id, now: now)
+            return machine.heartbeatAnswered(alive: alive)
+        case .rescue:
+            let report = try await store.rescueStaleWorkers(now: now, staleAfter: lease, except: id)
+            return machine.rescued(report, now: now)
+        case .register(let lost, let dropped):
+            let new = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
+            return machine.reregistered(new, lost: lost, dropped: dropped)
+        case .readCancels(let after):
+            let requests = try await store.cancelRequests(after: after)
+            return machine.cancelsRead(requests)
+        case .acknowledgeCancels(let acknowledged, let seq):
+            try await store.acknowledgeCancels(acknowledged, upTo: seq, by: id)
+            machine.cancelsAcknowledged(upTo: seq)
+            return []
+        case .readPauses:
+            let campaigns = try await store.pausedCampaigns()
+            return machine.pausesRead(campaigns)
+        case .release(let deliveries):
+            _ = try await store.release(deliveries, by: id, now: now)
+            return []
+        case .readChangeCount(let check):
+            let changes = try await store.changeCount()
+            machine.changeCountRead(changes, for: check, now: now)
+            return []
+        case .expand(let pageSize):
+            let report = try await store.expandDueCampaigns(now: now, pageSize: pageSize, maxPages: 1)
+            await reportExpansion(report)
+            return []
+        case .claim(let limit):
+            let commits = store.commits.current
+            let changes = try await store.changeCount()
+            let jobs = try await store.claim(now: now, limit: limit, leaseFor: lease, worker: id)
+            return machine.claimed(jobs, limit: limit, commits: commits, changes: changes, now: now)
+        case .claimSingles(let limit):
+            let jobs = try await store.claimSingles(now: now, limit: limit, leaseFor: lease, worker: id)
+            machine.singlesClaimed(jobs)
+            return []
+        case .findNextDates:
+            let quiet = machine.configuration.heartbeat * 2
+            let due = try await store.nextDueDate()
+            let rescue = try await store.nextRescueDate(now: now, staleAfter: lease, silentFor: quiet, except: id)
+            machine.nextDatesFound(due: due, rescue: rescue, now: now)
+            return []
+        case .record(let results):
+            let report = try await store.record(results, by: id, now: now)
+            reportRecorded(results)
+            return machine.recorded(report, now: now)
+        case .recover(let results):
+            let outcome = await recover(results, by: id, now: now)
+            switch outcome {
+            case .success(let (report, alive)): return machine.recovered(report, alive: alive, now: now)
+            case .failure(let error) where error.isTransient: return machine.recoveryFailed(error, now: now)
+            case .failure(let error): throw error
+            }
+        case .logFinished(let campaigns):
+            for id in campaigns {
+                guard let campaign = try? await store.campaign(id) else { continue }
+                logCampaignFinished(campaign)
+            }
+            return []
+        case .sampleConnections:
+            return machine.connectionsSampled(transport.stats)
+        case .log(let line):
+            logger.log(line.level, line.message, line.fields)
+            return []
+        case .credentialStatus(let name, let pause):
+            credentialStates.withLock { states in
+                states[name, default: CredentialStatus(name: name)].paused = pause?.detail
+                states[name]!.pausedSince = pause?.since
+                states[name]!.nextProbe = pause?.nextProbe
+            }
+            return []
+        case .resetCredentialStatuses:
+            let credentials = machine.credentials
+            credentialStates.withLock { $0 = Self.statuses(of: credentials) }
+            return []
+        case .then(let step):
+            return machine.resume(step, now: now, commits: store.commits.current)
+        }
+    }
+
+    /// Writes the outcomes held through a storage fault (if any) and heartbeats.
+    private func recover(_ results: [DeliveryResult], by id: WorkerID, now: Date) async
+        -> Result<(RecordReport?, Bool), StoreError>
+    {
+        do throws(StoreError) {
+            let report = results.isEmpty ? nil : try await store.record(results, by: id, now: now)
+            if report != nil { reportRecorded(results) }
+            return .success((report, try await store.heartbeat(id, now: now)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func reportRecorded(_ results: [DeliveryResult]) {
+        guard let observer else { return }
+        let final = results.filter { if case .retry = $0.disposition { false } else { true } }
+        if !final.isEmpty { observer.recorded(final: final) }
+    }
+}

@@ -1,0 +1,50 @@
+import APNs
+import Foundation
+import HTTP2Transport
+import ProviderAuth
+import QueueModel
+
+extension Worker {
+    /// Sends one job with `credential`: with a provider token from its cache, or minted again after `expired`,
+    /// which APNs said had expired (the decision to mint again is `DeliveryDecision`'s).
+    func send(_ job: DeliveryJob, with credential: SendingCredential, after expired: ProviderToken?) async
+        -> WorkerStateMachine.Answer
+    {
+        let key = credential.poolKey(job.environment)
+        var answer = WorkerStateMachine.Answer(
+            job: job, credential: credential, result: nil, token: nil, tokenMinted: false, tokenFailure: nil)
+        guard case .token(let tokens, _, _, _) = credential.authorization else {
+            answer.result = await transmit(APNsRequest(job: job, authorization: nil), on: key, for: job)
+            return answer
+        }
+        let token: ProviderToken
+        do {
+            if let expired {
+                token = try await tokens.tokenAfterExpired(expired)
+            } else {
+                token = try await tokens.token()
+            }
+        } catch {
+            answer.tokenFailure = error
+            return answer
+        }
+        answer.token = token
+        answer.tokenMinted = expired != nil
+        answer.result = await transmit(
+            APNsRequest(job: job, authorization: token.authorizationHeader), on: key, for: job)
+        return answer
+    }
+
+    /// Sends one request on the transport, telling the observer and the APNs contact how it went.
+    private func transmit(_ request: APNsRequest, on key: PoolKey, for job: DeliveryJob) async -> TransportResult {
+        let start = clock()
+        let answer = await transport.send(request, on: key)
+        // Taken back or cut by our own stop: says nothing about APNs.
+        if case .failure(let error) = answer, error.kind == .withdrawn || error.kind == .shutdown { return answer }
+        let end = clock()
+        contact.withLock { if answer.status != nil { $0.answered(at: end) } else { $0.unanswered(at: end) } }
+        observer?.apnsAnswered(key.environment, status: answer.status, seconds: max(0, end.timeIntervalSince(start)))
+        logAnswer(job, answer, seconds: max(0, end.timeIntervalSince(start)))
+        return answer
+    }
+}
