@@ -1,5 +1,6 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 /// Cancelling a campaign while workers send it, in two steps, so that nothing of it leaves after the cancel
 /// commits except requests already written to a socket:
@@ -29,7 +30,7 @@ extension Store {
             let statement = try db.cached(
                 "SELECT id FROM workers WHERE cancel_seen < ?1 AND heartbeat_at >= ?2 ORDER BY id"
             )
-            .bind(request.seq, now.storeMilliseconds - Self.milliseconds(staleAfter))
+            .bind(request.seq, Takeover(staleAfter: staleAfter).staleBefore(now: now.storeMilliseconds))
             defer { statement.reset() }
             var workers: [WorkerID] = []
             while try statement.step() { workers.append(WorkerID(statement.int64(0))) }
