@@ -118,8 +118,7 @@ extension PostgresStore {
         }
         let cancelled = try db.query(
             """
-            UPDATE deliveries SET status = 'cancelled', reason = 'CampaignCancelled', leased_until = NULL, leased_by = NULL,
-                updated_at = $2
+            UPDATE deliveries SET \(CampaignCancel.stoppedSQL), updated_at = $2
             WHERE campaign_id = $1 AND status = 'pending'
             """, id.rawValue, now
         ).changes

@@ -157,9 +157,7 @@ extension PostgresStore {
                 if let sending = batchRow.parameters { parameters[batchRow.row.campaign] = sending }
             }
             if !skipped.isEmpty {
-                try PGQueue.addCounts(
-                    db, skipped.mapValues { CampaignCounters(pending: -$0, cancelled: $0) },
-                    shard: PGQueue.shard(worker))
+                try PGQueue.addCounts(db, skipped.mapValues(Recipient.skippedCounts), shard: PGQueue.shard(worker))
             }
             return try rows.map(\.row).filter { !$0.deviceInactive }.map { row in
                 guard let sending = parameters[row.campaign] else {

@@ -8,7 +8,7 @@ extension DeliveryResult {
         guard case .retry = disposition else { return self }
         var result = self
         result.disposition = .cancelled
-        result.reason = .campaignCancelled
+        result.reason = CampaignCancel.stopped.reason
         result.deactivation = nil
         return result
     }

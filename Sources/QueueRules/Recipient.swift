@@ -32,6 +32,14 @@ package struct Recipient: Hashable, Sendable {
         reason = inactive ? Self.skipped.reason : nil
     }
 
+    /// How a campaign's counters move when a claim skips `count` of its pending deliveries.
+    package static func skippedCounts(_ count: Int) -> CampaignCounters {
+        var counters = CampaignCounters()
+        counters[.pending] -= count
+        counters[skipped.status] += count
+        return counters
+    }
+
     /// The environment of a token that is not registered, in an audience of `given` environment.
     package static func unregisteredEnvironment(_ given: Environment?) -> Environment { given ?? .production }
 

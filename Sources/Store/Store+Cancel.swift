@@ -109,8 +109,7 @@ extension Store {
         }
         try db.cached(
             """
-            UPDATE deliveries SET status = 'cancelled', reason = 'CampaignCancelled', leased_until = NULL, leased_by = NULL,
-                updated_at = ?2
+            UPDATE deliveries SET \(CampaignCancel.stoppedSQL), updated_at = ?2
             WHERE campaign_id = ?1 AND +status = 'pending'
             """
         ).bind(id.rawValue, now).run()

@@ -102,11 +102,7 @@ extension Store {
                 }
             }
             if !skippedPerCampaign.isEmpty {
-                let counters = try db.cached(
-                    """
-                    UPDATE campaigns SET pending = pending - ?2, cancelled = cancelled + ?2 WHERE id = ?1
-                    """)
-                for (campaign, skipped) in skippedPerCampaign { try counters.bind(campaign, skipped).run() }
+                try Self.addCounters(db, skippedPerCampaign.mapValues(Recipient.skippedCounts))
                 _ = try Self.completeIfDone(db, skippedPerCampaign.keys, now: nowMS)
             }
             let start = try db.cached(

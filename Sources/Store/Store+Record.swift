@@ -147,7 +147,7 @@ extension Store {
     }
 
     /// Moves each campaign's counters by its delta.
-    private static func addCounters(_ db: Connection, _ deltas: [Int64: CampaignCounters]) throws {
+    static func addCounters(_ db: Connection, _ deltas: [Int64: CampaignCounters]) throws {
         guard !deltas.isEmpty else { return }
         let counters = try db.cached(
             """

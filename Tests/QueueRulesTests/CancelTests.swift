@@ -22,4 +22,9 @@ import Testing
         #expect(unregistered.whenCampaignCancelled == unregistered)
         #expect(DeliveryStatus.cancelled.accepts(unregistered.disposition))
     }
+
+    @Test func theStoresStopWithTheSameStatusAndReason() {
+        #expect(CampaignCancel.stopped.status == .cancelled)
+        #expect(CampaignCancel.stoppedSQL.contains("status = 'cancelled', reason = 'CampaignCancelled'"))
+    }
 }

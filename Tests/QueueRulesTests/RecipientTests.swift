@@ -32,4 +32,8 @@ import Testing
         #expect(Recipient.statusSQL(inactive: "x") == "CASE WHEN x THEN 'cancelled' ELSE 'pending' END")
         #expect(Recipient.reasonSQL(inactive: "x") == "CASE WHEN x THEN 'DeviceInactive' END")
     }
+
+    @Test func aSkippedDeliveryMovesFromPendingToCancelled() {
+        #expect(Recipient.skippedCounts(3) == CampaignCounters(pending: -3, cancelled: 3))
+    }
 }
