@@ -40,8 +40,11 @@ let package = Package(
         .target(name: "HTTP2Transport", dependencies: ["APNs", "Threads", "CCurl"]),
         .target(name: "HTTPServer", dependencies: ["Threads", "CMicroHTTPD"]),
         .target(name: "QueueModel", dependencies: ["APNs"]),
-        .target(name: "Store", dependencies: ["APNs", "QueueModel", "Threads", "CSQLite"], exclude: ["SCHEMA.md"]),
-        .target(name: "PostgresStore", dependencies: ["APNs", "QueueModel", "Store", "Threads", "CLibPQ"]),
+        .target(name: "QueueRules", dependencies: ["APNs", "QueueModel"]),
+        .target(
+            name: "Store", dependencies: ["APNs", "QueueModel", "QueueRules", "Threads", "CSQLite"],
+            exclude: ["SCHEMA.md"]),
+        .target(name: "PostgresStore", dependencies: ["APNs", "QueueModel", "QueueRules", "Threads", "CLibPQ"]),
         .target(name: "Logging"),
         .target(name: "ArgumentParsing"),
         .target(name: "Metrics", dependencies: ["APNs", "QueueModel", "Threads"]),
@@ -101,7 +104,8 @@ let package = Package(
             name: "APNsMockTests", dependencies: ["TestSupport", "APNsMock", "ProviderAuth", "APNs", "COpenSSL"]),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["TestSupport", "Store", "PostgresStore", "QueueModel", "APNs", "Threads"]),
+            dependencies: ["TestSupport", "Store", "PostgresStore", "QueueModel", "QueueRules", "APNs", "Threads"]),
+        .testTarget(name: "QueueRulesTests", dependencies: ["QueueRules", "QueueModel", "APNs"]),
         .testTarget(
             name: "EventsTests",
             dependencies: [

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// API keys (`api_keys`): only secret hashes, looked up through the table's unique index; revoking deletes the row.
 extension PostgresStore {

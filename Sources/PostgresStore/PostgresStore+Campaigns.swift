@@ -1,10 +1,10 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 extension PostgresStore {
-    /// Creates a campaign and returns its id. A `.single` campaign has its delivery rows inserted now, in the same
+    /// Creates a campaign and returns its id (tests and tools: producers go through `enqueue`). A `.single` campaign has its delivery rows inserted now, in the same
     /// transaction (claimed before any bulk work); a `.bulk` one stores its audience (`campaign_audience`) and is
     /// expanded by the workers once `scheduledAt` has come.
     @discardableResult
@@ -17,7 +17,7 @@ extension PostgresStore {
         }
     }
 
-    /// A single send (`apnsd send`): `spec` with kind `.single`, to tokens or users. Returns the campaign id.
+    /// A single send: `spec` with kind `.single`, to tokens or users. Returns the campaign id. For tests and tools.
     @discardableResult
     public func enqueueSingle(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
         var spec = spec

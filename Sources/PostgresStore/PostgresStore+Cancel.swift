@@ -1,6 +1,6 @@
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// Cancelling a campaign while workers send it, in two steps, as on SQLite: `requestCancel` records a request
 /// (and notifies every worker, on every host), each live worker stops sending the campaign and acknowledges, then
@@ -31,7 +31,7 @@ extension PostgresStore {
         try read { db in
             try db.query(
                 "SELECT id FROM workers WHERE cancel_seen < $1 AND heartbeat_at >= $2 ORDER BY id",
-                request.seq, now.storeMilliseconds - Store.milliseconds(staleAfter)
+                request.seq, Takeover(staleAfter: staleAfter).staleBefore(now: now.storeMilliseconds)
             )
             .eachRow { rows, row in WorkerID(try rows.int64(row, 0)) }
         }
@@ -118,8 +118,7 @@ extension PostgresStore {
         }
         let cancelled = try db.query(
             """
-            UPDATE deliveries SET status = 'cancelled', reason = 'CampaignCancelled', leased_until = NULL, leased_by = NULL,
-                updated_at = $2
+            UPDATE deliveries SET \(CampaignCancel.stoppedSQL), updated_at = $2
             WHERE campaign_id = $1 AND status = 'pending'
             """, id.rawValue, now
         ).changes

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// Broadcast channels (`channels`): recorded after APNs created them, marked deleted after APNs deleted them.
 extension PostgresStore: ChannelStore {

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 extension PostgresStore {
     /// Claims up to `limit` due deliveries: single sends first, then bulk work, each by next attempt time (a
@@ -97,7 +97,7 @@ extension PostgresStore {
                      WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at < $1),
                     (SELECT MIN(scheduled_at) FROM campaigns
                      WHERE NOT expanded AND status IN ('scheduled', 'running') AND NOT paused))
-                """, Store.pausedUntilResumed
+                """, Lease.pausedUntilResumed
             ).scalarInt64().map(Milliseconds.date)
         }
     }
@@ -109,16 +109,15 @@ extension PostgresStore {
     {
         guard limit > 0 else { return [] }
         let nowMS = now.storeMilliseconds
-        let leaseEnd = nowMS + Store.milliseconds(lease)
-        let dueAgain = worker == nil ? leaseEnd : Store.heldByOwner
+        let granted = Lease(now: nowMS, duration: lease, worker: worker)
         var skippedPerCampaign: [Int64: Int] = [:]
         let jobs: [DeliveryJob]
         do {
             jobs = try claimBatch(
-                nowMS: nowMS, limit: limit, leaseEnd: leaseEnd, worker: worker, bulk: bulk, dueAgain: dueAgain,
+                nowMS: nowMS, limit: limit, lease: granted, worker: worker, bulk: bulk,
                 skippedPerCampaign: &skippedPerCampaign)
         } catch {
-            if case .unavailable = error, let worker { unresolvedClaims.append((worker.rawValue, leaseEnd)) }
+            if case .unavailable = error, let worker { unresolvedClaims.append((worker.rawValue, granted.until)) }
             throw error
         }
         // The claim is committed: its jobs must reach the worker even if this check fails (a rescue pass makes up for it).
@@ -127,7 +126,7 @@ extension PostgresStore {
     }
 
     private func claimBatch(
-        nowMS: Int64, limit: Int, leaseEnd: Int64, worker: WorkerID?, bulk: Bool, dueAgain: Int64,
+        nowMS: Int64, limit: Int, lease: Lease, worker: WorkerID?, bulk: Bool,
         skippedPerCampaign: inout [Int64: Int]
     ) throws(StoreError) -> [DeliveryJob] {
         var skipped: [Int64: Int] = [:]
@@ -141,8 +140,8 @@ extension PostgresStore {
                 let batch = try db.query(
                     Self.claimSQL,
                     [
-                        .int(nowMS), .int(Int64(wanted)), .bool(bulk), .int(leaseEnd),
-                        worker.map { .int($0.rawValue) } ?? .null, .int(dueAgain),
+                        .int(nowMS), .int(Int64(wanted)), .bool(bulk), .int(lease.until),
+                        worker.map { .int($0.rawValue) } ?? .null, .int(lease.dueAgain),
                     ]
                 )
                 .eachRow { rows, row in try BatchRow(rows, row) }
@@ -158,15 +157,13 @@ extension PostgresStore {
                 if let sending = batchRow.parameters { parameters[batchRow.row.campaign] = sending }
             }
             if !skipped.isEmpty {
-                try PGQueue.addCounts(
-                    db, skipped.mapValues { CampaignCounters(pending: -$0, cancelled: $0) },
-                    shard: PGQueue.shard(worker))
+                try PGQueue.addCounts(db, skipped.mapValues(Recipient.skippedCounts), shard: PGQueue.shard(worker))
             }
             return try rows.map(\.row).filter { !$0.deviceInactive }.map { row in
                 guard let sending = parameters[row.campaign] else {
                     throw StoreError.unknownCampaign(CampaignID(row.campaign))
                 }
-                return try row.job(sending, leasedUntil: leaseEnd)
+                return try row.job(sending, leasedUntil: lease.until)
             }
         }
     }
@@ -203,8 +200,8 @@ extension PostgresStore {
             WHERE id IN (SELECT id FROM campaigns WHERE id IN (SELECT campaign_id FROM picked WHERE NOT inactive)
                          AND status = 'scheduled' FOR NO KEY UPDATE SKIP LOCKED))
         UPDATE deliveries d SET
-            status = CASE WHEN p.inactive THEN 'cancelled' ELSE d.status END,
-            reason = CASE WHEN p.inactive THEN 'DeviceInactive' ELSE d.reason END,
+            status = CASE WHEN p.inactive THEN '\(Recipient.skipped.status.rawValue)' ELSE d.status END,
+            reason = CASE WHEN p.inactive THEN '\(Recipient.skipped.reason.rawValue)' ELSE d.reason END,
             leased_until = CASE WHEN p.inactive THEN NULL ELSE $4 END,
             leased_by = CASE WHEN p.inactive THEN d.leased_by ELSE $5::bigint END,
             next_attempt_at = CASE WHEN p.inactive THEN d.next_attempt_at ELSE $6 END,

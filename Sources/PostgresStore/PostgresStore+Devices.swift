@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 extension PostgresStore {
     static let deviceColumns =
@@ -9,7 +9,8 @@ extension PostgresStore {
 
     /// Registers a device, or re-registers it: refreshes `registeredAt`, reactivates it, updates its environment,
     /// kind and activity type and (when given) its user. Returns the device as stored. A registration that breaks
-    /// a rule of `DeviceRegistration.checked()` fails with `StoreError.invalidDevice` and changes nothing.
+    /// a rule of `DeviceRegistration.checked()` fails with `StoreError.invalidDevice` and changes nothing. For tests
+    /// and tools: producers call `registerDevice`.
     @discardableResult
     public func register(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> Device {
         try registerDevice(registration, now: now).device
@@ -120,7 +121,7 @@ extension PostgresStore {
     ) throws(StoreError) -> Int {
         // Checked before anything is written: a bad registration fails the whole call and changes nothing.
         let registrations = try DeviceRegistration.checked(registrations)
-        let plan = Store.writeOrder(registrations)
+        let plan = ImportOrder.of(registrations)
         let registeredAt = now.storeMilliseconds
         var start = 0
         while start < plan.order.count {

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// The HTTP API's enqueues. No deferred batches on PostgreSQL: a batch's notifications are written at once, its
 /// single sends as a few statements over arrays whatever the batch's size (`insertSingles`).

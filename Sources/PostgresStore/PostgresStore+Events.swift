@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 extension PostgresStore {
     static let eventColumns = "id, type, token, topic, environment, user_id, reason, at, campaign_id, delivery_id"

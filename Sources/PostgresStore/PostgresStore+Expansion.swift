@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 extension PostgresStore {
     /// Expands due campaigns (`scheduledAt <= now`, sealed, not cancelled, not paused) into delivery rows, one page
@@ -105,7 +105,8 @@ extension PostgresStore {
         if let upper {
             // For tokens, $6 is the environment of unregistered tokens (production unless given); otherwise a filter.
             let environmentParameter =
-                audience == .tokens ? environment ?? Environment.production.rawValue : environment
+                audience == .tokens
+                ? Recipient.unregisteredEnvironment(try environment.map(Decode.environment)).rawValue : environment
             let counts = try db.query(
                 insertSQL(audience, activity: activity != nil),
                 [
@@ -180,8 +181,8 @@ extension PostgresStore {
         case .tokens:
             select = """
                 SELECT $1, d.id, a.value, COALESCE(d.environment, $6::text), $2,
-                       CASE WHEN d.active IS FALSE THEN 'cancelled' ELSE 'pending' END,
-                       CASE WHEN d.active IS FALSE THEN 'DeviceInactive' END,
+                       \(Recipient.statusSQL(inactive: "d.active IS FALSE")),
+                       \(Recipient.reasonSQL(inactive: "d.active IS FALSE")),
                        $3, $4, $4
                 FROM campaign_audience a
                 LEFT JOIN devices d ON d.token = a.value AND d.topic = $5

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 extension PostgresStore {
     /// One page of the delivery log, in id order: rows with an id greater than `after` that match `filter`.

@@ -1,12 +1,12 @@
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// Pausing, resuming and requeueing a campaign: each locks the campaign's row first, so that two of them on one
 /// campaign, or one and a page of its expansion, take turns (a pause waits for the page in progress, then parks
 /// it too; expansion skips a campaign being paused, then finds it paused). The lock is `FOR NO KEY UPDATE`, as
 /// every campaign lock of this store: it must not block workers inserting the campaign's counters and deliveries
-/// (their foreign keys take key-share locks). Paused deliveries are parked at `Store.pausedUntilResumed`, a due
+/// (their foreign keys take key-share locks). Paused deliveries are parked at `Lease.pausedUntilResumed`, a due
 /// time no claim reaches, as on SQLite.
 extension PostgresStore {
     /// Requeues the campaign's deliveries in `status` (`failed` or `rejected`): pending again, due at `now` (parked
@@ -33,7 +33,7 @@ extension PostgresStore {
                 UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3, leased_until = NULL,
                     leased_by = NULL, updated_at = $4
                 WHERE campaign_id = $1 AND status = $2
-                """, id.rawValue, status.rawValue, campaign.paused ? Store.pausedUntilResumed : nowMS, nowMS
+                """, id.rawValue, status.rawValue, campaign.paused ? Lease.pausedUntilResumed : nowMS, nowMS
             ).changes
             guard count > 0 else { return 0 }
             let column = status == .failed ? "failed" : "rejected"
@@ -68,7 +68,7 @@ extension PostgresStore {
                 """
                 UPDATE deliveries SET next_attempt_at = $2
                 WHERE campaign_id = $1 AND status = 'pending' AND leased_by IS NULL AND leased_until IS NULL
-                """, id.rawValue, Store.pausedUntilResumed
+                """, id.rawValue, Lease.pausedUntilResumed
             ).changes
             // The workers poll paused campaigns with cancel requests: wake them as a cancel does.
             try Self.notifyWorkers(db, "cancel")
@@ -86,7 +86,7 @@ extension PostgresStore {
             let resumed = try db.query(
                 """
                 UPDATE deliveries SET next_attempt_at = $2 WHERE campaign_id = $1 AND status = 'pending' AND next_attempt_at = $3
-                """, id.rawValue, now.storeMilliseconds, Store.pausedUntilResumed
+                """, id.rawValue, now.storeMilliseconds, Lease.pausedUntilResumed
             ).changes
             try Self.notifyWorkers(db)
             return (try Self.fetchCampaign(db, id), resumed)

@@ -1,6 +1,6 @@
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// SQL shared by the worker side of the queue (claim, record, expansion, cancel): sharded campaign counters and
 /// the completion of campaigns. The lease rules are SQLite's (SCHEMA.md, "Workers and leases").
@@ -17,7 +17,7 @@ enum PGQueue {
     /// SQL for the due time `value`, or `pausedUntilResumed` when the row's campaign is paused (the subquery runs
     /// once per statement, over the partial index of paused campaigns).
     static func dueUnlessPaused(_ value: String, campaign: String = "campaign_id") -> String {
-        "CASE WHEN \(campaign) IN (SELECT id FROM campaigns WHERE paused) THEN \(Store.pausedUntilResumed)::bigint ELSE \(value) END"
+        "CASE WHEN \(campaign) IN (SELECT id FROM campaigns WHERE paused) THEN \(Lease.pausedUntilResumed)::bigint ELSE \(value) END"
     }
 
     /// Adds counter deltas to `shard` of each campaign, in one statement; campaigns in id order, so that two

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 extension PostgresStore {
     /// Writes a batch of outcomes in one transaction of a handful of statements, whatever its size:
@@ -26,8 +26,11 @@ extension PostgresStore {
         let nowMS = now.storeMilliseconds
         var wroteEvents = false
         var report = try write { db in
-            wroteEvents = false
-            let report = try Self.record(db, results, worker: worker, now: nowMS, wroteEvents: &wroteEvents)
+            let plan = RecordPlan(results, replaced: try Self.writeResults(db, results, worker: worker, now: nowMS))
+            var report = plan.report
+            try PGQueue.addCounts(db, plan.deltas, shard: PGQueue.shard(worker))
+            try Self.countOutcomes(db, plan.outcomes, shard: PGQueue.shard(worker), now: nowMS)
+            (report.devicesDeactivated, wroteEvents) = try Self.writeEvents(db, plan, now: nowMS)
             // Moves every listener's change count: `apnsd log --follow` on another host reads the new outcomes, and
             // a retry made due wakes the workers (an idle worker's claim that finds nothing due costs one read).
             try Self.notifyWorkers(db, "outcomes")
@@ -41,14 +44,12 @@ extension PostgresStore {
         return report
     }
 
-    private static func record(
-        _ db: PGConnection, _ results: [DeliveryResult], worker: WorkerID?, now: Int64,
-        wroteEvents: inout Bool
-    ) throws -> RecordReport {
-        var report = RecordReport()
-        // What each result did: the status it replaced, or nil when it was ignored.
+    /// Writes each result over its row; returns the status each one replaced, nil for a result that changed
+    /// nothing. A delivery named twice in a batch is written in rounds, in order, as if one result at a time.
+    private static func writeResults(_ db: PGConnection, _ results: [DeliveryResult], worker: WorkerID?, now: Int64)
+        throws -> [DeliveryStatus?]
+    {
         var replaced = [DeliveryStatus?](repeating: nil, count: results.count)
-        // A delivery named twice in a batch is written in rounds, in order, as if one result at a time.
         var remaining = Array(results.indices)
         while !remaining.isEmpty {
             var seen = Set<Int64>()
@@ -73,35 +74,13 @@ extension PostgresStore {
                 }
             }
             guard !slow.isEmpty else { continue }
-            // No longer pending, unknown, or held by another worker: read the rows (locked, so they stay as read
-            // until the commit) and decide.
-            let found = try db.query(
-                """
-                SELECT id, campaign_id, status, leased_by FROM deliveries WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE
-                """, [.ints(slow.map { results[$0].deliveryID.rawValue })])
-            var rows: [Int64: (campaign: Int64, status: DeliveryStatus, holder: Int64?)] = [:]
-            for row in 0..<found.count {
-                rows[try found.int64(row, 0)] = (
-                    try found.int64(row, 1), try Decode.deliveryStatus(found.string(row, 2)),
-                    try found.optionalInt64(row, 3)
-                )
-            }
+            let rows = try readRows(db, slow.map { results[$0].deliveryID.rawValue })
             var again: [(index: Int, old: DeliveryStatus)] = []
             for index in slow {
                 let result = results[index]
-                guard let row = rows[result.deliveryID.rawValue], row.campaign == result.campaignID.rawValue else {
-                    continue
-                }
-                if case .retry = result.disposition, let worker, let holder = row.holder, holder != worker.rawValue {
-                    continue
-                }
-                switch (row.status, result.disposition) {
-                case (.pending, _), (.cancelled, .accepted), (.cancelled, .rejected), (.cancelled, .unregistered),
-                    (.cancelled, .failed):
-                    again.append((index, row.status))
-                default:
-                    continue
-                }
+                guard let old = RecordPlan.replaceable(result, row: rows[result.deliveryID.rawValue], by: worker)
+                else { continue }
+                again.append((index, old))
             }
             let rewritten = try apply(db, again.map { (results[$0.index], $0.old) }, worker: worker, now: now)
             for (index, old) in again {
@@ -111,67 +90,66 @@ extension PostgresStore {
                 replaced[index] = old
             }
         }
+        return replaced
+    }
 
-        var deltas: [Int64: CampaignCounters] = [:]
-        var outcomes: [OutcomeKey: (count: Int, requests: Int)] = [:]
-        var failed: [Int64] = []
-        var deactivations: [Int] = []
-        for (index, result) in results.enumerated() {
-            guard let old = replaced[index] else {
-                report.ignored += 1
-                continue
-            }
-            let new = result.disposition.status
-            if new != old {
-                deltas[result.campaignID.rawValue, default: CampaignCounters()][old] -= 1
-                deltas[result.campaignID.rawValue, default: CampaignCounters()][new] += 1
-            }
-            report.applied += 1
-            let key = OutcomeKey(result)
-            outcomes[key, default: (0, 0)].count += 1
-            if result.countsAsAttempt { outcomes[key, default: (0, 0)].requests += 1 }
-            if new == .failed { failed.append(result.deliveryID.rawValue) }
-            if result.deactivation != nil, result.token != nil { deactivations.append(index) }
+    /// The rows of `ids` that were not written as pending (no longer pending, or held by another worker), read
+    /// locked so that they stay as read until the commit.
+    private static func readRows(_ db: PGConnection, _ ids: [Int64]) throws -> [Int64: RecordPlan.Row] {
+        let found = try db.query(
+            """
+            SELECT id, campaign_id, status, leased_by FROM deliveries WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE
+            """, [.ints(ids)])
+        var rows: [Int64: RecordPlan.Row] = [:]
+        for row in 0..<found.count {
+            rows[try found.int64(row, 0)] = RecordPlan.Row(
+                campaign: try found.int64(row, 1), status: try Decode.deliveryStatus(found.string(row, 2)),
+                holder: try found.optionalInt64(row, 3))
         }
-        try PGQueue.addCounts(db, deltas, shard: PGQueue.shard(worker))
-        try countOutcomes(db, outcomes, shard: PGQueue.shard(worker), now: now)
+        return rows
+    }
 
-        guard !deactivations.isEmpty || !failed.isEmpty else { return report }
+    /// Deactivates the devices the plan's results still deactivate and writes the batch's events; returns how many
+    /// devices were deactivated and whether any event was written.
+    private static func writeEvents(_ db: PGConnection, _ plan: RecordPlan, now: Int64) throws -> (Int, Bool) {
+        guard !plan.deactivations.isEmpty || !plan.failed.isEmpty else { return (0, false) }
         // Event ids follow commit order; the lock is taken before any device row, as every event writer does.
         try lockEventOrder(db)
-        var deactivatedBy: [Int64] = []
-        if !deactivations.isEmpty {
-            // Per device, the first result (in batch order) whose rule deactivates it does, as one result at a time
-            // would: a later one finds the device inactive already.
-            let deactivated = Set(
-                try db.query(
-                    """
-                    UPDATE devices d SET active = false, deactivated_at = $1, reason = u.reason
-                    FROM (SELECT DISTINCT ON (u.token, u.topic) u.*
-                          FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS u(token, topic, reason, before, n)
-                          JOIN devices v ON v.token = u.token AND v.topic = u.topic AND v.active AND v.registered_at < u.before
-                          ORDER BY u.token, u.topic, u.n) u
-                    WHERE d.token = u.token AND d.topic = u.topic AND d.active AND d.registered_at < u.before
-                    RETURNING u.n
-                    """,
-                    [
-                        .int(now), .texts(deactivations.map { results[$0].token!.hex }),
-                        .texts(deactivations.map { results[$0].topic }),
-                        .texts(deactivations.map { results[$0].deactivation!.reason.rawValue }),
-                        // No 410 timestamp: always (every registration is older than the end of time).
-                        .ints(deactivations.map { results[$0].deactivation!.unregisteredAt ?? Int64.max }),
-                    ]
-                )
-                .eachRow { rows, row in try rows.int(row, 0) })
-            deactivatedBy = deactivations.enumerated().filter { deactivated.contains($0.offset + 1) }.map {
-                results[$0.element].deliveryID.rawValue
-            }
-            report.devicesDeactivated = deactivatedBy.count
-        }
+        let deactivatedBy = try deactivateDevices(db, plan.deactivations, now: now)
         if !deactivatedBy.isEmpty { try db.query(deactivationEventsSQL, [.ints(deactivatedBy), .int(now)]) }
-        if !failed.isEmpty { try db.query(failureEventsSQL, [.ints(failed), .int(now)]) }
-        wroteEvents = !deactivatedBy.isEmpty || !failed.isEmpty
-        return report
+        if !plan.failed.isEmpty { try db.query(failureEventsSQL, [.ints(plan.failed), .int(now)]) }
+        return (deactivatedBy.count, !deactivatedBy.isEmpty || !plan.failed.isEmpty)
+    }
+
+    /// Deactivates the device of each of `results`, in one statement; returns the ids of the deliveries whose
+    /// answer did, in batch order. Per device, the first result (in batch order) whose rule deactivates it does, as
+    /// one result at a time would: a later one finds the device inactive already.
+    private static func deactivateDevices(_ db: PGConnection, _ results: [DeliveryResult], now: Int64) throws
+        -> [Int64]
+    {
+        guard !results.isEmpty else { return [] }
+        let deactivated = Set(
+            try db.query(
+                """
+                UPDATE devices d SET active = false, deactivated_at = $1, reason = u.reason
+                FROM (SELECT DISTINCT ON (u.token, u.topic) u.*
+                      FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS u(token, topic, reason, before, n)
+                      JOIN devices v ON v.token = u.token AND v.topic = u.topic AND v.active AND v.registered_at < u.before
+                      ORDER BY u.token, u.topic, u.n) u
+                WHERE d.token = u.token AND d.topic = u.topic AND d.active AND d.registered_at < u.before
+                RETURNING u.n
+                """,
+                [
+                    .int(now), .texts(results.map { $0.token?.hex ?? "" }), .texts(results.map(\.topic)),
+                    .texts(results.map { $0.deactivation?.reason.rawValue ?? "" }),
+                    // No 410 timestamp: always (every registration is older than the end of time).
+                    .ints(results.map { $0.deactivation?.unregisteredAt ?? Int64.max }),
+                ]
+            )
+            .eachRow { rows, row in try rows.int(row, 0) })
+        return results.enumerated().filter { deactivated.contains($0.offset + 1) }.map {
+            $0.element.deliveryID.rawValue
+        }
     }
 
     /// Writes `results` over rows in the status each names, in one statement (a retry's answer kept in
@@ -224,11 +202,10 @@ extension PostgresStore {
 
     /// Adds a written batch's outcomes to this minute's counters of the worker's shard, in one statement.
     private static func countOutcomes(
-        _ db: PGConnection, _ outcomes: [OutcomeKey: (count: Int, requests: Int)],
-        shard: Int64, now: Int64
+        _ db: PGConnection, _ outcomes: [OutcomeKey: OutcomeCount], shard: Int64, now: Int64
     ) throws {
         guard !outcomes.isEmpty else { return }
-        let keys = outcomes.keys.sorted { ($0.status, $0.reason) < ($1.status, $1.reason) }
+        let keys = outcomes.keys.sorted()
         try db.query(
             """
             INSERT INTO outcome_counts (minute, status, reason, shard, count, requests)
@@ -242,22 +219,6 @@ extension PostgresStore {
                 .int(now / 60_000), .int(shard), .texts(keys.map(\.status)), .texts(keys.map(\.reason)),
                 .ints(keys.map { Int64(outcomes[$0]!.count) }), .ints(keys.map { Int64(outcomes[$0]!.requests) }),
             ])
-    }
-
-    /// One outcome bucket of a written batch: its status (`retry` for an answer to be tried again) and reason
-    /// (`none` without one), as SQLite's `outcome_counts` has them.
-    private struct OutcomeKey: Hashable {
-        let status: String
-        let reason: String
-
-        init(_ result: DeliveryResult) {
-            if case .retry = result.disposition {
-                status = "retry"
-            } else {
-                status = result.disposition.status.rawValue
-            }
-            reason = result.reason?.rawValue ?? "none"
-        }
     }
 
     /// One `device.deactivated` event per delivery of $1 (in that order) whose answer just deactivated its device.

@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// Retention (`apnsd prune`): deletes by id ranges, so each step reads at most `limit` consecutive ids of the
 /// primary key and its transaction stays short whatever the table's size. Campaigns and their counters are never

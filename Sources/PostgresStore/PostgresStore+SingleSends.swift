@@ -1,7 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// Single sends, written whole at creation as on SQLite (`expandCompletely`): each campaign already expanded, with
 /// its delivery rows and its counters, in two statements however many single sends and recipients a batch holds.
@@ -101,7 +101,7 @@ extension PostgresStore {
         ),
         target AS (
             SELECT s.id, r.seq, d.id AS device_id, r.value AS token,
-                   COALESCE(d.environment, NULLIF(s.environment, ''), 'production') AS environment,
+                   COALESCE(d.environment, NULLIF(s.environment, ''), '\(Recipient.unregisteredEnvironment(nil).rawValue)') AS environment,
                    COALESCE(NOT d.active, false) AS inactive
             FROM recipient r JOIN spec s ON s.id = r.spec
             LEFT JOIN devices d ON d.token = r.value AND d.topic = s.topic
@@ -143,8 +143,8 @@ extension PostgresStore {
         delivered AS (
             INSERT INTO deliveries (campaign_id, device_id, token, environment, priority_class, status, reason,
                 next_attempt_at, created_at, updated_at)
-            SELECT k.id, k.device_id, k.token, k.environment, 0, CASE WHEN k.inactive THEN 'cancelled' ELSE 'pending' END,
-                   CASE WHEN k.inactive THEN 'DeviceInactive' END, s.due, $17, $17
+            SELECT k.id, k.device_id, k.token, k.environment, 0, \(Recipient.statusSQL(inactive: "k.inactive")),
+                   \(Recipient.reasonSQL(inactive: "k.inactive")), s.due, $17, $17
             FROM kept k JOIN spec s ON s.id = k.id
             ORDER BY k.id, k.seq, k.device_id
         )

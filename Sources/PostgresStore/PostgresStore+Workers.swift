@@ -1,6 +1,6 @@
 import Foundation
 import QueueModel
-import Store
+import QueueRules
 
 /// Workers and their leases, by the engine-neutral rules of SCHEMA.md ("Workers and leases"): a lease names its
 /// owner and lasts while the owner's heartbeat is fresh; only a stale worker's leases are taken over.
@@ -43,7 +43,7 @@ extension PostgresStore {
         -> RescueReport
     {
         let nowMS = now.storeMilliseconds
-        let staleBefore = nowMS - Store.milliseconds(staleAfter)
+        let staleBefore = Takeover(staleAfter: staleAfter).staleBefore(now: nowMS)
         let report = try write { db in
             var report = RescueReport()
             // Deleting the row first decides between two rescuers (the second finds it gone) and against a
@@ -158,9 +158,9 @@ extension PostgresStore {
                 SELECT MIN(w.heartbeat_at) FROM workers w
                 WHERE w.id IS DISTINCT FROM $1::bigint AND w.heartbeat_at < $2
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.leased_by = w.id)
-                """, except?.rawValue, now.storeMilliseconds - Store.milliseconds(silentFor)
+                """, except?.rawValue, now.storeMilliseconds - Milliseconds.from(silentFor)
             )
-            .scalarInt64().map { Milliseconds.date($0 + Store.milliseconds(staleAfter) + 1) }
+            .scalarInt64().map { Milliseconds.date(Takeover(staleAfter: staleAfter).date(heartbeat: $0)) }
         }
     }
 }

@@ -1,7 +1,6 @@
 import APNs
 import Foundation
 import QueueModel
-import Store
 import Threads
 
 /// The queue, the device registry and the delivery log in a PostgreSQL database, for several workers on several
@@ -212,11 +211,6 @@ public actor PostgresStore {
 
 extension PostgresStore: DeliveryStore, ProducerStore, APIKeyStore, EventStore, GaugeStore, RetentionStore, BackupStore
 {
-    /// Temporary while the PostgreSQL store is being written: each helper replaces these.
-    nonisolated func unfinished(_ function: String = #function) -> StoreError {
-        .engineFailure(path: path, code: 0, detail: "\(function) is not written yet for PostgreSQL")
-    }
-
     public func addEventObserver(_ observer: @escaping @Sendable () -> Void) {
         eventObservers.append(observer)
     }

@@ -14,9 +14,8 @@ public protocol ProducerStore: Actor {
     func resumeCampaign(_ id: CampaignID, now: Date) async throws(StoreError) -> (campaign: Campaign, resumed: Int)
     /// Outcomes, requests and deactivations since `since` (of one campaign when given), and the queue now.
     func stats(since: Date, campaign: CampaignID?, now: Date) async throws(StoreError) -> OutcomeStats
-    /// Registers (or re-registers: refreshes, reactivates) a device; returns it as stored.
-    func register(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> Device
-    /// Registers as `register`, and says whether the device is new and which device `replaces` deactivated.
+    /// Registers (or re-registers: refreshes, reactivates) a device; says whether the device is new and which
+    /// device `replaces` deactivated.
     func registerDevice(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> RegistrationResult
     /// Every registration of `token` (one per topic), by topic.
     func devices(token: DeviceToken) async throws(StoreError) -> [Device]
@@ -39,10 +38,6 @@ public protocol ProducerStore: Actor {
     /// How many devices are registered (optionally only active or inactive ones).
     func deviceCount(active: Bool?) async throws(StoreError) -> Int
 
-    /// Creates a campaign (a `.single` one is expanded at once and claimed before bulk work); returns its id.
-    func createCampaign(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
-    /// A single send: `spec` with kind `.single`, to tokens or users; returns the campaign id.
-    func enqueueSingle(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
     /// Enqueues several producers' requests in one transaction, each all or nothing on its own; a request whose
     /// idempotency key was used with the same request replays its result, with another request fails with
     /// `StoreError.idempotencyConflict`.

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 /// The stored form of a deferred batch's notifications (`deferred_batches.items`): one record per notification,
 /// each prefixed by its length so a reader can skip to any of them. Compact binary rather than JSON because a

@@ -309,7 +309,7 @@ enum Schema {
         """
 
     /// `campaign pause` / `resume`: a paused campaign is not expanded and its pending deliveries are due at
-    /// `Store.pausedUntilResumed` (never, until resumed); the partial index lists the paused ones for workers.
+    /// `Lease.pausedUntilResumed` (never, until resumed); the partial index lists the paused ones for workers.
     private static let v12 = """
         ALTER TABLE campaigns ADD COLUMN paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1));
         CREATE INDEX campaigns_paused ON campaigns (id) WHERE paused = 1;

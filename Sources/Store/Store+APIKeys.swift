@@ -1,5 +1,6 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 /// API keys (`api_keys`, SCHEMA.md). The store sees only secret hashes. A key is looked up by the hash of the
 /// presented secret through the table's unique index; revoking deletes the row.
@@ -53,7 +54,7 @@ extension Store: APIKeyStore {
         }
         guard var key = found else { return nil }
         let nowMS = now.storeMilliseconds
-        let every = Self.milliseconds(APIKeyUse.recordEvery)
+        let every = Milliseconds.from(APIKeyUse.recordEvery)
         if let last = key.lastUsedAt, nowMS - last.storeMilliseconds < every { return key }
         do {
             let written = try write { db in

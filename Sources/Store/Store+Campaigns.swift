@@ -1,9 +1,11 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store {
-    /// Creates a campaign and returns its id.
+    /// Creates a campaign and returns its id. For tests and tools: producers go through `enqueue` (not part of
+    /// `ProducerStore`).
     ///
     /// - A `.single` campaign (a single send) has its delivery rows inserted now, in the same transaction; they
     ///   are claimed before any bulk work.
@@ -43,7 +45,7 @@ extension Store {
         return (id, try expandCompletely(db, id, now: now.storeMilliseconds))
     }
 
-    /// A single send (`apnsd send`): `spec` with kind `.single`, to tokens or users. Returns the campaign id.
+    /// A single send: `spec` with kind `.single`, to tokens or users. Returns the campaign id. For tests and tools.
     @discardableResult
     public func enqueueSingle(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
         var spec = spec
@@ -124,14 +126,15 @@ extension Store {
         let lookup = try db.cached("SELECT id, environment, active FROM devices WHERE token = ? AND topic = ?")
             .bind(token.hex, spec.content.bundleID)
         var device: Int64?
-        var deliveryEnvironment = environment?.rawValue ?? Environment.production.rawValue
-        var inactive = false
+        var registered: Recipient.Registered?
         if try lookup.step() {
             device = lookup.int64(0)
-            deliveryEnvironment = lookup.string(1)
-            inactive = lookup.int64(2) == 0
+            registered = Recipient.Registered(
+                environment: try Decode.environment(lookup.string(1)), active: lookup.int64(2) != 0)
         }
         lookup.reset()
+        let recipient = Recipient(registered: registered, given: environment)
+        let inactive = recipient.status != .pending
         let content = spec.content
         try db.cached(
             """
@@ -154,9 +157,8 @@ extension Store {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8)
             """
         ).bind(
-            id.rawValue, device, token.hex, deliveryEnvironment, CampaignKind.single.priorityClass,
-            inactive ? DeliveryStatus.cancelled.rawValue : DeliveryStatus.pending.rawValue,
-            inactive ? Reason.deviceInactive.rawValue : nil, now
+            id.rawValue, device, token.hex, recipient.environment.rawValue, CampaignKind.single.priorityClass,
+            recipient.status.rawValue, recipient.reason?.rawValue, now
         ).run()
         return id
     }

@@ -1,5 +1,6 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 /// Cancelling a campaign while workers send it, in two steps, so that nothing of it leaves after the cancel
 /// commits except requests already written to a socket:
@@ -29,7 +30,7 @@ extension Store {
             let statement = try db.cached(
                 "SELECT id FROM workers WHERE cancel_seen < ?1 AND heartbeat_at >= ?2 ORDER BY id"
             )
-            .bind(request.seq, now.storeMilliseconds - Self.milliseconds(staleAfter))
+            .bind(request.seq, Takeover(staleAfter: staleAfter).staleBefore(now: now.storeMilliseconds))
             defer { statement.reset() }
             var workers: [WorkerID] = []
             while try statement.step() { workers.append(WorkerID(statement.int64(0))) }
@@ -108,8 +109,7 @@ extension Store {
         }
         try db.cached(
             """
-            UPDATE deliveries SET status = 'cancelled', reason = 'CampaignCancelled', leased_until = NULL, leased_by = NULL,
-                updated_at = ?2
+            UPDATE deliveries SET \(CampaignCancel.stoppedSQL), updated_at = ?2
             WHERE campaign_id = ?1 AND +status = 'pending'
             """
         ).bind(id.rawValue, now).run()

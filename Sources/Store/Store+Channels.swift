@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 /// Broadcast channels (`channels`, SCHEMA.md): recorded after APNs created them, marked deleted after APNs deleted
 /// them.

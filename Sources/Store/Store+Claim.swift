@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store {
     /// Claims up to `limit` due deliveries: single sends first, then bulk work, each by next attempt time (a
@@ -45,8 +46,7 @@ extension Store {
     {
         guard limit > 0 else { return [] }
         let nowMS = now.storeMilliseconds
-        let leaseEnd = nowMS + Self.milliseconds(lease)
-        let dueAgain = worker == nil ? leaseEnd : Self.heldByOwner
+        let granted = Lease(now: nowMS, duration: lease, worker: worker)
         return try write { db in
             let select = try db.cached(Self.claimQuery)
             // One statement leases a whole batch: the ids go in as a JSON array.
@@ -57,7 +57,7 @@ extension Store {
                 """)
             let skipRow = try db.cached(
                 """
-                UPDATE deliveries SET status = 'cancelled', reason = 'DeviceInactive', leased_until = NULL, updated_at = ?2
+                UPDATE deliveries SET status = '\(Recipient.skipped.status.rawValue)', reason = '\(Recipient.skipped.reason.rawValue)', leased_until = NULL, updated_at = ?2
                 WHERE id = ?1
                 """)
             var jobs: [DeliveryJob] = []
@@ -93,20 +93,16 @@ extension Store {
                         if parameters[row.campaign] == nil {
                             parameters[row.campaign] = try Self.sendingParameters(db, row.campaign)
                         }
-                        jobs.append(try row.job(parameters[row.campaign]!, leasedUntil: leaseEnd))
+                        jobs.append(try row.job(parameters[row.campaign]!, leasedUntil: granted.until))
                     }
                     if leased.utf8.count > 1 {
-                        try leaseRows.bind(leaseEnd, leased + "]", dueAgain, worker?.rawValue).run()
+                        try leaseRows.bind(granted.until, leased + "]", granted.dueAgain, worker?.rawValue).run()
                     }
                     if rows.count < wanted { break }
                 }
             }
             if !skippedPerCampaign.isEmpty {
-                let counters = try db.cached(
-                    """
-                    UPDATE campaigns SET pending = pending - ?2, cancelled = cancelled + ?2 WHERE id = ?1
-                    """)
-                for (campaign, skipped) in skippedPerCampaign { try counters.bind(campaign, skipped).run() }
+                try Self.addCounters(db, skippedPerCampaign.mapValues(Recipient.skippedCounts))
                 _ = try Self.completeIfDone(db, skippedPerCampaign.keys, now: nowMS)
             }
             let start = try db.cached(
@@ -154,7 +150,7 @@ extension Store {
                     UNION ALL
                     SELECT MIN(created_at) FROM deferred_batches)
                 """
-            ).bind(Self.pausedUntilResumed).scalarInt64().map(Milliseconds.date)
+            ).bind(Lease.pausedUntilResumed).scalarInt64().map(Milliseconds.date)
         }
     }
 
@@ -187,10 +183,5 @@ extension Store {
                 bundleID: statement.string(1), pushType: statement.string(2), priority: statement.int(3),
                 expiration: statement.optionalInt64(4), collapseID: statement.optionalString(5),
                 apnsID: statement.optionalString(7), payload: statement.blob(6)))
-    }
-
-    package static func milliseconds(_ duration: Duration) -> Int64 {
-        let components = duration.components
-        return components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

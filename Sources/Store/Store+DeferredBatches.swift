@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 /// A large API batch is accepted as one row (`deferred_batches`) instead of a campaign row and a delivery row per
 /// notification: the enqueue then costs one statement whatever its size, and the worker writes the notifications

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store {
     static let deviceColumns = deviceColumnList("")
@@ -16,7 +17,8 @@ extension Store {
 
     /// Registers a device, or re-registers it: refreshes `registeredAt`, reactivates it, updates its environment,
     /// kind and activity type and (when given) its user. Returns the device as stored. A registration that breaks
-    /// a rule of `DeviceRegistration.checked()` fails with `StoreError.invalidDevice` and changes nothing.
+    /// a rule of `DeviceRegistration.checked()` fails with `StoreError.invalidDevice` and changes nothing. For tests
+    /// and tools: producers call `registerDevice`.
     @discardableResult
     public func register(_ registration: DeviceRegistration, now: Date = Date()) throws(StoreError) -> Device {
         try registerDevice(registration, now: now).device

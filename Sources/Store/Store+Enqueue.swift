@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store {
     /// Enqueues several producers' requests in one transaction (the HTTP API groups concurrent enqueues so that
@@ -50,7 +51,7 @@ extension Store {
     private func forgetExpiredKeys(_ db: Connection, _ requests: [EnqueueRequest], now: Date) throws {
         guard requests.contains(where: { $0.idempotency != nil }) else { return }
         try db.cached("DELETE FROM idempotency_keys WHERE created_at < ?")
-            .bind(now.storeMilliseconds - Self.milliseconds(IdempotencyKey.lifetime)).run()
+            .bind(now.storeMilliseconds - Milliseconds.from(IdempotencyKey.lifetime)).run()
     }
 
     /// What the key's first request created, if the key is remembered with `key.requestHash`;
@@ -108,7 +109,7 @@ extension Store {
             """
             SELECT request_hash, campaign_ids, deliveries FROM idempotency_keys WHERE scope = ?1 AND key = ?2 AND created_at >= ?3
             """
-        ).bind(key.scope, key.key, now - milliseconds(IdempotencyKey.lifetime))
+        ).bind(key.scope, key.key, now - Milliseconds.from(IdempotencyKey.lifetime))
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         guard statement.string(0) == key.requestHash else { throw StoreError.idempotencyConflict(key: key.key) }
@@ -127,15 +128,5 @@ extension Store {
             key.scope, key.key, key.requestHash, result.ids.map { String($0.rawValue) }.joined(separator: ","),
             result.deliveries.map(String.init).joined(separator: ","), now
         ).run()
-    }
-}
-
-extension StoreError {
-    /// A fault of one enqueue request (refused alone), not of the database (which fails the whole group).
-    package var isRequestFault: Bool {
-        switch self {
-        case .invalidCampaign, .idempotencyConflict, .unknownCampaign: true
-        default: false
-        }
     }
 }

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store: EventStore {
     static let eventColumns = "id, type, token, topic, environment, user_id, reason, at, campaign_id, delivery_id"

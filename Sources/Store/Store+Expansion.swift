@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store {
     /// Expands due campaigns (`scheduledAt <= now`, sealed, not cancelled) into delivery rows, one page of at most
@@ -111,7 +112,8 @@ extension Store {
         if let upper {
             // For tokens, ?6 is the environment of unregistered tokens (production unless given); otherwise a filter.
             let environmentParameter =
-                audience == .tokens ? environment ?? Environment.production.rawValue : environment
+                audience == .tokens
+                ? Recipient.unregisteredEnvironment(try environment.map(Decode.environment)).rawValue : environment
             let insert = try db.cached(insertSQL(audience, activity: activity != nil))
                 .bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environmentParameter, cursor, upper)
             if let activity {
@@ -195,8 +197,7 @@ extension Store {
         case .tokens:
             return columns + """
                 SELECT ?1, d.id, a.value, COALESCE(d.environment, ?6), ?2,
-                       CASE WHEN d.active = 0 THEN 'cancelled' ELSE 'pending' END,
-                       CASE WHEN d.active = 0 THEN 'DeviceInactive' END,
+                       \(Recipient.statusSQL(inactive: "d.active = 0")), \(Recipient.reasonSQL(inactive: "d.active = 0")),
                        ?3, ?4, ?4
                 FROM campaign_audience a
                 LEFT JOIN devices d ON d.token = a.value AND d.topic = ?5

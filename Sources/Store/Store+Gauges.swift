@@ -1,5 +1,6 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store: GaugeStore {
     /// Four counters of `gauge_counts` (kept by migration 0007's triggers) and, per class, the first key of

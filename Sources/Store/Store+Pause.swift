@@ -1,18 +1,16 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 /// Pausing a bulk campaign without losing its place: its unleased pending deliveries are parked at a due time no
 /// claim reaches (`pausedUntilResumed`), its expansion stops, and workers drop and release what they hold of it
 /// (`pausedCampaigns`, polled with cancels); every write that makes a delivery due again parks it instead while
 /// its campaign is paused. Resuming makes the parked deliveries due at once, in their order.
 extension Store {
-    /// The due time of a paused campaign's pending deliveries: after every real time, before `heldByOwner`.
-    package static let pausedUntilResumed: Int64 = heldByOwner - 1
-
     /// SQL for the due time `value`, or `pausedUntilResumed` when the row's campaign is paused (the subquery runs
     /// once per statement, over the partial index of paused campaigns).
     static func dueUnlessPaused(_ value: String) -> String {
-        "IIF(campaign_id IN (SELECT id FROM campaigns WHERE paused = 1), \(pausedUntilResumed), \(value))"
+        "IIF(campaign_id IN (SELECT id FROM campaigns WHERE paused = 1), \(Lease.pausedUntilResumed), \(value))"
     }
 
     /// Pauses a bulk campaign that has not finished; returns it and how many deliveries were parked. Pausing a
@@ -29,7 +27,7 @@ extension Store {
                 UPDATE deliveries SET next_attempt_at = ?2
                 WHERE campaign_id = ?1 AND status = 'pending' AND leased_by IS NULL AND leased_until IS NULL
                 """
-            ).bind(id.rawValue, Self.pausedUntilResumed).run()
+            ).bind(id.rawValue, Lease.pausedUntilResumed).run()
             return (try Self.fetchCampaign(db, id), db.changes)
         }
     }
@@ -46,7 +44,7 @@ extension Store {
                 """
                 UPDATE deliveries SET next_attempt_at = ?2 WHERE campaign_id = ?1 AND status = 'pending' AND next_attempt_at = ?3
                 """
-            ).bind(id.rawValue, now.storeMilliseconds, Self.pausedUntilResumed).run()
+            ).bind(id.rawValue, now.storeMilliseconds, Lease.pausedUntilResumed).run()
             return (try Self.fetchCampaign(db, id), db.changes)
         }
     }

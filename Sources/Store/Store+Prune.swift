@@ -1,5 +1,6 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 /// Retention (`apnsd prune`): deletes by rowid ranges, so each step reads at most `limit` consecutive rows of the
 /// table's own b-tree and its transaction stays short whatever the table's size.

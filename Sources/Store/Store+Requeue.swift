@@ -1,5 +1,6 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store {
     /// Requeues the campaign's deliveries in `status` (`failed` or `rejected`): pending again, due at `now`,

@@ -1,15 +1,10 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 extension Store {
-    /// One outcome bucket of a written batch: its status (`retry` for an answer to be tried again) and reason.
-    struct OutcomeKey: Hashable {
-        let status: String
-        let reason: String
-    }
-
     /// Adds a written batch's outcomes to this minute's counters (in the batch's transaction).
-    static func countOutcomes(_ db: Connection, _ outcomes: [OutcomeKey: (count: Int, requests: Int)], now: Int64)
+    static func countOutcomes(_ db: Connection, _ outcomes: [OutcomeKey: OutcomeCount], now: Int64)
         throws
     {
         guard !outcomes.isEmpty else { return }
@@ -21,13 +16,6 @@ extension Store {
         for (key, value) in outcomes {
             try upsert.bind(now / 60_000, key.status, key.reason, value.count, value.requests).run()
         }
-    }
-
-    /// The bucket of a result: its final status, or `retry`; the reason, or `none`.
-    static func outcomeKey(_ result: DeliveryResult) -> OutcomeKey {
-        let status: String
-        if case .retry = result.disposition { status = "retry" } else { status = result.disposition.status.rawValue }
-        return OutcomeKey(status: status, reason: result.reason?.rawValue ?? "none")
     }
 
     /// Outcomes since `since` from the per-minute counters (whole minutes: the first one may start up to a minute

@@ -1,14 +1,11 @@
 import Foundation
 import QueueModel
+import QueueRules
 
 /// Workers and their leases. The rules (SCHEMA.md, "Workers and leases") are engine-neutral: a worker
 /// registers and heartbeats; a lease names its owner and lasts while the owner's heartbeat is fresh; a worker
 /// takes over only the leases of workers whose heartbeat is older than the lease duration.
 extension Store {
-    /// `next_attempt_at` of a delivery leased by a worker: never due while leased; the lease ends by a record,
-    /// a release, or a takeover after its owner stopped heartbeating. (9999-12-31T23:59:59.999Z)
-    package static let heldByOwner: Int64 = 253_402_300_799_999
-
     /// Registers a worker at `now` and returns its id. Cancel requests made before it started are not
     /// acknowledged by it; those still in progress are in `openCancelRequests()`.
     public func registerWorker(host: String, pid: Int, now: Date = Date()) throws(StoreError) -> WorkerID {
@@ -43,7 +40,7 @@ extension Store {
         -> RescueReport
     {
         let nowMS = now.storeMilliseconds
-        let staleBefore = nowMS - Self.milliseconds(staleAfter)
+        let staleBefore = Takeover(staleAfter: staleAfter).staleBefore(now: nowMS)
         return try write { db in
             var report = RescueReport()
             let stale = try db.cached("SELECT id FROM workers WHERE heartbeat_at < ?1 AND id IS NOT ?2")
@@ -158,8 +155,8 @@ extension Store {
                 WHERE w.id IS NOT ?1 AND w.heartbeat_at < ?2
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.leased_by = w.id)
                 """
-            ).bind(except?.rawValue, now.storeMilliseconds - Self.milliseconds(silentFor))
-                .scalarInt64().map { Milliseconds.date($0 + Self.milliseconds(staleAfter) + 1) }
+            ).bind(except?.rawValue, now.storeMilliseconds - Milliseconds.from(silentFor))
+                .scalarInt64().map { Milliseconds.date(Takeover(staleAfter: staleAfter).date(heartbeat: $0)) }
         }
     }
 }

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import QueueModel
+import QueueRules
 import TestSupport
 import Testing
 

@@ -90,7 +90,19 @@ enum Engine: String, CaseIterable, Sendable, CustomStringConvertible {
 
 /// Everything a store offers, on either engine, plus raw SQL for tests that look under it.
 typealias AnyStore = any ProducerStore & DeliveryStore & APIKeyStore & EventStore & GaugeStore & RetentionStore
-    & ChannelStore & RawSQL
+    & ChannelStore & RawSQL & TestProducer
+
+/// What tests (and tools) call on either engine that no production caller needs, so that it is not part of the
+/// production protocols.
+protocol TestProducer: Actor {
+    func register(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> Device
+    func createCampaign(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
+    func enqueueSingle(_ spec: CampaignSpec, now: Date) async throws(StoreError) -> CampaignID
+    func releaseLeases(now: Date) async throws(StoreError) -> Int
+}
+
+extension Store: TestProducer {}
+extension PostgresStore: TestProducer {}
 
 /// Raw SQL on a store (tests only). Both engines read the same statements for simple SQL.
 protocol RawSQL: Actor {

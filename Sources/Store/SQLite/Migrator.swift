@@ -1,3 +1,5 @@
+import QueueRules
+
 /// Applies an ordered list of schema migrations, each once, each in its own transaction, recording its id in
 /// `schema_migrations`. A shipped migration is never edited: change the schema by appending a new one.
 struct Migrator {

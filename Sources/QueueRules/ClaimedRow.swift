@@ -45,14 +45,3 @@ package struct ClaimedRow {
             previousDelay: previousDelay.map { .milliseconds(max($0, 0)) })
     }
 }
-
-/// The sending parameters of a campaign, which never change after creation.
-package struct SendingParameters {
-    package var kind: CampaignKind
-    package var content: NotificationContent
-
-    package init(kind: CampaignKind, content: NotificationContent) {
-        self.kind = kind
-        self.content = content
-    }
-}

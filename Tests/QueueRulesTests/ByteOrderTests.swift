@@ -1,6 +1,5 @@
+import QueueRules
 import Testing
-
-@testable import Store
 
 @Suite struct ByteOrderTests {
     @Test func sortsLikeSQLiteBinaryCollation() {

@@ -1,12 +1,12 @@
 /// Sorting in the order SQLite's BINARY collation gives strings (byte by byte), fast: elements are sorted by
 /// their key's first 16 UTF-8 bytes taken as two integers, and only runs that tie on them are compared in full.
-enum ByteOrder {
+package enum ByteOrder {
     /// The first 16 bytes of a key, big-endian, zero-padded.
-    struct Prefix: Comparable {
+    package struct Prefix: Comparable {
         var high: UInt64
         var low: UInt64
 
-        init(_ string: String) {
+        package init(_ string: String) {
             var bytes = (high: UInt64(0), low: UInt64(0))
             var count = 0
             for byte in string.utf8 {
@@ -21,12 +21,12 @@ enum ByteOrder {
             (high, low) = bytes
         }
 
-        static func < (a: Prefix, b: Prefix) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
+        package static func < (a: Prefix, b: Prefix) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
     }
 
     /// The indices `0..<count` in the order `precedes` defines, where `prefix` must agree with it: `precedes(a, b)`
     /// implies `prefix(a) <= prefix(b)`. Elements are not touched while the prefixes are sorted.
-    static func indices(count: Int, prefix: (Int) -> Prefix, precedes: (Int, Int) -> Bool) -> [Int] {
+    package static func indices(count: Int, prefix: (Int) -> Prefix, precedes: (Int, Int) -> Bool) -> [Int] {
         var keys = (0..<count).map { (prefix: prefix($0), index: $0) }
         keys.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : $0.index < $1.index }
         guard count > 1 else { return keys.map(\.index) }
@@ -39,7 +39,7 @@ enum ByteOrder {
     }
 
     /// Whether `a` sorts before `b` byte by byte.
-    static func precedes(_ a: String, _ b: String) -> Bool {
+    package static func precedes(_ a: String, _ b: String) -> Bool {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 }

@@ -11,6 +11,12 @@ package enum Milliseconds {
     }
 
     package static var now: Int64 { from(Date()) }
+
+    /// A duration in whole milliseconds (rounded towards zero).
+    package static func from(_ duration: Duration) -> Int64 {
+        let components = duration.components
+        return components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
 }
 
 extension Date {
