@@ -15,7 +15,7 @@ public struct EnqueuePlan: Sendable {
     }
 
     /// Why the plan is refused, naming its field.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
         public var field: Field
         public var message: String
         /// The audience rule broken (`CampaignSpec.refusal`), or nil for a rule of a field's own.

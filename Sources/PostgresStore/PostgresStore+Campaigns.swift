@@ -9,7 +9,7 @@ extension PostgresStore {
     /// expanded by the workers once `scheduledAt` has come.
     @discardableResult
     public func createCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
-        try spec.validate()
+        assert(spec.isValid, "\(spec.refusal!)")
         return try write { db in
             let id = try Self.insertCampaign(db, spec, now: now.storeMilliseconds).id
             try Self.notifyWorkers(db)
@@ -28,7 +28,7 @@ extension PostgresStore {
     /// Starts a bulk campaign whose tokens arrive in chunks: a `draft`, never expanded nor sent, until
     /// `sealCampaign`. `spec.audience` must be `.tokens` (its tokens, if any, are the first chunk).
     public func beginCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
-        try spec.validate()
+        assert(spec.isValid, "\(spec.refusal!)")
         guard spec.kind != .single, case .tokens(let tokens, _) = spec.audience else {
             throw .invalidCampaign("only a bulk campaign to tokens can be built in chunks")
         }
@@ -139,7 +139,7 @@ extension PostgresStore {
     static func insertCampaign(_ db: PGConnection, _ spec: CampaignSpec, now: Int64) throws -> (
         id: CampaignID, deliveries: Int
     ) {
-        try spec.validate()
+        assert(spec.isValid, "\(spec.refusal!)")
         if case .channel(let channel) = spec.audience {
             return (
                 try insertBroadcast(db, spec, channel: try broadcastChannel(db, spec, channel, now: now), now: now), 1

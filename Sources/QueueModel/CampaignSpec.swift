@@ -110,8 +110,7 @@ public struct CampaignSpec: Hashable, Sendable {
         return nil
     }
 
-    /// `refusal` as the stores' error, for a spec that reached a store without going through Intake's plan.
-    public func validate() throws(StoreError) {
-        if let refusal { throw .invalidCampaign(refusal.message) }
-    }
+    /// Whether no rule refuses it: what a store asserts of every spec it is given (Intake's `EnqueuePlan` refused
+    /// the others before they reached it).
+    public var isValid: Bool { refusal == nil }
 }

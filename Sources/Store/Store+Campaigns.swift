@@ -24,7 +24,7 @@ extension Store {
     func insertCampaign(_ db: Connection, _ spec: CampaignSpec, now: Date, id: CampaignID? = nil) throws -> (
         id: CampaignID, deliveries: Int
     ) {
-        try spec.validate()
+        assert(spec.isValid, "\(spec.refusal!)")
         if case .channel(let channel) = spec.audience {
             if let at = spec.scheduledAt, at > now {
                 throw StoreError.invalidCampaign("a broadcast is sent now: leave out the time")
@@ -57,7 +57,7 @@ extension Store {
     /// `draft`, never expanded nor sent, until `sealCampaign`. `spec.audience` must be `.tokens` (its tokens, if
     /// any, are the first chunk).
     public func beginCampaign(_ spec: CampaignSpec, now: Date = Date()) throws(StoreError) -> CampaignID {
-        try spec.validate()
+        assert(spec.isValid, "\(spec.refusal!)")
         guard spec.kind != .single, case .tokens = spec.audience else {
             throw .invalidCampaign("only a bulk campaign to tokens can be built in chunks")
         }

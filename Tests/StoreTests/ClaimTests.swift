@@ -145,18 +145,6 @@ import Testing
         #expect(Set(jobs.map(\.token)) == [token(0), token(1)])
     }
 
-    @Test(arguments: Engine.all) func singleSendCannotTargetEveryone(engine: Engine) async throws {
-        let database = try TestDatabase(engine)
-        defer { database.remove() }
-        let store = try await database.open()
-        var spec = bulk(.all())
-        spec.kind = .single
-        let error = await #expect(throws: StoreError.self) { try await store.enqueueSingle(spec, now: t0) }
-        guard case .invalidCampaign = error else {
-            Issue.record("expected invalidCampaign, got \(String(describing: error))")
-            return
-        }
-    }
 }
 
 extension ClaimTests {

@@ -16,11 +16,12 @@ import Testing
         let database = try TestDatabase(engine)
         defer { database.remove() }
         let store = try await database.open()
-        let allDevices = CampaignSpec(kind: .single, audience: .all(), content: single(token(0)).content)
+        // A broadcast to a channel the store does not have: refused by the store, which alone knows it.
+        let noChannel = BroadcastStoreTests.broadcast(9999)
         let results = try await store.enqueue(
             [
                 EnqueueRequest(specs: [single(token(1))]),
-                EnqueueRequest(specs: [single(token(2)), allDevices]),
+                EnqueueRequest(specs: [single(token(2)), noChannel]),
                 EnqueueRequest(specs: [single(token(3)), single(token(4))]),
             ], now: t0)
         #expect(try results[0].get().deliveries == [1])

@@ -187,31 +187,6 @@ import Testing
         #expect(entries.compactMap(\.token) == [token(0, prefix: 0xac)])
     }
 
-    @Test(arguments: Engine.all) func activityAudiencesBreakingARuleAreRefused(engine: Engine) async throws {
-        let database = try TestDatabase(engine)
-        defer { database.remove() }
-        let store = try await database.open()
-        await #expect(
-            throws: StoreError.invalidCampaign("an activity audience takes push type liveactivity, got alert")
-        ) {
-            _ = try await store.createCampaign(bulk(.activities(type: "DeliveryAttributes")), now: t0)
-        }
-        await #expect(
-            throws: StoreError.invalidCampaign(
-                "an activity audience reaches activity or pushToStart tokens, not kind device")
-        ) {
-            _ = try await store.createCampaign(
-                liveActivity(.activities(type: "DeliveryAttributes", kind: .device)), now: t0)
-        }
-        await #expect(throws: StoreError.self) {
-            _ = try await store.createCampaign(liveActivity(.activities(type: "not a type")), now: t0)
-        }
-        var single = liveActivity(.activities(type: "DeliveryAttributes", users: ["u0"]))
-        single.kind = .single
-        await #expect(throws: StoreError.self) { _ = try await store.createCampaign(single, now: t0) }
-        #expect(try await store.campaigns(kind: nil, status: nil, before: nil, limit: 10).isEmpty)
-    }
-
     /// An update token that gets 410 is deactivated like any other device.
     @Test(arguments: Engine.all) func anActivityTokenAnswered410IsDeactivated(engine: Engine) async throws {
         let database = try TestDatabase(engine)
