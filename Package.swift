@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "Channels", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport"]),
         .target(
             name: "Dispatcher",
-            dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport", "Logging", "Threads"]),
+            dependencies: ["APNs", "QueueModel", "QueueRules", "ProviderAuth", "HTTP2Transport", "Logging", "Threads"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
         .executableTarget(

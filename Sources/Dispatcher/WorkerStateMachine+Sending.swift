@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import HTTP2Transport
 import QueueModel
+import QueueRules
 
 /// What goes to the transport, and what each answer does to the delivery, its pool and its credential.
 extension WorkerStateMachine {
@@ -103,11 +104,7 @@ extension WorkerStateMachine {
         }
         actions += reached(job.environment, decision: decision, now: now)
         guard var outcome = decision.result else { return actions }
-        if cancelled.contains(campaign), case .retry = outcome.disposition {
-            outcome = DeliveryResult(
-                job, disposition: .cancelled, httpStatus: outcome.httpStatus, reason: .campaignCancelled,
-                apnsID: outcome.apnsID, countsAsAttempt: outcome.countsAsAttempt)
-        }
+        if cancelled.contains(campaign) { outcome = outcome.whenCampaignCancelled }
         summary.count(outcome)
         results.append(outcome)
         return actions
