@@ -30,7 +30,6 @@ public actor WebhookSender {
     private let secret: String
     private let options: Options
     private let logger: Logger
-    private let signal = WakeSignal()
     private var task: Task<Void, Never>?
 
     /// A sender of `store`'s events to `url`, signed with `secret` (never logged).
@@ -45,7 +44,6 @@ public actor WebhookSender {
     /// Starts sending in a task of its own (once), woken by every commit of `store` that writes events.
     public func start() async {
         guard task == nil else { return }
-        await store.addEventObserver { [signal] in signal.signal() }
         task = Task { await self.run() }
     }
 
@@ -58,7 +56,7 @@ public actor WebhookSender {
     }
 
     /// Wakes the sender to look for events at once.
-    public nonisolated func notify() { signal.signal() }
+    public nonisolated func notify() { store.eventCommits.notify() }
 
     /// The signature header's value for `body`.
     public static func signature(of body: [UInt8], secret: String) -> String {
@@ -70,7 +68,7 @@ public actor WebhookSender {
         var loaded = false
         var failures = 0
         while !Task.isCancelled {
-            let seen = signal.generation
+            let seen = store.eventCommits.current
             let events: [Event]
             do {
                 if !loaded {
@@ -84,7 +82,7 @@ public actor WebhookSender {
                 continue
             }
             guard let last = events.last else {
-                await signal.wait(since: seen, timeout: options.pollInterval)
+                await store.eventCommits.wait(whileAt: seen, timeout: options.pollInterval)
                 continue
             }
             let body = Array(Event.webhookBody(events).utf8)

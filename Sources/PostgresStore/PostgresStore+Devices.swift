@@ -269,8 +269,6 @@ extension PostgresStore {
         try db.query("SELECT pg_advisory_xact_lock($1)", PGLocks.eventOrder)
     }
 
-    /// Tells the observers that events were committed (after the commit).
-    func eventsCommitted() {
-        for observer in eventObservers { observer() }
-    }
+    /// Tells this process's waiters that events were committed (after the commit).
+    func eventsCommitted() { eventCommits.notify() }
 }

@@ -37,8 +37,8 @@ public actor PostgresStore {
     let executor: ThreadExecutor
     private var connection: PGConnection?
     private let listener: PGListener
-    /// Called after each commit that wrote events (`addEventObserver`).
-    var eventObservers: [@Sendable () -> Void] = []
+    /// Fired after each commit that wrote events.
+    public nonisolated let eventCommits = WorkSignal()
     private var closed = false
     /// Claims whose COMMIT may have happened although the answer never arrived (the connection was lost): their
     /// rows may be leased to a worker that does not hold them. Released by the next claim (`releaseUnresolvedClaims`).
@@ -210,8 +210,4 @@ public actor PostgresStore {
 }
 
 extension PostgresStore: DeliveryStore, ProducerStore, APIKeyStore, EventStore, GaugeStore, RetentionStore, BackupStore
-{
-    public func addEventObserver(_ observer: @escaping @Sendable () -> Void) {
-        eventObservers.append(observer)
-    }
-}
+{}

@@ -12,6 +12,6 @@ public protocol EventStore: Actor {
     /// Deletes events written before `cutoff`; with `keepUndelivered`, only those the webhook acknowledged.
     /// Returns how many were deleted.
     func pruneEvents(writtenBefore cutoff: Date, keepUndelivered: Bool) async throws(StoreError) -> Int
-    /// Calls `observer` after every commit of this store object that wrote events (not other processes').
-    func addEventObserver(_ observer: @escaping @Sendable () -> Void) async
+    /// Fired after every commit of this store object that wrote events (not other processes').
+    nonisolated var eventCommits: WorkSignal { get }
 }

@@ -1,9 +1,10 @@
 import Synchronization
 
-/// Something was committed in this process: a store fires its `commits` signal after each write transaction that
-/// changed rows, and a worker on that store, waiting on it, claims at once instead of at its poll interval. Another
-/// process's commits are seen through `DeliveryStore.changeCount()` instead: this is the in-process path, where
-/// that count does not move (one connection serves both the producers and the worker).
+/// Something was committed in this process: the one in-process wake-up, awaited by any number of tasks. A store
+/// fires its `commits` signal after each write transaction that changed rows (a worker on it claims at once instead
+/// of at its poll interval) and its `eventCommits` signal after each that wrote events (the event feed's long polls
+/// and the webhook wake). Another process's commits are seen through `DeliveryStore.changeCount()` or polling
+/// instead: this is the in-process path, where that count does not move (one connection serves everyone).
 public final class WorkSignal: Sendable {
     private let generation = Atomic<UInt64>(0)
     private let waiters = Mutex<(next: Int, waiting: [Int: CheckedContinuation<Void, Never>])>((0, [:]))
@@ -22,6 +23,16 @@ public final class WorkSignal: Sendable {
 
     /// Moves at every `notify()`; a worker compares it with the value it last saw.
     public var current: UInt64 { generation.load(ordering: .acquiring) }
+
+    /// Returns once `current` is no longer `seen`, after `timeout`, or when the task is cancelled.
+    public func wait(whileAt seen: UInt64, timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { await self.wait(whileAt: seen) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
 
     /// Returns once `current` is no longer `seen` (at once if it already moved), or the task is cancelled.
     public func wait(whileAt seen: UInt64) async {

@@ -55,15 +55,8 @@ extension Store: EventStore {
         }
     }
 
-    /// Calls `observer` after every commit of this store object that wrote events (not other processes').
-    public func addEventObserver(_ observer: @escaping @Sendable () -> Void) {
-        eventObservers.append(observer)
-    }
-
-    /// Tells the observers that events were committed.
-    func eventsWritten() {
-        for observer in eventObservers { observer() }
-    }
+    /// Tells this process's waiters that events were committed.
+    func eventsWritten() { eventCommits.notify() }
 
     static func event(from row: Statement) throws -> Event {
         guard let type = EventType(rawValue: row.string(1)) else {

@@ -45,8 +45,8 @@ public actor Store {
     private let options: Options
     let executor: ThreadExecutor
     private var connection: Connection?
-    /// Called after each commit that wrote events (`addEventObserver`).
-    var eventObservers: [@Sendable () -> Void] = []
+    /// Fired after each commit that wrote events.
+    public nonisolated let eventCommits = WorkSignal()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

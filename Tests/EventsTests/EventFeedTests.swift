@@ -32,7 +32,7 @@ import Testing
     @Test func aWriteInThisProcessWakesAWaiterAtOnce() async throws {
         let temporary = try await TemporaryStore()
         // Polling so rare that only the store's notification can explain a quick answer.
-        let feed = await EventFeed.attached(to: temporary.store, pollInterval: .seconds(3600))
+        let feed = EventFeed(store: temporary.store, pollInterval: .seconds(3600))
         let store = temporary.store
         let writer = Task {
             try await Task.sleep(for: .milliseconds(200))
@@ -47,7 +47,7 @@ import Testing
 
     @Test func anotherProcessesWritesAreFoundByPolling() async throws {
         let temporary = try await TemporaryStore()
-        let feed = await EventFeed.attached(to: temporary.store, pollInterval: .milliseconds(50))
+        let feed = EventFeed(store: temporary.store, pollInterval: .milliseconds(50))
         // A second store object on the same file stands for another process: its commits notify nobody here.
         let other = try await Store.open(at: temporary.path)
         let writer = Task {

@@ -14,8 +14,7 @@ import Threads
         defer { database.remove() }
         let store = try await database.open()
         try await store.registerDevices(0..<5, environment: .development, user: { "u\($0)" })
-        let notified = Locked(0)
-        await store.addEventObserver { notified.withLock { $0 += 1 } }
+        let notified = store.eventCommits.current
         let campaign = try await store.createCampaign(bulk(.tokens((0..<6).map { token($0) })), now: t0)
         try await store.expandAll(now: t0)
         let jobs = try await store.claim(now: at(1), limit: 10, leaseFor: .seconds(30), worker: nil).sorted {
@@ -31,7 +30,7 @@ import Threads
                 .retry(jobs[4], at: at(60), httpStatus: 429, reason: .tooManyRequests),
                 DeliveryResult(jobs[5], disposition: .failed, httpStatus: 503, reason: .serviceUnavailable),
             ], by: nil, now: at(2))
-        #expect(notified.withLock { $0 } == 1)
+        #expect(store.eventCommits.current == notified + 1)
         let events = try await store.events(after: nil, limit: 500)
         #expect(events.map(\.type) == [.deviceDeactivated, .deviceDeactivated, .deliveryFailed, .deliveryFailed])
         #expect(events.map(\.token) == [token(1), token(3), token(2), token(5)])
@@ -50,7 +49,7 @@ import Threads
                 DeliveryResult(jobs[2], disposition: .failed, reason: .expired),
             ], by: nil, now: at(3))
         #expect(try await store.events(after: nil, limit: 500).count == 4)
-        #expect(notified.withLock { $0 } == 1)
+        #expect(store.eventCommits.current == notified + 1)
     }
 
     @Test(arguments: Engine.all) func pagingTheWebhookCursorAndPruning(engine: Engine) async throws {
