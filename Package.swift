@@ -117,7 +117,11 @@ let package = Package(
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "APITests",
-            dependencies: ["API", "Events", "HTTPServer", "Metrics", "ProviderAuth", "QueueModel", "Store"]),
+            dependencies: [
+                "TestSupport", "API", "APNs", "Events", "HTTPServer", "Logging", "Metrics", "ProviderAuth",
+                "QueueModel",
+                "Store", "Threads",
+            ]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
         .testTarget(
             name: "HTTP2TransportTests",

@@ -17,7 +17,7 @@ extension WorkerFleet {
             defer { api.stop() }
 
             let posted = try api.call(
-                "POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(CLI.token(1)))
+                "POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(Tokens.hex(1)))
             #expect(posted.status == 202, "\(posted.body)")
             let id = try #require(try APIHarness.object(posted)["id"] as? String)
             var shown: [String: Any] = [:]
@@ -28,7 +28,7 @@ extension WorkerFleet {
             #expect(delivered, "not accepted in time: \(shown); log: \(api.serve.log.suffix(2000))")
             let delivery = try #require((shown["deliveries"] as? [[String: Any]])?.first)
             #expect(
-                delivery["token"] as? String == CLI.token(1) && delivery["httpStatus"] as? Int == 200
+                delivery["token"] as? String == Tokens.hex(1) && delivery["httpStatus"] as? Int == 200
                     && delivery["attempts"] as? Int == 1
                     && delivery["apnsId"] is String && delivery["updatedAt"] is String, "\(delivery)")
             #expect((shown["counts"] as? [String: Int])?["accepted"] == 1)
@@ -82,7 +82,7 @@ extension WorkerFleet {
                 if pages == 1 {
                     #expect(
                         try api.call(
-                            "POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(CLI.token(2))
+                            "POST", "/v1/notifications", key: api.backend, json: APIHarness.notification(Tokens.hex(2))
                         ).status == 202)
                 }
             } while cursor != nil && pages < 50

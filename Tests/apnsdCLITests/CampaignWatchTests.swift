@@ -38,7 +38,7 @@ extension WorkerFleet {
             #expect(try Fleet.json(cancelled.lines.last ?? "")["status"] as? String == "cancelled")
 
             // list: filters and a limit, newest first.
-            try #require(fleet.cli.run("send", CLI.token(1), "--payload", Fleet.payload).status == 0)
+            try #require(fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload).status == 0)
             let bulk = try fleet.cli.run("campaign", "list", "--kind", "bulk", "--json").lines.map(Fleet.json)
             #expect(bulk.map { $0["id"] as? String } == [laterID, id], "\(bulk)")
             let newest = try fleet.cli.run("campaign", "list", "--limit", "1", "--json").lines.map(Fleet.json)

@@ -51,7 +51,7 @@ struct Fleet {
         do {
             try #require(cli.run("init").status == 0)
             if devices > 0 {
-                let tokens = (1...devices).map { CLI.token($0) }.joined(separator: "\n")
+                let tokens = (1...devices).map { Tokens.hex($0) }.joined(separator: "\n")
                 let imported = try cli.run(["device", "import", "-"], stdin: tokens)
                 try #require(imported.status == 0, "\(imported.stderr)")
             }
@@ -147,7 +147,7 @@ struct Fleet {
             sourceLocation: sourceLocation)
         let tokens = Set(log.compactMap { $0["token"] as? String })
         #expect(
-            tokens == Set((1...devices).map { CLI.token($0) }), "each device has exactly one row",
+            tokens == Set((1...devices).map { Tokens.hex($0) }), "each device has exactly one row",
             sourceLocation: sourceLocation)
         if let campaign {
             let shown = try show(campaign)

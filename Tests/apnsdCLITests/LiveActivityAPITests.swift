@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension WorkerFleet {
@@ -23,7 +24,7 @@ extension WorkerFleet {
             let before = try api.written()
             for refusal in LiveActivityExamples.refusals {
                 let single = Self.body(
-                    token: CLI.token(1), payload: refusal.payload, priority: refusal.priority, topic: refusal.topic)
+                    token: Tokens.hex(1), payload: refusal.payload, priority: refusal.priority, topic: refusal.topic)
                 let refused = try api.call("POST", "/v1/notifications", key: api.backend, json: single)
                 #expect(refused.status == 400, "\(refusal.name): \(refused.status) \(refused.body)")
                 let error = try APIHarness.error(refused)
@@ -36,7 +37,7 @@ extension WorkerFleet {
                 let batch = try api.call(
                     "POST", "/v1/notifications/batch", key: api.backend,
                     json:
-                        #"{"notifications":[\#(Self.body(token: CLI.token(2), payload: LiveActivityExamples.update)),\#(single)]}"#
+                        #"{"notifications":[\#(Self.body(token: Tokens.hex(2), payload: LiveActivityExamples.update)),\#(single)]}"#
                 )
                 let batchError = try APIHarness.error(batch)
                 #expect(
@@ -63,7 +64,7 @@ extension WorkerFleet {
                 let posted = try api.call(
                     "POST", "/v1/notifications", key: api.backend,
                     json: Self.body(
-                        token: CLI.token(token), payload: payload,
+                        token: Tokens.hex(token), payload: payload,
                         priority: payload == LiveActivityExamples.update ? 5 : nil))
                 #expect(posted.status == 202, "\(posted.body)")
                 ids.append(try #require(try APIHarness.object(posted)["id"] as? String))
@@ -79,14 +80,14 @@ extension WorkerFleet {
             }
             let stats = fleet.server.stats()
             #expect(
-                stats.count(token: CLI.token(1), status: 200) == 1
-                    && stats.count(token: CLI.token(2), status: 200) == 2, "\(stats.tokens)")
+                stats.count(token: Tokens.hex(1), status: 200) == 1
+                    && stats.count(token: Tokens.hex(2), status: 200) == 2, "\(stats.tokens)")
             #expect(stats.validationFailures.isEmpty, "the mock found a rule broken: \(stats.validationFailures)")
 
             let campaign = try api.call(
                 "POST", "/v1/campaigns", key: api.admin,
                 json:
-                    #"{"pushType":"liveactivity","priority":5,"payload":\#(LiveActivityExamples.update),"audience":{"tokens":["\#(CLI.token(2))"]}}"#
+                    #"{"pushType":"liveactivity","priority":5,"payload":\#(LiveActivityExamples.update),"audience":{"tokens":["\#(Tokens.hex(2))"]}}"#
             )
             #expect(campaign.status == 201, "\(campaign.body)")
             let campaignID = try #require(try APIHarness.object(campaign)["id"] as? String)
@@ -95,7 +96,7 @@ extension WorkerFleet {
                     (try? APIHarness.object(try api.call("GET", "/v1/campaigns/\(campaignID)", key: api.reader)))?[
                         "status"] as? String == "completed"
                 }, "campaign not completed; log: \(api.serve.log.suffix(2000))")
-            #expect(fleet.server.stats().count(token: CLI.token(2), status: 200) == 3)
+            #expect(fleet.server.stats().count(token: Tokens.hex(2), status: 200) == 3)
         }
     }
 }

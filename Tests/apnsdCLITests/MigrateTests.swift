@@ -9,9 +9,9 @@ extension WorkerFleet {
     @Suite(.enabled(if: PostgresCluster.enabled)) struct MigrateTests {
         @Test func roundTripKeepsCountsRowsAndOutput() throws {
             let devices = 600
-            let dead = CLI.token(3)
-            let bad = CLI.token(5)
-            let flaky = CLI.token(7)
+            let dead = Tokens.hex(3)
+            let bad = Tokens.hex(5)
+            let flaky = Tokens.hex(7)
             let fleet = try Fleet(
                 devices: devices, rate: 0,
                 scenario: Scenario(tokens: [
@@ -22,7 +22,7 @@ extension WorkerFleet {
             let cli = fleet.cli
             let sqlite = cli.database
             for index in 1...20 {
-                #expect(try cli.run("device", "add", CLI.token(index), "--user", "user-\(index % 4)").status == 0)
+                #expect(try cli.run("device", "add", Tokens.hex(index), "--user", "user-\(index % 4)").status == 0)
             }
             let sent = try cli.run("worker", "--until-idle")
             #expect(sent.status == 0, "\(sent.stderr)")
@@ -34,7 +34,7 @@ extension WorkerFleet {
             // A Live Activity token and a campaign to the activities of its type: kinds and audiences are copied.
             #expect(
                 try cli.run(
-                    "device", "add", CLI.token(devices + 1), "--user", "user-1", "--kind", "activity",
+                    "device", "add", Tokens.hex(devices + 1), "--user", "user-1", "--kind", "activity",
                     "--activity-type", "DeliveryAttributes"
                 ).status == 0)
             let activities = try cli.run(

@@ -18,7 +18,7 @@ extension WorkerFleet {
             let worker = try BackgroundWorker(cli: cli, arguments: ["worker"])
             defer { worker.killIfRunning() }
 
-            try #require(cli.run("send", CLI.token(1), "--payload", Fleet.payload).status == 0)
+            try #require(cli.run("send", Tokens.hex(1), "--payload", Fleet.payload).status == 0)
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(worker.log.suffix(1500))")
             #expect(!worker.log.contains("apns.request"), "debug lines at info level")
 
@@ -38,7 +38,7 @@ extension WorkerFleet {
             #expect(applied == ["keyFile", "maxAttempts", "logLevel"], "\(done)")
             #expect(done["needs_restart"] as? String == "apiListen", "\(done)")
 
-            try #require(cli.run("send", CLI.token(2), "--payload", Fleet.payload).status == 0)
+            try #require(cli.run("send", Tokens.hex(2), "--payload", Fleet.payload).status == 0)
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(worker.log.suffix(3000))")
             #expect(
                 Fleet.waitUntil(5, every: 0.02) { worker.log.contains("apns.request") },
@@ -50,7 +50,7 @@ extension WorkerFleet {
             kill(worker.pid, SIGHUP)
             #expect(
                 Fleet.waitUntil(20, every: 0.02) { worker.log.contains("reload.failed") }, "\(worker.log.suffix(1500))")
-            try #require(fleet.cli.run("send", CLI.token(3), "--payload", Fleet.payload).status == 0)
+            try #require(fleet.cli.run("send", Tokens.hex(3), "--payload", Fleet.payload).status == 0)
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 3 }, "\(worker.log.suffix(1500))")
             #expect(
                 worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,

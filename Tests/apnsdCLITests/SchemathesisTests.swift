@@ -43,8 +43,8 @@ extension APIServe {
             try #require(key.status == 0 && key.lines.count == 1, "\(key.stderr)")
             // Something to find, so the GET routes answer 200 with items as well as 404 and empty pages.
             let topic = ["--default-topic", "com.example.schemathesis"]
-            try #require(cli.run(["device", "add", CLI.token(1), "--user", "u1"] + topic).status == 0)
-            let sent = try cli.run(["send", CLI.token(1), "--payload", #"{"aps":{"alert":"hi"}}"#] + topic)
+            try #require(cli.run(["device", "add", Tokens.hex(1), "--user", "u1"] + topic).status == 0)
+            let sent = try cli.run(["send", Tokens.hex(1), "--payload", #"{"aps":{"alert":"hi"}}"#] + topic)
             try #require(sent.status == 0, "\(sent.stderr)")
             let campaign = try cli.run(
                 ["campaign", "create", "--all", "--payload", #"{"aps":{"alert":"all"}}"#] + topic)

@@ -29,8 +29,16 @@ import Threads
         let cli = try CLI()
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
+        let secret = try APIHarness.createKey(cli, "backend", [])
         let (serve, base) = try Self.start(cli, ["--no-worker"])
         defer { serve.killIfRunning() }
+
+        // A key, good or mangled, is never written to the log.
+        for authorization in ["Bearer " + secret, "bearer " + secret + "x"] {
+            let answer = HTTPClient.request(
+                "GET", base + "/v1/deliveries", headers: ["Authorization: \(authorization)"])
+            #expect(answer?.status == (authorization.hasSuffix("x") ? 401 : 200), "\(answer?.body ?? "no answer")")
+        }
 
         let health = try #require(HTTPClient.request("GET", base + "/healthz"))
         #expect(health.status == 200 && health.headers["content-type"] == "application/json")
@@ -73,6 +81,7 @@ import Threads
         #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0, "\(serve.log)")
         #expect(answered.withLock { $0 }.allSatisfy { $0 == 200 })
         #expect(serve.output.split(separator: "\n").count == 1, "only the listening line on stdout: \(serve.output)")
+        #expect(!serve.log.contains(secret), "a secret in the server's log")
     }
 
     @Test func aBadListenAddressIsOneLine() throws {
@@ -106,7 +115,7 @@ extension WorkerFleet {
         @Test func serveDeliversASingleSendAndExitsOnSIGTERM() throws {
             let fleet = try Fleet(devices: 1, rate: 100, campaign: false)
             defer { fleet.stop() }
-            let sent = try fleet.cli.run("send", CLI.token(1), "--payload", Fleet.payload)
+            let sent = try fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload)
             try #require(sent.status == 0, "\(sent.stderr)")
             let (serve, base) = try ServeTests.start(fleet.cli, [])
             defer { serve.killIfRunning() }
@@ -124,7 +133,7 @@ extension WorkerFleet {
             #expect(Fleet.waitUntil(10) { (try? fleet.log().first?["status"] as? String) == "accepted" }, "recorded")
 
             // Another process's send while serve runs: seen through the store's change count, and counted.
-            let again = try fleet.cli.run("send", CLI.token(1), "--payload", Fleet.payload)
+            let again = try fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload)
             try #require(again.status == 0, "\(again.stderr)")
             #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(serve.log.suffix(2000))")
             let scraped = Locked([String: Double]())
@@ -162,7 +171,7 @@ extension WorkerFleet {
             let key = try APIHarness.createKey(fleet.cli, "backend", [])
             let (serve, base) = try ServeTests.start(fleet.cli, [])
             defer { serve.killIfRunning() }
-            let items = (0..<60).map { APIHarness.notification(CLI.token(1000 + $0)) }.joined(separator: ",")
+            let items = (0..<60).map { APIHarness.notification(Tokens.hex(1000 + $0)) }.joined(separator: ",")
             let posted = try #require(
                 HTTPClient.request(
                     "POST", base + "/v1/notifications/batch",
@@ -178,7 +187,7 @@ extension WorkerFleet {
             #expect(
                 Fleet.waitUntil(10) { (try? fleet.log().filter { $0["status"] as? String == "accepted" }.count) == 60 })
             let tokens = Set(try fleet.log().compactMap { $0["token"] as? String })
-            #expect(tokens == Set((0..<60).map { CLI.token(1000 + $0) }))
+            #expect(tokens == Set((0..<60).map { Tokens.hex(1000 + $0) }))
             let first = try #require(
                 HTTPClient.request(
                     "GET", base + "/v1/notifications/\(ids[0])", headers: ["Authorization: Bearer \(key)"]))

@@ -71,7 +71,7 @@ extension WorkerFleet {
 
         /// `count` devices of `topic` (tokens from `first`) and a campaign to all of them; its id.
         static func campaign(_ cli: CLI, topic: String, count: Int, first: Int) throws -> String {
-            let tokens = (first..<(first + count)).map { CLI.token($0) }.joined(separator: "\n")
+            let tokens = (first..<(first + count)).map { Tokens.hex($0) }.joined(separator: "\n")
             let imported = try cli.run(["device", "import", "-", "--topic", topic], stdin: tokens)
             try #require(imported.status == 0, "\(imported.stderr)")
             let created = try cli.run("campaign", "create", "--all", "--topic", topic, "--payload", payload)

@@ -7,8 +7,8 @@ extension WorkerFleet {
     /// `apnsd device verify` through apns-mock: a silent push to each device; the 410 and 400 answers deactivate.
     @Suite struct VerifyTests {
         @Test func verifyDeactivatesDeadTokensAndCounts() throws {
-            let dead = CLI.token(3)
-            let bad = CLI.token(5)
+            let dead = Tokens.hex(3)
+            let bad = Tokens.hex(5)
             let fleet = try Fleet(
                 devices: 8, rate: 0, campaign: false,
                 scenario: Scenario(tokens: [

@@ -1,14 +1,15 @@
 import APNsMock
 import Foundation
+import TestSupport
 import Testing
 
 extension WorkerFleet {
     /// `apnsd log`'s filters, `--limit`, `--attempts` and `--follow`, and `device list --user`, on a log written by
     /// a real worker against apns-mock: a token answered 429 then 200, two answered 400 BadDeviceToken.
     @Suite struct WorkerLogTests {
-        static let retried = CLI.token(1, prefix: "c0de")
-        static let bad = [CLI.token(1, prefix: "bad0"), CLI.token(2, prefix: "bad0")]
-        static let fine = (1...4).map { CLI.token($0) }
+        static let retried = Tokens.hex(1, prefix: "c0de")
+        static let bad = [Tokens.hex(1, prefix: "bad0"), Tokens.hex(2, prefix: "bad0")]
+        static let fine = (1...4).map { Tokens.hex($0) }
         static let scenario = Scenario(tokenPrefixes: [
             "c0de": TokenBehaviour(failTimes: 1, failStatus: 429), "bad0": TokenBehaviour(respond: .badDeviceToken),
         ])
@@ -119,8 +120,8 @@ extension WorkerFleet {
         @Test func followPrintsWhatIsWrittenAfterItStartedAndEndsOnSIGTERM() throws {
             let fleet = try Fleet(devices: 0, rate: 0, campaign: false)
             defer { fleet.stop() }
-            let first = CLI.token(1)
-            let later = CLI.token(2)
+            let first = Tokens.hex(1)
+            let later = Tokens.hex(2)
             try #require(fleet.cli.run("send", first, "--payload", Fleet.payload).status == 0)
             let follower = try BackgroundWorker(cli: fleet.cli, arguments: ["log", "--follow", "--json"])
             defer { follower.killIfRunning() }
