@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Threads
 
-extension APIServe {
+extension WorkerFleet {
     /// `apnsd serve` under hostile or heavy clients: HTTPS end to end, a stalled client and a 1 GiB upload that do not
     /// stall anyone else (nor grow the server's memory), and SIGTERM under load losing no acknowledged enqueue.
     @Suite struct APIRobustnessTests {

@@ -4,8 +4,9 @@ import ProviderAuth
 import TestSupport
 import Testing
 
-/// The end-to-end suites that run `apnsd worker` processes at a few hundred requests a second: one at a time,
-/// so that they do not take each other's CPU (the machine has two cores).
+/// The end-to-end suites that run `apnsd worker` processes at a few hundred requests a second, kill them mid-campaign
+/// or load `apnsd serve` heavily: one at a time, so that they do not take each other's CPU (the machine has two
+/// cores). Suites that send a few notifications run beside them, off the pool (`.offThePool`).
 @Suite(.serialized) enum WorkerFleet {}
 
 /// A database with registered devices (and usually one campaign to all of them) and an in-process apns-mock
