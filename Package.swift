@@ -118,9 +118,8 @@ let package = Package(
         .testTarget(
             name: "APITests",
             dependencies: [
-                "TestSupport", "API", "APNs", "Events", "HTTPServer", "Logging", "Metrics", "ProviderAuth",
-                "QueueModel",
-                "Store", "Threads",
+                "TestSupport", "API", "APNs", "APNsMock", "Dispatcher", "Events", "HTTP2Transport", "HTTPServer",
+                "Logging", "Metrics", "ProviderAuth", "QueueModel", "Store", "Threads",
             ]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
         .testTarget(
