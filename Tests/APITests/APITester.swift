@@ -1,5 +1,6 @@
 import API
 import APNs
+import Channels
 import Events
 import Foundation
 import HTTPServer
@@ -32,15 +33,20 @@ final class APITester: Sendable {
 
     var database: String { folder.appendingPathComponent("apnsd.sqlite").path }
 
-    init(topicRoutes: TopicRoutes? = nil) async throws {
+    /// `defaultTopic`: `apns.topic`. `channels`: channel management on the tester's store, as serve builds it from
+    /// its credentials (none: the channel routes answer 503).
+    init(
+        topicRoutes: TopicRoutes? = nil, defaultTopic: String = APITester.topic,
+        channels: (@Sendable (Store) -> ChannelManager)? = nil
+    ) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let store = try await Store.open(at: folder.appendingPathComponent("apnsd.sqlite").path)
         let feed = await EventFeed.attached(to: store, pollInterval: .milliseconds(20))
         let api = API(
             store: store, events: feed, metrics: metrics,
-            settings: APISettings(defaultTopic: Self.topic, lease: .seconds(2), topicRoutes: topicRoutes),
-            readiness: { [("database", "ok")] })
+            settings: APISettings(defaultTopic: defaultTopic, lease: .seconds(2), topicRoutes: topicRoutes),
+            readiness: { [("database", "ok")] }, channels: channels?(store))
         self.store = store
         self.api = api
         server = try HTTPServer.start(
