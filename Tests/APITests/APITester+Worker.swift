@@ -13,18 +13,26 @@ extension APITester {
     final class Sending: Sendable {
         let server: MockServer
         let transport: TransportRegistry
+        private let ownsServer: Bool
         private let stopping = Locked(false)
         private let running: Task<Void, Never>
 
-        init(_ tester: APITester) throws {
+        /// The tester's own mock, unless `server` (trusted through `caFile`) is given: then stopping leaves it running.
+        init(_ tester: APITester, to given: (server: MockServer, caFile: String)? = nil) throws {
             let key = try SigningKey(contentsOfFile: Self.fixture("keys/AuthKey_TESTKEY001.p8"))
             let credential = try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")
-            let identity = try TLSIdentity.throwaway()
-            let caFile = try tester.write("ca.pem", identity.caCertificatePEM!)
-            // Token stats listed: tests count what one device got.
-            server = try MockServer(
-                configuration: MockConfiguration(
-                    identity: identity, verifier: JWTVerifier(key: key, credential: credential), statsTokens: true))
+            let caFile: String
+            if let given {
+                (server, caFile, ownsServer) = (given.server, given.caFile, false)
+            } else {
+                let identity = try TLSIdentity.throwaway()
+                caFile = try tester.write("ca.pem", identity.caCertificatePEM!)
+                // Token stats listed: tests count what one device got.
+                server = try MockServer(
+                    configuration: MockConfiguration(
+                        identity: identity, verifier: JWTVerifier(key: key, credential: credential), statsTokens: true))
+                ownsServer = true
+            }
             let url = "https://127.0.0.1:\(server.port)"
             transport = TransportRegistry(
                 configuration: TransportConfiguration(
@@ -48,12 +56,12 @@ extension APITester {
             running = Task { _ = try? await worker.run(untilIdle: false, shouldStop: { stopping.withLock { $0 } }) }
         }
 
-        /// Stops the worker as SIGTERM does, then the transport and the mock.
+        /// Stops the worker as SIGTERM does, then the transport and the mock it started.
         func stop() async {
             stopping.withLock { $0 = true }
             await running.value
             await transport.shutdown(deadline: .now + .seconds(2))
-            server.stop()
+            if ownsServer { server.stop() }
         }
 
         static func fixture(_ name: String) -> String {

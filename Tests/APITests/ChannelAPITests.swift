@@ -21,8 +21,10 @@ import Testing
         let identity: TLSIdentity
         /// Holds the mock's CA, which channel management trusts.
         let caFolder: URL
+        /// The worker, when started with one.
+        let sending: APITester.Sending?
 
-        static func start(withoutBroadcast: Set<String> = []) async throws -> Setup {
+        static func start(withoutBroadcast: Set<String> = [], worker: Bool = false) async throws -> Setup {
             let identity = try TLSIdentity.throwaway()
             let server = try mock(identity, withoutBroadcast: withoutBroadcast)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-ca-\(UUID().uuidString)")
@@ -39,7 +41,8 @@ import Testing
                     credentials: [ChannelCredential(name: "default", authentication: .token(tokens))],
                     routes: .only("default"))
             }
-            return Setup(api: api, server: server, identity: identity, caFolder: folder)
+            let sending = worker ? try APITester.Sending(api, to: (server, caFile)) : nil
+            return Setup(api: api, server: server, identity: identity, caFolder: folder, sending: sending)
         }
 
         static func mock(_ identity: TLSIdentity, withoutBroadcast: Set<String> = []) throws -> MockServer {
@@ -58,6 +61,7 @@ import Testing
         }
 
         func stop() async {
+            await sending?.stop()
             server.stop()
             await api.close()
             try? FileManager.default.removeItem(at: caFolder)
