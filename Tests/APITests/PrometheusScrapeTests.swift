@@ -2,25 +2,25 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A real Prometheus (Debian's `prometheus`, installed by scripts/setup) scrapes `apnsd serve`'s `/metrics` and
-/// stores its series. Skipped when the binary is missing, as the issue allows.
-@Suite(.offThePool) struct PrometheusScrapeTests {
+/// A real Prometheus (Debian's `prometheus`, installed by scripts/setup) scrapes the API's `/metrics` over its socket
+/// and stores its series. Skipped when the binary is missing, as the issue allows.
+@Suite struct PrometheusScrapeTests {
     static let prometheus = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    @Test(.enabled(if: prometheus != nil, "prometheus is not installed")) func aRealPrometheusScrapesServe() throws {
-        let cli = try CLI()
-        defer { cli.cleanUp() }
-        let api = try APIHarness(cli: cli)
-        defer { api.stop() }
-        let sent = try api.call(
+    @Test(.enabled(if: prometheus != nil, "prometheus is not installed")) func aRealPrometheusScrapesServe()
+        async throws
+    {
+        let api = try await APITester()
+        defer { Task { await api.close() } }
+        let sent = await api.call(
             "POST", "/v1/notifications", key: api.backend,
             json: #"{"user":"nobody","payload":{"aps":{"alert":"hi"}}}"#)
-        #expect(sent.status == 202, "\(sent.body)")
+        #expect(sent.status == 202, "\(sent.text)")
 
         let target = String(api.base.dropFirst("http://".count))
-        let config = try cli.write(
+        let config = try api.write(
             "prometheus.yml",
             """
             global:
@@ -35,10 +35,10 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.prometheus!)
         process.arguments = [
-            "--config.file=\(config)", "--storage.tsdb.path=\(cli.directory.appendingPathComponent("tsdb").path)",
+            "--config.file=\(config)", "--storage.tsdb.path=\(api.folder.appendingPathComponent("tsdb").path)",
             "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
         ]
-        let log = cli.directory.appendingPathComponent("prometheus.log")
+        let log = api.folder.appendingPathComponent("prometheus.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
@@ -52,13 +52,14 @@ import Testing
         let query =
             "http://127.0.0.1:\(port)/api/v1/query?query=apnsd_notifications_enqueued_total%7Bsource%3D%22notifications%22%7D"
         var answer = ""
-        let stored = Fleet.waitUntil(90, every: 0.5) {
-            answer = HTTPClient.request("GET", query)?.body ?? ""
+        let stored = await Poll.until(90, every: 0.5) {
+            answer = await HTTPClient.request("GET", query, headers: [])?.body ?? ""
             return answer.contains(#""job":"apnsd""#) && answer.contains(#","1"]"#)
         }
         let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(stored, "Prometheus never stored the series: \(answer)\n\(logText.suffix(2000))")
-        let targets = HTTPClient.request("GET", "http://127.0.0.1:\(port)/api/v1/targets")?.body ?? ""
+        let targets =
+            await HTTPClient.request("GET", "http://127.0.0.1:\(port)/api/v1/targets", headers: [])?.body ?? ""
         #expect(targets.contains(#""health":"up""#), "\(targets)")
     }
 }
