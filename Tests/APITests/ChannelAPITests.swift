@@ -24,16 +24,25 @@ import Testing
         /// The worker, when started with one.
         let sending: APITester.Sending?
 
-        static func start(withoutBroadcast: Set<String> = [], worker: Bool = false) async throws -> Setup {
+        /// `anyTopic`: the mock takes every bundle id (its team is not limited to the two apps).
+        static func start(
+            defaultTopic: String = ChannelAPITests.topic, withoutBroadcast: Set<String> = [], worker: Bool = false,
+            anyTopic: Bool = false
+        ) async throws -> Setup {
             let identity = try TLSIdentity.throwaway()
-            let server = try mock(identity, withoutBroadcast: withoutBroadcast)
+            let server =
+                anyTopic
+                ? try MockServer(
+                    configuration: MockConfiguration(
+                        identity: identity, verifier: JWTVerifier(key: try key(), credential: try credential())))
+                : try mock(identity, withoutBroadcast: withoutBroadcast)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-ca-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let caFile = folder.appendingPathComponent("ca.pem").path
             try identity.caCertificatePEM!.write(toFile: caFile, atomically: true, encoding: .utf8)
             let url = "https://127.0.0.1:\(server.port)"
             let tokens = ProviderTokenCache(key: try key(), credential: try credential())
-            let api = try await APITester(defaultTopic: ChannelAPITests.topic) { store in
+            let api = try await APITester(defaultTopic: defaultTopic) { store in
                 ChannelManager(
                     store: store,
                     client: ChannelClient(
