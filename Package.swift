@@ -129,7 +129,10 @@ let package = Package(
         .testTarget(name: "DocumentationTests"),
         .testTarget(
             name: "APITests",
-            dependencies: ["API", "Events", "HTTPServer", "Metrics", "ProviderAuth", "QueueModel", "Store"]),
+            dependencies: [
+                "TestSupport", "API", "APNs", "APNsMock", "Dispatcher", "Events", "HTTP2Transport", "HTTPServer",
+                "Logging", "Metrics", "ProviderAuth", "QueueModel", "Store", "Threads",
+            ]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
         .testTarget(
             name: "HTTP2TransportTests",

@@ -1,16 +1,17 @@
 import Foundation
 import QueueModel
+import TestSupport
 import Testing
 
 /// The device routes and the event feed, on a real store: registration (201/200), replacement, removal, a
 /// user's devices, listing with a cursor, and the events each deactivation writes.
 @Suite struct DeviceRouteTests {
-    private let t1 = APIHarness.token(1)
-    private let t2 = APIHarness.token(2)
-    private let t3 = APIHarness.token(3)
+    private let t1 = Tokens.hex(1)
+    private let t2 = Tokens.hex(2)
+    private let t3 = Tokens.hex(3)
 
     @Test func registerRefreshReplaceRemove() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app", [.send, .read])
         let created = await h.call(
             "PUT", "/v1/devices/\(t1)", #"{"user":"alice","environment":"development"}"#, key: key)
@@ -31,7 +32,7 @@ import Testing
         let removed = await h.call("DELETE", "/v1/devices/\(t3)", key: key)
         #expect(removed.status == 204 && removed.text.isEmpty)
         #expect(await h.call("GET", "/v1/devices/\(t3)", key: key).json["reason"] as? String == "Removed")
-        #expect(await h.call("DELETE", "/v1/devices/\(APIHarness.token(99))", key: key).status == 404)
+        #expect(await h.call("DELETE", "/v1/devices/\(Tokens.hex(99))", key: key).status == 404)
 
         let signedOut = await h.call("DELETE", "/v1/users/alice/devices", key: key)
         #expect(
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func aLongPollReturnsWhenAnEventIsWritten() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
         #expect(await h.call("PUT", "/v1/devices/\(t1)", "{}", key: key).status == 201)
         async let polled = h.call("GET", "/v1/events?wait=30", key: key)
@@ -66,7 +67,7 @@ import Testing
     }
 
     @Test func aStoppingServerAnswersItsLongPolls() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
         // The poll asks to wait 30 s; a stop must answer it well before (the bound is generous, not a timing).
         let answeredFirst = await withTaskGroup(of: Bool.self) { group in
@@ -89,16 +90,16 @@ import Testing
     }
 
     @Test func listingPagesByUserAndState() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
         for n in 1...5 {
             #expect(
                 await h.call(
-                    "PUT", "/v1/devices/\(APIHarness.token(n))", #"{"user":"\#(n % 2 == 0 ? "bob" : "carol")"}"#,
+                    "PUT", "/v1/devices/\(Tokens.hex(n))", #"{"user":"\#(n % 2 == 0 ? "bob" : "carol")"}"#,
                     key: key
                 ).status == 201)
         }
-        #expect(await h.call("DELETE", "/v1/devices/\(APIHarness.token(5))", key: key).status == 204)
+        #expect(await h.call("DELETE", "/v1/devices/\(Tokens.hex(5))", key: key).status == 204)
         var tokens: [String] = []
         var cursor: String?
         repeat {
@@ -107,11 +108,11 @@ import Testing
             tokens += (page.json["devices"] as? [[String: Any]] ?? []).compactMap { $0["token"] as? String }
             cursor = page.json["next"] as? String
         } while cursor != nil
-        #expect(tokens == (1...5).map(APIHarness.token))
+        #expect(tokens == (1...5).map { Tokens.hex($0) })
         let carol = await h.call("GET", "/v1/devices?user=carol&active=true", key: key)
         #expect(
             (carol.json["devices"] as? [[String: Any]])?.compactMap { $0["token"] as? String } == [
-                APIHarness.token(1), APIHarness.token(3),
+                Tokens.hex(1), Tokens.hex(3),
             ])
         #expect(await h.call("GET", "/v1/devices?active=maybe", key: key).errorField == "active")
         #expect(await h.call("GET", "/v1/devices?colour=red", key: key).errorField == "colour")
@@ -119,7 +120,7 @@ import Testing
     }
 
     @Test func invalidDeviceRequestsWriteNothing() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
         let cases: [(String, String, String?)] = [
             ("/v1/devices/xyz", "{}", "token"),
@@ -135,7 +136,7 @@ import Testing
             #expect(reply.status == 400 && reply.errorField == field, "\(path) \(body): \(reply.text)")
         }
         #expect(try await h.store.deviceCount(active: nil) == 0)
-        let readOnly = try await h.key("reader", [.read])
+        let readOnly = h.reader
         #expect(await h.call("PUT", "/v1/devices/\(t1)", "{}", key: readOnly).status == 403)
         #expect(await h.call("DELETE", "/v1/users/alice/devices", key: readOnly).status == 403)
         #expect(await h.call("GET", "/v1/events", key: nil).status == 401)
@@ -145,7 +146,7 @@ import Testing
     }
 
     @Test func aTokenOfSeveralTopicsNeedsTheTopic() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
         #expect(await h.call("PUT", "/v1/devices/\(t1)", "{}", key: key).status == 201)
         #expect(await h.call("PUT", "/v1/devices/\(t1)", #"{"topic":"com.example.other"}"#, key: key).status == 201)
@@ -162,14 +163,14 @@ import Testing
 /// Enqueues from many concurrent requests: grouped into shared transactions, each answered with its own id.
 @Suite struct ConcurrentEnqueueTests {
     @Test func concurrentPostsEachGetTheirOwnNotification() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
-        let replies = await withTaskGroup(of: APIHarness.Reply.self) { group in
+        let replies = await withTaskGroup(of: APITester.Reply.self) { group in
             for n in 0..<200 {
                 group.addTask {
                     await h.call(
                         "POST", "/v1/notifications",
-                        #"{"token":"\#(APIHarness.token(n))","payload":{"aps":{"alert":"\#(n)"}}}"#, key: key)
+                        #"{"token":"\#(Tokens.hex(n))","payload":{"aps":{"alert":"\#(n)"}}}"#, key: key)
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -179,12 +180,12 @@ import Testing
             "\(replies.first { $0.status != 202 }?.text ?? "")")
         #expect(Set(replies.compactMap { $0.json["id"] as? String }).count == 200)
         #expect(try await h.store.log(LogFilter(), after: nil, limit: 1000).count == 200)
-        let same = await withTaskGroup(of: APIHarness.Reply.self) { group in
+        let same = await withTaskGroup(of: APITester.Reply.self) { group in
             for _ in 0..<20 {
                 group.addTask {
                     await h.call(
                         "POST", "/v1/notifications", #"{"user":"u","payload":{"aps":{}}}"#, key: key,
-                        headers: [("Idempotency-Key", "once")])
+                        headers: ["Idempotency-Key: once"])
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -204,12 +205,12 @@ import Testing
 /// A database the API cannot use answers 503 with `Retry-After`, and the request is not half-done.
 @Suite struct UnavailableDatabaseTests {
     @Test func aClosedStoreIs503() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
         #expect(await h.call("GET", "/v1/campaigns", key: key).status == 200)
         await h.store.close()
         let reply = await h.call(
-            "POST", "/v1/notifications", #"{"token":"\#(APIHarness.token(1))","payload":{"aps":{}}}"#, key: key)
+            "POST", "/v1/notifications", #"{"token":"\#(Tokens.hex(1))","payload":{"aps":{}}}"#, key: key)
         #expect(
             reply.status == 503 && reply.errorCode == "database_unavailable" && reply.headers["Retry-After"] == "1",
             "\(reply.text)")

@@ -1,17 +1,18 @@
 import Foundation
 import QueueModel
+import TestSupport
 import Testing
 
 /// `PUT /v1/devices/{token}` with `kind` and `activityType`, `GET /v1/devices?kind=`, and campaigns whose audience
 /// is the activities of a type, on a real store.
 @Suite struct LiveActivityRouteTests {
-    private let t1 = APIHarness.token(1)
-    private let t2 = APIHarness.token(2)
-    private let t3 = APIHarness.token(3)
+    private let t1 = Tokens.hex(1)
+    private let t2 = Tokens.hex(2)
+    private let t3 = Tokens.hex(3)
     private static let update = #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#
 
     @Test func devicesAreRegisteredWithTheirKindsAndShown() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app", [.send, .read])
         let plain = await h.call("PUT", "/v1/devices/\(t1)", #"{"user":"alice"}"#, key: key)
         #expect(
@@ -26,10 +27,10 @@ import Testing
                 && update.json["activityType"] as? String == "DeliveryAttributes")
         let start = await h.call(
             "PUT", "/v1/devices/\(t3)",
-            #"{"topic":"\#(APIHarness.topic).push-type.liveactivity","kind":"pushToStart","activityType":"DeliveryAttributes"}"#,
+            #"{"topic":"\#(APITester.topic).push-type.liveactivity","kind":"pushToStart","activityType":"DeliveryAttributes"}"#,
             key: key)
         #expect(
-            start.status == 201 && start.json["topic"] as? String == APIHarness.topic,
+            start.status == 201 && start.json["topic"] as? String == APITester.topic,
             "stored under the bundle id: \(start.text)")
 
         let shown = await h.call("GET", "/v1/devices/\(t2)", key: key)
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func badKindsAre400sThatChangeNothing() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app", [.send, .read])
         let cases: [(String, String)] = [
             (#"{"kind":"widget"}"#, "kind"),
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func campaignsGoToTheActivitiesOfAType() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
         #expect(await h.call("PUT", "/v1/devices/\(t1)", #"{"user":"alice"}"#, key: key).status == 201)
         #expect(
@@ -115,7 +116,7 @@ import Testing
     }
 
     @Test func badActivityAudiencesAre400sThatCreateNothing() async throws {
-        let h = try await APIHarness()
+        let h = try await APITester()
         let key = try await h.key("app")
         let live = #""pushType":"liveactivity","payload":\#(Self.update)"#
         let cases: [(String, String)] = [

@@ -1,15 +1,16 @@
 import APNs
 import Foundation
+import TestSupport
 import Testing
 
 /// With `apns.credentials` listing every credential's topics, the enqueue routes refuse a topic no credential sends
 /// (400, field `topic`, nothing written), and take a topic with a push type's suffix as its app's.
 @Suite struct TopicRouteTests {
     @Test func aTopicNoCredentialSendsIsRefusedOnEveryEnqueueRoute() async throws {
-        let h = try await APIHarness(topicRoutes: TopicRoutes(byBundleID: [APIHarness.topic: "ios"], fallback: nil))
+        let h = try await APITester(topicRoutes: TopicRoutes(byBundleID: [APITester.topic: "ios"], fallback: nil))
         defer { Task { await h.close() } }
         let key = try await h.key("app", [.send, .read, .admin])
-        let token = APIHarness.token(1)
+        let token = Tokens.hex(1)
         let payload = #""payload":{"aps":{"alert":"hi"}}"#
         let refused = [
             ("/v1/notifications", #"{"token":"\#(token)","topic":"com.example.other",\#(payload)}"#),

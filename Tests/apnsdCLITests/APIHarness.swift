@@ -2,16 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-extension WorkerFleet {
-    /// The suites that drive `apnsd serve` through its API, one at a time and in the same serialized chain as the
-    /// other suites of real processes (WorkerFleet): each blocks its thread while it waits for curl and the
-    /// server, and on a 2-core machine two such chains at once would hold every thread of the cooperative pool
-    /// that the in-process async suites (HTTPServerTests, the dispatcher's) need, for minutes.
-    @Suite enum APIServe {}
-}
-
-typealias APIServe = WorkerFleet.APIServe
-
 /// A running `apnsd serve` for the API tests, with API keys of each kind and helpers to call it with them.
 final class APIHarness {
     let cli: CLI

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Threads
 
-extension APIServe {
+extension WorkerFleet {
     /// `apnsd serve` under hostile or heavy clients: HTTPS end to end, a stalled client and a 1 GiB upload that do not
     /// stall anyone else (nor grow the server's memory), and SIGTERM under load losing no acknowledged enqueue.
     @Suite struct APIRobustnessTests {
@@ -42,12 +42,12 @@ extension APIServe {
             let sent = HTTPClient.request(
                 "POST", base + "/v1/notifications",
                 headers: ["Authorization: Bearer \(key)", "Content-Type: application/json"],
-                body: APIHarness.notification(CLI.token(1), extra: #","topic":"com.example.app""#),
+                body: APIHarness.notification(Tokens.hex(1), extra: #","topic":"com.example.app""#),
                 curl: ["--cacert", cert])
             #expect(sent?.status == 202, "\(String(describing: sent))")
             let listed = HTTPClient.request(
                 "GET", base + "/v1/deliveries", headers: ["Authorization: Bearer \(key)"], curl: ["--cacert", cert])
-            #expect(listed?.status == 200 && listed?.body.contains(CLI.token(1)) == true)
+            #expect(listed?.status == 200 && listed?.body.contains(Tokens.hex(1)) == true)
             #expect(
                 HTTPClient.request("GET", base + "/healthz", headers: [])?.status == nil,
                 "an unknown CA is refused by curl")
@@ -67,7 +67,7 @@ extension APIServe {
             // Headers and half a body, then nothing.
             let stalled = try RawConnection(port: port)
             defer { stalled.close() }
-            let body = APIHarness.notification(CLI.token(1))
+            let body = APIHarness.notification(Tokens.hex(1))
             stalled.send(
                 Array(
                     "POST /v1/notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(api.backend)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(20))"
@@ -101,7 +101,7 @@ extension APIServe {
                     ? HTTPClient.request(
                         "POST", api.base + "/v1/notifications",
                         headers: ["Authorization: Bearer \(api.backend)", "Content-Type: application/json"],
-                        body: APIHarness.notification(CLI.token(100 + i)))
+                        body: APIHarness.notification(Tokens.hex(100 + i)))
                     : HTTPClient.request(
                         "GET", api.base + "/v1/deliveries?limit=5", headers: ["Authorization: Bearer \(api.reader)"])
                 statuses.append(response?.status ?? 0)
@@ -146,7 +146,7 @@ extension APIServe {
                             "POST", base + "/v1/notifications",
                             headers: [
                                 "Authorization: Bearer \(secret)", "Content-Type: application/json",
-                            ], body: APIHarness.notification(CLI.token(client * 1000 + i)))
+                            ], body: APIHarness.notification(Tokens.hex(client * 1000 + i)))
                         guard let response else {
                             refusedAfterStop.withLock { $0 = true }
                             return

@@ -16,48 +16,49 @@ import Testing
     func prepared() throws -> CLI {
         let cli = try CLI()
         try #require(cli.run("init").status == 0)
-        try #require(cli.run("device", "add", CLI.token(1), "--topic", Self.topic, "--user", "u1").status == 0)
+        try #require(cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic, "--user", "u1").status == 0)
         try #require(
-            cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#).status == 0)
+            cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#).status == 0)
         return cli
     }
 
     static let good = #"{"aps":{"alert":"hi"}}"#
     static let cases: [(String, [String], Int32)] = [
         ("malformed token", ["send", "abc", "--topic", topic, "--payload", good], 64),
-        ("non-hex token", ["send", "zz" + CLI.token(1).dropFirst(2), "--topic", topic, "--payload", good], 64),
+        ("non-hex token", ["send", "zz" + Tokens.hex(1).dropFirst(2), "--topic", topic, "--payload", good], 64),
         (
             "oversize payload",
             [
-                "send", CLI.token(1), "--topic", topic, "--payload",
+                "send", Tokens.hex(1), "--topic", topic, "--payload",
                 #"{"aps":{"alert":""# + String(repeating: "x", count: 4080) + #""}}"#,
             ], 64
         ),
-        ("bad JSON", ["send", CLI.token(1), "--topic", topic, "--payload", #"{"aps":"#], 64),
-        ("payload without aps", ["send", CLI.token(1), "--topic", topic, "--payload", #"{"alert":"x"}"#], 64),
-        ("bad priority", ["send", CLI.token(1), "--topic", topic, "--priority", "7", "--payload", good], 64),
-        ("bad push type", ["send", CLI.token(1), "--topic", topic, "--push-type", "banner", "--payload", good], 64),
+        ("bad JSON", ["send", Tokens.hex(1), "--topic", topic, "--payload", #"{"aps":"#], 64),
+        ("payload without aps", ["send", Tokens.hex(1), "--topic", topic, "--payload", #"{"alert":"x"}"#], 64),
+        ("bad priority", ["send", Tokens.hex(1), "--topic", topic, "--priority", "7", "--payload", good], 64),
+        ("bad push type", ["send", Tokens.hex(1), "--topic", topic, "--push-type", "banner", "--payload", good], 64),
         (
             "background at priority 10",
             [
-                "send", CLI.token(1), "--topic", topic, "--push-type", "background", "--priority", "10", "--payload",
+                "send", Tokens.hex(1), "--topic", topic, "--push-type", "background", "--priority", "10", "--payload",
                 #"{"aps":{"content-available":1}}"#,
             ], 64
         ),
         (
             "collapse id over 64 bytes",
             [
-                "send", CLI.token(1), "--topic", topic, "--collapse-id", String(repeating: "c", count: 65), "--payload",
+                "send", Tokens.hex(1), "--topic", topic, "--collapse-id", String(repeating: "c", count: 65),
+                "--payload",
                 good,
             ], 64
         ),
         (
-            "bad expiration", ["send", CLI.token(1), "--topic", topic, "--expiration", "tomorrow", "--payload", good],
+            "bad expiration", ["send", Tokens.hex(1), "--topic", topic, "--expiration", "tomorrow", "--payload", good],
             64
         ),
-        ("missing payload", ["send", CLI.token(1), "--topic", topic], 64),
-        ("no topic", ["send", CLI.token(1), "--payload", good], 64),
-        ("unknown option", ["send", CLI.token(1), "--topic", topic, "--payload", good, "--urgent"], 64),
+        ("missing payload", ["send", Tokens.hex(1), "--topic", topic], 64),
+        ("no topic", ["send", Tokens.hex(1), "--payload", good], 64),
+        ("unknown option", ["send", Tokens.hex(1), "--topic", topic, "--payload", good, "--urgent"], 64),
         ("two audiences", ["campaign", "create", "--all", "--user", "u1", "--topic", topic, "--payload", good], 64),
         ("no audience", ["campaign", "create", "--topic", topic, "--payload", good], 64),
         ("bad --at", ["campaign", "create", "--all", "--topic", topic, "--payload", good, "--at", "next week"], 64),
@@ -78,7 +79,7 @@ import Testing
         ("device add bad token", ["device", "add", "12345", "--topic", topic], 64),
         (
             "device add bad environment",
-            ["device", "add", CLI.token(2), "--topic", topic, "--environment", "staging"], 64
+            ["device", "add", Tokens.hex(2), "--topic", topic, "--environment", "staging"], 64
         ),
         ("unknown command", ["deliver"], 64),
         ("unknown subcommand", ["device", "remove"], 64),
@@ -112,7 +113,7 @@ import Testing
         let cli = try prepared()
         defer { cli.cleanUp() }
         let file = try cli.write(
-            "tokens.txt", (1...50).map { CLI.token($0) }.joined(separator: "\n") + "\nnot-a-token\n")
+            "tokens.txt", (1...50).map { Tokens.hex($0) }.joined(separator: "\n") + "\nnot-a-token\n")
         let before = try snapshot(cli)
         let result = try cli.run("campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", Self.good)
         #expect(result.status == 64)

@@ -189,6 +189,4 @@ struct CLI {
             .deletingLastPathComponent()
             .appendingPathComponent("Fixtures").appendingPathComponent(name).path
     }
-
-    static func token(_ index: Int, prefix: String = "a11c") -> String { prefix + String(format: "%060x", index) }
 }

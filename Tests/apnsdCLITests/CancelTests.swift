@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension WorkerFleet {
@@ -87,7 +88,7 @@ extension WorkerFleet {
         @Test func cancelASingleSendBeforeAnyWorkerRuns() throws {
             let fleet = try Fleet(devices: 0, rate: 100, campaign: false)
             defer { fleet.stop() }
-            let (kept, dropped) = (CLI.token(1, prefix: "5e4d"), CLI.token(2, prefix: "5e4d"))
+            let (kept, dropped) = (Tokens.hex(1, prefix: "5e4d"), Tokens.hex(2, prefix: "5e4d"))
             let first = try fleet.cli.run("send", dropped, "--payload", Fleet.payload)
             let second = try fleet.cli.run("send", kept, "--payload", Fleet.payload)
             try #require(first.status == 0 && second.status == 0, "\(first.stderr)\(second.stderr)")

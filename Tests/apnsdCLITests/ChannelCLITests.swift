@@ -269,7 +269,7 @@ import Testing
     }
 }
 
-extension WorkerFleet.SeveralTeamsTests {
+extension SeveralTeamsTests {
     /// Channels of each app go out with the app's credential, and so do broadcasts on them: a second team's key,
     /// and a certificate credential's client certificate (no JWT).
     @Test func channelsUseTheCredentialThatSendsTheirApp() throws {

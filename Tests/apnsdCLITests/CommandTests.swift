@@ -47,8 +47,8 @@ import Testing
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
         let lines = [
-            CLI.token(1) + ",alice", CLI.token(2) + ",bob,development", "# a comment", "", "xyz,carol",
-            CLI.token(3) + ",dave,staging", CLI.token(4).uppercased(),
+            Tokens.hex(1) + ",alice", Tokens.hex(2) + ",bob,development", "# a comment", "", "xyz,carol",
+            Tokens.hex(3) + ",dave,staging", Tokens.hex(4).uppercased(),
         ]
         let result = try cli.run(
             ["device", "import", "-", "--topic", Self.topic], stdin: lines.joined(separator: "\n"))
@@ -56,9 +56,9 @@ import Testing
         #expect(result.stderr.contains("-:5:") && result.stderr.contains("-:6:"))
         let devices = try cli.run("device", "list", "--json").lines.map(json)
         #expect(devices.count == 3)
-        let second = try #require(devices.first { $0["token"] as? String == CLI.token(2) })
+        let second = try #require(devices.first { $0["token"] as? String == Tokens.hex(2) })
         #expect(second["environment"] as? String == "development" && second["user"] as? String == "bob")
-        #expect(devices.contains { $0["token"] as? String == CLI.token(4) }, "tokens are lowercased")
+        #expect(devices.contains { $0["token"] as? String == Tokens.hex(4) }, "tokens are lowercased")
         #expect(devices.allSatisfy { ($0["active"] as? Bool) == true && $0["deactivatedAt"] is NSNull })
         let registered = try #require(devices.first?["registeredAt"] as? String)
         #expect(ISO8601DateFormatter().date(from: registered) != nil || registered.hasSuffix("Z"))
@@ -69,7 +69,7 @@ import Testing
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
         let sent = try cli.run(
-            "send", CLI.token(9), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#,
+            "send", Tokens.hex(9), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#,
             "--push-type", "alert", "--priority", "5", "--collapse-id", "order-1")
         #expect(sent.status == 0)
         let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -83,7 +83,7 @@ import Testing
             ])
         #expect(log[0]["campaign"] as? String == id, "ids are JSON strings: \(log[0])")
         #expect((log[0]["id"] as? String).flatMap { Int($0) } != nil, "a delivery's id is a JSON string: \(log[0])")
-        #expect(log[0]["status"] as? String == "pending" && log[0]["token"] as? String == CLI.token(9))
+        #expect(log[0]["status"] as? String == "pending" && log[0]["token"] as? String == Tokens.hex(9))
         let campaign = try json(try #require(cli.run("campaign", "show", id, "--json").lines.first))
         #expect(campaign["id"] as? String == id, "ids are JSON strings: \(campaign)")
         #expect(
@@ -95,7 +95,7 @@ import Testing
         let cli = try CLI()
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
-        let file = try cli.write("tokens.txt", (1...25).map { CLI.token($0) }.joined(separator: "\n") + "\n")
+        let file = try cli.write("tokens.txt", (1...25).map { Tokens.hex($0) }.joined(separator: "\n") + "\n")
         let created = try cli.run(
             "campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", #"{"aps":{"alert":"x"}}"#,
             "--at", "2099-01-01T00:00:00Z")

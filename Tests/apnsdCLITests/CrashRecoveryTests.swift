@@ -33,7 +33,7 @@ extension WorkerFleet {
                 "APNSD_WORKER_HEARTBEAT": "0.2", "APNSD_WORKER_LEASE": "1",
             ]) { $1 }
             try #require(cli.run("init").status == 0)
-            let tokens = (1...Self.devices).map { CLI.token($0) }.joined(separator: "\n")
+            let tokens = (1...Self.devices).map { Tokens.hex($0) }.joined(separator: "\n")
             try #require(cli.run(["device", "import", "-"], stdin: tokens).status == 0)
             try #require(
                 cli.run("campaign", "create", "--all", "--payload", #"{"aps":{"alert":"crash test"}}"#).status == 0)

@@ -10,26 +10,26 @@ import Testing
         try #require(cli.run("init").status == 0)
         for (n, user) in [(1, "alice"), (2, "alice"), (3, "bob")] {
             try #require(
-                cli.run("device", "add", CLI.token(n), "--topic", "com.example.app", "--user", user).status == 0)
+                cli.run("device", "add", Tokens.hex(n), "--topic", "com.example.app", "--user", user).status == 0)
         }
-        try #require(cli.run("device", "add", CLI.token(3), "--topic", "com.example.other").status == 0)
+        try #require(cli.run("device", "add", Tokens.hex(3), "--topic", "com.example.other").status == 0)
 
-        let removed = try cli.run("device", "remove", CLI.token(1))
+        let removed = try cli.run("device", "remove", Tokens.hex(1))
         #expect(
-            removed.status == 0 && removed.stdout == "removed \(CLI.token(1)) for com.example.app\n",
+            removed.status == 0 && removed.stdout == "removed \(Tokens.hex(1)) for com.example.app\n",
             "\(removed.stdout)\(removed.stderr)")
-        let again = try cli.run("device", "remove", CLI.token(1))
+        let again = try cli.run("device", "remove", Tokens.hex(1))
         #expect(again.status == 0 && again.stdout.contains("already inactive (Removed)"), "\(again.stdout)")
         // A token of two topics needs --topic; an unknown one is an error; both change nothing.
-        let ambiguous = try cli.run("device", "remove", CLI.token(3))
+        let ambiguous = try cli.run("device", "remove", Tokens.hex(3))
         #expect(ambiguous.status == 1 && ambiguous.stderr.contains("several topics"), "\(ambiguous.stderr)")
-        let unknown = try cli.run("device", "remove", CLI.token(9))
+        let unknown = try cli.run("device", "remove", Tokens.hex(9))
         #expect(
             unknown.status == 1 && unknown.stderr.hasPrefix("apnsd: error: no device with token"), "\(unknown.stderr)")
         #expect(try cli.run("device", "remove", "nothex").status == 64)
-        #expect(try cli.run("device", "remove", CLI.token(3), "--user", "bob").status == 64)
+        #expect(try cli.run("device", "remove", Tokens.hex(3), "--user", "bob").status == 64)
         #expect(
-            try cli.run("device", "remove", CLI.token(3), "--topic", "com.example.other").stdout.hasPrefix("removed "))
+            try cli.run("device", "remove", Tokens.hex(3), "--topic", "com.example.other").stdout.hasPrefix("removed "))
 
         let user = try cli.run("device", "remove", "--user", "alice")
         #expect(
@@ -38,19 +38,20 @@ import Testing
 
         // bob reinstalled: token 4 replaces token 3 and keeps his user.
         let replaced = try cli.run(
-            "device", "add", CLI.token(4), "--topic", "com.example.app", "--replaces", CLI.token(3))
+            "device", "add", Tokens.hex(4), "--topic", "com.example.app", "--replaces", Tokens.hex(3))
         #expect(
-            replaced.status == 0 && replaced.stdout.contains("deactivated \(CLI.token(3)) (Replaced)"),
+            replaced.status == 0 && replaced.stdout.contains("deactivated \(Tokens.hex(3)) (Replaced)"),
             "\(replaced.stdout)\(replaced.stderr)")
         #expect(
-            try cli.run("device", "add", CLI.token(4), "--topic", "com.example.app", "--replaces", CLI.token(4)).status
+            try cli.run("device", "add", Tokens.hex(4), "--topic", "com.example.app", "--replaces", Tokens.hex(4))
+                .status
                 == 64)
 
         let devices = try cli.run("device", "list", "--json").lines.map { try Fleet.json($0) }
         func state(_ n: Int, _ topic: String = "com.example.app") -> String? {
             guard
                 let device = devices.first(where: {
-                    $0["token"] as? String == CLI.token(n) && $0["topic"] as? String == topic
+                    $0["token"] as? String == Tokens.hex(n) && $0["topic"] as? String == topic
                 })
             else { return nil }
             return (device["active"] as? Bool) == true ? "active" : device["reason"] as? String
@@ -59,7 +60,7 @@ import Testing
             state(1) == "Removed" && state(2) == "Removed" && state(3) == "Replaced"
                 && state(3, "com.example.other") == "Removed")
         #expect(state(4) == "active")
-        #expect(devices.first { $0["token"] as? String == CLI.token(4) }?["user"] as? String == "bob")
+        #expect(devices.first { $0["token"] as? String == Tokens.hex(4) }?["user"] as? String == "bob")
     }
 }
 

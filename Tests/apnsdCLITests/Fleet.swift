@@ -4,8 +4,9 @@ import ProviderAuth
 import TestSupport
 import Testing
 
-/// The end-to-end suites that run `apnsd worker` processes at a few hundred requests a second: one at a time,
-/// so that they do not take each other's CPU (the machine has two cores).
+/// The end-to-end suites that run `apnsd worker` processes at a few hundred requests a second, kill them mid-campaign
+/// or load `apnsd serve` heavily: one at a time, so that they do not take each other's CPU (the machine has two
+/// cores). Suites that send a few notifications run beside them, off the pool (`.offThePool`).
 @Suite(.serialized) enum WorkerFleet {}
 
 /// A database with registered devices (and usually one campaign to all of them) and an in-process apns-mock
@@ -51,7 +52,7 @@ struct Fleet {
         do {
             try #require(cli.run("init").status == 0)
             if devices > 0 {
-                let tokens = (1...devices).map { CLI.token($0) }.joined(separator: "\n")
+                let tokens = (1...devices).map { Tokens.hex($0) }.joined(separator: "\n")
                 let imported = try cli.run(["device", "import", "-"], stdin: tokens)
                 try #require(imported.status == 0, "\(imported.stderr)")
             }
@@ -147,7 +148,7 @@ struct Fleet {
             sourceLocation: sourceLocation)
         let tokens = Set(log.compactMap { $0["token"] as? String })
         #expect(
-            tokens == Set((1...devices).map { CLI.token($0) }), "each device has exactly one row",
+            tokens == Set((1...devices).map { Tokens.hex($0) }), "each device has exactly one row",
             sourceLocation: sourceLocation)
         if let campaign {
             let shown = try show(campaign)

@@ -11,8 +11,8 @@ import Testing
     func prepared() throws -> CLI {
         let cli = try CLI()
         try #require(cli.run("init").status == 0)
-        try #require(cli.run("device", "add", CLI.token(1), "--topic", Self.topic, "--user", "u1").status == 0)
-        try #require(cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.good).status == 0)
+        try #require(cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic, "--user", "u1").status == 0)
+        try #require(cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.good).status == 0)
         return cli
     }
 
@@ -47,7 +47,7 @@ import Testing
         func arguments(_ cli: CLI) throws -> [String] {
             let t = HostileInputTests.topic
             let good = HostileInputTests.good
-            let token = CLI.token(1)
+            let token = Tokens.hex(1)
             func send(_ extra: [String], payload: String = good) -> [String] {
                 ["send", token, "--topic", t, "--payload", payload] + extra
             }
@@ -75,7 +75,7 @@ import Testing
             case .atWithoutZone:
                 return ["campaign", "create", "--all", "--topic", t, "--payload", good, "--at", "2026-12-01T09:00:00"]
             case .userTooLong:
-                return ["device", "add", CLI.token(2), "--topic", t, "--user", String(repeating: "u", count: 100_000)]
+                return ["device", "add", Tokens.hex(2), "--topic", t, "--user", String(repeating: "u", count: 100_000)]
             case .userWithEscape: return ["send", "--user", "u1\u{1b}[2J", "--topic", t, "--payload", good]
             case .userInCampaignWithNewline:
                 return ["campaign", "create", "--user", "u1\nu2", "--topic", t, "--payload", good]
@@ -115,10 +115,10 @@ import Testing
     @Test func importRefusesBadUserIdsLineByLineAndWritesNoneOfThem() throws {
         let cli = try prepared()
         defer { cli.cleanUp() }
-        var bytes = Array("\(CLI.token(10)),nul\u{0}byte\n".utf8)
-        bytes += Array("\(CLI.token(11)),bad".utf8) + [0xFF, 0xFE] + Array("utf8\n".utf8)
-        bytes += Array("\(CLI.token(12)),".utf8) + Array(repeating: UInt8(ascii: "u"), count: 100_000) + [0x0A]
-        bytes += Array("\(CLI.token(13)),fine\n".utf8)
+        var bytes = Array("\(Tokens.hex(10)),nul\u{0}byte\n".utf8)
+        bytes += Array("\(Tokens.hex(11)),bad".utf8) + [0xFF, 0xFE] + Array("utf8\n".utf8)
+        bytes += Array("\(Tokens.hex(12)),".utf8) + Array(repeating: UInt8(ascii: "u"), count: 100_000) + [0x0A]
+        bytes += Array("\(Tokens.hex(13)),fine\n".utf8)
         let file = cli.directory.appendingPathComponent("devices.csv")
         try Data(bytes).write(to: file)
         let result = try cli.run("device", "import", file.path, "--topic", Self.topic)
@@ -129,7 +129,7 @@ import Testing
         #expect(result.stderr.contains("longer than 1024 bytes"))
         let listed = try cli.run("device", "list", "--json").lines
         #expect(listed.count == 2, "the device from before and the one good line: \(listed)")
-        #expect(listed.contains { $0.contains(CLI.token(13)) && $0.contains(#""user":"fine""#) })
+        #expect(listed.contains { $0.contains(Tokens.hex(13)) && $0.contains(#""user":"fine""#) })
     }
 
     @Test func anEnvironmentProxyIsIgnoredUnlessAskedFor() throws {
@@ -173,7 +173,7 @@ import Testing
         switch kind {
         case "payload":
             outcome = try Spawn.apnsd(
-                cli, ["send", CLI.token(1), "--topic", Self.topic, "--payload", "@-"], stdinPath: big)
+                cli, ["send", Tokens.hex(1), "--topic", Self.topic, "--payload", "@-"], stdinPath: big)
             #expect(outcome.status == 64)
         case "key":
             outcome = try Spawn.apnsd(

@@ -21,7 +21,7 @@ import Testing
     func prepared() throws -> CLI {
         let cli = try CLI()
         try #require(cli.run("init").status == 0)
-        try #require(cli.run("device", "add", CLI.token(1), "--topic", Self.topic, "--user", "u1").status == 0)
+        try #require(cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic, "--user", "u1").status == 0)
         return cli
     }
 
@@ -32,7 +32,7 @@ import Testing
             (LiveActivityExamples.start, "10"), (LiveActivityExamples.update, "5"), (LiveActivityExamples.end, "10"),
         ] {
             let sent = try cli.run(
-                "send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--priority", priority,
+                "send", Tokens.hex(1), "--topic", Self.topic, "--push-type", "liveactivity", "--priority", priority,
                 "--payload", payload)
             #expect(sent.status == 0, "\(sent.stderr)")
             let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -68,7 +68,7 @@ import Testing
         ]
         if let priority = refusal.priority { options += ["--priority", String(priority)] }
         for command in [
-            ["send", CLI.token(1)], ["campaign", "create", "--all"], ["campaign", "create", "--user", "u1"],
+            ["send", Tokens.hex(1)], ["campaign", "create", "--all"], ["campaign", "create", "--user", "u1"],
         ] {
             let result = try cli.run(command + options)
             #expect(
@@ -88,7 +88,7 @@ import Testing
         let before = try written(cli)
         let file = try cli.write("end.json", #"{"aps":{"event":"end","timestamp":1765006000000}}"#)
         let result = try cli.run(
-            "send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--payload", "@" + file)
+            "send", Tokens.hex(1), "--topic", Self.topic, "--push-type", "liveactivity", "--payload", "@" + file)
         #expect(result.status == 64)
         #expect(
             result.stderr
@@ -96,7 +96,7 @@ import Testing
             "\(result.stderr)")
         #expect(try written(cli) == before)
         let piped = try cli.run(
-            ["send", CLI.token(1), "--topic", Self.topic, "--push-type", "liveactivity", "--payload", "@-"],
+            ["send", Tokens.hex(1), "--topic", Self.topic, "--push-type", "liveactivity", "--payload", "@-"],
             stdin: LiveActivityExamples.end)
         #expect(piped.status == 0, "\(piped.stderr)")
     }

@@ -15,18 +15,18 @@ import Testing
         let cli = try CLI()
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
-        #expect(try cli.run("device", "add", CLI.token(1), "--topic", Self.topic, "--user", "u1").status == 0)
+        #expect(try cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic, "--user", "u1").status == 0)
         let added = try cli.run(
-            "device", "add", CLI.token(2), "--topic", Self.topic, "--kind", "activity",
+            "device", "add", Tokens.hex(2), "--topic", Self.topic, "--kind", "activity",
             "--activity-type", "DeliveryAttributes", "--user", "u1")
         #expect(added.status == 0)
         #expect(
             added.stdout
-                == "registered \(CLI.token(2)) for \(Self.topic) (production, activity of DeliveryAttributes)\n")
+                == "registered \(Tokens.hex(2)) for \(Self.topic) (production, activity of DeliveryAttributes)\n")
         // The Live Activity topic is accepted and stored as the bundle id.
         #expect(
             try cli.run(
-                "device", "add", CLI.token(3), "--topic", Self.topic + ".push-type.liveactivity", "--kind",
+                "device", "add", Tokens.hex(3), "--topic", Self.topic + ".push-type.liveactivity", "--kind",
                 "pushToStart",
                 "--activity-type", "DeliveryAttributes"
             ).status == 0)
@@ -37,7 +37,7 @@ import Testing
         #expect(devices[1]["activityType"] as? String == "DeliveryAttributes")
         #expect(devices.allSatisfy { $0["topic"] as? String == Self.topic })
         let activities = try cli.run("device", "list", "--kind", "activity", "--json").lines.map(json)
-        #expect(activities.map { $0["token"] as? String } == [CLI.token(2)])
+        #expect(activities.map { $0["token"] as? String } == [Tokens.hex(2)])
         #expect(try cli.run("device", "list", "--kind", "device", "--user", "u1", "--json").lines.count == 1)
 
         let table = try cli.run("device", "list").lines
@@ -57,7 +57,7 @@ import Testing
         // Registering again with another kind updates the same device.
         #expect(
             try cli.run(
-                "device", "add", CLI.token(2), "--topic", Self.topic, "--kind", "pushToStart",
+                "device", "add", Tokens.hex(2), "--topic", Self.topic, "--kind", "pushToStart",
                 "--activity-type", "RideAttributes"
             ).status == 0)
         let again = try cli.run("device", "list", "--json").lines.map(json)
@@ -70,7 +70,7 @@ import Testing
         let cli = try CLI()
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
-        let lines = [CLI.token(1) + ",alice", CLI.token(2) + ",bob,development"].joined(separator: "\n")
+        let lines = [Tokens.hex(1) + ",alice", Tokens.hex(2) + ",bob,development"].joined(separator: "\n")
         let refused = try cli.run(
             ["device", "import", "-", "--topic", Self.topic, "--kind", "pushToStart"], stdin: lines)
         #expect(refused.status == 64 && refused.stderr.contains("needs an activity type"), "\(refused.stderr)")
@@ -101,7 +101,7 @@ import Testing
             (["--kind", "activity", "--activity-type", ""], "empty"),
         ]
         for (extra, message) in cases {
-            let result = try cli.run(["device", "add", CLI.token(1), "--topic", Self.topic] + extra)
+            let result = try cli.run(["device", "add", Tokens.hex(1), "--topic", Self.topic] + extra)
             #expect(result.status == 64, "\(extra)")
             #expect(result.stderr.contains(message), "\(extra): \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(extra): \(result.stderr)")

@@ -12,8 +12,8 @@ import Testing
     /// A database made by root (this process) with one device and one single send (campaign 1).
     func populated(_ cli: CLI) throws {
         try #require(cli.run("init").status == 0)
-        try #require(cli.run("device", "add", CLI.token(1), "--topic", Self.topic).status == 0)
-        try #require(cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "1\n")
+        try #require(cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic).status == 0)
+        try #require(cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "1\n")
     }
 
     /// The database's files: itself and whatever SQLite put next to it (-wal, -shm, -journal).
@@ -49,7 +49,7 @@ import Testing
             try #require(try files(of: cli.database) == ["apnsd.sqlite"])
 
             let log = try cli.runAsOtherUser("log", "--json")
-            #expect(log.status == 0 && log.lines.count == 1 && log.stdout.contains(CLI.token(1)), "\(log.stderr)")
+            #expect(log.status == 0 && log.lines.count == 1 && log.stdout.contains(Tokens.hex(1)), "\(log.stderr)")
             let campaigns = try cli.runAsOtherUser("campaign", "list", "--json")
             #expect(
                 campaigns.status == 0 && campaigns.lines.count == 1 && campaigns.stdout.contains(#""kind":"single""#),
@@ -58,14 +58,14 @@ import Testing
             #expect(campaign.status == 0 && campaign.stdout.hasPrefix("campaign 1 (single)"), "\(campaign.stderr)")
             let devices = try cli.runAsOtherUser("device", "list", "--json")
             #expect(
-                devices.status == 0 && devices.lines.count == 1 && devices.stdout.contains(CLI.token(1)),
+                devices.status == 0 && devices.lines.count == 1 && devices.stdout.contains(Tokens.hex(1)),
                 "\(devices.stderr)")
 
             expectReadOnlyRefusal(
-                try cli.runAsOtherUser("send", CLI.token(2), "--topic", Self.topic, "--payload", Self.payload),
+                try cli.runAsOtherUser("send", Tokens.hex(2), "--topic", Self.topic, "--payload", Self.payload),
                 cli.database)
             expectReadOnlyRefusal(
-                try cli.runAsOtherUser("device", "add", CLI.token(3), "--topic", Self.topic), cli.database)
+                try cli.runAsOtherUser("device", "add", Tokens.hex(3), "--topic", Self.topic), cli.database)
             expectReadOnlyRefusal(try cli.runAsOtherUser("campaign", "cancel", "1"), cli.database)
             #expect(
                 try Data(contentsOf: URL(fileURLWithPath: cli.database)) == before,
@@ -83,7 +83,7 @@ import Testing
         let held = try HeldConnection(database: cli.database)
         defer { held.close() }
         // A second send while the connection is held stays in the -wal, which (like -shm) has the file's mode.
-        try #require(cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n")
+        try #require(cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n")
         try #require(try files(of: cli.database) == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
         // Readable, not writable, by others: the three files are created 0640 (DatabaseFile).
         for file in try files(of: cli.database) {
@@ -95,7 +95,8 @@ import Testing
         let log = try cli.runAsOtherUser("log", "--campaign", "2", "--json")
         #expect(log.status == 0 && log.lines.count == 1, "\(log.stderr)")
         expectReadOnlyRefusal(
-            try cli.runAsOtherUser("send", CLI.token(2), "--topic", Self.topic, "--payload", Self.payload), cli.database
+            try cli.runAsOtherUser("send", Tokens.hex(2), "--topic", Self.topic, "--payload", Self.payload),
+            cli.database
         )
     }
 
@@ -106,14 +107,15 @@ import Testing
         try populated(cli)
         let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
         // 0640: nobody may not even read it (it holds device tokens and user ids)…
-        let send = try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload)
+        let send = try cli.runAsOtherUser("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload)
         #expect(send.status == 1 && errorLines(send).count == 1, "\(send.stderr)")
         let list = try cli.runAsOtherUser("campaign", "list")
         #expect(list.status == 1 && errorLines(list).count == 1 && list.stdout.isEmpty, "\(list.stderr)")
         // …while a member of the file's group (root's: 0) reads it, and may not write.
         #expect(try cli.runAsOtherUser("campaign", "list", groups: [0]).status == 0)
         expectReadOnlyRefusal(
-            try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload, groups: [0]),
+            try cli.runAsOtherUser(
+                "send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload, groups: [0]),
             cli.database)
         #expect(try Data(contentsOf: URL(fileURLWithPath: cli.database)) == before)
     }
@@ -138,7 +140,7 @@ import Testing
         let held = try HeldConnection(database: cli.database)
         defer { held.close() }
         try #require(
-            await cli.runAsync("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
+            await cli.runAsync("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
         let names = try files(of: cli.database)
         try #require(names == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
         let expected = 0o640 & ~(try Self.umask())
@@ -181,17 +183,17 @@ import Testing
 
         let member = [group.id]
         #expect(
-            try cli.runAsOtherUser("device", "add", CLI.token(1), "--topic", Self.topic, groups: member).status == 0)
+            try cli.runAsOtherUser("device", "add", Tokens.hex(1), "--topic", Self.topic, groups: member).status == 0)
         let sent = try cli.runAsOtherUser(
-            "send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload, groups: member)
+            "send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload, groups: member)
         #expect(sent.status == 0 && sent.stdout == "1\n", "\(sent.stderr)")
         #expect(try cli.runAsOtherUser("log", "--json", groups: member).lines.count == 1)
         #expect(try cli.run("log", "--json").lines.count == 1, "root sees the member's send")
         #expect(
-            try cli.run("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n",
+            try cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n",
             "and can still write")
 
-        let outsider = try cli.runAsOtherUser("send", CLI.token(1), "--topic", Self.topic, "--payload", Self.payload)
+        let outsider = try cli.runAsOtherUser("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload)
         #expect(
             outsider.status == 1 && errorLines(outsider).count == 1 && outsider.stderr.contains("permission denied"),
             "\(outsider.stderr)")

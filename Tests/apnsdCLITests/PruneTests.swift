@@ -37,12 +37,12 @@ extension WorkerFleet {
             let payload = #"{"aps":{"alert":"hi"}}"#
             let cancelled = try #require(
                 Int(
-                    try fleet.cli.run("send", CLI.token(1), "--payload", payload).stdout
+                    try fleet.cli.run("send", Tokens.hex(1), "--payload", payload).stdout
                         .trimmingCharacters(in: .whitespacesAndNewlines)))
             try #require(try fleet.cli.run("cancel", String(cancelled)).status == 0)
             let running = try #require(
                 Int(
-                    try fleet.cli.run("send", CLI.token(2), "--payload", payload).stdout
+                    try fleet.cli.run("send", Tokens.hex(2), "--payload", payload).stdout
                         .trimmingCharacters(in: .whitespacesAndNewlines)))
             // Everything happened 40 days ago; devices 1–10 were last registered 100 days ago, 11–15 were deactivated
             // 100 days ago, 16–40 are fresh.
@@ -175,7 +175,7 @@ extension WorkerFleet {
         let cli = try CLI()
         defer { cli.cleanUp() }
         try #require(try cli.run("init").status == 0)
-        try #require(try cli.run("device", "add", CLI.token(1), "--topic", "com.example.app").status == 0)
+        try #require(try cli.run("device", "add", Tokens.hex(1), "--topic", "com.example.app").status == 0)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         // The file as an older apnsd made it (no incremental vacuum), and a worker that heartbeats.
         try WorkerFleet.PruneTests.write(

@@ -29,8 +29,16 @@ import Threads
         let cli = try CLI()
         defer { cli.cleanUp() }
         try #require(cli.run("init").status == 0)
+        let secret = try APIHarness.createKey(cli, "backend", [])
         let (serve, base) = try Self.start(cli, ["--no-worker"])
         defer { serve.killIfRunning() }
+
+        // A key, good or mangled, is never written to the log.
+        for authorization in ["Bearer " + secret, "bearer " + secret + "x"] {
+            let answer = HTTPClient.request(
+                "GET", base + "/v1/deliveries", headers: ["Authorization: \(authorization)"])
+            #expect(answer?.status == (authorization.hasSuffix("x") ? 401 : 200), "\(answer?.body ?? "no answer")")
+        }
 
         let health = try #require(HTTPClient.request("GET", base + "/healthz"))
         #expect(health.status == 200 && health.headers["content-type"] == "application/json")
@@ -73,6 +81,7 @@ import Threads
         #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0, "\(serve.log)")
         #expect(answered.withLock { $0 }.allSatisfy { $0 == 200 })
         #expect(serve.output.split(separator: "\n").count == 1, "only the listening line on stdout: \(serve.output)")
+        #expect(!serve.log.contains(secret), "a secret in the server's log")
     }
 
     @Test func aBadListenAddressIsOneLine() throws {
@@ -100,104 +109,102 @@ import Threads
     }
 }
 
-extension WorkerFleet {
-    /// `apnsd serve` with its worker delivers a queued single send and stops on SIGTERM.
-    @Suite struct ServeWorkerTests {
-        @Test func serveDeliversASingleSendAndExitsOnSIGTERM() throws {
-            let fleet = try Fleet(devices: 1, rate: 100, campaign: false)
-            defer { fleet.stop() }
-            let sent = try fleet.cli.run("send", CLI.token(1), "--payload", Fleet.payload)
-            try #require(sent.status == 0, "\(sent.stderr)")
-            let (serve, base) = try ServeTests.start(fleet.cli, [])
-            defer { serve.killIfRunning() }
-            #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(serve.log.suffix(2000))")
-            let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
-            #expect(ready.status == 200, "\(ready.body)")
-            #expect(
-                try ServeTests.json(ready.body)["checks"] as? [String: String]
-                    == ["database": "ok", "worker": "ok", "apns": "ok", "credentials": "ok"], "\(ready.body)")
-            #expect(
-                try ServeTests.json(ready.body)["credentials"] as? [String: [String: String]] == [
-                    "default": ["status": "ok"]
-                ],
-                "\(ready.body)")
-            #expect(Fleet.waitUntil(10) { (try? fleet.log().first?["status"] as? String) == "accepted" }, "recorded")
+/// `apnsd serve` with its worker delivers a queued single send and stops on SIGTERM.
+@Suite(.offThePool) struct ServeWorkerTests {
+    @Test func serveDeliversASingleSendAndExitsOnSIGTERM() throws {
+        let fleet = try Fleet(devices: 1, rate: 100, campaign: false)
+        defer { fleet.stop() }
+        let sent = try fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload)
+        try #require(sent.status == 0, "\(sent.stderr)")
+        let (serve, base) = try ServeTests.start(fleet.cli, [])
+        defer { serve.killIfRunning() }
+        #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(serve.log.suffix(2000))")
+        let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
+        #expect(ready.status == 200, "\(ready.body)")
+        #expect(
+            try ServeTests.json(ready.body)["checks"] as? [String: String]
+                == ["database": "ok", "worker": "ok", "apns": "ok", "credentials": "ok"], "\(ready.body)")
+        #expect(
+            try ServeTests.json(ready.body)["credentials"] as? [String: [String: String]] == [
+                "default": ["status": "ok"]
+            ],
+            "\(ready.body)")
+        #expect(Fleet.waitUntil(10) { (try? fleet.log().first?["status"] as? String) == "accepted" }, "recorded")
 
-            // Another process's send while serve runs: seen through the store's change count, and counted.
-            let again = try fleet.cli.run("send", CLI.token(1), "--payload", Fleet.payload)
-            try #require(again.status == 0, "\(again.stderr)")
-            #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(serve.log.suffix(2000))")
-            let scraped = Locked([String: Double]())
-            #expect(
-                Fleet.waitUntil(10) {
-                    let values = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
-                    scraped.withLock { $0 = values }
-                    return values[#"apnsd_deliveries_total{status="accepted",reason="none"}"#] == 2
-                }, "\(scraped.withLock { $0 })")
-            let metrics = scraped.withLock { $0 }
-            #expect(metrics[#"apnsd_apns_requests_total{environment="production",status="200"}"#] == 2)
-            #expect(metrics["apnsd_apns_request_duration_seconds_count"] == 2)
-            #expect(metrics["apnsd_provider_tokens_minted_total"] == 1)
-            #expect((metrics[#"apnsd_connections_open{environment="production"}"#] ?? 0) >= 1)
-            #expect(
-                metrics[#"apnsd_queue_pending{class="single"}"#] == 0
-                    && metrics[#"apnsd_queue_pending{class="bulk"}"#] == 0)
-            #expect(metrics["apnsd_queue_oldest_due_age_seconds"] == 0)
-            #expect(
-                metrics[#"apnsd_devices{state="active"}"#] == 1 && metrics[#"apnsd_devices{state="inactive"}"#] == 0)
+        // Another process's send while serve runs: seen through the store's change count, and counted.
+        let again = try fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload)
+        try #require(again.status == 0, "\(again.stderr)")
+        #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(serve.log.suffix(2000))")
+        let scraped = Locked([String: Double]())
+        #expect(
+            Fleet.waitUntil(10) {
+                let values = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
+                scraped.withLock { $0 = values }
+                return values[#"apnsd_deliveries_total{status="accepted",reason="none"}"#] == 2
+            }, "\(scraped.withLock { $0 })")
+        let metrics = scraped.withLock { $0 }
+        #expect(metrics[#"apnsd_apns_requests_total{environment="production",status="200"}"#] == 2)
+        #expect(metrics["apnsd_apns_request_duration_seconds_count"] == 2)
+        #expect(metrics["apnsd_provider_tokens_minted_total"] == 1)
+        #expect((metrics[#"apnsd_connections_open{environment="production"}"#] ?? 0) >= 1)
+        #expect(
+            metrics[#"apnsd_queue_pending{class="single"}"#] == 0
+                && metrics[#"apnsd_queue_pending{class="bulk"}"#] == 0)
+        #expect(metrics["apnsd_queue_oldest_due_age_seconds"] == 0)
+        #expect(
+            metrics[#"apnsd_devices{state="active"}"#] == 1 && metrics[#"apnsd_devices{state="inactive"}"#] == 0)
 
-            #expect(serve.terminate(within: 20) != nil, "no exit on SIGTERM; log: \(serve.log.suffix(2000))")
-            #expect(
-                serve.process.terminationReason == .exit && serve.process.terminationStatus == 0,
-                "\(serve.log.suffix(2000))")
-            #expect(try fleet.workers().isEmpty, "the worker unregistered")
-            #expect(fleet.accepted == 2)
-        }
+        #expect(serve.terminate(within: 20) != nil, "no exit on SIGTERM; log: \(serve.log.suffix(2000))")
+        #expect(
+            serve.process.terminationReason == .exit && serve.process.terminationStatus == 0,
+            "\(serve.log.suffix(2000))")
+        #expect(try fleet.workers().isEmpty, "the worker unregistered")
+        #expect(fleet.accepted == 2)
+    }
 
-        /// A batch large enough to be stored as one deferred row: every notification reaches the simulator, each
-        /// under its own id, and the queue gauge returns to zero.
-        @Test func serveDeliversALargeBatchStoredAsOneRow() throws {
-            let fleet = try Fleet(devices: 0, rate: 0, campaign: false)
-            defer { fleet.stop() }
-            let key = try APIHarness.createKey(fleet.cli, "backend", [])
-            let (serve, base) = try ServeTests.start(fleet.cli, [])
-            defer { serve.killIfRunning() }
-            let items = (0..<60).map { APIHarness.notification(CLI.token(1000 + $0)) }.joined(separator: ",")
-            let posted = try #require(
-                HTTPClient.request(
-                    "POST", base + "/v1/notifications/batch",
-                    headers: [
-                        "Authorization: Bearer \(key)", "Content-Type: application/json",
-                    ], body: #"{"notifications":[\#(items)]}"#))
-            #expect(posted.status == 202, "\(posted.body)")
-            let ids = try #require(try ServeTests.json(posted.body)["ids"] as? [String], "\(posted.body)")
-            #expect(ids.count == 60 && Set(ids).count == 60)
-            #expect(
-                Fleet.waitUntil(30, every: 0.02) { fleet.accepted >= 60 },
-                "\(fleet.accepted) accepted; \(serve.log.suffix(2000))")
-            #expect(
-                Fleet.waitUntil(10) { (try? fleet.log().filter { $0["status"] as? String == "accepted" }.count) == 60 })
-            let tokens = Set(try fleet.log().compactMap { $0["token"] as? String })
-            #expect(tokens == Set((0..<60).map { CLI.token(1000 + $0) }))
-            let first = try #require(
-                HTTPClient.request(
-                    "GET", base + "/v1/notifications/\(ids[0])", headers: ["Authorization: Bearer \(key)"]))
-            #expect(try ServeTests.json(first.body)["status"] as? String == "completed", "\(first.body)")
-            let metrics = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
-            #expect(metrics[#"apnsd_queue_pending{class="single"}"#] == 0, "\(metrics)")
-            #expect(fleet.accepted == 60)
-        }
+    /// A batch large enough to be stored as one deferred row: every notification reaches the simulator, each
+    /// under its own id, and the queue gauge returns to zero.
+    @Test func serveDeliversALargeBatchStoredAsOneRow() throws {
+        let fleet = try Fleet(devices: 0, rate: 0, campaign: false)
+        defer { fleet.stop() }
+        let key = try APIHarness.createKey(fleet.cli, "backend", [])
+        let (serve, base) = try ServeTests.start(fleet.cli, [])
+        defer { serve.killIfRunning() }
+        let items = (0..<60).map { APIHarness.notification(Tokens.hex(1000 + $0)) }.joined(separator: ",")
+        let posted = try #require(
+            HTTPClient.request(
+                "POST", base + "/v1/notifications/batch",
+                headers: [
+                    "Authorization: Bearer \(key)", "Content-Type: application/json",
+                ], body: #"{"notifications":[\#(items)]}"#))
+        #expect(posted.status == 202, "\(posted.body)")
+        let ids = try #require(try ServeTests.json(posted.body)["ids"] as? [String], "\(posted.body)")
+        #expect(ids.count == 60 && Set(ids).count == 60)
+        #expect(
+            Fleet.waitUntil(30, every: 0.02) { fleet.accepted >= 60 },
+            "\(fleet.accepted) accepted; \(serve.log.suffix(2000))")
+        #expect(
+            Fleet.waitUntil(10) { (try? fleet.log().filter { $0["status"] as? String == "accepted" }.count) == 60 })
+        let tokens = Set(try fleet.log().compactMap { $0["token"] as? String })
+        #expect(tokens == Set((0..<60).map { Tokens.hex(1000 + $0) }))
+        let first = try #require(
+            HTTPClient.request(
+                "GET", base + "/v1/notifications/\(ids[0])", headers: ["Authorization: Bearer \(key)"]))
+        #expect(try ServeTests.json(first.body)["status"] as? String == "completed", "\(first.body)")
+        let metrics = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
+        #expect(metrics[#"apnsd_queue_pending{class="single"}"#] == 0, "\(metrics)")
+        #expect(fleet.accepted == 60)
+    }
 
-        /// Each sample line of a Prometheus text exposition: series (name and labels) to value.
-        static func samples(_ text: String) -> [String: Double] {
-            var values: [String: Double] = [:]
-            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-                guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
-                    continue
-                }
-                values[String(line[..<space])] = value
+    /// Each sample line of a Prometheus text exposition: series (name and labels) to value.
+    static func samples(_ text: String) -> [String: Double] {
+        var values: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                continue
             }
-            return values
+            values[String(line[..<space])] = value
         }
+        return values
     }
 }

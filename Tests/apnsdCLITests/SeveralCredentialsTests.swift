@@ -24,7 +24,7 @@ import Testing
         let cli = try Self.configured()
         defer { cli.cleanUp() }
         for command in [
-            ["send", CLI.token(1), "--topic", "com.example.other", "--payload", Self.good],
+            ["send", Tokens.hex(1), "--topic", "com.example.other", "--payload", Self.good],
             ["campaign", "create", "--all", "--topic", "com.example.other", "--payload", Self.good],
         ] {
             let refused = try cli.run(command)
@@ -37,7 +37,7 @@ import Testing
         #expect(try cli.run("campaign", "list", "--kind", "single", "--json").lines.isEmpty)
         #expect(try cli.run("campaign", "list", "--json").lines.isEmpty)
         let voip = try cli.run(
-            "send", CLI.token(1), "--topic", "com.example.app", "--push-type", "voip", "--payload", Self.good)
+            "send", Tokens.hex(1), "--topic", "com.example.app", "--push-type", "voip", "--payload", Self.good)
         #expect(voip.status == 0, "\(voip.stderr)")
     }
 

@@ -1,25 +1,25 @@
 /// Live Activity pushes for the CLI and API tests: a valid start, update and end (README, "Live Activities"), and
 /// invalid variants, each with the field an API refusal names and a part of the one line that explains it.
-enum LiveActivityExamples {
-    static let start =
+public enum LiveActivityExamples {
+    public static let start =
         #"{"aps":{"event":"start","timestamp":1765000000,"content-state":{"score":"0-0","minute":0},"attributes-type":"MatchAttributes","attributes":{"home":"Lyon","away":"Nantes"},"alert":{"title":"Kick-off","body":"Lyon v Nantes"},"input-push-token":1}}"#
-    static let update =
+    public static let update =
         #"{"aps":{"event":"update","timestamp":1765000600,"content-state":{"score":"1-0","minute":10},"stale-date":1765004200,"alert":{"title":"Goal","body":"Lyon 1-0"}}}"#
-    static let end =
+    public static let end =
         #"{"aps":{"event":"end","timestamp":1765006000,"content-state":{"score":"2-1","minute":90},"dismissal-date":1765009600}}"#
 
-    struct Refusal: Sendable {
-        var name: String
-        var payload: String
-        var priority: Int? = nil
-        var topic: String? = nil
+    public struct Refusal: Sendable {
+        public var name: String
+        public var payload: String
+        public var priority: Int? = nil
+        public var topic: String? = nil
         /// The API's `error.field`.
-        var field = "payload"
+        public var field = "payload"
         /// A part of the message (the CLI's stderr line, the API's `error.message`).
-        var says: String
+        public var says: String
     }
 
-    static let refusals: [Refusal] = [
+    public static let refusals: [Refusal] = [
         Refusal(
             name: "no event", payload: #"{"aps":{"timestamp":1765000600,"content-state":{}}}"#,
             says: "aps.event is required for a liveactivity push"),

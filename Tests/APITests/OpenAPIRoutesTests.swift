@@ -1,10 +1,9 @@
 import API
 import Foundation
-import TestSupport
 import Testing
 
 /// `GET /openapi.json` documents exactly the routes the router serves: every method and template on both sides.
-@Suite(.offThePool) struct OpenAPIRoutesTests {
+@Suite struct OpenAPIRoutesTests {
     /// "METHOD /template" for every operation of an OpenAPI document's `paths`.
     static func operations(_ document: [String: Any]) throws -> Set<String> {
         let paths = try #require(document["paths"] as? [String: [String: Any]], "no paths")
@@ -13,18 +12,15 @@ import Testing
             paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } })
     }
 
-    @Test func everyRouteIsDocumentedAndEveryDocumentedRouteIsServed() throws {
-        let cli = try CLI()
-        defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
-        let (serve, base) = try ServeTests.start(cli, ["--no-worker"])
-        defer { serve.killIfRunning() }
+    @Test func everyRouteIsDocumentedAndEveryDocumentedRouteIsServed() async throws {
+        let h = try await APITester()
+        defer { Task { await h.close() } }
 
-        let answer = try #require(HTTPClient.request("GET", base + "/openapi.json"))
+        let answer = await h.call("GET", "/openapi.json", key: nil)
         #expect(
             answer.status == 200 && answer.headers["content-type"] == "application/json",
             "\(answer.status) \(answer.headers)")
-        let document = try ServeTests.json(answer.body)
+        let document = try APITester.object(answer)
         #expect(document["openapi"] as? String == "3.1.0")
         let documented = try Self.operations(document)
 

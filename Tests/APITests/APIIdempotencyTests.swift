@@ -1,0 +1,133 @@
+import Foundation
+import QueueModel
+import TestSupport
+import Testing
+
+/// `Idempotency-Key` over a real socket: a replay answers the first response and enqueues nothing, another
+/// body is 422, keys are scoped to the API key, and concurrent duplicates enqueue once.
+@Suite struct APIIdempotencyTests {
+    @Test func replaysConflictsAndScopes() async throws {
+        let api = try await APITester()
+        defer { Task { await api.close() } }
+        let body = APITester.notification(Tokens.hex(1))
+
+        let first = await api.call(
+            "POST", "/v1/notifications", key: api.backend, json: body, headers: ["Idempotency-Key: order-17"])
+        #expect(first.status == 202 && first.headers["idempotent-replayed"] == nil, "\(first.text)")
+        let id = try #require(try APITester.object(first)["id"] as? String)
+        let written = try await api.written()
+
+        let replay = await api.call(
+            "POST", "/v1/notifications", key: api.backend, json: body, headers: ["Idempotency-Key: order-17"])
+        #expect(
+            replay.status == 200 && replay.headers["idempotent-replayed"] == "true",
+            "\(replay.status) \(replay.headers)")
+        #expect(
+            try APITester.object(replay)["id"] as? String == id
+                && (try APITester.object(replay))["deliveries"] as? Int == 1)
+        #expect(try await api.written() == written, "a replay enqueued something")
+
+        let other = await api.call(
+            "POST", "/v1/notifications", key: api.backend, json: APITester.notification(Tokens.hex(2)),
+            headers: ["Idempotency-Key: order-17"])
+        #expect(
+            try other.status == 422 && (try APITester.error(other))["code"] as? String == "idempotency_key_reused",
+            "\(other.text)")
+        #expect(try await api.written() == written, "a 422 enqueued something")
+
+        // The same key from another API key is its own request.
+        let elsewhere = await api.call(
+            "POST", "/v1/notifications", key: api.sender, json: body, headers: ["Idempotency-Key: order-17"])
+        #expect(elsewhere.status == 202 && elsewhere.headers["idempotent-replayed"] == nil, "\(elsewhere.text)")
+        let elsewhereID = try APITester.object(elsewhere)["id"] as? String
+        #expect(elsewhereID != nil && elsewhereID != id)
+        let elsewhereAgain = await api.call(
+            "POST", "/v1/notifications", key: api.sender, json: body, headers: ["Idempotency-Key: order-17"])
+        #expect(
+            try elsewhereAgain.status == 200
+                && (try APITester.object(elsewhereAgain))["id"] as? String == elsewhereID)
+
+        let longest = String(repeating: "k", count: 255)
+        #expect(
+            await api.call(
+                "POST", "/v1/notifications", key: api.backend, json: body, headers: ["Idempotency-Key: \(longest)"]
+            ).status == 202)
+        #expect(
+            await api.call(
+                "POST", "/v1/notifications", key: api.backend, json: body, headers: ["Idempotency-Key: \(longest)"]
+            ).status == 200)
+        let spaced = await api.call(
+            "POST", "/v1/notifications", key: api.backend, json: body, headers: ["Idempotency-Key: two words"])
+        #expect(try spaced.status == 400 && APITester.error(spaced)["field"] as? String == "Idempotency-Key")
+
+        // Batches and campaigns replay the same way (a campaign's replay is 200, not 201).
+        let batchBody =
+            #"{"notifications":[\#(APITester.notification(Tokens.hex(3))),\#(APITester.notification(Tokens.hex(4)))]}"#
+        let batch = await api.call(
+            "POST", "/v1/notifications/batch", key: api.backend, json: batchBody,
+            headers: ["Idempotency-Key: batch-1"])
+        #expect(batch.status == 202)
+        let batchAgain = await api.call(
+            "POST", "/v1/notifications/batch", key: api.backend, json: batchBody,
+            headers: ["Idempotency-Key: batch-1"])
+        #expect(
+            batchAgain.status == 200 && batchAgain.headers["idempotent-replayed"] == "true"
+                && batchAgain.text == batch.text, "\(batchAgain.text)")
+        let campaignBody = #"{"payload":{"aps":{}},"audience":{"tokens":["\#(Tokens.hex(5))"]}}"#
+        let campaign = await api.call(
+            "POST", "/v1/campaigns", key: api.admin, json: campaignBody,
+            headers: ["Idempotency-Key: cron-2026-12-01"])
+        #expect(campaign.status == 201)
+        let campaignAgain = await api.call(
+            "POST", "/v1/campaigns", key: api.admin, json: campaignBody,
+            headers: ["Idempotency-Key: cron-2026-12-01"])
+        #expect(
+            campaignAgain.status == 200 && campaignAgain.headers["idempotent-replayed"] == "true"
+                && campaignAgain.text == campaign.text)
+        let campaigns =
+            try APITester.object(await api.call("GET", "/v1/campaigns", key: api.admin))["campaigns"] as? [Any]
+        #expect(campaigns?.count == 1, "the replayed campaign was created once")
+
+        let log = try await api.deliveries()
+        #expect(
+            log.count == 5,
+            "token 1 three times (two API keys, the 255-character key), tokens 3 and 4; campaign 5 is not expanded without a worker: \(log)"
+        )
+        #expect(log.filter { $0.target.token?.hex == Tokens.hex(1) }.count == 3)
+    }
+
+    @Test func concurrentDuplicatesEnqueueOnce() async throws {
+        let api = try await APITester()
+        defer { Task { await api.close() } }
+        let before = try await api.written()
+        let body = APITester.notification(Tokens.hex(1))
+        let responses = await withTaskGroup(of: APITester.Reply.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    await api.call(
+                        "POST", "/v1/notifications", key: api.backend, json: body,
+                        headers: ["Idempotency-Key: same-for-all"])
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }.filter { $0.status != 0 }
+        #expect(responses.count == 8, "every request answered")
+        #expect(responses.filter { $0.status == 202 }.count == 1, "\(responses.map(\.status))")
+        #expect(
+            responses.filter { $0.status == 200 && $0.headers["idempotent-replayed"] == "true" }.count == 7,
+            "\(responses.map(\.status))")
+        let ids = Set(
+            responses.compactMap { try? JSONSerialization.jsonObject(with: Data($0.text.utf8)) as? [String: Any] }
+                .compactMap { $0["id"] as? String })
+        #expect(ids.count == 1, "one id for all: \(ids)")
+        let after = try await api.written()
+        let counts = (before.first ?? "").split(separator: "|").compactMap { Int($0) }
+        let nowCounts = (after.first ?? "").split(separator: "|").compactMap { Int($0) }
+        #expect(
+            counts.count == 4 && nowCounts == [counts[0] + 1, counts[1] + 1, counts[2], counts[3] + 1],
+            "one notification, one delivery, one stored key (a single token needs no audience rows): \(before) → \(after)"
+        )
+        let log = try await api.deliveries()
+        #expect(log.count == 1 && log.first.map { String($0.campaignID.rawValue) } == ids.first, "\(log)")
+    }
+}

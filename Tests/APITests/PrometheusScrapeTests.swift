@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A real Prometheus (Debian's `prometheus`, installed by scripts/setup) scrapes the API's `/metrics` over its socket
+/// and stores its series. Skipped when the binary is missing, as the issue allows.
+@Suite struct PrometheusScrapeTests {
+    static let prometheus = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    @Test(.enabled(if: prometheus != nil, "prometheus is not installed")) func aRealPrometheusScrapesServe()
+        async throws
+    {
+        let api = try await APITester()
+        defer { Task { await api.close() } }
+        let sent = await api.call(
+            "POST", "/v1/notifications", key: api.backend,
+            json: #"{"user":"nobody","payload":{"aps":{"alert":"hi"}}}"#)
+        #expect(sent.status == 202, "\(sent.text)")
+
+        let target = String(api.base.dropFirst("http://".count))
+        let config = try api.write(
+            "prometheus.yml",
+            """
+            global:
+              scrape_interval: 1s
+              scrape_timeout: 1s
+            scrape_configs:
+              - job_name: apnsd
+                static_configs:
+                  - targets: ["\(target)"]
+            """)
+        let port = Ports.free()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.prometheus!)
+        process.arguments = [
+            "--config.file=\(config)", "--storage.tsdb.path=\(api.folder.appendingPathComponent("tsdb").path)",
+            "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
+        ]
+        let log = api.folder.appendingPathComponent("prometheus.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        defer {
+            // SIGKILL: the test process's threads may block SIGTERM, and a child inherits that mask.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let query =
+            "http://127.0.0.1:\(port)/api/v1/query?query=apnsd_notifications_enqueued_total%7Bsource%3D%22notifications%22%7D"
+        var answer = ""
+        let stored = await Poll.until(90, every: 0.5) {
+            answer = await HTTPClient.request("GET", query, headers: [])?.body ?? ""
+            return answer.contains(#""job":"apnsd""#) && answer.contains(#","1"]"#)
+        }
+        let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(stored, "Prometheus never stored the series: \(answer)\n\(logText.suffix(2000))")
+        let targets =
+            await HTTPClient.request("GET", "http://127.0.0.1:\(port)/api/v1/targets", headers: [])?.body ?? ""
+        #expect(targets.contains(#""health":"up""#), "\(targets)")
+    }
+}
