@@ -42,7 +42,7 @@ final class APITester: Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let store = try await Store.open(at: folder.appendingPathComponent("apnsd.sqlite").path)
-        let feed = await EventFeed.attached(to: store, pollInterval: .milliseconds(20))
+        let feed = EventFeed(store: store, pollInterval: .milliseconds(20))
         let api = API(
             store: store, events: feed, metrics: metrics,
             settings: APISettings(defaultTopic: defaultTopic, lease: .seconds(2), topicRoutes: topicRoutes),
