@@ -21,19 +21,21 @@ public enum ToolRun {
         return prepared.outcome(prepared.process.terminationStatus)
     }
 
-    /// Like `run`, awaiting the end instead of blocking a thread of the cooperative pool.
+    /// Like `run`, awaiting the end instead of blocking a thread of the cooperative pool: the blocking `run` goes to a
+    /// dispatch thread. (Not `Process.terminationHandler`: a process that ends through it is never freed, a cycle
+    /// inside Foundation that LeakSanitizer reports once thousands of them have run.)
     public static func run(
         _ executable: String, _ arguments: [String], stdin: String? = nil,
         stdinPath: String? = nil
     ) async throws -> Outcome {
-        let prepared = try Prepared(executable, arguments, stdin: stdin, stdinPath: stdinPath)
-        defer { prepared.remove() }
-        let process = prepared.process
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+        try await offThePool { try run(executable, arguments, stdin: stdin, stdinPath: stdinPath) }
+    }
+
+    /// Runs blocking `work` on a dispatch thread and awaits its result, leaving the cooperative pool free.
+    public static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
         }
-        return prepared.outcome(status)
     }
 
     /// A process with its output files in a scratch folder of its own.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `apnsd` binary in a scratch folder with its own database, as an operator or a cron job would.
 struct CLI {
@@ -117,14 +118,8 @@ struct CLI {
     func runAsync(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) async throws
         -> Result
     {
-        let run = try prepare(
-            Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
-        let process = run.process
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        return run.result(status)
+        let cli = self
+        return try await ToolRun.offThePool { try cli.run(arguments, stdin: stdin, environment: extra) }
     }
 
     /// A process ready to run, its output going to files in the scratch folder; `result` reads them back.
