@@ -22,7 +22,7 @@ public enum ToolRun {
     }
 
     /// Like `run`, awaiting the end instead of blocking a thread of the cooperative pool: the blocking `run` goes to a
-    /// dispatch thread. (Not `Process.terminationHandler`: a process that ends through it is never freed, a cycle
+    /// thread of its own. (Not `Process.terminationHandler`: a process that ends through it is never freed, a cycle
     /// inside Foundation that LeakSanitizer reports once thousands of them have run.)
     public static func run(
         _ executable: String, _ arguments: [String], stdin: String? = nil,
@@ -31,10 +31,12 @@ public enum ToolRun {
         try await offThePool { try run(executable, arguments, stdin: stdin, stdinPath: stdinPath) }
     }
 
-    /// Runs blocking `work` on a dispatch thread and awaits its result, leaving the cooperative pool free.
+    /// Runs blocking `work` on a thread of its own and awaits its result, leaving the cooperative pool free. (Not a
+    /// dispatch queue: on Linux the cooperative pool draws its threads from dispatch's, which many blocked waits
+    /// would use up, so that the servers under test could not answer.)
     public static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 
