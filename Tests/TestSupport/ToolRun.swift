@@ -21,23 +21,24 @@ public enum ToolRun {
         return prepared.outcome(prepared.process.terminationStatus)
     }
 
-    /// Like `run`, awaiting the end instead of blocking a thread of the cooperative pool: the blocking `run` goes to a
-    /// thread of its own. (Not `Process.terminationHandler`: a process that ends through it is never freed, a cycle
-    /// inside Foundation that LeakSanitizer reports once thousands of them have run.)
+    /// Like `run`, awaiting the end instead of blocking a thread of the cooperative pool.
     public static func run(
         _ executable: String, _ arguments: [String], stdin: String? = nil,
         stdinPath: String? = nil
     ) async throws -> Outcome {
-        try await offThePool { try run(executable, arguments, stdin: stdin, stdinPath: stdinPath) }
-    }
-
-    /// Runs blocking `work` on a thread of its own and awaits its result, leaving the cooperative pool free. (Not a
-    /// dispatch queue: on Linux the cooperative pool draws its threads from dispatch's, which many blocked waits
-    /// would use up, so that the servers under test could not answer.)
-    public static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
+        let prepared = try Prepared(executable, arguments, stdin: stdin, stdinPath: stdinPath)
+        defer { prepared.remove() }
+        let process = prepared.process
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            // The handler lets go of itself (and so of the continuation and this task): a process keeps its handler,
+            // and the three held each other past the end, thousands of leaks by LeakSanitizer's count.
+            process.terminationHandler = { ended in
+                ended.terminationHandler = nil
+                continuation.resume(returning: ended.terminationStatus)
+            }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
         }
+        return prepared.outcome(status)
     }
 
     /// A process with its output files in a scratch folder of its own.

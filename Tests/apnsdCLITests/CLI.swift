@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 
 /// Runs the built `apnsd` binary in a scratch folder with its own database, as an operator or a cron job would.
 struct CLI {
@@ -118,8 +117,19 @@ struct CLI {
     func runAsync(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) async throws
         -> Result
     {
-        let cli = self
-        return try await ToolRun.offThePool { try cli.run(arguments, stdin: stdin, environment: extra) }
+        let run = try prepare(
+            Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
+        let process = run.process
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            // The handler lets go of itself (and so of the continuation and this task): a process keeps its handler,
+            // and the three held each other past the end, thousands of leaks by LeakSanitizer's count.
+            process.terminationHandler = { ended in
+                ended.terminationHandler = nil
+                continuation.resume(returning: ended.terminationStatus)
+            }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        return run.result(status)
     }
 
     /// A process ready to run, its output going to files in the scratch folder; `result` reads them back.
