@@ -30,14 +30,15 @@ public enum ToolRun {
         defer { prepared.remove() }
         let process = prepared.process
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            // The handler lets go of itself (and so of the continuation and this task): a process keeps its handler,
-            // and the three held each other past the end, thousands of leaks by LeakSanitizer's count.
             process.terminationHandler = { ended in
                 ended.terminationHandler = nil
                 continuation.resume(returning: ended.terminationStatus)
             }
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
+        // Returns at once (it has ended) and lets Foundation free what it keeps for a running process: without it,
+        // LeakSanitizer counted every awaited process, its handler and its files as leaked.
+        process.waitUntilExit()
         return prepared.outcome(status)
     }
 
