@@ -28,7 +28,11 @@ public enum ToolRun {
     ) async throws -> Outcome {
         let prepared = try Prepared(executable, arguments, stdin: stdin, stdinPath: stdinPath)
         defer { prepared.remove() }
-        let process = prepared.process
+        return prepared.outcome(try await status(of: prepared.process))
+    }
+
+    /// Runs `process` and awaits its exit status without blocking a thread.
+    public static func status(of process: Process) async throws -> Int32 {
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { ended in
                 ended.terminationHandler = nil
@@ -39,7 +43,7 @@ public enum ToolRun {
         // Returns at once (it has ended) and lets Foundation free what it keeps for a running process: without it,
         // LeakSanitizer counted every awaited process, its handler and its files as leaked.
         process.waitUntilExit()
-        return prepared.outcome(status)
+        return status
     }
 
     /// A process with its output files in a scratch folder of its own.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `apnsd` binary in a scratch folder with its own database, as an operator or a cron job would.
 struct CLI {
@@ -119,18 +120,7 @@ struct CLI {
     {
         let run = try prepare(
             Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
-        let process = run.process
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { ended in
-                ended.terminationHandler = nil
-                continuation.resume(returning: ended.terminationStatus)
-            }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        // Returns at once (it has ended) and lets Foundation free what it keeps for a running process: without it,
-        // LeakSanitizer counted every awaited process, its handler and its files as leaked.
-        process.waitUntilExit()
-        return run.result(status)
+        return run.result(try await ToolRun.status(of: run.process))
     }
 
     /// A process ready to run, its output going to files in the scratch folder; `result` reads them back.
