@@ -12,8 +12,8 @@ import TestSupport
 import Testing
 
 /// The API as `apnsd serve --no-worker` runs it, in process: a real SQLite store in a temporary folder, the `API`
-/// value, and the HTTP server on a loopback port the kernel picks. Requests go over that socket (curl), so each test
-/// states a request and the answer the server gives it.
+/// value, and the HTTP server on a loopback port the kernel picks. Requests go over that socket (`LoopbackHTTP`), so
+/// each test states a request and the answer the server gives it.
 final class APITester: Sendable {
     let folder: URL
     let store: Store
@@ -99,9 +99,10 @@ final class APITester: Sendable {
         if content != nil || bodyFile != nil, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
             headers.append("Content-Type: application/json")
         }
+        let data = content.map { Data($0.utf8) } ?? bodyFile.flatMap { FileManager.default.contents(atPath: $0) }
         guard
-            let response = await HTTPClient.request(
-                method, base + target, headers: headers, body: content, bodyFile: bodyFile)
+            let response = await LoopbackHTTP.request(
+                port: Int(server.address.port), method, target, headers: headers, body: data)
         else {
             Issue.record("no answer to \(method) \(target)", sourceLocation: sourceLocation)
             return Reply(status: 0, headers: [:], text: "")

@@ -16,7 +16,7 @@ public enum ToolRun {
     ) throws -> Outcome {
         let prepared = try Prepared(executable, arguments, stdin: stdin, stdinPath: stdinPath)
         defer { prepared.remove() }
-        try prepared.process.run()
+        try launch(prepared.process)
         prepared.process.waitUntilExit()
         return prepared.outcome(prepared.process.terminationStatus)
     }
@@ -38,13 +38,23 @@ public enum ToolRun {
                 ended.terminationHandler = nil
                 continuation.resume(returning: ended.terminationStatus)
             }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+            do { try launch(process) } catch { continuation.resume(throwing: error) }
         }
         // Returns at once (it has ended) and lets Foundation free what it keeps for a running process: without it,
         // LeakSanitizer counted every awaited process, its handler and its files as leaked.
         process.waitUntilExit()
         return status
     }
+
+    /// One launch at a time: Foundation's `Process.run` reads the environment and sets up its monitoring in shared
+    /// state, and launches from many tasks at once were seen to corrupt it (a test run stalled inside one).
+    private static func launch(_ process: Process) throws {
+        launching.lock()
+        defer { launching.unlock() }
+        try process.run()
+    }
+
+    private static let launching = NSLock()
 
     /// A process with its output files in a scratch folder of its own.
     private struct Prepared {
