@@ -29,7 +29,11 @@ extension Worker {
         let (id, lease, now) = (machine.id, machine.configuration.lease, clock())
         switch action {
         case .send(let job, let credential, let expired):
-            group.addTask { .answered(await self.send(job, with: credential, after: expired)) }
+            // The job and credential wait in the closure, not in `send`'s frame: see `WorkerStateMachine.Sent`.
+            group.addTask {
+                let sent = await self.send(job, with: credential, after: expired)
+                return .answered(.init(job: job, credential: credential, sent: sent))
+            }
             return []
         case .withdraw(let groups, let andLater, let why):
             let count = await transport.withdraw(groups: groups, andLater: andLater)

@@ -8,14 +8,11 @@ extension Worker {
     /// Sends one job with `credential`: with a provider token from its cache, or minted again after `expired`,
     /// which APNs said had expired (the decision to mint again is `DeliveryDecision`'s).
     func send(_ job: DeliveryJob, with credential: SendingCredential, after expired: ProviderToken?) async
-        -> WorkerStateMachine.Answer
+        -> WorkerStateMachine.Sent
     {
         let key = credential.poolKey(job.environment)
-        var answer = WorkerStateMachine.Answer(
-            job: job, credential: credential, result: nil, token: nil, tokenMinted: false, tokenFailure: nil)
         guard case .token(let tokens, _, _, _) = credential.authorization else {
-            answer.result = await transmit(APNsRequest(job: job, authorization: nil), on: key, for: job)
-            return answer
+            return .init(result: await transmit(APNsRequest(job: job, authorization: nil), on: key, for: job))
         }
         let token: ProviderToken
         do {
@@ -25,14 +22,11 @@ extension Worker {
                 token = try await tokens.token()
             }
         } catch {
-            answer.tokenFailure = error
-            return answer
+            return .init(tokenFailure: error)
         }
-        answer.token = token
-        answer.tokenMinted = expired != nil
-        answer.result = await transmit(
+        let result = await transmit(
             APNsRequest(job: job, authorization: token.authorizationHeader), on: key, for: job)
-        return answer
+        return .init(result: result, token: token, tokenMinted: expired != nil)
     }
 
     /// Sends one request on the transport, telling the observer and the APNs contact how it went.

@@ -99,18 +99,45 @@ extension WorkerStateMachine {
         var nextProbe: Date
     }
 
-    /// The outcome of one request handed to the transport.
-    struct Answer: Sendable {
-        var job: DeliveryJob
-        var credential: SendingCredential
+    /// What sending a job gave. Kept apart from the job and credential, and small: `send` returning the whole
+    /// `Answer` made its async frame 6.6 KB instead of 1.2, held by each of up to 2,000 requests in flight (+17 MB).
+    struct Sent: Sendable {
         /// nil when no provider token could be made: nothing was sent.
         var result: TransportResult?
         /// The token it carried (nil for a certificate).
         var token: ProviderToken?
         /// The token was minted again after APNs said the last one had expired.
-        var tokenMinted: Bool
+        var tokenMinted = false
         /// The provider token could not be made.
         var tokenFailure: ProviderAuthError?
+    }
+
+    /// The outcome of one request handed to the transport, with the job and credential it was for.
+    struct Answer: Sendable {
+        var job: DeliveryJob
+        var credential: SendingCredential
+        var sent: Sent
+
+        init(job: DeliveryJob, credential: SendingCredential, sent: Sent) {
+            self.job = job
+            self.credential = credential
+            self.sent = sent
+        }
+
+        init(
+            job: DeliveryJob, credential: SendingCredential, result: TransportResult? = nil,
+            token: ProviderToken? = nil,
+            tokenMinted: Bool = false, tokenFailure: ProviderAuthError? = nil
+        ) {
+            self.init(
+                job: job, credential: credential,
+                sent: Sent(result: result, token: token, tokenMinted: tokenMinted, tokenFailure: tokenFailure))
+        }
+
+        var result: TransportResult? { sent.result }
+        var token: ProviderToken? { sent.token }
+        var tokenMinted: Bool { sent.tokenMinted }
+        var tokenFailure: ProviderAuthError? { sent.tokenFailure }
 
         /// Whether the request went on the wire.
         var wasSent: Bool {
