@@ -195,22 +195,10 @@ struct MockLimitsTests {
 
     // MARK: Where it listens
 
-    /// The local IPv4 addresses (hex, as /proc/net/tcp writes them) with a socket listening on `port`.
-    private func listeningAddresses(port: Int) throws -> [String] {
-        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
-        return table.split(separator: "\n").dropFirst().compactMap { line in
-            let fields = line.split(separator: " ")
-            guard fields.count > 3, fields[3] == "0A" else { return nil }
-            let local = fields[1].split(separator: ":")
-            guard local.count == 2, Int(local[1], radix: 16) == port else { return nil }
-            return String(local[0])
-        }
-    }
-
     @Test("the default configuration listens on loopback only")
     func loopbackByDefault() throws {
         let mock = try MockHarness()
         defer { mock.stop() }
-        #expect(try listeningAddresses(port: mock.port) == ["0100007F"])  // 127.0.0.1
+        #expect(try ListeningSockets.addresses(port: mock.port) == ["0100007F"])  // 127.0.0.1
     }
 }
