@@ -78,7 +78,7 @@ extension Store {
 }
 
 /// The database engines a store suite runs on (`@Test(arguments: Engine.all)`): one parametrized suite, not a copy
-/// per engine. `APNSD_TEST_ENGINES` narrows it (scripts/test runs the address-sanitizer pass of the whole suite on SQLite).
+/// per engine. `APNSD_TEST_ENGINES` narrows it (`sqlite` for a quick run).
 enum Engine: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqlite
     case postgres

@@ -5,7 +5,7 @@ import Foundation
 /// when the tests run as root (CI does; PostgreSQL refuses to run as root). Stopped at process exit.
 ///
 /// Which engines the store and end-to-end suites run on: `APNSD_TEST_ENGINES` (comma-separated, `sqlite,postgres`
-/// by default); scripts/test runs the address-sanitizer pass of the whole suite on SQLite only.
+/// by default; `sqlite` for a quick run without a cluster).
 public final class PostgresCluster: @unchecked Sendable {
     /// The folder holding the data directory, the socket and the server log.
     public let folder: String
