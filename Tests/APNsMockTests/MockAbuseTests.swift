@@ -260,7 +260,7 @@ struct MockAbuseTests {
         // 80 connections that never start TLS: the simulator runs out of descriptors and the rest wait in the backlog.
         var idle: [Int32] = []
         defer { for fd in idle { close(fd) } }
-        for _ in 0..<80 { idle.append(try RawH2.tcp(port: mock.port)) }
+        for _ in 0..<80 { idle.append(try LoopbackSocket.connect(port: mock.port)) }
         Thread.sleep(forTimeInterval: 0.3)
         let cpuBefore = mock.cpuSeconds
         let window = Date()

@@ -19,7 +19,7 @@ struct MockLimitsTests {
     func handshakeTimeout() throws {
         let mock = try MockHarness(handshakeTimeout: 0.5)
         defer { mock.stop() }
-        let fd = try RawH2.tcp(port: mock.port)
+        let fd = try LoopbackSocket.connect(port: mock.port)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

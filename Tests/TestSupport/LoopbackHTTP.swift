@@ -59,24 +59,11 @@ public enum LoopbackHTTP {
         let socket: Int32
 
         init?(port: Int, timeout: TimeInterval) {
-            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { return nil }
+            guard let socket = try? LoopbackSocket.connect(port: port) else { return nil }
+            self.socket = socket
             var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
             _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             _ = setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
-                Glibc.close(socket)
-                return nil
-            }
         }
 
         func write(_ data: Data) -> Bool {

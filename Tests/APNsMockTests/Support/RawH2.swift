@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -181,34 +182,9 @@ final class RawH2 {
         return context
     }()
 
-    /// A plain TCP connection to the loopback port, blocking; nothing sent. Close it with `close(2)`.
-    /// `receiveBuffer` sets SO_RCVBUF first (a client that never reads then holds little in its kernel buffers).
-    static func tcp(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        if var size = receiveBuffer {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let message = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw HarnessError("connect to 127.0.0.1:\(port): \(message)")
-        }
-        return fd
-    }
-
     /// Connects, completes TLS (ALPN h2) within `timeout`, and sends the connection preface with SETTINGS.
     init(port: Int, settings: [(UInt16, UInt32)] = [], receiveBuffer: Int32? = nil, timeout: TimeInterval = 10) throws {
-        fd = try Self.tcp(port: port, receiveBuffer: receiveBuffer)
+        fd = try LoopbackSocket.connect(port: port, receiveBuffer: receiveBuffer)
         _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         guard let ssl = SSL_new(Self.context) else {
             Glibc.close(fd)
