@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL"]),
         .target(name: "HTTP2Transport", dependencies: ["APNs", "Threads", "CCurl"]),
         .target(name: "HTTPServer", dependencies: ["Threads", "CMicroHTTPD"]),
-        .target(name: "QueueModel", dependencies: ["APNs"]),
+        .target(name: "QueueModel", dependencies: ["APNs", "Threads"]),
         .target(name: "QueueRules", dependencies: ["APNs", "QueueModel"]),
         .target(
             name: "Store", dependencies: ["APNs", "QueueModel", "QueueRules", "Threads", "CSQLite"],

@@ -1,4 +1,5 @@
 import Synchronization
+import Threads
 
 /// Something was committed in this process: the one in-process wake-up, awaited by any number of tasks. A store
 /// fires its `commits` signal after each write transaction that changed rows (a worker on it claims at once instead
@@ -7,7 +8,9 @@ import Synchronization
 /// instead: this is the in-process path, where that count does not move (one connection serves everyone).
 public final class WorkSignal: Sendable {
     private let generation = Atomic<UInt64>(0)
-    private let waiters = Mutex<(next: Int, waiting: [Int: CheckedContinuation<Void, Never>])>((0, [:]))
+    /// A pthread lock (`Locked`), not `Mutex`: a contended `Mutex` is taken inside the kernel, out of the
+    /// ThreadSanitizer pass's sight, which then reported the waiters' table as raced.
+    private let waiters = Locked<(next: Int, waiting: [Int: CheckedContinuation<Void, Never>])>((0, [:]))
 
     public init() {}
 
