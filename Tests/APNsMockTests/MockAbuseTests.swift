@@ -10,7 +10,7 @@ import Testing
 /// Clients that misbehave on purpose, against the real `apns-mock` process: its memory and CPU stay bounded and a
 /// normal client (curl, a fresh connection each time) is served throughout. Limits are generous — the machine is
 /// shared — but each attack, unbounded, goes far past them. Each test prints what it measured.
-@Suite("Mock: abusive clients", .offThePool, .serialized)
+@Suite("Mock: abusive clients", .offThePool)
 struct MockAbuseTests {
     private func report(_ line: String) { print("apns-mock abuse: \(line)") }
 

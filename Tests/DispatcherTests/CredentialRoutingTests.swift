@@ -10,7 +10,7 @@ import Threads
 /// Several credentials in one worker: each topic goes out with its own credential, and one APNs refuses pauses only
 /// its own deliveries (pending, attempts unspent) while the others keep sending; a reload that fixes it resumes them.
 /// The simulator knows one team (TESTTEAM01): a credential naming another team is refused with InvalidProviderToken.
-@Suite(.serialized)
+@Suite
 struct CredentialRoutingTests {
     static let other = "com.example.other"
 

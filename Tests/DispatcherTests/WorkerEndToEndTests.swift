@@ -8,7 +8,7 @@ import Store
 import Testing
 
 /// The worker against apns-mock over real TLS HTTP/2, with a real SQLite queue and real ES256 tokens.
-@Suite(.serialized)
+@Suite
 struct WorkerEndToEndTests {
     @Test func everyDeviceEndsWithExactlyOneTerminalRow() async throws {
         let scenario = Scenario(tokenPrefixes: [

@@ -30,7 +30,7 @@ final class MetricsObserver: WorkerObserver {
 }
 
 /// The worker's metrics after a real dispatch through apns-mock agree with what was sent and recorded.
-@Suite(.serialized)
+@Suite
 struct WorkerMetricsTests {
     @Test func countsMatchTheOutcomesAndTheRequests() async throws {
         let scenario = Scenario(tokenPrefixes: [

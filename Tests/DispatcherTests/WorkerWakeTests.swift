@@ -9,7 +9,7 @@ import Threads
 
 /// New work reaches an idle worker long before its poll interval (an hour here): in-process through its store's
 /// `commits` signal, from another connection to the file (another process) through the store's change count.
-@Suite(.serialized, .measuresTime)
+@Suite(.measuresTime)
 struct WorkerWakeTests {
     /// Polls `condition` every 20 ms for up to `seconds`.
     static func eventually(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {

@@ -9,7 +9,8 @@ extension TransportIO {
     @Suite struct ShutdownTests {
         @Test func shutdownDrainsWhatIsInFlight() async throws {
             let slow = String(repeating: "5b", count: 32)
-            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 300)]))
+            // Answered after 3 s: all 50 are in flight at once even on a loaded machine.
+            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 3_000)]))
             defer { mock.stop() }
             let connection = try APNsConnection(configuration: mock.connectionConfiguration())
             let request = try mock.request(device: slow)
@@ -17,7 +18,7 @@ extension TransportIO {
             #expect(await connection.send(try mock.request()).status == 200)
             async let results = sendMany(50, request, via: connection.send)
             try await waitUntil { connection.stats.inFlight == 50 }
-            await connection.shutdown(timeout: .seconds(5))
+            await connection.shutdown(timeout: .seconds(20))
             let all = await results
             #expect(all.statuses == [200: 50], "\(all.failures)")
         }
