@@ -65,12 +65,13 @@ let package = Package(
             dependencies: ["APNs", "QueueModel", "QueueRules", "ProviderAuth", "HTTP2Transport", "Logging", "Threads"]),
         .target(name: "APNsMock", dependencies: ["APNs", "Threads", "ProviderAuth", "COpenSSL", "CNGHTTP2"]),
         .executableTarget(name: "apns-mock", dependencies: ["APNsMock", "ProviderAuth", "ArgumentParsing"]),
-        .executableTarget(
-            name: "apnsd",
+        .target(
+            name: "Commands",
             dependencies: [
                 "API", "Channels", "Events", "Threads", "APNs", "ProviderAuth", "HTTP2Transport", "HTTPServer",
                 "Metrics", "QueueModel", "Store", "PostgresStore", "Dispatcher", "Logging", "Intake", "ArgumentParsing",
             ]),
+        .executableTarget(name: "apnsd", dependencies: ["Commands"]),
 
         .executableTarget(
             name: "apnsd-bench",
@@ -95,6 +96,10 @@ let package = Package(
 
         // What the test targets share (not a product; only tests depend on it).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The command line's harness (in process, or the built binary) and the fleet of workers against apns-mock.
+        .target(
+            name: "CLITestSupport", dependencies: ["TestSupport", "Commands", "Logging", "APNsMock", "ProviderAuth"],
+            path: "Tests/CLITestSupport"),
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs", "QueueModel"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
@@ -122,7 +127,15 @@ let package = Package(
         .testTarget(
             name: "apnsdCLITests",
             dependencies: [
-                "TestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake", "API",
+                "TestSupport", "CLITestSupport", "Threads", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs",
+                "Intake", "API",
+            ]),
+        // apnsd's command line run in process (Commands), against apns-mock and real databases.
+        .testTarget(
+            name: "CommandsTests",
+            dependencies: [
+                "TestSupport", "CLITestSupport", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake",
+                "API",
             ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         // The README's module table and the documents named in comments, held to the tree.

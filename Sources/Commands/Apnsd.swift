@@ -1,34 +1,39 @@
 import Foundation
+import Logging
 
 /// The `apnsd` command line: `apnsd <command> [options]`.
-@main
-struct Apnsd {
-    static func main() async {
-        let words = Array(CommandLine.arguments.dropFirst())
+public enum Apnsd {
+    /// Runs one command line (the words after `apnsd`) and returns its exit status. It writes to
+    /// `StandardStreams.current` and reads `Invocation.current`: the process's own unless the caller binds others.
+    public static func main(_ words: [String]) async -> Int32 {
         do {
             try await run(words)
-            exit(0)
+            return 0
         } catch {
             // `--help` stops a command once it has declared its options (Arguments), which its help lists.
             if let options = error.helpOptions {
                 let path = Help.path(of: words)
                 guard let text = Help.text(for: path, accepting: options) else {
                     Output.error("apnsd: error: no help written for 'apnsd \(path)' (see apnsd --help)")
-                    exit(1)
+                    return 1
                 }
                 Output.line(text)
-                exit(0)
+                return 0
+            }
+            // No command at all: the usage alone, no error line.
+            guard !words.isEmpty else {
+                Output.error(Help.main)
+                return error.exitCode
             }
             Output.error("apnsd: error: \(error.message)")
-            exit(error.exitCode)
+            return error.exitCode
         }
     }
 
-    static func run(_ words: [String]) async throws(CLIError) {
+    private static func run(_ words: [String]) async throws(CLIError) {
         guard let command = words.first else {
             // No command is a usage error: the usage on stderr, exit 64 (a script that lost its arguments fails).
-            Output.error(Help.main)
-            exit(64)
+            throw .usage("no command")
         }
         let rest = Array(words.dropFirst())
         switch command {

@@ -1,5 +1,6 @@
 import Foundation
 import Intake
+import Logging
 import QueueModel
 
 /// `apnsd campaign watch ID [--interval SECONDS]`: the campaign's progress until it ends. On a terminal a line
@@ -18,7 +19,7 @@ enum CampaignWatchCommand {
             }
             interval = seconds
         }
-        let terminal = isatty(STDOUT_FILENO) == 1 && !arguments.flag("json")
+        let terminal = StandardStreams.current.outputIsTerminal && !arguments.flag("json")
         let store = try await StoreAccess.open(configuration, readOnly: true)
         var rate = RateEstimate()
         while true {
@@ -29,8 +30,7 @@ enum CampaignWatchCommand {
             let perSecond = rate.update(done: done, at: Date())
             let eta = perSecond > 0 && c.pending > 0 ? Double(c.pending) / perSecond : nil
             if terminal {
-                FileHandle.standardOutput.write(
-                    Data(("\r\u{1B}[K" + bar(campaign, done: done, perSecond: perSecond, eta: eta)).utf8))
+                StandardStreams.current.output("\r\u{1B}[K" + bar(campaign, done: done, perSecond: perSecond, eta: eta))
             } else {
                 Output.line(
                     Output.jsonLine([

@@ -19,7 +19,8 @@ enum ConfigCheckCommand {
         _ = try arguments.positionals(exactly: [])
         let configuration = try Configuration.load(arguments: arguments)
         var checks: [Check] = []
-        let file = Configuration.configFile(configPath: try arguments.value("config"))
+        let file = Configuration.configFile(
+            configPath: try arguments.value("config"), environment: Invocation.current.environment)
         checks.append(
             Check(
                 name: "settings", ok: true,

@@ -11,7 +11,7 @@ extension Configuration {
 
     /// Loads the settings for a command: its config file, the environment, then its flags.
     /// An unknown `APNSD_*` variable gets one warning line on stderr each.
-    static func load(arguments: Arguments, environment: [String: String] = ProcessInfo.processInfo.environment)
+    static func load(arguments: Arguments, environment: [String: String] = Invocation.current.environment)
         throws(CLIError) -> Configuration
     {
         for warning in unknownEnvironmentWarnings(environment) { Output.error("apnsd: warning: \(warning)") }

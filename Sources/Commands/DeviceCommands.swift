@@ -117,7 +117,8 @@ enum DeviceCommands {
             try arguments.value("environment").map { (text: String) throws(CLIError) -> Environment in
                 do { return try Environment.parse(text) } catch { throw .usage("\(error)") }
             } ?? .production
-        guard let handle = source == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: source) else {
+        guard let handle = source == "-" ? Invocation.current.standardInput : FileHandle(forReadingAtPath: source)
+        else {
             throw .failure("cannot read \(source)")
         }
         // A big page cache keeps the (token, topic) index in memory while a large file goes in.

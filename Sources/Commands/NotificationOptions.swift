@@ -54,7 +54,7 @@ struct NotificationOptions {
         let path = String(source.dropFirst())
         let bytes: [UInt8]?
         if path == "-" {
-            bytes = BoundedRead.read(FileHandle.standardInput, limit: maximumPayloadRead)
+            bytes = BoundedRead.read(Invocation.current.standardInput, limit: maximumPayloadRead)
         } else {
             do { bytes = try BoundedRead.file(path, limit: maximumPayloadRead) } catch {
                 throw .usage("payload file: \(error)")

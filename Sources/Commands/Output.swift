@@ -4,13 +4,9 @@ import Logging
 
 /// How the CLI writes: results on stdout, errors and progress on stderr, JSON Lines for scripts.
 enum Output {
-    static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
+    static func line(_ text: String) { StandardStreams.current.output(text + "\n") }
 
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
-    }
+    static func error(_ text: String) { StandardStreams.current.error(text + "\n") }
 
     /// One JSON object on one line, keys in the order given; nil values become null.
     static func jsonLine(_ fields: KeyValuePairs<String, JSONValue>) -> String { JSONLine(fields).description }

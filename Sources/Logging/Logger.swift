@@ -24,9 +24,10 @@ public struct Logger: Sendable {
         let write: @Sendable (String) -> Void
         let json: Bool
 
-        /// Standard error: readable on a terminal, JSON lines otherwise.
+        /// Standard error (this task's `StandardStreams`): readable on a terminal, JSON lines otherwise.
         public static var standardError: Sink {
-            Sink(write: { FileHandle.standardError.write(Data($0.utf8)) }, json: isatty(2) == 0)
+            let streams = StandardStreams.current
+            return Sink(write: streams.error, json: !streams.errorIsTerminal)
         }
 
         /// Discards everything.

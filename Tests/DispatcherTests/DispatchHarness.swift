@@ -110,7 +110,9 @@ final class DispatchHarness: @unchecked Sendable {
         -> WorkerConfiguration
     {
         var configuration = WorkerConfiguration(
-            lease: .seconds(2), heartbeat: .milliseconds(200),
+            // A long lease: on a loaded machine a heartbeat can be seconds late, and only the tests of takeover
+            // want another worker to take a live one's claims (they set a short lease of their own).
+            lease: .seconds(30), heartbeat: .milliseconds(200),
             retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200), maxAttempts: maxAttempts),
             pollInterval: .milliseconds(50),
             // A handshake that times out on a loaded machine (sanitizers) is an outage:

@@ -33,22 +33,23 @@ struct SharedQueueTests {
     }
 
     @Test func aBacklogThatOutlastsTheLeaseIsSentOnce() async throws {
-        // 120 devices at 40/s take 3 s; the lease is 0.3 s. A live worker never loses its own claims.
+        // 240 devices at 40/s take 6 s; the lease is 2 s (a heartbeat every 0.1 s, with room for a loaded machine's
+        // late ones). A live worker never loses its own claims.
         let harness = try await DispatchHarness(connections: 1, rate: 40)
-        try await harness.register(120)
+        try await harness.register(240)
         let campaign = try await harness.campaign()
         let lines = Lines()
         let worker = harness.worker(logger: lines.logger) { configuration in
-            configuration.lease = .milliseconds(300)
+            configuration.lease = .seconds(2)
             configuration.heartbeat = .milliseconds(100)
         }
         let summary = try await worker.run(untilIdle: true)
         let rows = try await harness.log(campaign)
-        #expect(rows.count == 120 && rows.allSatisfy { $0.status == .accepted && $0.attempts == 1 })
+        #expect(rows.count == 240 && rows.allSatisfy { $0.status == .accepted && $0.attempts == 1 })
         let stats = harness.server.stats()
         #expect(stats.totals.tokensAcceptedTwice == 0)
-        #expect(stats.totals.requests == 120)
-        #expect(summary.sent == 120)
+        #expect(stats.totals.requests == 240)
+        #expect(summary.sent == 240)
         #expect(lines.count("worker.stale_leases_taken_over") == 0)
         #expect(try await harness.store.workers().isEmpty, "the worker unregistered")
         await harness.shutdown()

@@ -26,6 +26,7 @@ extension TransportIO {
         @Test(.measuresTime) func atTheDeadlineWhatIsLeftFailsWithShutdown() async throws {
             let mock = try MockFixture()
             defer { mock.stop() }
+            let opened = ContinuousClock.now
             let connection = try APNsConnection(configuration: mock.connectionConfiguration(rate: 10))
             let request = try mock.request()
             async let results = sendMany(50, request, via: connection.send)
@@ -34,10 +35,13 @@ extension TransportIO {
             let start = ContinuousClock.now
             await connection.shutdown(timeout: .milliseconds(300))
             #expect(ContinuousClock.now - start < .seconds(2))
+            // At 10/s, no more went out than the time the connection lived allows (a loaded machine stretches it).
+            let lived = (ContinuousClock.now - opened) / .seconds(1)
             let all = await results
             let shutdownFailures = all.failures.filter { $0.kind == .shutdown }
             #expect(all.count == 50)
-            #expect((all.statuses[200] ?? 0) >= 1 && (all.statuses[200] ?? 0) <= 10, "\(all.statuses)")
+            let sent = all.statuses[200] ?? 0
+            #expect(sent >= 1 && sent < 50 && Double(sent) <= 10 * lived + 1, "\(all.statuses) in \(lived) s")
             #expect(shutdownFailures.count == 50 - (all.statuses[200] ?? 0))
             #expect(shutdownFailures.allSatisfy { $0.isRetryable })
         }

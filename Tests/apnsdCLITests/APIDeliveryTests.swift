@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -8,11 +9,11 @@ import Testing
 @Suite(.offThePool) struct APIDeliveryTests {
     static let engines = PostgresCluster.enabled ? ["sqlite", "postgres"] : ["sqlite"]
 
-    @Test(arguments: engines) func postedNotificationIsDeliveredAndDeliveriesPage(engine: String) throws {
+    @Test(arguments: engines) func postedNotificationIsDeliveredAndDeliveriesPage(engine: String) async throws {
         let database = engine == "postgres" ? try PostgresCluster.shared.createDatabase() : nil
-        let fleet = try Fleet(devices: 20, rate: 500, campaign: false, database: database)
+        let fleet = try await Fleet(devices: 20, rate: 500, campaign: false, database: database)
         defer { fleet.stop() }
-        let api = try APIHarness(cli: fleet.cli, arguments: [], initialized: true)
+        let api = try await APIHarness(cli: fleet.cli, arguments: [], initialized: true)
         defer { api.stop() }
 
         let posted = try api.call(
@@ -20,7 +21,7 @@ import Testing
         #expect(posted.status == 202, "\(posted.body)")
         let id = try #require(try APIHarness.object(posted)["id"] as? String)
         var shown: [String: Any] = [:]
-        let delivered = try Fleet.waitUntil(30, every: 0.05) {
+        let delivered = try await Fleet.eventually(30, every: 0.05) {
             shown = try APIHarness.object(try api.call("GET", "/v1/notifications/\(id)", key: api.reader))
             return (shown["deliveries"] as? [[String: Any]])?.first?["status"] as? String == "accepted"
         }
@@ -32,7 +33,7 @@ import Testing
                 && delivery["apnsId"] is String && delivery["updatedAt"] is String, "\(delivery)")
         #expect((shown["counts"] as? [String: Int])?["accepted"] == 1)
         #expect(
-            Fleet.waitUntil(10) {
+            await Fleet.eventually(10) {
                 (try? APIHarness.object(try api.call("GET", "/v1/notifications/\(id)", key: api.reader)))?["status"]
                     as? String == "completed"
             })
@@ -49,7 +50,7 @@ import Testing
         #expect(created.status == 201, "\(created.body)")
         let campaign = try #require(try APIHarness.object(created)["id"] as? String)
         #expect(
-            Fleet.waitUntil(30, every: 0.05) {
+            await Fleet.eventually(30, every: 0.05) {
                 (try? APIHarness.object(try api.call("GET", "/v1/campaigns/\(campaign)", key: api.reader)))?[
                     "status"] as? String == "completed"
             }, "campaign not completed; log: \(api.serve.log.suffix(2000))")
@@ -65,7 +66,7 @@ import Testing
 
         // Paging with limit and after: every row once, newest first, and a row written meanwhile does not
         // shift the pages (it is newer than the cursor).
-        let stored = try fleet.log().compactMap { $0["id"] as? String }
+        let stored = try await fleet.log().compactMap { $0["id"] as? String }
         #expect(stored.count == 21)
         var seen: [Int] = []
         var cursor: String?

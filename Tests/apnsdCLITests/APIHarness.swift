@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -15,20 +16,20 @@ final class APIHarness {
 
     /// `apnsd init` (unless `initialized`), four API keys, then `apnsd serve ARGS` on a free port.
     /// Without a topic of its own, `APNSD_TOPIC` is set, so requests may leave `topic` out.
-    init(cli: CLI, arguments: [String] = ["--no-worker"], initialized: Bool = false) throws {
+    init(cli: CLI, arguments: [String] = ["--no-worker"], initialized: Bool = false) async throws {
         var cli = cli
         if cli.environment["APNSD_TOPIC"] == nil { cli.environment["APNSD_TOPIC"] = "com.example.app" }
         self.cli = cli
-        if !initialized { try #require(cli.run("init").status == 0) }
-        backend = try Self.createKey(cli, "backend", [])
-        reader = try Self.createKey(cli, "reader", ["read"])
-        sender = try Self.createKey(cli, "sender", ["send"])
-        admin = try Self.createKey(cli, "ops", ["admin", "read"])
+        if !initialized { try #require(await cli.run("init").status == 0) }
+        backend = try await Self.createKey(cli, "backend", [])
+        reader = try await Self.createKey(cli, "reader", ["read"])
+        sender = try await Self.createKey(cli, "sender", ["send"])
+        admin = try await Self.createKey(cli, "ops", ["admin", "read"])
         (serve, base) = try ServeTests.start(cli, arguments)
     }
 
-    static func createKey(_ cli: CLI, _ name: String, _ scopes: [String]) throws -> String {
-        let created = try cli.run(["api-key", "create", name] + scopes.flatMap { ["--scope", $0] })
+    static func createKey(_ cli: CLI, _ name: String, _ scopes: [String]) async throws -> String {
+        let created = try await cli.run(["api-key", "create", name] + scopes.flatMap { ["--scope", $0] })
         try #require(created.status == 0 && created.lines.count == 1, "\(created.stderr)")
         return created.lines[0]
     }
@@ -71,19 +72,12 @@ final class APIHarness {
     /// What an invalid request must not change: the number of campaigns (notifications included), deliveries and
     /// stored idempotency keys, read by the `sqlite3` shell.
     func written() throws -> [String] {
-        try Self.query(
+        try SQLiteQuery.query(
             cli.database,
             """
             SELECT (SELECT count(*) FROM campaigns), (SELECT count(*) FROM deliveries),
                    (SELECT count(*) FROM campaign_audience), (SELECT count(*) FROM idempotency_keys)
             """)
-    }
-
-    /// Rows of a read-only query by the `sqlite3` shell, one line per row, `|` between columns.
-    static func query(_ database: String, _ sql: String) throws -> [String] {
-        let result = try ToolRun.run("/usr/bin/sqlite3", ["-readonly", "-cmd", ".timeout 5000", database, sql])
-        try #require(result.status == 0, "sqlite3 failed on \(sql): \(result.stderr)")
-        return result.stdout.split(separator: "\n").map(String.init)
     }
 
     static let payload = #"{"aps":{"alert":"hi"}}"#

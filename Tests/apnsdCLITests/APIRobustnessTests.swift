@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -7,14 +8,14 @@ extension WorkerFleet {
     /// `apnsd serve` under hostile or heavy clients: HTTPS end to end, a stalled client and a 1 GiB upload that do not
     /// stall anyone else (nor grow the server's memory), and SIGTERM under load losing no acknowledged enqueue.
     @Suite struct APIRobustnessTests {
-        @Test func httpsEndToEnd() throws {
+        @Test func httpsEndToEnd() async throws {
             let cli = try CLI()
             defer { cli.cleanUp() }
-            try #require(cli.run("init").status == 0)
-            let key = try APIHarness.createKey(cli, "backend", [])
+            try #require(await cli.run("init").status == 0)
+            let key = try await APIHarness.createKey(cli, "backend", [])
             let cert = cli.directory.appendingPathComponent("cert.pem").path
             let privateKey = cli.directory.appendingPathComponent("key.pem").path
-            let openssl = try ToolRun.run(
+            let openssl = try await ToolRun.run(
                 "/usr/bin/openssl",
                 [
                     "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
@@ -29,7 +30,7 @@ extension WorkerFleet {
                 ])
             defer { serve.killIfRunning() }
             #expect(
-                Fleet.waitUntil(20, every: 0.02) { serve.output.contains("\n") || !serve.process.isRunning },
+                await Fleet.eventually(20, every: 0.02) { serve.output.contains("\n") || !serve.process.isRunning },
                 "\(serve.log)")
             let first = try #require(serve.output.split(separator: "\n").first.map(String.init), "log: \(serve.log)")
             let prefix = "listening on https://127.0.0.1:"
@@ -37,29 +38,29 @@ extension WorkerFleet {
                 first.hasPrefix(prefix) ? Int(first.dropFirst(prefix.count)) : nil, "first line: \(first)")
 
             let base = "https://127.0.0.1:\(port)"
-            let health = HTTPClient.request("GET", base + "/healthz", headers: [], curl: ["--cacert", cert])
+            let health = await HTTPClient.request("GET", base + "/healthz", headers: [], curl: ["--cacert", cert])
             #expect(health?.status == 200, "\(String(describing: health))")
-            let sent = HTTPClient.request(
+            let sent = await HTTPClient.request(
                 "POST", base + "/v1/notifications",
                 headers: ["Authorization: Bearer \(key)", "Content-Type: application/json"],
                 body: APIHarness.notification(Tokens.hex(1), extra: #","topic":"com.example.app""#),
                 curl: ["--cacert", cert])
             #expect(sent?.status == 202, "\(String(describing: sent))")
-            let listed = HTTPClient.request(
+            let listed = await HTTPClient.request(
                 "GET", base + "/v1/deliveries", headers: ["Authorization: Bearer \(key)"], curl: ["--cacert", cert])
             #expect(listed?.status == 200 && listed?.body.contains(Tokens.hex(1)) == true)
-            #expect(
+            await #expect(
                 HTTPClient.request("GET", base + "/healthz", headers: [])?.status == nil,
                 "an unknown CA is refused by curl")
-            let plain = HTTPClient.request("GET", "http://127.0.0.1:\(port)/healthz", headers: [])
+            let plain = await HTTPClient.request("GET", "http://127.0.0.1:\(port)/healthz", headers: [])
             #expect(plain == nil || plain?.status != 200, "plain HTTP to the TLS port: \(String(describing: plain))")
             #expect(serve.terminate(within: 20) != nil && serve.process.terminationStatus == 0, "\(serve.log)")
         }
 
-        @Test(.measuresTime) func aStalledClientAndAGigabyteBodyDoNotStallOthers() throws {
+        @Test(.measuresTime) func aStalledClientAndAGigabyteBodyDoNotStallOthers() async throws {
             let cli = try CLI()
             defer { cli.cleanUp() }
-            let api = try APIHarness(cli: cli)
+            let api = try await APIHarness(cli: cli)
             defer { api.stop() }
             let port = try #require(Int(api.base.split(separator: ":").last ?? ""))
             let baseline = try #require(Self.residentKiB(api.serve.pid))
@@ -82,7 +83,7 @@ extension WorkerFleet {
                 announced.connection.close()
                 chunked.connection.close()
             }
-            #expect(Fleet.waitUntil(30, every: 0.01) { chunked.sent != 0 }, "the chunked upload did not start")
+            #expect(await Fleet.eventually(30, every: 0.01) { chunked.sent != 0 }, "the chunked upload did not start")
             let peak = Locked(baseline)
             let sampling = Locked(true)
             let sampler = Thread {
@@ -97,12 +98,12 @@ extension WorkerFleet {
             var statuses: [Int] = []
             for i in 0..<20 {
                 let response =
-                    i % 2 == 0
+                    await i % 2 == 0
                     ? HTTPClient.request(
                         "POST", api.base + "/v1/notifications",
                         headers: ["Authorization: Bearer \(api.backend)", "Content-Type: application/json"],
                         body: APIHarness.notification(Tokens.hex(100 + i)))
-                    : HTTPClient.request(
+                    : await HTTPClient.request(
                         "GET", api.base + "/v1/deliveries?limit=5", headers: ["Authorization: Bearer \(api.reader)"])
                 statuses.append(response?.status ?? 0)
             }
@@ -114,7 +115,8 @@ extension WorkerFleet {
             #expect(completed.hasPrefix("HTTP/1.1 202"), "the stalled request, completed: \(completed.prefix(200))")
             for upload in [announced, chunked] {
                 #expect(
-                    Fleet.waitUntil(120, every: 0.1) { upload.sent < 0 }, "the upload neither finished nor was cut off")
+                    await Fleet.eventually(120, every: 0.1) { upload.sent < 0 },
+                    "the upload neither finished nor was cut off")
                 let answer = upload.connection.receive(timeout: 30)
                 #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 413"), "the 1 GiB body got: \(answer.prefix(200))")
                 #expect(-1 - upload.sent < Upload.gigabyte, "the server read the whole gigabyte")
@@ -129,10 +131,10 @@ extension WorkerFleet {
                 "only the ten ordinary and the stalled notification were written: \(nothing)")
         }
 
-        @Test func sigtermUnderLoadLosesNoAcknowledgedEnqueue() throws {
+        @Test func sigtermUnderLoadLosesNoAcknowledgedEnqueue() async throws {
             let cli = try CLI()
             defer { cli.cleanUp() }
-            let api = try APIHarness(cli: cli)
+            let api = try await APIHarness(cli: cli)
             defer { api.stop() }
             let acknowledged = Locked([String]())
             let refusedAfterStop = Locked(false)
@@ -162,7 +164,8 @@ extension WorkerFleet {
                 }
             }
             #expect(
-                Fleet.waitUntil(60, every: 0.02) { acknowledged.withLock { $0.count } >= 40 }, "load did not get going")
+                await Fleet.eventually(60, every: 0.02) { acknowledged.withLock { $0.count } >= 40 },
+                "load did not get going")
             kill(api.serve.pid, SIGTERM)
             #expect(api.serve.waitForExit(30), "no exit on SIGTERM; log: \(api.serve.log.suffix(2000))")
             group.wait()
@@ -173,13 +176,13 @@ extension WorkerFleet {
             #expect(refusedAfterStop.withLock { $0 }, "the clients ran until the server stopped")
 
             let ids = acknowledged.withLock { $0 }
-            let stored = Set(try APIHarness.query(cli.database, "SELECT id FROM campaigns"))
+            let stored = Set(try SQLiteQuery.query(cli.database, "SELECT id FROM campaigns"))
             let lost = ids.filter { !stored.contains($0) }
             #expect(
                 lost.isEmpty,
                 "\(lost.count) of \(ids.count) acknowledged notifications are not in the database: \(lost.prefix(5))")
             #expect(Set(ids).count == ids.count)
-            let log = try cli.run("log", "--json")
+            let log = try await cli.run("log", "--json")
             #expect(log.status == 0 && log.lines.count >= ids.count, "a delivery row for each")
         }
 

@@ -1,11 +1,12 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
 
 /// `apnsd campaign watch` (its JSON mode, as a cron job or a pipe sees it) and `campaign list`'s filters.
 @Suite(.offThePool) struct CampaignWatchTests {
-    @Test func watchFollowsACampaignToItsEndAndSaysHowItEnded() throws {
-        let fleet = try Fleet(devices: 60, rate: 40)
+    @Test func watchFollowsACampaignToItsEndAndSaysHowItEnded() async throws {
+        let fleet = try await Fleet(devices: 60, rate: 40)
         defer { fleet.stop() }
         let id = String(try #require(fleet.campaign))
         let watch = try BackgroundWorker(cli: fleet.cli, arguments: ["campaign", "watch", id, "--interval", "0.2"])
@@ -27,27 +28,27 @@ import Testing
         #expect(worker.terminate(within: 20) != nil)
 
         // A cancelled campaign ends the watch with exit 1 and says why.
-        let later = try fleet.cli.run(
+        let later = try await fleet.cli.run(
             "campaign", "create", "--all", "--payload", Fleet.payload, "--at", "2099-01-01T00:00:00Z")
         let laterID = later.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(later.status == 0)
-        try #require(try fleet.cli.run("campaign", "cancel", laterID).status == 0)
-        let cancelled = try fleet.cli.run("campaign", "watch", laterID, "--json")
+        try #require(try await fleet.cli.run("campaign", "cancel", laterID).status == 0)
+        let cancelled = try await fleet.cli.run("campaign", "watch", laterID, "--json")
         #expect(cancelled.status == 1 && cancelled.stderr.contains("was cancelled"), "\(cancelled.stderr)")
         #expect(try Fleet.json(cancelled.lines.last ?? "")["status"] as? String == "cancelled")
 
         // list: filters and a limit, newest first.
-        try #require(fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload).status == 0)
-        let bulk = try fleet.cli.run("campaign", "list", "--kind", "bulk", "--json").lines.map(Fleet.json)
+        try #require(await fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload).status == 0)
+        let bulk = try await fleet.cli.run("campaign", "list", "--kind", "bulk", "--json").lines.map(Fleet.json)
         #expect(bulk.map { $0["id"] as? String } == [laterID, id], "\(bulk)")
-        let newest = try fleet.cli.run("campaign", "list", "--limit", "1", "--json").lines.map(Fleet.json)
+        let newest = try await fleet.cli.run("campaign", "list", "--limit", "1", "--json").lines.map(Fleet.json)
         #expect(newest.count == 1 && newest[0]["kind"] as? String == "single")
-        let cancelledOnes = try fleet.cli.run("campaign", "list", "--status", "cancelled", "--json").lines.map(
+        let cancelledOnes = try await fleet.cli.run("campaign", "list", "--status", "cancelled", "--json").lines.map(
             Fleet.json)
         #expect(cancelledOnes.map { $0["id"] as? String } == [laterID])
-        #expect(try fleet.cli.run("campaign", "list", "--kind", "everything").status == 64)
-        #expect(try fleet.cli.run("campaign", "list", "--limit", "0").status == 64)
-        #expect(try fleet.cli.run("campaign", "watch", "abc").status == 64)
-        #expect(try fleet.cli.run("campaign", "watch", "999").status == 1)
+        #expect(try await fleet.cli.run("campaign", "list", "--kind", "everything").status == 64)
+        #expect(try await fleet.cli.run("campaign", "list", "--limit", "0").status == 64)
+        #expect(try await fleet.cli.run("campaign", "watch", "abc").status == 64)
+        #expect(try await fleet.cli.run("campaign", "watch", "999").status == 1)
     }
 }

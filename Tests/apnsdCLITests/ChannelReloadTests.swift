@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -5,13 +6,13 @@ import Testing
 /// `/v1/channels` through `apnsd serve` after a SIGHUP: a reload gives channels (and enqueue) the new credentials,
 /// with the worker and API-only.
 @Suite(.offThePool) struct ChannelReloadTests {
-    static let topic = ChannelCLITests.topic
+    static let topic = ChannelSetup.topic
 
     /// With the worker, and API-only (`--no-worker`, where the credentials are all a reload applies).
     @Test(arguments: [false, true]) func aReloadGivesChannelsAndEnqueueChecksTheNewCredentials(withoutWorker: Bool)
-        throws
+        async throws
     {
-        var setup = try ChannelCLITests.setup()
+        var setup = try await ChannelSetup.make()
         defer { setup.stop() }
         // Credentials from the config file only: first for the scores app alone.
         let key = try #require(setup.cli.environment["APNSD_KEY_FILE"])
@@ -25,9 +26,10 @@ import Testing
                 """#)
         }
         setup.cli.environment["APNSD_CONFIG"] = try configure([Self.topic])
-        let api = try APIHarness(cli: setup.cli, arguments: withoutWorker ? ["--no-worker"] : [], initialized: true)
+        let api = try await APIHarness(
+            cli: setup.cli, arguments: withoutWorker ? ["--no-worker"] : [], initialized: true)
         defer { api.stop() }
-        let other = ChannelCLITests.other
+        let other = ChannelSetup.other
         let refused = try api.call("POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(other)"}"#)
         #expect(
             refused.status != 201 && refused.body.contains("no credential sends"),
@@ -39,7 +41,7 @@ import Testing
         _ = try configure([Self.topic, other])
         kill(api.serve.pid, SIGHUP)
         #expect(
-            Fleet.waitUntil(20, every: 0.02) { api.serve.log.contains("reload.done") },
+            await Fleet.eventually(20, every: 0.02) { api.serve.log.contains("reload.done") },
             "\(api.serve.log.suffix(1500))")
         #expect(api.serve.log.contains(#""applied":"credentials""#), "\(api.serve.log.suffix(1500))")
         let created = try api.call("POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(other)"}"#)

@@ -1,4 +1,5 @@
 import APNsMock
+import CLITestSupport
 import Foundation
 import ProviderAuth
 import TestSupport
@@ -12,7 +13,7 @@ extension WorkerFleet {
         static let devices = 3000
 
         /// A CLI whose worker talks to an in-process simulator, with 3000 registered devices and one campaign.
-        func prepared() throws -> (CLI, MockServer) {
+        func prepared() async throws -> (CLI, MockServer) {
             var cli = try CLI()
             let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
             let identity = try TLSIdentity.throwaway()
@@ -32,45 +33,37 @@ extension WorkerFleet {
                 "APNSD_CONNECTIONS": "1", "APNSD_RATE": "500", "APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.5",
                 "APNSD_WORKER_HEARTBEAT": "0.2", "APNSD_WORKER_LEASE": "1",
             ]) { $1 }
-            try #require(cli.run("init").status == 0)
+            try #require(await cli.run("init").status == 0)
             let tokens = (1...Self.devices).map { Tokens.hex($0) }.joined(separator: "\n")
-            try #require(cli.run(["device", "import", "-"], stdin: tokens).status == 0)
+            try #require(await cli.run(["device", "import", "-"], stdin: tokens).status == 0)
             try #require(
-                cli.run("campaign", "create", "--all", "--payload", #"{"aps":{"alert":"crash test"}}"#).status == 0)
+                await cli.run("campaign", "create", "--all", "--payload", #"{"aps":{"alert":"crash test"}}"#).status
+                    == 0)
             return (cli, server)
         }
 
-        func acceptedCount(_ cli: CLI) throws -> Int {
-            try cli.run("log", "--status", "accepted", "--json").lines.count
+        func acceptedCount(_ cli: CLI) async throws -> Int {
+            try await cli.run("log", "--status", "accepted", "--json").lines.count
         }
 
-        func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if try condition() { return true }
-                Thread.sleep(forTimeInterval: 0.2)
-            }
-            return false
-        }
-
-        @Test(.measuresTime) func killNineMidCampaignThenResume() throws {
-            let (cli, server) = try prepared()
+        @Test(.measuresTime) func killNineMidCampaignThenResume() async throws {
+            let (cli, server) = try await prepared()
             defer {
                 server.stop()
                 cli.cleanUp()
             }
             let worker = try cli.start(["worker"])
             // At 500/s on one connection the campaign takes about 6 s; kill it part-way.
-            #expect(try waitUntil(20) { try acceptedCount(cli) >= 800 })
+            #expect(try await Fleet.eventually(20, every: 0.2) { try await acceptedCount(cli) >= 800 })
             kill(worker.processIdentifier, SIGKILL)
             worker.waitUntilExit()
             #expect(worker.terminationReason == .uncaughtSignal)
-            let acceptedAtKill = try acceptedCount(cli)
+            let acceptedAtKill = try await acceptedCount(cli)
             #expect(acceptedAtKill < Self.devices, "the kill came too late to test anything")
 
-            let resumed = try cli.run("worker", "--until-idle")
+            let resumed = try await cli.run("worker", "--until-idle")
             #expect(resumed.status == 0, "\(resumed.stderr)")
-            let log = try cli.run("log", "--json").lines
+            let log = try await cli.run("log", "--json").lines
             #expect(log.count == Self.devices)
             #expect(log.allSatisfy { $0.contains(#""status":"accepted""#) })
             let tokens = Set(
@@ -84,26 +77,26 @@ extension WorkerFleet {
             #expect(stats.totals.tokensAcceptedTwice <= 150, "\(stats.totals.tokensAcceptedTwice) devices got two 200s")
         }
 
-        @Test(.measuresTime) func sigtermFinishesInFlightWorkAndLosesNothing() throws {
-            let (cli, server) = try prepared()
+        @Test(.measuresTime) func sigtermFinishesInFlightWorkAndLosesNothing() async throws {
+            let (cli, server) = try await prepared()
             defer {
                 server.stop()
                 cli.cleanUp()
             }
             let worker = try cli.start(["worker"])
-            #expect(try waitUntil(20) { try acceptedCount(cli) >= 500 })
+            #expect(try await Fleet.eventually(20, every: 0.2) { try await acceptedCount(cli) >= 500 })
             let stopAsked = Date()
             worker.terminate()
             worker.waitUntilExit()
             #expect(worker.terminationStatus == 0)
             #expect(Date().timeIntervalSince(stopAsked) < 10)
-            let afterStop = try acceptedCount(cli)
+            let afterStop = try await acceptedCount(cli)
             #expect(afterStop < Self.devices)
             // Everything the simulator accepted before the stop was recorded: nothing is sent twice on resume.
             #expect(server.stats().totals.statuses["200"] == afterStop)
-            let resumed = try cli.run("worker", "--until-idle")
+            let resumed = try await cli.run("worker", "--until-idle")
             #expect(resumed.status == 0)
-            #expect(try acceptedCount(cli) == Self.devices)
+            #expect(try await acceptedCount(cli) == Self.devices)
             #expect(server.stats().totals.tokensAcceptedTwice == 0)
         }
     }

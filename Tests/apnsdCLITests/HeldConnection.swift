@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 
 /// A connection to a database kept open by a `sqlite3` shell, as a running worker keeps one: while it is open,

@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 
 /// Another user than the database's owner, for permission tests: `setpriv` (util-linux) drops root to `nobody`

@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -10,10 +11,11 @@ import Testing
     static let payload = #"{"aps":{"alert":"hi"}}"#
 
     /// A database made by root (this process) with one device and one single send (campaign 1).
-    func populated(_ cli: CLI) throws {
-        try #require(cli.run("init").status == 0)
-        try #require(cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic).status == 0)
-        try #require(cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "1\n")
+    func populated(_ cli: CLI) async throws {
+        try #require(await cli.run("init").status == 0)
+        try #require(await cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic).status == 0)
+        try #require(
+            await cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "1\n")
     }
 
     /// The database's files: itself and whatever SQLite put next to it (-wal, -shm, -journal).
@@ -37,13 +39,13 @@ import Testing
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))
-    func readCommandsWorkOnAFileTheUserMayNotWriteAndWritesChangeNothing() throws {
+    func readCommandsWorkOnAFileTheUserMayNotWriteAndWritesChangeNothing() async throws {
         // 0755: the directory is read-only for nobody; 1777 (like /tmp): nobody could create -wal/-shm there,
         // and must not, since they would be nobody's and read-only for the owner.
         for directoryMode: mode_t in [0o755, 0o1777] {
             let cli = try CLI()
             defer { cli.cleanUp() }
-            try populated(cli)
+            try await populated(cli)
             try #require(chmod(cli.database, 0o444) == 0 && chmod(cli.directory.path, directoryMode) == 0)
             let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
             try #require(try files(of: cli.database) == ["apnsd.sqlite"])
@@ -76,14 +78,15 @@ import Testing
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))
-    func readCommandsSeeWhatARunningWriterHasInItsWAL() throws {
+    func readCommandsSeeWhatARunningWriterHasInItsWAL() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try populated(cli)
+        try await populated(cli)
         let held = try HeldConnection(database: cli.database)
         defer { held.close() }
         // A second send while the connection is held stays in the -wal, which (like -shm) has the file's mode.
-        try #require(cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n")
+        try #require(
+            await cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n")
         try #require(try files(of: cli.database) == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
         // Readable, not writable, by others: the three files are created 0640 (DatabaseFile).
         for file in try files(of: cli.database) {
@@ -101,10 +104,10 @@ import Testing
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))
-    func aDatabaseCreatedByRootWithoutAGroupIsClosedToOthersAndReadOnlyForItsGroup() throws {
+    func aDatabaseCreatedByRootWithoutAGroupIsClosedToOthersAndReadOnlyForItsGroup() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try populated(cli)
+        try await populated(cli)
         let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
         // 0640: nobody may not even read it (it holds device tokens and user ids)…
         let send = try cli.runAsOtherUser("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload)
@@ -136,11 +139,11 @@ import Testing
     @Test func theDatabaseAndItsWALAndSHMAreCreated0640() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try populated(cli)
+        try await populated(cli)
         let held = try HeldConnection(database: cli.database)
         defer { held.close() }
         try #require(
-            await cli.runAsync("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
+            await cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).status == 0)
         let names = try files(of: cli.database)
         try #require(names == ["apnsd.sqlite", "apnsd.sqlite-shm", "apnsd.sqlite-wal"])
         let expected = 0o640 & ~(try Self.umask())
@@ -152,25 +155,25 @@ import Testing
     @Test func initTakesOtherUsersAccessAwayFromAnOlderDatabase() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try populated(cli)
+        try await populated(cli)
         try #require(chmod(cli.database, 0o644) == 0)
-        let again = try await cli.runAsync("init")
+        let again = try await cli.run("init")
         #expect(again.status == 0)
         #expect(try mode(cli.database) == 0o640)
         #expect(
             errorLines(again).count == 1 && again.stderr.contains("\(cli.database) was readable by other users"),
             "\(again.stderr)")
-        #expect(try await cli.runAsync("init").stderr.isEmpty, "nothing to say the second time")
+        #expect(try await cli.run("init").stderr.isEmpty, "nothing to say the second time")
     }
 
     @Test(.enabled(if: OtherUser.unavailable == nil, otherUserUnavailable))
-    func aGroupMemberWritesToADatabaseInitializedForTheGroup() throws {
+    func aGroupMemberWritesToADatabaseInitializedForTheGroup() async throws {
         let group = try #require(OtherUser.sharedGroup, "no group 'users' or 'staff' to share the database with")
         var cli = try CLI()
         defer { cli.cleanUp() }
         let directory = cli.directory.appendingPathComponent("shared").path
         cli.environment["APNSD_DATABASE"] = directory + "/apnsd.sqlite"
-        let initialized = try cli.run("init", "--group", group.name)
+        let initialized = try await cli.run("init", "--group", group.name)
         #expect(
             initialized.status == 0 && initialized.stdout.contains("shared by group \(group.name)"),
             "\(initialized.stderr)")
@@ -188,38 +191,38 @@ import Testing
             "send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload, groups: member)
         #expect(sent.status == 0 && sent.stdout == "1\n", "\(sent.stderr)")
         #expect(try cli.runAsOtherUser("log", "--json", groups: member).lines.count == 1)
-        #expect(try cli.run("log", "--json").lines.count == 1, "root sees the member's send")
+        #expect(try await cli.run("log", "--json").lines.count == 1, "root sees the member's send")
         #expect(
-            try cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n",
+            try await cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload).stdout == "2\n",
             "and can still write")
 
         let outsider = try cli.runAsOtherUser("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.payload)
         #expect(
             outsider.status == 1 && errorLines(outsider).count == 1 && outsider.stderr.contains("permission denied"),
             "\(outsider.stderr)")
-        #expect(try cli.run("campaign", "list", "--json").lines.count == 2)
+        #expect(try await cli.run("campaign", "list", "--json").lines.count == 2)
     }
 
-    @Test func initRefusesAnUnknownGroupBeforeCreatingAnything() throws {
+    @Test func initRefusesAnUnknownGroupBeforeCreatingAnything() async throws {
         var cli = try CLI()
         defer { cli.cleanUp() }
         let directory = cli.directory.appendingPathComponent("shared").path
         cli.environment["APNSD_DATABASE"] = directory + "/apnsd.sqlite"
-        let result = try cli.run("init", "--group", "no-such-group-\(getpid())")
+        let result = try await cli.run("init", "--group", "no-such-group-\(getpid())")
         #expect(
             result.status == 64 && errorLines(result).count == 1
                 && result.stderr.contains("unknown group 'no-such-group-"))
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
-    @Test func initLeavesADirectoryWithOtherFilesAlone() throws {
+    @Test func initLeavesADirectoryWithOtherFilesAlone() async throws {
         let group = try #require(OtherUser.sharedGroup, "no group 'users' or 'staff' to share the database with")
         let cli = try CLI()
         defer { cli.cleanUp() }
         _ = try cli.write("notes.txt", "not apnsd's")
         var before = stat()
         try #require(stat(cli.directory.path, &before) == 0)
-        let result = try cli.run("init", "--group", group.name)
+        let result = try await cli.run("init", "--group", group.name)
         #expect(
             result.status == 1 && errorLines(result).count == 1
                 && result.stderr.contains("holds other files than the database"))

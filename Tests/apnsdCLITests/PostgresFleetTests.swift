@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -6,15 +7,16 @@ extension WorkerFleet {
     /// Several `apnsd worker` processes — each with its own pool and JWT cache, as on several hosts — sharing one
     /// PostgreSQL queue through apns-mock.
     @Suite(.enabled(if: PostgresCluster.enabled)) struct PostgresFleetTests {
-        @Test func threeWorkersShareOneQueueOfTwentyThousandDevices() throws {
+        @Test func threeWorkersShareOneQueueOfTwentyThousandDevices() async throws {
             let devices = 20_000
-            let fleet = try Fleet(devices: devices, rate: 0, database: try PostgresCluster.shared.createDatabase())
+            let fleet = try await Fleet(
+                devices: devices, rate: 0, database: try PostgresCluster.shared.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker(environment: ["APNSD_CONNECTIONS": "2"]) }
             defer { for worker in workers { worker.killIfRunning() } }
             #expect(
-                try Fleet.waitUntil(600, every: 0.5) {
-                    try fleet.show(fleet.campaign!)["status"] as? String == "completed"
+                try await Fleet.eventually(600, every: 0.5) {
+                    try await fleet.show(fleet.campaign!)["status"] as? String == "completed"
                 },
                 "the campaign should complete: \(workers.map { $0.log.suffix(1500) })")
             for worker in workers {
@@ -22,7 +24,7 @@ extension WorkerFleet {
                     worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
                     "\(worker.log.suffix(2000))")
             }
-            try fleet.expectAllAcceptedOnce()
+            try await fleet.expectAllAcceptedOnce()
             let stats = fleet.server.stats()
             #expect(stats.totals.tokensAcceptedTwice == 0, "no device got two 200s")
             #expect(stats.totals.connections == 6, "two connections per worker: \(stats.connections.map(\.requests))")
@@ -36,22 +38,23 @@ extension WorkerFleet {
             print("postgres fleet: 3 workers, \(devices) devices, accepted per worker \(sent)")
         }
 
-        @Test func killNineOfOneOfThreeWorkers() throws {
+        @Test func killNineOfOneOfThreeWorkers() async throws {
             let devices = 6_000
             let rate = 300
-            let fleet = try Fleet(devices: devices, rate: rate, database: try PostgresCluster.shared.createDatabase())
+            let fleet = try await Fleet(
+                devices: devices, rate: rate, database: try PostgresCluster.shared.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker() }
             defer { for worker in workers { worker.killIfRunning() } }
             #expect(
-                try Fleet.waitUntil(30, every: 0.2) {
-                    let listed = try fleet.workers()
+                try await Fleet.eventually(30, every: 0.2) {
+                    let listed = try await fleet.workers()
                     return listed.count == 3 && listed.allSatisfy { ($0["leases"] as? Int ?? 0) > 0 }
                         && fleet.accepted >= 1000
                 }, "all three should be sending: \(workers.map { $0.log.suffix(800) })")
             let victim = workers[0]
             let victimID = try #require(
-                try fleet.workers().first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
+                try await fleet.workers().first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
             kill(victim.pid, SIGKILL)
             victim.process.waitUntilExit()
             let held = Set(
@@ -59,8 +62,8 @@ extension WorkerFleet {
             #expect(!held.isEmpty && fleet.accepted < devices, "the kill came too late to test anything")
 
             #expect(
-                try Fleet.waitUntil(90, every: 0.3) {
-                    try fleet.show(fleet.campaign!)["status"] as? String == "completed"
+                try await Fleet.eventually(90, every: 0.3) {
+                    try await fleet.show(fleet.campaign!)["status"] as? String == "completed"
                 },
                 "the survivors should finish: \(workers[1...].map { $0.log.suffix(1500) })")
             let takeovers = workers[1...].flatMap { $0.events("worker.stale_leases_taken_over") }
@@ -70,7 +73,7 @@ extension WorkerFleet {
                     worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
                     "\(worker.log.suffix(2000))")
             }
-            let log = try fleet.log()
+            let log = try await fleet.log()
             #expect(
                 log.count == devices && log.allSatisfy { $0["status"] as? String == "accepted" },
                 "one accepted row per device")
@@ -83,19 +86,20 @@ extension WorkerFleet {
             #expect(stats.tokens.count == devices)
         }
 
-        @Test func aCancelReachesAllThreeWorkers() throws {
+        @Test func aCancelReachesAllThreeWorkers() async throws {
             let devices = 6_000
             let rate = 200
-            let fleet = try Fleet(devices: devices, rate: rate, database: try PostgresCluster.shared.createDatabase())
+            let fleet = try await Fleet(
+                devices: devices, rate: rate, database: try PostgresCluster.shared.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<3).map { _ in try fleet.startWorker() }
             defer { for worker in workers { worker.killIfRunning() } }
             let campaign = try #require(fleet.campaign)
             #expect(
-                try Fleet.waitUntil(30, every: 0.2) {
-                    try fleet.workers().filter { ($0["leases"] as? Int ?? 0) > 0 }.count == 3
+                try await Fleet.eventually(30, every: 0.2) {
+                    try await fleet.workers().filter { ($0["leases"] as? Int ?? 0) > 0 }.count == 3
                 }, "all three should hold leases: \(workers.map { $0.log.suffix(800) })")
-            let result = try fleet.cli.run("campaign", "cancel", String(campaign), "--json")
+            let result = try await fleet.cli.run("campaign", "cancel", String(campaign), "--json")
             #expect(result.status == 0, "\(result.stderr)")
             let report = try Fleet.json(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(report["status"] as? String == "cancelled", "\(report)")
@@ -103,18 +107,18 @@ extension WorkerFleet {
             // Each worker acknowledged it: the command returned only after all three stopped sending the campaign.
             for worker in workers {
                 #expect(
-                    Fleet.waitUntil(10) { !worker.events("worker.campaign_cancelled").isEmpty },
+                    await Fleet.eventually(10) { !worker.events("worker.campaign_cancelled").isEmpty },
                     "\(worker.log.suffix(1500))")
             }
-            Thread.sleep(forTimeInterval: 1)
+            try await Task.sleep(for: .seconds(1))
             let later = fleet.server.stats().totals.requests
             #expect(later == atReturn, "\(later - atReturn) requests after the cancel returned")
-            let shown = try fleet.show(campaign)
+            let shown = try await fleet.show(campaign)
             #expect(shown["status"] as? String == "cancelled" && shown["pending"] as? Int == 0, "\(shown)")
             #expect((shown["accepted"] as? Int ?? 0) + (shown["cancelled"] as? Int ?? 0) == devices, "\(shown)")
         }
 
-        @Test func theDatabaseStoppedAndRestartedMidCampaign() throws {
+        @Test func theDatabaseStoppedAndRestartedMidCampaign() async throws {
             // Durable, as a production server is: the crash below must not take back acknowledged commits.
             let cluster = try PostgresCluster(durable: true)
             defer {
@@ -123,20 +127,24 @@ extension WorkerFleet {
             }
             let devices = 4_000
             let rate = 300
-            let fleet = try Fleet(devices: devices, rate: rate, database: try cluster.createDatabase())
+            let fleet = try await Fleet(devices: devices, rate: rate, database: try cluster.createDatabase())
             defer { fleet.stop() }
             let workers = try (0..<2).map { _ in try fleet.startWorker() }
             defer { for worker in workers { worker.killIfRunning() } }
-            #expect(Fleet.waitUntil(30, every: 0.2) { fleet.accepted >= 800 }, "\(workers.map { $0.log.suffix(800) })")
+            #expect(
+                await Fleet.eventually(30, every: 0.2) { fleet.accepted >= 800 },
+                "\(workers.map { $0.log.suffix(800) })")
             try cluster.stop(mode: "immediate")
             let stoppedAt = fleet.accepted
             // Each worker's next write fails and it pauses sending; what it had handed to its connection still goes
             // out. The mock's count is read once it holds still.
             #expect(
-                Fleet.waitUntil(60, every: 0.1) { workers.allSatisfy { !$0.events("worker.storage_fault").isEmpty } },
+                await Fleet.eventually(60, every: 0.1) {
+                    workers.allSatisfy { !$0.events("worker.storage_fault").isEmpty }
+                },
                 "the workers did not notice the outage: \(workers.map { $0.log.suffix(800) })")
             var duringOutage = fleet.accepted
-            _ = Fleet.waitUntil(30, every: 0.5) {
+            _ = await Fleet.eventually(30, every: 0.5) {
                 let now = fleet.accepted
                 defer { duringOutage = now }
                 return now == duringOutage
@@ -146,11 +154,11 @@ extension WorkerFleet {
                 duringOutage - stoppedAt <= 4 * rate * 2, "\(duringOutage - stoppedAt) sent while the database was down"
             )
             try cluster.start()
-            let finished = try Fleet.waitUntil(90, every: 0.3) {
-                try fleet.show(fleet.campaign!)["status"] as? String == "completed"
+            let finished = try await Fleet.eventually(90, every: 0.3) {
+                try await fleet.show(fleet.campaign!)["status"] as? String == "completed"
             }
             let state = """
-                \(try fleet.show(fleet.campaign!))
+                \(try await fleet.show(fleet.campaign!))
                 \(try fleet.query("SELECT status, leased_by, next_attempt_at > 4000000000000, count(*) FROM deliveries GROUP BY 1, 2, 3"))
                 \(try fleet.query("SELECT * FROM campaign_counts"))
                 \(try fleet.query("SELECT * FROM workers"))
@@ -167,7 +175,7 @@ extension WorkerFleet {
                     worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
                     "\(worker.log.suffix(2000))")
             }
-            let log = try fleet.log()
+            let log = try await fleet.log()
             #expect(log.count == devices && log.allSatisfy { $0["status"] as? String == "accepted" }, "nothing lost")
             #expect(fleet.server.stats().tokens.count == devices)
         }

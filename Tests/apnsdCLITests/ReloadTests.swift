@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -5,8 +6,8 @@ import Testing
 /// SIGHUP makes a running worker read its settings and key again: what can change applies at once, the log says
 /// what needs a restart, and settings that do not load change nothing.
 @Suite(.offThePool) struct ReloadTests {
-    @Test func sighupReloadsTheKeyTheRetriesAndTheLogLevel() throws {
-        let fleet = try Fleet(devices: 3, rate: 100, campaign: false)
+    @Test func sighupReloadsTheKeyTheRetriesAndTheLogLevel() async throws {
+        let fleet = try await Fleet(devices: 3, rate: 100, campaign: false)
         defer { fleet.stop() }
         var cli = fleet.cli
         let key = CLI.fixture("keys/AuthKey_TESTKEY001.p8")
@@ -17,8 +18,8 @@ import Testing
         let worker = try BackgroundWorker(cli: cli, arguments: ["worker"])
         defer { worker.killIfRunning() }
 
-        try #require(cli.run("send", Tokens.hex(1), "--payload", Fleet.payload).status == 0)
-        #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(worker.log.suffix(1500))")
+        try #require(await cli.run("send", Tokens.hex(1), "--payload", Fleet.payload).status == 0)
+        #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 1 }, "\(worker.log.suffix(1500))")
         #expect(!worker.log.contains("apns.request"), "debug lines at info level")
 
         // The same key under another name (it keeps its token: APNs refuses a key's tokens renewed within 20
@@ -31,16 +32,17 @@ import Testing
         .write(to: URL(fileURLWithPath: config))
         kill(worker.pid, SIGHUP)
         #expect(
-            Fleet.waitUntil(20, every: 0.02) { worker.log.contains("reload.done") }, "\(worker.log.suffix(1500))")
+            await Fleet.eventually(20, every: 0.02) { worker.log.contains("reload.done") }, "\(worker.log.suffix(1500))"
+        )
         let done = try #require(worker.events().last { $0["msg"] as? String == "reload.done" })
         let applied = Set(((done["applied"] as? String) ?? "").split(separator: ",").map(String.init))
         #expect(applied == ["keyFile", "maxAttempts", "logLevel"], "\(done)")
         #expect(done["needs_restart"] as? String == "apiListen", "\(done)")
 
-        try #require(cli.run("send", Tokens.hex(2), "--payload", Fleet.payload).status == 0)
-        #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(worker.log.suffix(3000))")
+        try #require(await cli.run("send", Tokens.hex(2), "--payload", Fleet.payload).status == 0)
+        #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 2 }, "\(worker.log.suffix(3000))")
         #expect(
-            Fleet.waitUntil(5, every: 0.02) { worker.log.contains("apns.request") },
+            await Fleet.eventually(5, every: 0.02) { worker.log.contains("apns.request") },
             "no debug line after the reload")
         #expect(worker.events("apns.token_minted").count == 1, "the same key minted again")
 
@@ -48,9 +50,10 @@ import Testing
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: config))
         kill(worker.pid, SIGHUP)
         #expect(
-            Fleet.waitUntil(20, every: 0.02) { worker.log.contains("reload.failed") }, "\(worker.log.suffix(1500))")
-        try #require(fleet.cli.run("send", Tokens.hex(3), "--payload", Fleet.payload).status == 0)
-        #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 3 }, "\(worker.log.suffix(1500))")
+            await Fleet.eventually(20, every: 0.02) { worker.log.contains("reload.failed") },
+            "\(worker.log.suffix(1500))")
+        try #require(await fleet.cli.run("send", Tokens.hex(3), "--payload", Fleet.payload).status == 0)
+        #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 3 }, "\(worker.log.suffix(1500))")
         #expect(
             worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
             "\(worker.log.suffix(1500))")

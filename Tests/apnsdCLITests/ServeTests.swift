@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -25,17 +26,17 @@ import Threads
             try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "not a JSON object: \(body)")
     }
 
-    @Test func apiOnlyAnswersItsRoutesAndStopsCleanly() throws {
+    @Test func apiOnlyAnswersItsRoutesAndStopsCleanly() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
-        let secret = try APIHarness.createKey(cli, "backend", [])
+        try #require(await cli.run("init").status == 0)
+        let secret = try await APIHarness.createKey(cli, "backend", [])
         let (serve, base) = try Self.start(cli, ["--no-worker"])
         defer { serve.killIfRunning() }
 
         // A key, good or mangled, is never written to the log.
         for authorization in ["Bearer " + secret, "bearer " + secret + "x"] {
-            let answer = HTTPClient.request(
+            let answer = await HTTPClient.request(
                 "GET", base + "/v1/deliveries", headers: ["Authorization: \(authorization)"])
             #expect(answer?.status == (authorization.hasSuffix("x") ? 401 : 200), "\(answer?.body ?? "no answer")")
         }
@@ -53,7 +54,7 @@ import Threads
         #expect(
             metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         #expect(metrics.body.contains("apnsd_build_info{version="))
-        let promtool = try ToolRun.run("/usr/bin/promtool", ["check", "metrics"], stdin: metrics.body)
+        let promtool = try await ToolRun.run("/usr/bin/promtool", ["check", "metrics"], stdin: metrics.body)
         #expect(promtool.status == 0, "\(promtool.stdout)\(promtool.stderr)")
 
         let missing = try #require(HTTPClient.request("GET", base + "/nope"))
@@ -84,23 +85,23 @@ import Threads
         #expect(!serve.log.contains(secret), "a secret in the server's log")
     }
 
-    @Test func aBadListenAddressIsOneLine() throws {
+    @Test func aBadListenAddressIsOneLine() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
+        try #require(await cli.run("init").status == 0)
         for bad in ["8080", "example.com:80", "127.0.0.1:99999", "[::1]8080"] {
-            let result = try cli.run("serve", "--no-worker", "--listen", bad)
+            let result = try await cli.run("serve", "--no-worker", "--listen", bad)
             #expect(result.status == 64, "\(bad): \(result.stderr)")
             #expect(
                 result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("api.listen"),
                 "\(bad): \(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
-        let env = try cli.run(["serve", "--no-worker"], environment: ["APNSD_API_LISTEN": "nowhere"])
+        let env = try await cli.run(["serve", "--no-worker"], environment: ["APNSD_API_LISTEN": "nowhere"])
         #expect(env.status == 64 && env.stderr.contains("APNSD_API_LISTEN"), "\(env.stderr)")
-        let half = try cli.run("serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", "cert.pem")
+        let half = try await cli.run("serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", "cert.pem")
         #expect(half.status == 64 && half.stderr.contains("api.tlsKey"), "\(half.stderr)")
-        let unreadable = try cli.run(
+        let unreadable = try await cli.run(
             "serve", "--no-worker", "--listen", "127.0.0.1:0", "--tls-cert", "missing.pem", "--tls-key", "missing.key")
         #expect(
             unreadable.status == 1 && unreadable.stderr.split(separator: "\n").count == 1
@@ -111,14 +112,14 @@ import Threads
 
 /// `apnsd serve` with its worker delivers a queued single send and stops on SIGTERM.
 @Suite(.offThePool) struct ServeWorkerTests {
-    @Test func serveDeliversASingleSendAndExitsOnSIGTERM() throws {
-        let fleet = try Fleet(devices: 1, rate: 100, campaign: false)
+    @Test func serveDeliversASingleSendAndExitsOnSIGTERM() async throws {
+        let fleet = try await Fleet(devices: 1, rate: 100, campaign: false)
         defer { fleet.stop() }
-        let sent = try fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload)
+        let sent = try await fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload)
         try #require(sent.status == 0, "\(sent.stderr)")
         let (serve, base) = try ServeTests.start(fleet.cli, [])
         defer { serve.killIfRunning() }
-        #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 1 }, "\(serve.log.suffix(2000))")
+        #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 1 }, "\(serve.log.suffix(2000))")
         let ready = try #require(HTTPClient.request("GET", base + "/readyz"))
         #expect(ready.status == 200, "\(ready.body)")
         #expect(
@@ -129,15 +130,17 @@ import Threads
                 "default": ["status": "ok"]
             ],
             "\(ready.body)")
-        #expect(Fleet.waitUntil(10) { (try? fleet.log().first?["status"] as? String) == "accepted" }, "recorded")
+        #expect(
+            await Fleet.eventually(10) { (try? await fleet.log().first?["status"] as? String) == "accepted" },
+            "recorded")
 
         // Another process's send while serve runs: seen through the store's change count, and counted.
-        let again = try fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload)
+        let again = try await fleet.cli.run("send", Tokens.hex(1), "--payload", Fleet.payload)
         try #require(again.status == 0, "\(again.stderr)")
-        #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 2 }, "\(serve.log.suffix(2000))")
+        #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 2 }, "\(serve.log.suffix(2000))")
         let scraped = Locked([String: Double]())
         #expect(
-            Fleet.waitUntil(10) {
+            await Fleet.eventually(10) {
                 let values = Self.samples(HTTPClient.request("GET", base + "/metrics")?.body ?? "")
                 scraped.withLock { $0 = values }
                 return values[#"apnsd_deliveries_total{status="accepted",reason="none"}"#] == 2
@@ -158,16 +161,16 @@ import Threads
         #expect(
             serve.process.terminationReason == .exit && serve.process.terminationStatus == 0,
             "\(serve.log.suffix(2000))")
-        #expect(try fleet.workers().isEmpty, "the worker unregistered")
+        #expect(try await fleet.workers().isEmpty, "the worker unregistered")
         #expect(fleet.accepted == 2)
     }
 
     /// A batch large enough to be stored as one deferred row: every notification reaches the simulator, each
     /// under its own id, and the queue gauge returns to zero.
-    @Test func serveDeliversALargeBatchStoredAsOneRow() throws {
-        let fleet = try Fleet(devices: 0, rate: 0, campaign: false)
+    @Test func serveDeliversALargeBatchStoredAsOneRow() async throws {
+        let fleet = try await Fleet(devices: 0, rate: 0, campaign: false)
         defer { fleet.stop() }
-        let key = try APIHarness.createKey(fleet.cli, "backend", [])
+        let key = try await APIHarness.createKey(fleet.cli, "backend", [])
         let (serve, base) = try ServeTests.start(fleet.cli, [])
         defer { serve.killIfRunning() }
         let items = (0..<60).map { APIHarness.notification(Tokens.hex(1000 + $0)) }.joined(separator: ",")
@@ -181,11 +184,13 @@ import Threads
         let ids = try #require(try ServeTests.json(posted.body)["ids"] as? [String], "\(posted.body)")
         #expect(ids.count == 60 && Set(ids).count == 60)
         #expect(
-            Fleet.waitUntil(30, every: 0.02) { fleet.accepted >= 60 },
+            await Fleet.eventually(30, every: 0.02) { fleet.accepted >= 60 },
             "\(fleet.accepted) accepted; \(serve.log.suffix(2000))")
         #expect(
-            Fleet.waitUntil(10) { (try? fleet.log().filter { $0["status"] as? String == "accepted" }.count) == 60 })
-        let tokens = Set(try fleet.log().compactMap { $0["token"] as? String })
+            await Fleet.eventually(10) {
+                (try? await fleet.log().filter { $0["status"] as? String == "accepted" }.count) == 60
+            })
+        let tokens = Set(try await fleet.log().compactMap { $0["token"] as? String })
         #expect(tokens == Set((0..<60).map { Tokens.hex(1000 + $0) }))
         let first = try #require(
             HTTPClient.request(

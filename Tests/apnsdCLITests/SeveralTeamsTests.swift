@@ -1,4 +1,5 @@
 import APNsMock
+import CLITestSupport
 import Foundation
 import ProviderAuth
 import TestSupport
@@ -22,12 +23,12 @@ import Testing
     }
 
     /// The CLI with its config (no single key: only `apns.credentials`), and what the mock needs.
-    static func setup() throws -> Setup {
+    static func setup() async throws -> Setup {
         var cli = try CLI()
         let dir = cli.directory.path
         let keyA = CLI.fixture("keys/AuthKey_TESTKEY001.p8")
         let keyB = dir + "/AuthKey_RIDESKEY01.p8"
-        let made = try ToolRun.run(
+        let made = try await ToolRun.run(
             "/bin/sh",
             ["-c", "openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out \(keyB)"])
         try #require(made.status == 0, "\(made.stderr)")
@@ -69,23 +70,23 @@ import Testing
     }
 
     /// `count` devices of `topic` (tokens from `first`) and a campaign to all of them; its id.
-    static func campaign(_ cli: CLI, topic: String, count: Int, first: Int) throws -> String {
+    static func campaign(_ cli: CLI, topic: String, count: Int, first: Int) async throws -> String {
         let tokens = (first..<(first + count)).map { Tokens.hex($0) }.joined(separator: "\n")
-        let imported = try cli.run(["device", "import", "-", "--topic", topic], stdin: tokens)
+        let imported = try await cli.run(["device", "import", "-", "--topic", topic], stdin: tokens)
         try #require(imported.status == 0, "\(imported.stderr)")
-        let created = try cli.run("campaign", "create", "--all", "--topic", topic, "--payload", payload)
+        let created = try await cli.run("campaign", "create", "--all", "--topic", topic, "--payload", payload)
         try #require(created.status == 0, "\(created.stderr)")
         return created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func counts(_ cli: CLI, _ id: String) throws -> [String: Any] {
-        let shown = try cli.run("campaign", "show", id, "--json")
+    static func counts(_ cli: CLI, _ id: String) async throws -> [String: Any] {
+        let shown = try await cli.run("campaign", "show", id, "--json")
         try #require(shown.status == 0, "\(shown.stderr)")
         return try Fleet.json(shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    @Test func eachTopicGoesOutWithItsOwnCredentialAndARevokedKeyPausesOnlyItsDeliveries() throws {
-        var setup = try Self.setup()
+    @Test func eachTopicGoesOutWithItsOwnCredentialAndARevokedKeyPausesOnlyItsDeliveries() async throws {
+        var setup = try await Self.setup()
         defer { setup.cli.cleanUp() }
         var server = try Self.mock(setup, teams: [setup.teamA, setup.teamB])
         defer { server.stop() }
@@ -93,8 +94,8 @@ import Testing
         setup.cli.environment["APNSD_PRODUCTION_URL"] = "https://127.0.0.1:\(port)"
         setup.cli.environment["APNSD_DEVELOPMENT_URL"] = "https://127.0.0.1:\(port)"
         let cli = setup.cli
-        try #require(cli.run("init").status == 0)
-        let checked = try cli.run("config", "check", "--json")
+        try #require(await cli.run("init").status == 0)
+        let checked = try await cli.run("config", "check", "--json")
         let checks = try #require(
             try Fleet.json(checked.stdout)["checks"] as? [String: [String: Any]], "\(checked.stdout)")
         #expect(
@@ -103,13 +104,14 @@ import Testing
         #expect((checks["credential.legacy"]?["detail"] as? String)?.contains("renew it soon") == true, "\(checks)")
 
         // 1. Every topic with its own credential: all accepted, nothing refused.
-        let first = [Self.shop, Self.rides, Self.legacy].enumerated().map { index, topic in
-            (topic, try! Self.campaign(cli, topic: topic, count: 20, first: 1 + index * 1000))
+        var first = [(String, String)]()
+        for (index, topic) in [Self.shop, Self.rides, Self.legacy].enumerated() {
+            first.append((topic, try await Self.campaign(cli, topic: topic, count: 20, first: 1 + index * 1000)))
         }
-        let run = try cli.run("worker", "--until-idle")
+        let run = try await cli.run("worker", "--until-idle")
         #expect(run.status == 0, "\(run.stderr.suffix(2000))")
         for (topic, id) in first {
-            #expect(try Self.counts(cli, id)["accepted"] as? Int == 20, "\(topic)")
+            #expect(try await Self.counts(cli, id)["accepted"] as? Int == 20, "\(topic)")
         }
         let stats = server.stats()
         #expect(
@@ -123,34 +125,36 @@ import Testing
 
         // 2. A slower second round; the rides key is revoked while it runs (the mock restarts without its team).
         setup.cli.environment["APNSD_RATE"] = "40"
-        let second = [Self.shop, Self.rides, Self.legacy].enumerated().map { index, topic in
-            (topic, try! Self.campaign(setup.cli, topic: topic, count: 60, first: 100 + index * 1000))
+        var second = [(String, String)]()
+        for (index, topic) in [Self.shop, Self.rides, Self.legacy].enumerated() {
+            second.append(
+                (topic, try await Self.campaign(setup.cli, topic: topic, count: 60, first: 100 + index * 1000)))
         }
         let worker = try BackgroundWorker(cli: setup.cli, arguments: ["worker"])
         defer { worker.killIfRunning() }
         #expect(
-            Fleet.waitUntil(20, every: 0.02) { server.stats().totals.statuses["200", default: 0] >= 75 },
+            await Fleet.eventually(20, every: 0.02) { server.stats().totals.statuses["200", default: 0] >= 75 },
             "\(worker.log.suffix(2000))")
         server.stop()
         server = try Self.mock(setup, teams: [setup.teamA], port: port)
         for (topic, id) in second where topic != Self.rides {
             #expect(
-                Fleet.waitUntil(30, every: 0.05) {
-                    (try? Self.counts(setup.cli, id))?["status"] as? String == "completed"
+                await Fleet.eventually(30, every: 0.05) {
+                    (try? await Self.counts(setup.cli, id))?["status"] as? String == "completed"
                 },
                 "\(topic): \(worker.log.suffix(2000))")
         }
         #expect(
-            Fleet.waitUntil(10, every: 0.05) { !worker.events("worker.credential_paused").isEmpty },
+            await Fleet.eventually(10, every: 0.05) { !worker.events("worker.credential_paused").isEmpty },
             "\(worker.log.suffix(2000))")
         let paused = worker.events("worker.credential_paused")
         #expect(
             paused.count == 1 && paused[0]["credential"] as? String == "rides"
                 && paused[0]["reason"] as? String == "403 InvalidProviderToken",
             "\(paused)")
-        let rides = try Self.counts(setup.cli, second[1].1)
+        let rides = try await Self.counts(setup.cli, second[1].1)
         #expect(rides["status"] as? String == "running" && (rides["pending"] as? Int ?? 0) > 0, "\(rides)")
-        let log = try setup.cli.run("log", "--json", "--campaign", second[1].1)
+        let log = try await setup.cli.run("log", "--json", "--campaign", second[1].1)
         let rows = try log.lines.map(Fleet.json)
         #expect(
             rows.filter { $0["status"] as? String == "pending" }.allSatisfy { $0["attempts"] as? Int == 0 },
@@ -160,8 +164,8 @@ import Testing
             "\(worker.log.suffix(2000))")
     }
 
-    @Test func readyzAndMetricsSayWhichCredentialIsPausedAndWhenCertificatesExpire() throws {
-        var setup = try Self.setup()
+    @Test func readyzAndMetricsSayWhichCredentialIsPausedAndWhenCertificatesExpire() async throws {
+        var setup = try await Self.setup()
         defer { setup.cli.cleanUp() }
         // The mock does not know the rides team: its tokens are refused.
         let server = try Self.mock(setup, teams: [setup.teamA])
@@ -169,16 +173,18 @@ import Testing
         setup.cli.environment["APNSD_PRODUCTION_URL"] = "https://127.0.0.1:\(server.port)"
         setup.cli.environment["APNSD_DEVELOPMENT_URL"] = "https://127.0.0.1:\(server.port)"
         let cli = setup.cli
-        try #require(cli.run("init").status == 0)
-        let shop = try Self.campaign(cli, topic: Self.shop, count: 10, first: 1)
-        _ = try Self.campaign(cli, topic: Self.rides, count: 10, first: 1000)
+        try #require(await cli.run("init").status == 0)
+        let shop = try await Self.campaign(cli, topic: Self.shop, count: 10, first: 1)
+        _ = try await Self.campaign(cli, topic: Self.rides, count: 10, first: 1000)
         let (serve, base) = try ServeTests.start(cli, [])
         defer { serve.killIfRunning() }
         #expect(
-            Fleet.waitUntil(20, every: 0.05) { (try? Self.counts(cli, shop))?["status"] as? String == "completed" },
+            await Fleet.eventually(20, every: 0.05) {
+                (try? await Self.counts(cli, shop))?["status"] as? String == "completed"
+            },
             "\(serve.log.suffix(2000))")
         #expect(
-            Fleet.waitUntil(10, every: 0.05) {
+            await Fleet.eventually(10, every: 0.05) {
                 let body = HTTPClient.request("GET", base + "/readyz")?.body ?? ""
                 return body.contains(#""rides":{"status":"paused""#)
             }, "\(serve.log.suffix(2000))")

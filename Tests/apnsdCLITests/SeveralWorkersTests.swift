@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import Testing
 
@@ -7,8 +8,8 @@ extension WorkerFleet {
         static let devices = 3000
         static let rate = 300
 
-        @Test func killNineOfOneOfTwoWorkers() throws {
-            let fleet = try Fleet(devices: Self.devices, rate: Self.rate)
+        @Test func killNineOfOneOfTwoWorkers() async throws {
+            let fleet = try await Fleet(devices: Self.devices, rate: Self.rate)
             defer { fleet.stop() }
             let victim = try fleet.startWorker()
             let survivor = try fleet.startWorker()
@@ -19,12 +20,12 @@ extension WorkerFleet {
 
             // Both registered and both sending (each claims about 2 s of its rate).
             #expect(
-                try Fleet.waitUntil(20, every: 0.2) {
-                    let workers = try fleet.workers()
+                try await Fleet.eventually(20, every: 0.2) {
+                    let workers = try await fleet.workers()
                     return workers.count == 2 && workers.allSatisfy { ($0["leases"] as? Int ?? 0) > 0 }
                         && fleet.accepted >= 900
                 }, "both workers should be sending:\n\(victim.log.suffix(1000))\n\(survivor.log.suffix(1000))")
-            let shape = try fleet.workers()
+            let shape = try await fleet.workers()
             for worker in shape {
                 #expect(
                     Set(worker.keys) == ["id", "host", "pid", "startedAt", "heartbeatAt", "leases", "stale"],
@@ -48,7 +49,7 @@ extension WorkerFleet {
             let victimID = try #require(shape.first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
             let held = Set(
                 try fleet.query("SELECT token FROM deliveries WHERE leased_by = \(victimID) AND status = 'pending'"))
-            let afterKill = try fleet.workers()
+            let afterKill = try await fleet.workers()
             let dead = try #require(
                 afterKill.first { $0["id"] as? String == victimID },
                 "the dead worker is still listed right after the kill")
@@ -59,8 +60,8 @@ extension WorkerFleet {
 
             // Its leases stay its own until its heartbeat is older than worker.lease (1.5 s); then it is gone.
             var disappearedAt: Date?
-            let gone = try Fleet.waitUntil(15, every: 0.05) {
-                let listed = try fleet.workers()
+            let gone = try await Fleet.eventually(15, every: 0.05) {
+                let listed = try await fleet.workers()
                 guard let entry = listed.first(where: { $0["id"] as? String == victimID }) else {
                     disappearedAt = Date()
                     return true
@@ -82,7 +83,9 @@ extension WorkerFleet {
 
             // The survivor finishes the campaign alone, then stops cleanly.
             #expect(
-                try Fleet.waitUntil(40, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
+                try await Fleet.eventually(40, every: 0.3) {
+                    try await fleet.log("--status", "accepted").count == Self.devices
+                },
                 "the survivor should finish the campaign; log:\n\(survivor.log.suffix(2000))")
             let took = survivor.terminate(within: 10)
             #expect(took != nil && survivor.process.terminationStatus == 0, "\(survivor.log.suffix(2000))")
@@ -90,9 +93,9 @@ extension WorkerFleet {
             #expect(takeovers.count == 1, "\(takeovers)")
             #expect(takeovers.first?["workers"] as? String == String(victimID))
             #expect(takeovers.first?["deliveries"] as? String == String(deadLeases), "\(takeovers)")
-            #expect(try fleet.workers().isEmpty, "the survivor unregistered when it stopped")
+            #expect(try await fleet.workers().isEmpty, "the survivor unregistered when it stopped")
 
-            try fleet.expectAllAcceptedOnce()
+            try await fleet.expectAllAcceptedOnce()
             // Only what the dead worker held (in flight, or answered and not yet recorded) went out twice, and well
             // under its in-flight window: about a second of its rate plus 100 ms of answers.
             let stats = fleet.server.stats()

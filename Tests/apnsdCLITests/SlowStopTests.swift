@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import Testing
 
@@ -6,12 +7,12 @@ extension WorkerFleet {
     @Suite struct SlowStopTests {
         static let devices = 300
 
-        @Test func sigtermAtFivePerSecondExitsWithinFiveSeconds() throws {
-            let fleet = try Fleet(devices: Self.devices, rate: 5)
+        @Test func sigtermAtFivePerSecondExitsWithinFiveSeconds() async throws {
+            let fleet = try await Fleet(devices: Self.devices, rate: 5)
             defer { fleet.stop() }
             let worker = try fleet.startWorker()
             defer { worker.killIfRunning() }
-            #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 3 }, "\(worker.log.suffix(2000))")
+            #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 3 }, "\(worker.log.suffix(2000))")
 
             let took = worker.terminate(within: 15)
             let seconds = try #require(took, "the worker did not exit on SIGTERM; log:\n\(worker.log.suffix(2000))")
@@ -23,7 +24,7 @@ extension WorkerFleet {
 
             // Everything the mock accepted is recorded; the rest is pending, never attempted, and nobody's.
             let stats = fleet.server.stats()
-            let log = try fleet.log()
+            let log = try await fleet.log()
             #expect(log.count == Self.devices)
             let accepted = log.filter { $0["status"] as? String == "accepted" }
             let pending = log.filter { $0["status"] as? String == "pending" }
@@ -38,12 +39,12 @@ extension WorkerFleet {
                     SELECT count(*) FROM deliveries WHERE status = 'pending'
                     AND (leased_by IS NOT NULL OR leased_until IS NOT NULL OR next_attempt_at > CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 1000)
                     """) == ["0"], "every lease released, due now")
-            #expect(try fleet.workers().isEmpty, "the worker unregistered")
+            #expect(try await fleet.workers().isEmpty, "the worker unregistered")
 
             // Another run at a higher rate finishes the campaign without sending anything twice.
-            let resumed = try fleet.cli.run(["worker", "--until-idle"], environment: ["APNSD_RATE": "1000"])
+            let resumed = try await fleet.cli.run(["worker", "--until-idle"], environment: ["APNSD_RATE": "1000"])
             #expect(resumed.status == 0, "\(resumed.stderr.suffix(2000))")
-            try fleet.expectAllAcceptedOnce()
+            try await fleet.expectAllAcceptedOnce()
             #expect(fleet.server.stats().totals.tokensAcceptedTwice == 0)
             #expect(fleet.server.stats().totals.requests == Self.devices)
             print("sigterm at 5/s: exited in \(String(format: "%.2f", seconds)) s with \(accepted.count) accepted")

@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 
 /// Runs the built `apnsd` under GNU time, to learn its peak resident memory. (Not `wait4` on a child of the

@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import Testing
 
@@ -7,12 +8,12 @@ extension WorkerFleet {
     @Suite struct StorageFaultTests {
         static let devices = 3000
 
-        @Test func anotherProcessHoldsTheWriteLockForTenSeconds() throws {
-            let fleet = try Fleet(devices: Self.devices, rate: 300)
+        @Test func anotherProcessHoldsTheWriteLockForTenSeconds() async throws {
+            let fleet = try await Fleet(devices: Self.devices, rate: 300)
             defer { fleet.stop() }
             let worker = try fleet.startWorker()
             defer { worker.killIfRunning() }
-            #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 300 }, "\(worker.log.suffix(2000))")
+            #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 300 }, "\(worker.log.suffix(2000))")
 
             let shell = try SQLiteShell(database: fleet.cli.database)
             defer { shell.end() }
@@ -22,10 +23,12 @@ extension WorkerFleet {
             let lockedAt = Date()
 
             // The worker waits out its busy timeout (5 s), then pauses sending; the outcomes it holds stay in memory.
-            #expect(Fleet.waitUntil(9) { !worker.events("worker.storage_fault").isEmpty }, "\(worker.log.suffix(2000))")
-            Thread.sleep(forTimeInterval: 0.3)
+            #expect(
+                await Fleet.eventually(9) { !worker.events("worker.storage_fault").isEmpty },
+                "\(worker.log.suffix(2000))")
+            try await Task.sleep(for: .seconds(0.3))
             let requestsWhilePaused = fleet.server.stats().totals.requests
-            Thread.sleep(forTimeInterval: max(0, 10 - Date().timeIntervalSince(lockedAt)))
+            try await Task.sleep(for: .seconds(max(0, 10 - Date().timeIntervalSince(lockedAt))))
             #expect(
                 worker.process.isRunning, "the worker must not exit on a locked database: \(worker.log.suffix(2000))")
             #expect(
@@ -37,16 +40,19 @@ extension WorkerFleet {
             #expect(shell.exitStatus == 0, "the shell's transaction: \(shell.output)")
 
             #expect(
-                Fleet.waitUntil(15) { !worker.events("worker.storage_recovered").isEmpty }, "\(worker.log.suffix(2000))"
+                await Fleet.eventually(15) { !worker.events("worker.storage_recovered").isEmpty },
+                "\(worker.log.suffix(2000))"
             )
             let fault = worker.events("worker.storage_fault")
             #expect(fault.count == 1 && (fault.first?["error"] as? String ?? "").contains("locked"), "\(fault)")
             #expect(
-                try Fleet.waitUntil(30, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
+                try await Fleet.eventually(30, every: 0.3) {
+                    try await fleet.log("--status", "accepted").count == Self.devices
+                },
                 "the worker should finish the campaign; log:\n\(worker.log.suffix(2000))")
             let took = worker.terminate(within: 10)
             #expect(took != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
-            try fleet.expectAllAcceptedOnce()
+            try await fleet.expectAllAcceptedOnce()
             #expect(fleet.server.stats().totals.tokensAcceptedTwice == 0)
             #expect(fleet.server.stats().totals.requests == Self.devices)
         }
@@ -69,7 +75,7 @@ extension WorkerFleet {
         @Test(
             .enabled(
                 if: canMountTmpfs, "skipped: mounting a small tmpfs for the database needs root with CAP_SYS_ADMIN"))
-        func theDiskFillsMidCampaign() throws {
+        func theDiskFillsMidCampaign() async throws {
             let disk = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-tmpfs-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: disk) }
@@ -80,23 +86,23 @@ extension WorkerFleet {
                     _ = try? Self.shell("/bin/umount", "-l", disk.path)
                 }
             }
-            let fleet = try Fleet(
+            let fleet = try await Fleet(
                 devices: Self.devices, rate: 300, database: disk.appendingPathComponent("apnsd.sqlite").path)
             defer { fleet.stop() }
             let worker = try fleet.startWorker()
             defer { worker.killIfRunning() }
-            #expect(Fleet.waitUntil(20, every: 0.02) { fleet.accepted >= 300 }, "\(worker.log.suffix(2000))")
+            #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 300 }, "\(worker.log.suffix(2000))")
 
             let filler = disk.appendingPathComponent("filler")
             let written = Self.fill(filler.path)
             #expect(written > 0, "the filler should take the free space")
             #expect(
-                Fleet.waitUntil(5) { !worker.events("worker.storage_fault").isEmpty },
+                await Fleet.eventually(5) { !worker.events("worker.storage_fault").isEmpty },
                 "the worker should notice the full disk; log:\n\(worker.log.suffix(2000))")
             // Sending pauses: once what was handed to the connection (a second of the rate) is answered, nothing more.
-            Thread.sleep(forTimeInterval: 2)
+            try await Task.sleep(for: .seconds(2))
             let requestsWhilePaused = fleet.server.stats().totals.requests
-            Thread.sleep(forTimeInterval: 1)
+            try await Task.sleep(for: .seconds(1))
             #expect(
                 fleet.server.stats().totals.requests == requestsWhilePaused, "nothing is sent while the disk is full")
             #expect(worker.process.isRunning, "the worker must not exit on a full disk: \(worker.log.suffix(2000))")
@@ -104,16 +110,19 @@ extension WorkerFleet {
             try FileManager.default.removeItem(at: filler)
 
             #expect(
-                Fleet.waitUntil(15) { !worker.events("worker.storage_recovered").isEmpty }, "\(worker.log.suffix(2000))"
+                await Fleet.eventually(15) { !worker.events("worker.storage_recovered").isEmpty },
+                "\(worker.log.suffix(2000))"
             )
             let fault = worker.events("worker.storage_fault")
             #expect(fault.count >= 1 && (fault.first?["error"] as? String ?? "").contains("full"), "\(fault)")
             #expect(
-                try Fleet.waitUntil(30, every: 0.3) { try fleet.log("--status", "accepted").count == Self.devices },
+                try await Fleet.eventually(30, every: 0.3) {
+                    try await fleet.log("--status", "accepted").count == Self.devices
+                },
                 "the worker should finish the campaign; log:\n\(worker.log.suffix(2000))")
             let took = worker.terminate(within: 10)
             #expect(took != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
-            try fleet.expectAllAcceptedOnce()
+            try await fleet.expectAllAcceptedOnce()
             #expect(fleet.server.stats().totals.tokensAcceptedTwice == 0)
             #expect(fleet.server.stats().totals.requests == Self.devices)
             print("disk full: filler took \(written / 1024) KiB; \(fault.count) storage_fault line(s)")

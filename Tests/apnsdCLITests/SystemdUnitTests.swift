@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -43,7 +44,7 @@ import Testing
         }
     }
 
-    @Test func everyServiceStopsRestartingAndSigningServicesLoadTheKeyAsACredential() throws {
+    @Test func everyServiceStopsRestartingAndSigningServicesLoadTheKeyAsACredential() async throws {
         for unit in try Self.services() {
             let settings = try Self.settings(unit)
             func value(_ key: String) -> String? { settings.last { $0.key == key }?.value }

@@ -1,14 +1,15 @@
+import CLITestSupport
 import Foundation
 import Intake
 import TestSupport
 import Testing
 
 /// Settings are declared once (`Configuration.settings`); the README's table and `--help` must say the same.
-@Suite(.offThePool) struct SettingsDocumentationTests {
+@Suite struct SettingsDocumentationTests {
     static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("README.md")
 
-    @Test func theREADMETableMatchesTheDeclarations() throws {
+    @Test func theREADMETableMatchesTheDeclarations() async throws {
         let text = try String(contentsOf: Self.readme, encoding: .utf8)
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") && $0.contains(" | APNSD_") }
             .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -25,21 +26,21 @@ import Testing
     @Test func helpListsEverySettingAndAMisspelledVariableIsWarnedAbout() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        let help = try await cli.runAsync("--help").stdout
+        let help = try await cli.run("--help").stdout
         for setting in Configuration.settings {
             #expect(
                 help.contains("--\(setting.flag) ") && help.contains(setting.environment),
                 "\(setting.key) missing from --help")
         }
-        try #require(await cli.runAsync("init").status == 0)
+        try #require(await cli.run("init").status == 0)
         // The example: the variable is ignored (the command runs), with one line naming the closest name.
-        let typo = try await cli.runAsync(["campaign", "list"], environment: ["APNSD_MAX_ATTEMPTS": "2"])
+        let typo = try await cli.run(["campaign", "list"], environment: ["APNSD_MAX_ATTEMPTS": "2"])
         #expect(typo.status == 0)
         #expect(
             typo.stderr
                 == "apnsd: warning: unknown environment variable APNSD_MAX_ATTEMPTS is ignored (did you mean APNSD_RETRY_MAX_ATTEMPTS?)\n",
             "\(typo.stderr)")
-        let two = try await cli.runAsync(
+        let two = try await cli.run(
             ["campaign", "list"], environment: ["APNSD_RATEE": "5", "APNSD_CONFG": "x.json"])
         #expect(two.status == 0 && two.stderr.split(separator: "\n").count == 2, "\(two.stderr)")
         #expect(
@@ -49,7 +50,7 @@ import Testing
         // The known names are the settings' own (Configuration.settings), so none of them is warned about.
         var every: [String: String] = [:]
         for name in Configuration.environmentNames { every[name] = "" }
-        let known = try await cli.runAsync(["campaign", "list"], environment: every)
+        let known = try await cli.run(["campaign", "list"], environment: every)
         #expect(!known.stderr.contains("warning"), "\(known.stderr)")
     }
 }

@@ -1,3 +1,4 @@
+import CLITestSupport
 import Foundation
 import ProviderAuth
 import Store
@@ -5,7 +6,7 @@ import TestSupport
 import Testing
 
 /// `apnsd api-key create | list | revoke` as an operator runs them: a secret shown once, never again.
-@Suite(.offThePool) struct APIKeyCommandTests {
+@Suite struct APIKeyCommandTests {
     func json(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
@@ -24,23 +25,23 @@ import Testing
     @Test func createPrintsTheSecretOnceAndStoresOnlyItsHash() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
-        let created = try cli.run("api-key", "create", "backend")
+        try #require(await cli.run("init").status == 0)
+        let created = try await cli.run("api-key", "create", "backend")
         #expect(created.status == 0, "\(created.stderr)")
         #expect(created.lines.count == 1 && created.stdout.hasSuffix("\n"), "exactly one line on stdout")
         let secret = try #require(created.lines.first)
         #expect(APIKeySecret.isWellFormed(secret))
         #expect(created.stderr.contains("backend") && !created.stderr.contains(secret))
-        let admin = try cli.run("api-key", "create", "ops", "--scope", "admin", "--scope", "read")
+        let admin = try await cli.run("api-key", "create", "ops", "--scope", "admin", "--scope", "read")
         #expect(admin.status == 0 && admin.lines.count == 1)
 
-        let table = try cli.run("api-key", "list")
+        let table = try await cli.run("api-key", "list")
         #expect(
             table.status == 0 && !table.stdout.contains(secret) && !table.stdout.contains(APIKeySecret.hash(secret)))
         #expect(
             table.lines.count == 3 && table.lines[1].hasPrefix("backend ") && table.lines[1].contains("send,read")
                 && table.lines[1].hasSuffix("never"))
-        let listed = try cli.run("api-key", "list", "--json")
+        let listed = try await cli.run("api-key", "list", "--json")
         #expect(
             listed.status == 0 && !listed.stdout.contains(secret) && !listed.stdout.contains(APIKeySecret.hash(secret)))
         let keys = try listed.lines.map(json)
@@ -59,25 +60,26 @@ import Testing
         #expect(key?.name == "backend" && key?.scopes == [.send, .read])
         await store.close()
         #expect(
-            try cli.run("api-key", "list", "--json").lines.map(json).first?["lastUsedAt"] is String, "the use is listed"
+            try await cli.run("api-key", "list", "--json").lines.map(json).first?["lastUsedAt"] is String,
+            "the use is listed"
         )
     }
 
-    @Test func revokeRemovesTheKeyAndFreesItsName() throws {
+    @Test func revokeRemovesTheKeyAndFreesItsName() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
-        try #require(cli.run("api-key", "create", "k").status == 0)
-        let duplicate = try cli.run("api-key", "create", "k")
+        try #require(await cli.run("init").status == 0)
+        try #require(await cli.run("api-key", "create", "k").status == 0)
+        let duplicate = try await cli.run("api-key", "create", "k")
         #expect(duplicate.status == 1 && duplicate.stdout.isEmpty && duplicate.stderr.contains("already exists"))
-        let revoked = try cli.run("api-key", "revoke", "k")
+        let revoked = try await cli.run("api-key", "revoke", "k")
         #expect(revoked.status == 0)
-        #expect(try cli.run("api-key", "list", "--json").stdout.isEmpty)
-        let again = try cli.run("api-key", "revoke", "k")
+        #expect(try await cli.run("api-key", "list", "--json").stdout.isEmpty)
+        let again = try await cli.run("api-key", "revoke", "k")
         #expect(
             again.status == 1 && again.stderr.split(separator: "\n").count == 1
                 && again.stderr.contains("no API key named 'k'"))
-        #expect(try cli.run("api-key", "create", "k").status == 0, "a revoked name can be used again")
+        #expect(try await cli.run("api-key", "create", "k").status == 0, "a revoked name can be used again")
     }
 
     @Test(arguments: [
@@ -90,22 +92,22 @@ import Testing
         ["api-key", "revoke"],
         ["api-key", "revoke", "bad name"],
     ])
-    func usageErrorsExit64WithOneLine(_ arguments: [String]) throws {
+    func usageErrorsExit64WithOneLine(_ arguments: [String]) async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
-        let result = try cli.run(arguments)
+        try #require(await cli.run("init").status == 0)
+        let result = try await cli.run(arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(
             result.stdout.isEmpty && result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
-        #expect(try cli.run("api-key", "list", "--json").stdout.isEmpty, "nothing was created")
+        #expect(try await cli.run("api-key", "list", "--json").stdout.isEmpty, "nothing was created")
     }
 
-    @Test func helpHasExamples() throws {
+    @Test func helpHasExamples() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        let help = try cli.run("api-key", "--help")
+        let help = try await cli.run("api-key", "--help")
         #expect(help.status == 0 && help.stdout.contains("EXAMPLES:") && help.stdout.contains("apnsd api-key create"))
-        #expect(try cli.run("--help").stdout.contains("api-key"))
+        #expect(try await cli.run("--help").stdout.contains("api-key"))
     }
 }

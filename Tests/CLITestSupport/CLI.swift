@@ -1,19 +1,27 @@
+import Commands
 import Foundation
+import Logging
 import TestSupport
 
-/// Runs the built `apnsd` binary in a scratch folder with its own database, as an operator or a cron job would.
-struct CLI {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// apnsd's command line in a scratch folder with its own database, as an operator or a cron job runs it: in
+/// process by default (`run`: `Apnsd.main` with this folder's environment, its output captured), or as the built
+/// binary where the process itself is under test (`exec`, `start`: exit on a signal, another user, memory).
+public struct CLI: Sendable {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
-    let directory: URL
-    var environment: [String: String]
+    public let directory: URL
+    public var environment: [String: String]
 
-    init() throws {
+    public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         environment = [
@@ -25,10 +33,47 @@ struct CLI {
         }
     }
 
-    var database: String { environment["APNSD_DATABASE"]! }
+    public var database: String { environment["APNSD_DATABASE"]! }
+
+    /// Runs `apnsd ARGUMENTS` in this process: what it prints and logs is captured, `stdin` is its standard input.
+    /// Relative paths are the test process's, not the scratch folder's: give paths from `write` or `directory`.
+    @discardableResult
+    public func run(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:])
+        async throws -> Result
+    {
+        try await run(arguments, stdin: stdin, environment: extra)
+    }
+
+    public func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:])
+        async throws -> Result
+    {
+        var input: FileHandle?
+        if let stdin {
+            let path = directory.appendingPathComponent("in-\(UUID().uuidString)")
+            try stdin.write(to: path, atomically: true, encoding: .utf8)
+            input = try FileHandle(forReadingFrom: path)
+        }
+        defer { try? input?.close() }
+        let out = Captured()
+        let err = Captured()
+        let streams = StandardStreams(output: out.append, error: err.append)
+        let invocation = Invocation(environment: environment.merging(extra) { $1 }, standardInput: input ?? .nullDevice)
+        let status = await StandardStreams.$current.withValue(streams) {
+            await Invocation.$current.withValue(invocation) { await Apnsd.main(arguments) }
+        }
+        return Result(status: status, stdout: out.text, stderr: err.text)
+    }
+
+    /// What a run wrote to one of its streams.
+    private final class Captured: @unchecked Sendable {
+        private let lock = NSLock()
+        private var buffer = ""
+        var text: String { lock.withLock { buffer } }
+        @Sendable func append(_ text: String) { lock.withLock { buffer += text } }
+    }
 
     /// The products folder: the test bundle sits beside the executables.
-    static let binaries: URL = {
+    public static let binaries: URL = {
         let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])].compactMap { $0 }
         for candidate in candidates {
             var folder = candidate.deletingLastPathComponent()
@@ -44,60 +89,22 @@ struct CLI {
         )
     }()
 
+    /// Runs the built binary, in the scratch folder, and waits for it.
     @discardableResult
-    func run(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
-        try run(arguments, stdin: stdin, environment: extra)
+    public func exec(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:]) throws
+        -> Result
+    {
+        try exec(arguments, stdin: stdin, environment: extra)
     }
 
-    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Result {
+    public func exec(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws
+        -> Result
+    {
         try execute(Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
     }
 
-    /// Runs apnsd as `nobody` (`OtherUser`), in groups `groups` only, from a copy of the binary in the scratch
-    /// folder: nobody may not be able to reach the build folder (a checkout under /root).
-    @discardableResult
-    func runAsOtherUser(_ arguments: String..., groups: [gid_t] = []) throws -> Result {
-        let copy = try Self.copyForOtherUsers.get()
-        return try execute(
-            URL(fileURLWithPath: OtherUser.setpriv), OtherUser.arguments(groups: groups) + [copy.binary] + arguments,
-            environment: copy.sanitizerOptions)
-    }
-
-    /// The apnsd binary copied once to a folder any user may enter (the build folder may not be: a clone in a
-    /// `mktemp -d` folder is 0700), with the sanitizer suppression files a sanitized apnsd reads (the options
-    /// rewritten to point at the copies). Written through close-on-exec descriptors, so that no process another test
-    /// spawns meanwhile inherits one and keeps the copy busy.
-    private static let copyForOtherUsers:
-        Swift.Result<(binary: String, sanitizerOptions: [String: String]), any Error> = Swift.Result {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-bin-\(getpid())")
-            try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            let binary = folder.appendingPathComponent("apnsd").path
-            try copy(binaries.appendingPathComponent("apnsd").path, to: binary, mode: 0o755)
-            var options: [String: String] = [:]
-            for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] {
-                guard let value = ProcessInfo.processInfo.environment[name] else { continue }
-                options[name] = try value.split(separator: ":").map { option in
-                    guard option.hasPrefix("suppressions=") else { return String(option) }
-                    let source = String(option.dropFirst("suppressions=".count))
-                    let target = folder.appendingPathComponent("\(name).supp").path
-                    try copy(source, to: target, mode: 0o644)
-                    return "suppressions=" + target
-                }.joined(separator: ":")
-            }
-            return (binary, options)
-        }
-
-    private static func copy(_ source: String, to target: String, mode: mode_t) throws {
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
-        let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission) }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
-    }
-
-    private func execute(
+    /// Runs `executable` with this folder's environment and waits for it.
+    public func execute(
         _ executable: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]
     ) throws -> Result {
         let run = try prepare(executable, arguments, stdin: stdin, environment: extra)
@@ -106,17 +113,16 @@ struct CLI {
         return run.result(run.process.terminationStatus)
     }
 
-    /// Like `run`, awaiting apnsd's end instead of blocking a thread of the cooperative pool (which async tests
-    /// elsewhere in the run need meanwhile).
+    /// Like `exec`, awaiting the binary's end instead of blocking a thread of the cooperative pool.
     @discardableResult
-    func runAsync(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:]) async throws
-        -> Result
+    public func execAsync(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:])
+        async throws -> Result
     {
-        try await runAsync(arguments, stdin: stdin, environment: extra)
+        try await execAsync(arguments, stdin: stdin, environment: extra)
     }
 
-    func runAsync(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) async throws
-        -> Result
+    public func execAsync(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:])
+        async throws -> Result
     {
         let run = try prepare(
             Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
@@ -156,8 +162,8 @@ struct CLI {
         )
     }
 
-    /// Starts apnsd in the background (output to files in the scratch folder).
-    func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+    /// Starts the binary in the background (output to files in the scratch folder).
+    public func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = Self.binaries.appendingPathComponent("apnsd")
         process.arguments = arguments
@@ -172,15 +178,18 @@ struct CLI {
         return process
     }
 
-    func write(_ name: String, _ contents: String) throws -> String {
+    public func write(_ name: String, _ contents: String) throws -> String {
         let path = directory.appendingPathComponent(name).path
         try contents.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
-    func cleanUp() { try? FileManager.default.removeItem(at: directory) }
+    /// A path in the scratch folder.
+    public func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    static func fixture(_ name: String) -> String {
+    public func cleanUp() { try? FileManager.default.removeItem(at: directory) }
+
+    public static func fixture(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
             .appendingPathComponent("Fixtures").appendingPathComponent(name).path

@@ -1,4 +1,5 @@
 import APNsMock
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -6,43 +7,43 @@ import Testing
 /// `apnsd send --channel` end to end: broadcasts enqueued, sent by the worker to `POST /4/broadcasts/apps/<bundle>`
 /// through the in-process apns-mock (which checks the channel, push type, expiration and payload as APNs does),
 /// retried, logged; every refusal before enqueue leaves the database as it was.
-@Suite(.offThePool) struct BroadcastCLITests {
+@Suite struct BroadcastCLITests {
     static let topic = ChannelCLITests.topic
     static let update = #"{"aps":{"event":"update","timestamp":1700000000,"content-state":{"score":"2-1"}}}"#
     static let end =
         #"{"aps":{"event":"end","timestamp":1700000100,"content-state":{"score":"3-1"},"dismissal-date":1700003600}}"#
 
     /// The channel CLI's setup on a mock with `scenario` (fast retries).
-    static func setup(_ scenario: Scenario = Scenario()) throws -> ChannelCLITests.Setup {
-        var setup = try ChannelCLITests.setup(scenario: scenario)
+    static func setup(_ scenario: Scenario = Scenario()) async throws -> ChannelSetup {
+        var setup = try await ChannelSetup.make(scenario: scenario)
         setup.cli.environment.merge(["APNSD_RETRY_BASE": "0.05", "APNSD_RETRY_CAP": "0.2"]) { $1 }
         return setup
     }
 
     /// Creates a channel; returns its APNs id.
-    static func channel(_ setup: ChannelCLITests.Setup, storage: String, topic: String = topic) throws -> String {
+    static func channel(_ setup: ChannelSetup, storage: String, topic: String = topic) async throws -> String {
         let created = try ChannelCLITests.created(
-            try setup.cli.run("channel", "create", "--topic", topic, "--storage", storage, "--json"))
+            try await setup.cli.run("channel", "create", "--topic", topic, "--storage", storage, "--json"))
         return try #require(created["channelId"] as? String)
     }
 
     /// A broadcast enqueued: its campaign id.
-    static func broadcast(_ setup: ChannelCLITests.Setup, _ arguments: String...) throws -> String {
-        let result = try setup.cli.run(["send"] + arguments)
+    static func broadcast(_ setup: ChannelSetup, _ arguments: String...) async throws -> String {
+        let result = try await setup.cli.run(["send"] + arguments)
         try #require(result.status == 0, "\(result.stderr)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func updatesAndAnEndAreSentToEachChannelAndLogged() throws {
-        let setup = try Self.setup()
+    @Test func updatesAndAnEndAreSentToEachChannelAndLogged() async throws {
+        let setup = try await Self.setup()
         defer { setup.stop() }
-        let latest = try Self.channel(setup, storage: "latest")
-        let none = try Self.channel(setup, storage: "none")
+        let latest = try await Self.channel(setup, storage: "latest")
+        let none = try await Self.channel(setup, storage: "none")
         let later = String(Int(Date().timeIntervalSince1970) + 3600)
-        let first = try Self.broadcast(
+        let first = try await Self.broadcast(
             setup, "--channel", "1", "--payload", Self.update, "--expiration", later, "--priority", "5")
-        _ = try Self.broadcast(setup, "--channel", none, "--payload", Self.update, "--priority", "1")
-        _ = try Self.broadcast(
+        _ = try await Self.broadcast(setup, "--channel", none, "--payload", Self.update, "--priority", "1")
+        _ = try await Self.broadcast(
             setup, "--channel", "2", "--payload", Self.end, "--expiration", "0",
             "--apns-id", "7f4a1c1e-2b7a-4a0e-9f5e-3c2d1b0a9f8e")
         // Written as one delivery each, naming the channel, with the expiration a no-storage channel needs.
@@ -53,7 +54,7 @@ import Testing
                 "1|liveactivity|5|\(later)|1|\(latest)|1", "2|liveactivity|1|0|2|\(none)|1",
                 "2|liveactivity|10|0|2|\(none)|1",
             ])
-        let worker = try setup.cli.run("worker", "--until-idle")
+        let worker = try await setup.cli.run("worker", "--until-idle")
         #expect(worker.status == 0, "\(worker.stderr)")
         let stats = setup.server.stats()
         #expect(stats.broadcasts(channel: latest) == 1 && stats.broadcasts(channel: none) == 2, "\(stats.channels)")
@@ -66,27 +67,28 @@ import Testing
             try setup.rows("SELECT apns_id FROM deliveries WHERE id = 3") == ["7f4a1c1e-2b7a-4a0e-9f5e-3c2d1b0a9f8e"],
             "a chosen id is sent as apns-request-id and echoed")
         // The log names the channel where a device's token would be.
-        let log = try setup.cli.run("log", "--campaign", first)
+        let log = try await setup.cli.run("log", "--campaign", first)
         #expect(
             log.status == 0 && log.stdout.contains("channel 1") && log.stdout.contains("accepted"),
             "\(log.stdout)\(log.stderr)")
-        let json = try Fleet.json(try #require(try setup.cli.run("log", "--campaign", first, "--json").lines.first))
+        let json = try Fleet.json(
+            try #require(try await setup.cli.run("log", "--campaign", first, "--json").lines.first))
         #expect(json["channel"] as? Int == 1 && json["token"] is NSNull, "\(json)")
-        let text = try setup.cli.run("campaign", "show", first)
+        let text = try await setup.cli.run("campaign", "show", first)
         #expect(text.stdout.contains("audience     channel 1 production"), "\(text.stdout)")
-        let shown = try setup.cli.run("campaign", "show", first, "--json")
+        let shown = try await setup.cli.run("campaign", "show", first, "--json")
         #expect(
             try Fleet.json(shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["channel"] as? Int == 1,
             "\(shown.stdout)")
     }
 
-    @Test func everyInvalidBroadcastIsRefusedBeforeEnqueue() throws {
-        let setup = try Self.setup()
+    @Test func everyInvalidBroadcastIsRefusedBeforeEnqueue() async throws {
+        let setup = try await Self.setup()
         defer { setup.stop() }
-        _ = try Self.channel(setup, storage: "none")
-        _ = try Self.channel(setup, storage: "latest")
-        _ = try Self.channel(setup, storage: "latest", topic: ChannelCLITests.other)
-        #expect(try setup.cli.run("channel", "delete", "3").status == 0)
+        _ = try await Self.channel(setup, storage: "none")
+        _ = try await Self.channel(setup, storage: "latest")
+        _ = try await Self.channel(setup, storage: "latest", topic: ChannelCLITests.other)
+        #expect(try await setup.cli.run("channel", "delete", "3").status == 0)
         let start =
             #"{"aps":{"event":"start","timestamp":1700000000,"content-state":{},"attributes-type":"Score","attributes":{},"alert":{"title":"t","body":"b"}}}"#
         let big =
@@ -123,7 +125,7 @@ import Testing
             ),
         ]
         for (name, arguments, message) in cases {
-            let result = try setup.cli.run(["send"] + arguments)
+            let result = try await setup.cli.run(["send"] + arguments)
             let lines = result.stderr.split(separator: "\n")
             #expect(
                 result.status == 64 && lines.count == 1 && result.stderr.contains(message),
@@ -136,24 +138,24 @@ import Testing
             #"{"aps":{"event":"update","timestamp":1700000000,"content-state":{"x":""#
             + String(repeating: "a", count: 5120 - 74) + #""}}}"#
         #expect(fits.utf8.count == 5120)
-        _ = try Self.broadcast(setup, "--channel", "2", "--payload", fits)
+        _ = try await Self.broadcast(setup, "--channel", "2", "--payload", fits)
         #expect(try setup.rows("SELECT COUNT(*) FROM deliveries") == ["1"])
     }
 
-    @Test func busyAnswersAreRetriedAndRefusalsRecorded() throws {
+    @Test func busyAnswersAreRetriedAndRefusalsRecorded() async throws {
         // TooManyRequests twice on each channel of the app, then accepted; the other app's: 503 once.
-        var setup = try Self.setup(
+        var setup = try await Self.setup(
             Scenario(broadcasts: [
                 Self.topic: BroadcastBehaviour(failTimes: 2, failStatus: 429),
                 ChannelCLITests.other: BroadcastBehaviour(failTimes: 1, failStatus: 503),
             ]))
         defer { setup.stop() }
-        let busy = try Self.channel(setup, storage: "latest")
-        _ = try Self.channel(setup, storage: "latest")
-        let down = try Self.channel(setup, storage: "none", topic: ChannelCLITests.other)
-        _ = try Self.broadcast(setup, "--channel", "1", "--payload", Self.update)
-        _ = try Self.broadcast(setup, "--channel", "3", "--payload", Self.update)
-        let worker = try setup.cli.run("worker", "--until-idle")
+        let busy = try await Self.channel(setup, storage: "latest")
+        _ = try await Self.channel(setup, storage: "latest")
+        let down = try await Self.channel(setup, storage: "none", topic: ChannelCLITests.other)
+        _ = try await Self.broadcast(setup, "--channel", "1", "--payload", Self.update)
+        _ = try await Self.broadcast(setup, "--channel", "3", "--payload", Self.update)
+        let worker = try await setup.cli.run("worker", "--until-idle")
         #expect(worker.status == 0, "\(worker.stderr)")
         let stats = setup.server.stats()
         #expect(
@@ -164,14 +166,14 @@ import Testing
         #expect(
             try setup.rows("SELECT status, attempts FROM deliveries ORDER BY id") == ["accepted|3", "accepted|2"],
             "expiration 0 (a none channel) is retried all the same")
-        let answers = try setup.cli.run("log", "--campaign", "1", "--attempts", "--json")
+        let answers = try await setup.cli.run("log", "--campaign", "1", "--attempts", "--json")
         #expect(answers.stdout.contains("TooManyRequests"), "\(answers.stdout)")
         // An APNs that no longer knows channel 2 (a fresh mock, as after the app's Broadcast capability was switched
         // off): 400 ChannelNotRegistered, recorded as rejected, not retried.
         setup.server.stop()
-        setup.use(try ChannelCLITests.mock(setup.identity))
-        _ = try Self.broadcast(setup, "--channel", "2", "--payload", Self.update)
-        #expect(try setup.cli.run("worker", "--until-idle").status == 0)
+        setup.use(try ChannelSetup.mock(setup.identity))
+        _ = try await Self.broadcast(setup, "--channel", "2", "--payload", Self.update)
+        #expect(try await setup.cli.run("worker", "--until-idle").status == 0)
         #expect(
             try setup.rows("SELECT status, attempts, http_status, COALESCE(reason, '-') FROM deliveries ORDER BY id")
                 == [
@@ -180,9 +182,9 @@ import Testing
         #expect(setup.server.stats().channels.reasons == ["ChannelNotRegistered": 1])
         // The app's Broadcast capability switched off: 400 FeatureNotEnabled, rejected.
         setup.server.stop()
-        setup.use(try ChannelCLITests.mock(setup.identity, withoutBroadcast: [Self.topic]))
-        _ = try Self.broadcast(setup, "--channel", "1", "--payload", Self.end)
-        #expect(try setup.cli.run("worker", "--until-idle").status == 0)
+        setup.use(try ChannelSetup.mock(setup.identity, withoutBroadcast: [Self.topic]))
+        _ = try await Self.broadcast(setup, "--channel", "1", "--payload", Self.end)
+        #expect(try await setup.cli.run("worker", "--until-idle").status == 0)
         #expect(
             try setup.rows("SELECT status, attempts, http_status, reason FROM deliveries WHERE id = 4") == [
                 "rejected|1|400|FeatureNotEnabled"

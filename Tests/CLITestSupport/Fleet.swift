@@ -4,28 +4,23 @@ import ProviderAuth
 import TestSupport
 import Testing
 
-/// The end-to-end suites that run `apnsd worker` processes at a few hundred requests a second, kill them mid-campaign
-/// or load `apnsd serve` heavily: one at a time, so that they do not take each other's CPU (the machine has two
-/// cores). Suites that send a few notifications run beside them, off the pool (`.offThePool`).
-@Suite(.serialized) enum WorkerFleet {}
-
 /// A database with registered devices (and usually one campaign to all of them) and an in-process apns-mock
 /// that the `apnsd` processes send to.
-struct Fleet {
-    var cli: CLI
-    let server: MockServer
-    let devices: Int
+public struct Fleet {
+    public var cli: CLI
+    public let server: MockServer
+    public let devices: Int
     /// The campaign to every device, when one was created.
-    let campaign: Int?
+    public let campaign: Int?
 
-    static let topic = "com.example.fleet"
-    static let payload = #"{"aps":{"alert":"fleet"}}"#
+    public static let topic = "com.example.fleet"
+    public static let payload = #"{"aps":{"alert":"fleet"}}"#
 
     /// `database`: where the file goes (another filesystem), instead of the scratch folder.
     /// `scenario`: how the mock answers given tokens (429 then 200, 400 BadDeviceToken, …).
-    init(devices: Int, rate: Int, campaign: Bool = true, database: String? = nil, scenario: Scenario = Scenario())
-        throws
-    {
+    public init(
+        devices: Int, rate: Int, campaign: Bool = true, database: String? = nil, scenario: Scenario = Scenario()
+    ) async throws {
         var cli = try CLI()
         let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
         let identity = try TLSIdentity.throwaway()
@@ -50,14 +45,14 @@ struct Fleet {
         self.server = server
         self.devices = devices
         do {
-            try #require(cli.run("init").status == 0)
+            try #require(await cli.run("init").status == 0)
             if devices > 0 {
                 let tokens = (1...devices).map { Tokens.hex($0) }.joined(separator: "\n")
-                let imported = try cli.run(["device", "import", "-"], stdin: tokens)
+                let imported = try await cli.run(["device", "import", "-"], stdin: tokens)
                 try #require(imported.status == 0, "\(imported.stderr)")
             }
             if campaign {
-                let created = try cli.run("campaign", "create", "--all", "--payload", Self.payload)
+                let created = try await cli.run("campaign", "create", "--all", "--payload", Self.payload)
                 try #require(created.status == 0, "\(created.stderr)")
                 let id: Int = try #require(
                     Int(created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
@@ -73,74 +68,64 @@ struct Fleet {
         }
     }
 
-    func stop() {
+    public func stop() {
         server.stop()
         cli.cleanUp()
     }
 
     /// Requests the mock answered 200 so far.
-    var accepted: Int { server.stats().totals.statuses["200"] ?? 0 }
+    public var accepted: Int { server.stats().totals.statuses["200"] ?? 0 }
 
-    func startWorker(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> BackgroundWorker {
+    public func startWorker(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> BackgroundWorker
+    {
         try BackgroundWorker(cli: cli, arguments: ["worker"] + arguments, environment: environment)
     }
 
     // MARK: - Reading what apnsd says
 
-    static func json(_ line: String) throws -> [String: Any] {
+    public static func json(_ line: String) throws -> [String: Any] {
         try #require(
             try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
     }
 
     /// `apnsd log --json`, one object per delivery.
-    func log(_ extra: String...) throws -> [[String: Any]] {
-        let result = try cli.run(["log", "--json"] + extra)
+    public func log(_ extra: String...) async throws -> [[String: Any]] {
+        let result = try await cli.run(["log", "--json"] + extra)
         try #require(result.status == 0, "\(result.stderr)")
         return try result.lines.map(Self.json)
     }
 
     /// `apnsd workers --json`.
-    func workers() throws -> [[String: Any]] {
-        let result = try cli.run("workers", "--json")
+    public func workers() async throws -> [[String: Any]] {
+        let result = try await cli.run("workers", "--json")
         try #require(result.status == 0, "\(result.stderr)")
         return try result.lines.map(Self.json)
     }
 
     /// `apnsd campaign show ID --json`.
-    func show(_ id: Int) throws -> [String: Any] {
-        let result = try cli.run("campaign", "show", String(id), "--json")
+    public func show(_ id: Int) async throws -> [String: Any] {
+        let result = try await cli.run("campaign", "show", String(id), "--json")
         try #require(result.status == 0, "\(result.stderr)")
         return try Self.json(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Whether the database is PostgreSQL (a URL) rather than a SQLite file.
-    var isPostgres: Bool { cli.database.hasPrefix("postgres") }
+    public var isPostgres: Bool { cli.database.hasPrefix("postgres") }
 
     /// Rows of a query run by the `sqlite3` shell on the database (read-only), one line per row, `|` between columns;
     /// by `psql` on PostgreSQL.
-    func query(_ sql: String) throws -> [String] {
+    public func query(_ sql: String) throws -> [String] {
         if isPostgres {
             let text = try PostgresCluster.query(cli.database, sql)
             return text.split(separator: "\n").map(String.init)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-readonly", "-cmd", ".timeout 5000", cli.database, sql]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "sqlite3 failed on: \(sql)")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        return try SQLiteQuery.query(cli.database, sql)
     }
 
     /// The checks every finished run must pass: each device has exactly one delivery row and it is accepted,
     /// the campaign's counters agree, and every device reached the mock.
-    func expectAllAcceptedOnce(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let log = try log()
+    public func expectAllAcceptedOnce(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let log = try await log()
         #expect(log.count == devices, "one delivery row per device", sourceLocation: sourceLocation)
         let notAccepted = log.filter { $0["status"] as? String != "accepted" }
         #expect(
@@ -151,7 +136,7 @@ struct Fleet {
             tokens == Set((1...devices).map { Tokens.hex($0) }), "each device has exactly one row",
             sourceLocation: sourceLocation)
         if let campaign {
-            let shown = try show(campaign)
+            let shown = try await show(campaign)
             #expect(shown["status"] as? String == "completed", sourceLocation: sourceLocation)
             #expect(
                 shown["total"] as? Int == devices && shown["accepted"] as? Int == devices
@@ -176,7 +161,20 @@ struct Fleet {
             sourceLocation: sourceLocation)
     }
 
-    static func waitUntil(_ seconds: Double, every interval: Double = 0.1, _ condition: () throws -> Bool) rethrows
+    /// Whether `condition` holds within `seconds`, checked every `interval` (sleeping, not blocking a thread).
+    public static func eventually(
+        _ seconds: Double, every interval: Double = 0.1, _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+        }
+        return try await condition()
+    }
+
+    public static func waitUntil(_ seconds: Double, every interval: Double = 0.1, _ condition: () throws -> Bool)
+        rethrows
         -> Bool
     {
         let deadline = Date().addingTimeInterval(seconds)
@@ -189,12 +187,12 @@ struct Fleet {
 }
 
 /// An `apnsd` process in the background, its stdout and stderr (the JSON log lines) each in a file.
-final class BackgroundWorker {
-    let process: Process
-    let stdout: URL
-    let stderr: URL
+public final class BackgroundWorker {
+    public let process: Process
+    public let stdout: URL
+    public let stderr: URL
 
-    init(cli: CLI, arguments: [String], environment: [String: String] = [:]) throws {
+    public init(cli: CLI, arguments: [String], environment: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = CLI.binaries.appendingPathComponent("apnsd")
         process.arguments = arguments
@@ -211,28 +209,28 @@ final class BackgroundWorker {
         try process.run()
     }
 
-    var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.processIdentifier }
 
     /// The log lines written so far (JSON, since stderr is not a terminal), in order.
-    func events() -> [[String: Any]] {
+    public func events() -> [[String: Any]] {
         let text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         }
     }
 
-    func events(_ message: String) -> [[String: Any]] { events().filter { $0["msg"] as? String == message } }
+    public func events(_ message: String) -> [[String: Any]] { events().filter { $0["msg"] as? String == message } }
 
-    var log: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
-    var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+    public var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
 
     /// Waits up to `seconds` for the process to end; false if it still runs.
-    func waitForExit(_ seconds: Double) -> Bool {
+    public func waitForExit(_ seconds: Double) -> Bool {
         Fleet.waitUntil(seconds, every: 0.02) { !process.isRunning }
     }
 
     /// SIGTERM, then waits up to `seconds`; the time it took, nil if it did not exit.
-    func terminate(within seconds: Double) -> Double? {
+    public func terminate(within seconds: Double) -> Double? {
         let asked = Date()
         kill(pid, SIGTERM)
         guard waitForExit(seconds) else { return nil }
@@ -241,7 +239,7 @@ final class BackgroundWorker {
     }
 
     /// For `defer`: a test that failed half-way leaves no process behind.
-    func killIfRunning() {
+    public func killIfRunning() {
         guard process.isRunning else { return }
         kill(pid, SIGKILL)
         process.waitUntilExit()

@@ -1,9 +1,10 @@
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
 
 /// `apnsd config check`: what it finds, its exit code, and that it never prints key material or a token.
-@Suite(.offThePool) struct ConfigCheckTests {
+@Suite struct ConfigCheckTests {
     private func configured() throws -> CLI {
         var cli = try CLI()
         cli.environment.merge([
@@ -17,11 +18,11 @@ import Testing
         return cli
     }
 
-    @Test func aGoodConfigurationPassesEveryCheck() throws {
-        let cli = try configured()
+    @Test func aGoodConfigurationPassesEveryCheck() async throws {
+        let cli = try await configured()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
-        let checked = try cli.run("config", "check")
+        try #require(await cli.run("init").status == 0)
+        let checked = try await cli.run("config", "check")
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
         let lines = checked.lines
         #expect(lines.allSatisfy { $0.hasPrefix("ok    ") }, "\(checked.stdout)")
@@ -33,7 +34,7 @@ import Testing
             !keyBody.contains { checked.stdout.contains($0) || checked.stderr.contains($0) }, "key material printed")
         #expect(!checked.stdout.contains("eyJ") && !checked.stderr.contains("eyJ"), "a token printed")
 
-        let json = try cli.run("config", "check", "--json")
+        let json = try await cli.run("config", "check", "--json")
         let object = try Fleet.json(json.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(json.status == 0 && object["ok"] as? Bool == true)
         let checks = try #require(object["checks"] as? [String: [String: Any]])
@@ -47,12 +48,12 @@ import Testing
             "\(checks["channels"] ?? [:])")
     }
 
-    @Test func aChannelHostThatDoesNotResolveFails() throws {
-        var cli = try configured()
+    @Test func aChannelHostThatDoesNotResolveFails() async throws {
+        var cli = try await configured()
         defer { cli.cleanUp() }
-        try #require(cli.run("init").status == 0)
+        try #require(await cli.run("init").status == 0)
         cli.environment["APNSD_CHANNEL_DEVELOPMENT_URL"] = "https://api-manage-broadcast.sandbox.invalid:2195"
-        let checked = try cli.run("config", "check")
+        let checked = try await cli.run("config", "check")
         #expect(
             checked.status == 1 && checked.stderr.hasSuffix("apnsd: error: config check failed: channels\n"),
             "\(checked.stdout)\(checked.stderr)")
@@ -63,14 +64,14 @@ import Testing
             "\(checked.stdout)")
     }
 
-    @Test func eachProblemIsNamedAndExitsOne() throws {
-        var cli = try configured()
+    @Test func eachProblemIsNamedAndExitsOne() async throws {
+        var cli = try await configured()
         defer { cli.cleanUp() }
         // No database yet, a broken key, an unreadable CA file.
         cli.environment["APNSD_KEY_FILE"] = try cli.write(
             "broken.p8", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
         cli.environment["APNSD_CA_FILE"] = "/nonexistent/ca.pem"
-        let checked = try cli.run("config", "check")
+        let checked = try await cli.run("config", "check")
         #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
         let failed = checked.lines.filter { $0.hasPrefix("FAIL") }.map {
             $0.split(separator: " ", omittingEmptySubsequences: true)[1]
@@ -78,7 +79,7 @@ import Testing
         #expect(failed == ["database", "key", "ca"], "\(checked.stdout)")
         #expect(checked.stderr == "apnsd: error: config check failed: database, key, ca\n", "\(checked.stderr)")
         // A bad setting is a usage error, as for every command.
-        #expect(try cli.run("config", "check", "--rate", "fast").status == 64)
-        #expect(try cli.run("config", "verify").status == 64)
+        #expect(try await cli.run("config", "check", "--rate", "fast").status == 64)
+        #expect(try await cli.run("config", "verify").status == 64)
     }
 }

@@ -1,17 +1,18 @@
 import APNsMock
+import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
 
 /// `apnsd migrate --from PATH --to URL`: a SQLite database with history (accepted, retried, deactivated,
 /// pending work, API keys) copied into PostgreSQL reads the same there, and workers carry on from it.
-@Suite(.offThePool, .enabled(if: PostgresCluster.enabled)) struct MigrateTests {
-    @Test func roundTripKeepsCountsRowsAndOutput() throws {
+@Suite(.enabled(if: PostgresCluster.enabled)) struct MigrateTests {
+    @Test func roundTripKeepsCountsRowsAndOutput() async throws {
         let devices = 600
         let dead = Tokens.hex(3)
         let bad = Tokens.hex(5)
         let flaky = Tokens.hex(7)
-        let fleet = try Fleet(
+        let fleet = try await Fleet(
             devices: devices, rate: 0,
             scenario: Scenario(tokens: [
                 dead: TokenBehaviour(respond: .unregistered), bad: TokenBehaviour(respond: .badDeviceToken),
@@ -21,22 +22,22 @@ import Testing
         let cli = fleet.cli
         let sqlite = cli.database
         for index in 1...20 {
-            #expect(try cli.run("device", "add", Tokens.hex(index), "--user", "user-\(index % 4)").status == 0)
+            #expect(try await cli.run("device", "add", Tokens.hex(index), "--user", "user-\(index % 4)").status == 0)
         }
-        let sent = try cli.run("worker", "--until-idle")
+        let sent = try await cli.run("worker", "--until-idle")
         #expect(sent.status == 0, "\(sent.stderr)")
         // Work that is still to do: a campaign for later, and an API key.
-        let later = try cli.run(
+        let later = try await cli.run(
             "campaign", "create", "--all", "--payload", Fleet.payload, "--at", "2099-01-01T00:00:00Z")
         #expect(later.status == 0, "\(later.stderr)")
-        #expect(try cli.run("api-key", "create", "ops", "--scope", "read").status == 0)
+        #expect(try await cli.run("api-key", "create", "ops", "--scope", "read").status == 0)
         // A Live Activity token and a campaign to the activities of its type: kinds and audiences are copied.
         #expect(
-            try cli.run(
+            try await cli.run(
                 "device", "add", Tokens.hex(devices + 1), "--user", "user-1", "--kind", "activity",
                 "--activity-type", "DeliveryAttributes"
             ).status == 0)
-        let activities = try cli.run(
+        let activities = try await cli.run(
             "campaign", "create", "--activity-type", "DeliveryAttributes", "--kind", "activity", "--user", "user-1",
             "--push-type", "liveactivity", "--at", "2099-01-01T00:00:00Z",
             "--payload", #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#)
@@ -44,12 +45,12 @@ import Testing
         // Broadcast channels (the mock serves channel management too): one live, one deleted; both rows are copied.
         var channels = cli
         channels.environment["APNSD_CHANNEL_PRODUCTION_URL"] = cli.environment["APNSD_PRODUCTION_URL"]
-        #expect(try channels.run("channel", "create", "--topic", Fleet.topic).status == 0)
-        #expect(try channels.run("channel", "create", "--topic", Fleet.topic, "--storage", "none").status == 0)
-        #expect(try channels.run("channel", "delete", "1").status == 0)
+        #expect(try await channels.run("channel", "create", "--topic", Fleet.topic).status == 0)
+        #expect(try await channels.run("channel", "create", "--topic", Fleet.topic, "--storage", "none").status == 0)
+        #expect(try await channels.run("channel", "delete", "1").status == 0)
 
         let url = try PostgresCluster.shared.createDatabase()
-        let migrated = try cli.run("migrate", "--from", sqlite, "--to", url, "--json")
+        let migrated = try await cli.run("migrate", "--from", sqlite, "--to", url, "--json")
         #expect(migrated.status == 0, "\(migrated.stderr)")
         let copied = try Fleet.json(migrated.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(copied["devices"] as? Int == devices + 1 && copied["deliveries"] as? Int == devices, "\(copied)")
@@ -92,39 +93,39 @@ import Testing
             ["log", "--json", "--token", flaky, "--attempts"], ["device", "list", "--user", "user-1", "--json"],
             ["channel", "list", "--deleted", "--json"],
         ] {
-            let before = try cli.run(arguments)
-            let after = try postgres.run(arguments)
+            let before = try await cli.run(arguments)
+            let after = try await postgres.run(arguments)
             #expect(
                 before.status == 0 && after.status == 0 && before.stdout == after.stdout && !before.stdout.isEmpty,
                 "\(arguments.joined(separator: " ")):\n\(before.stdout)\(before.stderr)\nvs\n\(after.stdout)\(after.stderr)"
             )
         }
         // New ids continue after the copied ones; the scheduled campaign is still there, pending.
-        let next = try postgres.run("campaign", "create", "--all", "--payload", Fleet.payload)
+        let next = try await postgres.run("campaign", "create", "--all", "--payload", Fleet.payload)
         let laterID = try #require(Int(later.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(
             next.status == 0 && Int(next.stdout.trimmingCharacters(in: .whitespacesAndNewlines))! > laterID,
             "\(next.stdout)\(next.stderr)")
         #expect(
-            try postgres.run("campaign", "show", String(laterID), "--json").stdout.contains(
+            try await postgres.run("campaign", "show", String(laterID), "--json").stdout.contains(
                 #""status":"scheduled""#))
         var postgresChannels = postgres
         postgresChannels.environment["APNSD_CHANNEL_PRODUCTION_URL"] = cli.environment["APNSD_PRODUCTION_URL"]
-        let channel = try postgresChannels.run("channel", "create", "--topic", Fleet.topic)
+        let channel = try await postgresChannels.run("channel", "create", "--topic", Fleet.topic)
         #expect(
             channel.status == 0 && channel.stdout.hasPrefix("created channel 3:"),
             "\(channel.stdout)\(channel.stderr)")
 
         // Into a database that holds rows: refused, unless --replace.
-        let again = try cli.run("migrate", "--from", sqlite, "--to", url)
+        let again = try await cli.run("migrate", "--from", sqlite, "--to", url)
         #expect(
             again.status == 1 && again.stderr.contains("already holds rows") && again.stderr.contains("--replace"),
             "\(again.stderr)")
-        let replaced = try cli.run("migrate", "--from", sqlite, "--to", url, "--replace")
+        let replaced = try await cli.run("migrate", "--from", sqlite, "--to", url, "--replace")
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(
-            try postgres.run("campaign", "list", "--json").stdout
-                == (try cli.run("campaign", "list", "--json").stdout))
-        #expect(try cli.run("migrate", "--from", sqlite, "--to", "/tmp/x.sqlite").status == 64)
+            try await postgres.run("campaign", "list", "--json").stdout
+                == (try await cli.run("campaign", "list", "--json").stdout))
+        #expect(try await cli.run("migrate", "--from", sqlite, "--to", "/tmp/x.sqlite").status == 64)
     }
 }

@@ -1,0 +1,4 @@
+import Commands
+import Foundation
+
+exit(await Apnsd.main(Array(CommandLine.arguments.dropFirst())))
