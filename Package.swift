@@ -138,8 +138,8 @@ let package = Package(
                 "API",
             ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
-        // The README's module table and the documents named in comments, held to the tree.
-        .testTarget(name: "DocumentationTests"),
+        // The README's module table, the documents named in comments and deploy/'s units, held to the tree.
+        .testTarget(name: "DocumentationTests", dependencies: ["TestSupport"]),
         .testTarget(
             name: "APITests",
             dependencies: [

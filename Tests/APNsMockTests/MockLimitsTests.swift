@@ -199,6 +199,6 @@ struct MockLimitsTests {
     func loopbackByDefault() throws {
         let mock = try MockHarness()
         defer { mock.stop() }
-        #expect(try ListeningSockets.addresses(port: mock.port) == ["0100007F"])  // 127.0.0.1
+        #expect(ListeningSockets.accepting(port: mock.port) == ["127.0.0.1"])
     }
 }

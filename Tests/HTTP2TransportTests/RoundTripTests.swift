@@ -86,12 +86,13 @@ extension TransportIO {
         @Test func aNewConnectionCarriesOneRequestUntilItHasAnswered() async throws {
             // Its SETTINGS may still lower the stream limit (APNs: one stream until the first authorised request).
             let slow = String(repeating: "5c", count: 32)
-            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 300)]))
+            // Answered after 3 s: a test task starved for a while still sees the four in flight together.
+            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 3_000)]))
             defer { mock.stop() }
             let connection = try APNsConnection(configuration: mock.connectionConfiguration())
             let request = try mock.request(device: slow)
             async let results = sendMany(5, request, via: connection.send)
-            // Until the first answer (300 ms) every published snapshot has one in flight, then four together.
+            // Until the first answer every published snapshot has one in flight, then four together.
             var beforeTheAnswer: Set<Int> = []
             try await waitUntil {
                 let stats = connection.stats

@@ -6,7 +6,7 @@ import Testing
 /// `apnsd campaign pause` while a worker sends it, then `resume`: it stops, and goes on to send every device once.
 @Suite(.offThePool) struct PauseResumeTests {
     @Test func pauseStopsARunningCampaignAndResumeFinishesIt() async throws {
-        let fleet = try await Fleet(devices: 200, rate: 50)
+        let fleet = try await Fleet(devices: 1000, rate: 100)
         defer { fleet.stop() }
         let id = String(try #require(fleet.campaign))
         let worker = try fleet.startWorker()
@@ -27,7 +27,7 @@ import Testing
                 return fleet.accepted == last
             }, "sending did not stop")
         let stopped = fleet.accepted
-        #expect(stopped < 200, "the campaign finished before the pause")
+        #expect(stopped < 1000, "the campaign finished before the pause")
         #expect(try await fleet.show(Int(id)!)["paused"] as? Bool == true)
         #expect(try await fleet.cli.run("campaign", "pause", "999").status == 1)
 

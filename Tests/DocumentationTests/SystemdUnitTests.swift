@@ -1,4 +1,3 @@
-import CLITestSupport
 import Foundation
 import TestSupport
 import Testing
