@@ -12,7 +12,8 @@ final class MockFixture: @unchecked Sendable {
     let server: MockServer
     let token: ProviderToken
 
-    init(scenario: Scenario = Scenario(), port: Int = 0) throws {
+    /// `arrivals`: a file the mock notes each request's arrival in, in order (`MockConfiguration.arrivalsFile`).
+    init(scenario: Scenario = Scenario(), port: Int = 0, arrivals: String? = nil) throws {
         directory = try TempDirectory("transport-mock")
         pki = try TestPKI(in: directory)
         let key = try SigningKey.generate()
@@ -21,7 +22,7 @@ final class MockFixture: @unchecked Sendable {
         server = try MockServer(
             configuration: MockConfiguration(
                 port: port, identity: pki.identity, verifier: JWTVerifier(key: key, credential: credential),
-                scenario: scenario))
+                scenario: scenario, arrivalsFile: arrivals))
     }
 
     var baseURL: String { "https://127.0.0.1:\(server.port)" }
