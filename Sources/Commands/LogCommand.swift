@@ -35,7 +35,7 @@ enum LogCommand {
             throw .usage("--until (\(Output.timestamp(until))) must be after --since (\(Output.timestamp(since)))")
         }
         let printer = LogPrinter(json: arguments.flag("json"), attempts: arguments.flag("attempts"))
-        if follow { StopSignals.install() }  // before anything slow, so a SIGTERM is never lost
+        if follow { _ = StopRequests.forThisCommand() }  // before anything slow, so a SIGTERM is never lost
         let store = try await StoreAccess.open(configuration, readOnly: true)
         if let campaign = filter.campaign {
             do { _ = try await store.campaign(campaign) } catch { throw .store(error) }

@@ -22,13 +22,14 @@ struct LogFollower {
         var seen: [DeliveryID: Date] = [:]
         for entry in alreadyPrinted where entry.updatedAt >= from { seen[entry.id] = entry.updatedAt }
         var lastChange: Int64?
-        while StopSignals.count == 0 {
+        let stops = Invocation.current.stops
+        while stops.count == 0 {
             let change = try await store.changeCount()
             if change != lastChange {
                 lastChange = change
                 var newest = from
                 var page = try await store.changedLog(filter, from: from, after: nil, limit: 1000)
-                while !page.isEmpty && StopSignals.count == 0 {
+                while !page.isEmpty && stops.count == 0 {
                     let fresh = page.filter { seen[$0.id] != $0.updatedAt }
                     try await printer.print(fresh, store)
                     for entry in page {

@@ -14,7 +14,7 @@ import QueueModel
 /// worker as `apnsd worker` does, close the store and exit 0.
 enum ServeCommand {
     static func run(_ words: [String]) async throws(CLIError) {
-        StopSignals.install()
+        let stops = StopRequests.forThisCommand()
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["no-worker"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
@@ -87,7 +87,7 @@ enum ServeCommand {
                     credentialsChanged: reloadCredentials)
             }
         }
-        while StopSignals.count == 0 {
+        while stops.count == 0 {
             try? await Task.sleep(for: .milliseconds(50))
         }
         logger.info("serve.stopping")
@@ -108,6 +108,7 @@ enum ServeCommand {
         feed: MetricsFeed, arguments: Arguments,
         credentialsChanged: @escaping @Sendable (WorkerSetup) -> Void
     ) async {
+        let stops = Invocation.current.stops
         let (worker, transport) = setup.makeWorker(store: store, feed: feed)
         let reload = ReloadSignal(
             arguments: arguments, configuration: setup.configuration, worker: worker, feed: feed,
@@ -119,7 +120,7 @@ enum ServeCommand {
         state.set(.running)
         do {
             _ = try await worker.run(
-                untilIdle: false, shouldStop: { StopSignals.count > 0 }, shouldAbandon: { StopSignals.count >= 2 })
+                untilIdle: false, shouldStop: { stops.count > 0 }, shouldAbandon: { stops.count >= 2 })
             state.set(.stopped)
         } catch {
             let reason = "\(error)\(WorkerCommand.hint(error))"

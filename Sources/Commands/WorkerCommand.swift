@@ -5,12 +5,11 @@ import HTTP2Transport
 import Intake
 import Logging
 import ProviderAuth
-import Synchronization
 
 /// `apnsd worker [--until-idle] [--json]`: send what is due; SIGINT/SIGTERM stop it cleanly.
 enum WorkerCommand {
     static func run(_ words: [String]) async throws(CLIError) {
-        StopSignals.install()
+        let stops = StopRequests.forThisCommand()
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["until-idle", "json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
@@ -29,8 +28,8 @@ enum WorkerCommand {
         let summary: WorkerSummary
         do {
             summary = try await worker.run(
-                untilIdle: arguments.flag("until-idle"), shouldStop: { StopSignals.count > 0 },
-                shouldAbandon: { StopSignals.count >= 2 })
+                untilIdle: arguments.flag("until-idle"), shouldStop: { stops.count > 0 },
+                shouldAbandon: { stops.count >= 2 })
         } catch {
             await transport.shutdown(deadline: .now + .seconds(5))
             throw .failure("\(error)\(Self.hint(error))")
@@ -66,25 +65,5 @@ extension WorkerCommand {
         case .store(let error), .outcomesUnwritten(_, let error): return CLIError.hint(error)
         case .stopped, .unreachable, .unexpected: return ""
         }
-    }
-}
-
-/// Counts SIGINT/SIGTERM, read by the worker loop: the first stops it cleanly, a second abandons outcomes the
-/// database would not take. The handler is installed first thing (`install`), so a signal sent while the worker
-/// starts is counted, not lost (ignored while a dispatch source was being set up, it used to be).
-enum StopSignals {
-    private static let received = Atomic<Int>(0)
-
-    static var count: Int { received.load(ordering: .relaxed) }
-
-    /// Installs the handler for SIGINT and SIGTERM (an atomic increment: async-signal-safe).
-    static func install() {
-        _ = count  // initialise the global before any handler can touch it
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in StopSignals.received.add(1, ordering: .relaxed) }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
     }
 }

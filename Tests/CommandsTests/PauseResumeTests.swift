@@ -4,13 +4,13 @@ import TestSupport
 import Testing
 
 /// `apnsd campaign pause` while a worker sends it, then `resume`: it stops, and goes on to send every device once.
-@Suite(.offThePool) struct PauseResumeTests {
+@Suite struct PauseResumeTests {
     @Test func pauseStopsARunningCampaignAndResumeFinishesIt() async throws {
         let fleet = try await Fleet(devices: 1000, rate: 100)
         defer { fleet.stop() }
         let id = String(try #require(fleet.campaign))
-        let worker = try fleet.startWorker()
-        defer { worker.killIfRunning() }
+        let worker = fleet.runWorker()
+        defer { worker.stopIfRunning() }
         #expect(await Fleet.eventually(30, every: 0.02) { fleet.accepted >= 10 }, "\(worker.log.suffix(1500))")
         let paused = try await fleet.cli.run("campaign", "pause", id)
         #expect(
@@ -40,7 +40,7 @@ import Testing
                 (try? await fleet.show(Int(id)!)["status"] as? String) == "completed"
             },
             "\(worker.log.suffix(1500))")
-        #expect(worker.terminate(within: 20) != nil)
+        #expect(await worker.terminate(within: 20) != nil)
         try await fleet.expectAllAcceptedOnce()
         let finished = try await fleet.cli.run("campaign", "resume", id)
         #expect(finished.status == 1 && finished.stderr.contains("completed"), "\(finished.stderr)")

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `apnsd device verify` through apns-mock: a silent push to each device; the 410 and 400 answers deactivate.
-@Suite(.offThePool) struct VerifyTests {
+@Suite struct VerifyTests {
     @Test func verifyDeactivatesDeadTokensAndCounts() async throws {
         let dead = Tokens.hex(3)
         let bad = Tokens.hex(5)
@@ -15,8 +15,8 @@ import Testing
                 dead: TokenBehaviour(respond: .unregistered), bad: TokenBehaviour(respond: .badDeviceToken),
             ]))
         defer { fleet.stop() }
-        let worker = try fleet.startWorker()
-        defer { worker.killIfRunning() }
+        let worker = fleet.runWorker()
+        defer { worker.stopIfRunning() }
         let verified = try await fleet.cli.run("device", "verify", "--all")
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         let id = try #require(verified.lines.first)
@@ -43,6 +43,6 @@ import Testing
             })
         #expect(try await fleet.show(Int(queued.lines[0])!)["total"] as? Int == 6)
         #expect(try await fleet.cli.run("device", "verify").status == 64, "an audience is required")
-        #expect(worker.terminate(within: 20) != nil)
+        #expect(await worker.terminate(within: 20) != nil)
     }
 }

@@ -4,17 +4,17 @@ import TestSupport
 import Testing
 
 /// `apnsd campaign watch` (its JSON mode, as a cron job or a pipe sees it) and `campaign list`'s filters.
-@Suite(.offThePool) struct CampaignWatchTests {
+@Suite struct CampaignWatchTests {
     @Test func watchFollowsACampaignToItsEndAndSaysHowItEnded() async throws {
         let fleet = try await Fleet(devices: 60, rate: 40)
         defer { fleet.stop() }
         let id = String(try #require(fleet.campaign))
-        let watch = try BackgroundWorker(cli: fleet.cli, arguments: ["campaign", "watch", id, "--interval", "0.2"])
-        defer { watch.killIfRunning() }
-        let worker = try fleet.startWorker()
-        defer { worker.killIfRunning() }
-        #expect(watch.waitForExit(60), "watch did not end; \(watch.output.suffix(500))")
-        #expect(watch.process.terminationStatus == 0, "\(watch.log)")
+        let watch = fleet.cli.launch(["campaign", "watch", id, "--interval", "0.2"])
+        defer { watch.stopIfRunning() }
+        let worker = fleet.runWorker()
+        defer { worker.stopIfRunning() }
+        #expect(await watch.waitForExit(60), "watch did not end; \(watch.output.suffix(500))")
+        #expect(watch.exitStatus == 0, "\(watch.log)")
         let lines = try watch.output.split(separator: "\n").map { try Fleet.json(String($0)) }
         #expect(lines.count >= 2, "\(watch.output)")
         let last = try #require(lines.last)
@@ -25,7 +25,7 @@ import Testing
         #expect(lines.allSatisfy { $0["id"] as? String == id && $0["ratePerSecond"] is Double })
         let done = lines.compactMap { $0["done"] as? Int }
         #expect(done == done.sorted(), "progress went backwards: \(done)")
-        #expect(worker.terminate(within: 20) != nil)
+        #expect(await worker.terminate(within: 20) != nil)
 
         // A cancelled campaign ends the watch with exit 1 and says why.
         let later = try await fleet.cli.run(
