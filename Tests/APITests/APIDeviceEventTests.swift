@@ -35,7 +35,7 @@ import Threads
         let hook = Process()
         hook.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         hook.arguments = [script, String(port), received]
-        try hook.run()
+        try ToolRun.launch(hook)
         defer {
             // SIGKILL: the test process's threads may block SIGTERM, and a child inherits that mask.
             kill(hook.processIdentifier, SIGKILL)

@@ -43,7 +43,7 @@ import Testing
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try ToolRun.launch(process)
         defer {
             // SIGKILL: the test process's threads may block SIGTERM, and a child inherits that mask.
             kill(process.processIdentifier, SIGKILL)

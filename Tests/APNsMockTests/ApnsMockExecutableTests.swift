@@ -55,7 +55,7 @@ struct ApnsMockExecutableTests {
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
             process.standardInput = FileHandle.nullDevice
-            try process.run()
+            try ToolRun.launch(process)
         }
 
         var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
@@ -405,7 +405,7 @@ struct ApnsMockExecutableTests {
             process.standardOutput = output
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
             process.standardInput = FileHandle.nullDevice
-            try process.run()
+            try ToolRun.launch(process)
             var line: [UInt8] = []
             while !line.contains(UInt8(ascii: "\n")) {
                 let chunk = output.fileHandleForReading.availableData

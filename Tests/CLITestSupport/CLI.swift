@@ -100,7 +100,7 @@ public struct CLI: Sendable {
         _ executable: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]
     ) throws -> Result {
         let run = try prepare(executable, arguments, stdin: stdin, environment: extra)
-        try run.process.run()
+        try ToolRun.launch(run.process)
         run.process.waitUntilExit()
         return run.result(run.process.terminationStatus)
     }
@@ -166,7 +166,7 @@ public struct CLI: Sendable {
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ToolRun.launch(process)
         return process
     }
 

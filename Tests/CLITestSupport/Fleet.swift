@@ -212,7 +212,7 @@ public final class BackgroundWorker {
         process.standardOutput = try FileHandle(forWritingTo: stdout)
         process.standardError = try FileHandle(forWritingTo: stderr)
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ToolRun.launch(process)
     }
 
     public var pid: Int32 { process.processIdentifier }

@@ -55,7 +55,7 @@ import Testing
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try ToolRun.launch(process)
         input.fileHandleForWriting.write(Data(text.utf8))
         try input.fileHandleForWriting.close()
         let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the `openssl` command-line tool, an implementation independent of the code under test.
 enum OpenSSLCLI {
@@ -14,7 +15,7 @@ enum OpenSSLCLI {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.run()
+        try ToolRun.launch(process)
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))

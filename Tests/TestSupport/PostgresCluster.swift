@@ -105,7 +105,7 @@ public final class PostgresCluster: @unchecked Sendable {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+        let spawned = ToolRun.exclusively { posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) }
         guard spawned == 0 else {
             throw ClusterError(description: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
         }

@@ -46,12 +46,18 @@ public enum ToolRun {
         return status
     }
 
-    /// One launch at a time: Foundation's `Process.run` reads the environment and sets up its monitoring in shared
-    /// state, and launches from many tasks at once were seen to corrupt it (a test run stalled inside one).
-    private static func launch(_ process: Process) throws {
+    /// Starts `process`, one launch at a time: Foundation's `Process.run` reads the environment and sets up its
+    /// monitoring in shared state, and launches from many tasks at once were seen to corrupt it (a test run stalled
+    /// inside one, another crashed in its memmove). Every test starts its processes through here or `exclusively`.
+    public static func launch(_ process: Process) throws {
+        try exclusively { try process.run() }
+    }
+
+    /// Runs `body` (a `posix_spawn`) while no other test launches a process.
+    public static func exclusively<T>(_ body: () throws -> T) rethrows -> T {
         launching.lock()
         defer { launching.unlock() }
-        try process.run()
+        return try body()
     }
 
     private static let launching = NSLock()

@@ -1,5 +1,6 @@
 import CLITestSupport
 import Foundation
+import TestSupport
 
 /// A connection to a database kept open by a `sqlite3` shell, as a running worker keeps one: while it is open,
 /// the `-wal` and `-shm` files stay next to the database and commits of others are not checkpointed away.
@@ -15,7 +16,7 @@ struct HeldConnection {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ToolRun.launch(process)
         // The shell opens the file at its first statement; reading a table creates -wal and -shm.
         input.fileHandleForWriting.write(Data("SELECT count(*) FROM campaigns;\n".utf8))
         let deadline = Date().addingTimeInterval(5)

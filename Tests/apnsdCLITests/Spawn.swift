@@ -1,5 +1,6 @@
 import CLITestSupport
 import Foundation
+import TestSupport
 
 /// Runs the built `apnsd` under GNU time, to learn its peak resident memory. (Not `wait4` on a child of the
 /// test process: Linux carries the parent's high-water mark into a child spawned from it, so every child would
@@ -25,7 +26,7 @@ enum Spawn {
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdinPath))
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        try ToolRun.launch(process)
         process.waitUntilExit()
         let peak =
             (try? String(contentsOfFile: report, encoding: .utf8))?

@@ -1,5 +1,6 @@
 import CLITestSupport
 import Foundation
+import TestSupport
 import Testing
 
 extension WorkerFleet {
@@ -156,7 +157,7 @@ extension WorkerFleet {
             process.standardOutput = pipe
             process.standardError = pipe
             process.standardInput = FileHandle.nullDevice
-            try process.run()
+            try ToolRun.launch(process)
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return (process.terminationStatus, String(decoding: data, as: UTF8.self))
@@ -179,7 +180,7 @@ final class SQLiteShell {
         let out = try FileHandle(forWritingTo: outputFile)
         process.standardOutput = out
         process.standardError = out
-        try process.run()
+        try ToolRun.launch(process)
     }
 
     func send(_ text: String) throws { try input.fileHandleForWriting.write(contentsOf: Data(text.utf8)) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs a command line tool to completion with a deadline, its output collected in files (no pipe deadlocks).
 struct ProcessResult {
@@ -26,7 +27,7 @@ enum ProcessRunner {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardInput = FileHandle.nullDevice
         let start = Date()
-        try process.run()
+        try ToolRun.launch(process)
         let deadline = start + timeout
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         if process.isRunning {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -37,7 +38,7 @@ final class ChildProcess: @unchecked Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        let code = ToolRun.exclusively { posix_spawn(&pid, path, &actions, &attributes, argv, environ) }
         guard code == 0 else {
             throw NSError(
                 domain: "ChildProcess", code: Int(code),
