@@ -58,8 +58,12 @@ public struct CLI: Sendable {
         let err = Captured()
         let streams = StandardStreams(output: out.append, error: err.append)
         let invocation = Invocation(environment: environment.merging(extra) { $1 }, standardInput: input ?? .nullDevice)
-        let status = await StandardStreams.$current.withValue(streams) {
-            await Invocation.$current.withValue(invocation) { await Apnsd.main(arguments) }
+        // On the shared pool, whatever executor the test prefers: a command's tasks must not queue behind the
+        // blocking tests of `.offThePool` (two threads), which may be waiting for this very command.
+        let status = await withTaskExecutorPreference(globalConcurrentExecutor) {
+            await StandardStreams.$current.withValue(streams) {
+                await Invocation.$current.withValue(invocation) { await Apnsd.main(arguments) }
+            }
         }
         return Result(status: status, stdout: out.text, stderr: err.text)
     }

@@ -15,7 +15,8 @@ public final class RunningCommand: Sendable {
     init(arguments: [String], environment: [String: String]) {
         let streams = StandardStreams(output: stdout.append, error: stderr.append)
         let invocation = Invocation(environment: environment, standardInput: .nullDevice, stops: stops)
-        task = Task { [ended] in
+        // On the shared pool, as `CLI.run`, whatever executor the test prefers.
+        task = Task(executorPreference: globalConcurrentExecutor) { [ended] in
             let status = await StandardStreams.$current.withValue(streams) {
                 await Invocation.$current.withValue(invocation) { await Apnsd.main(arguments) }
             }
