@@ -75,10 +75,10 @@ struct CredentialRoutingTests {
         let stop = Locked(false)
         let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
 
-        #expect(try await waitUntil(30) { try await harness.store.campaign(good).status == .completed })
+        #expect(try await waitUntil(120) { try await harness.store.campaign(good).status == .completed })
         #expect(try await harness.store.campaign(good).counters.accepted == 40)
         // The other credential's deliveries wait, unsent as far as their attempts go, probed now and then.
-        #expect(try await waitUntil(10) { worker.credentialStatuses.first { $0.name == "bad" }?.paused != nil })
+        #expect(try await waitUntil(60) { worker.credentialStatuses.first { $0.name == "bad" }?.paused != nil })
         let paused = try #require(worker.credentialStatuses.first { $0.name == "bad" })
         #expect(paused.paused == "403 InvalidProviderToken" && paused.pausedSince != nil)
         #expect(worker.credentialStatuses.first { $0.name == "good" }?.paused == nil)
@@ -95,7 +95,7 @@ struct CredentialRoutingTests {
             credentials: CredentialSet(
                 [set.byName["good"]!, try credential(harness, "bad", team: "TESTTEAM01", fingerprint: "fixed")],
                 routes: routes()))
-        #expect(try await waitUntil(30) { try await harness.store.campaign(bad).status == .completed })
+        #expect(try await waitUntil(120) { try await harness.store.campaign(bad).status == .completed })
         #expect(try await harness.store.campaign(bad).counters.accepted == 30)
         #expect(try await harness.log(bad).allSatisfy { $0.attempts == 1 })
         #expect(worker.credentialStatuses.allSatisfy { $0.paused == nil })

@@ -80,7 +80,7 @@ struct WorkerMetricsTests {
         let stop = Locked(false)
         let worker = harness.worker(observer: observer)
         let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
-        let failed = try await WorkerWakeTests.eventually(20) {
+        let failed = try await WorkerWakeTests.eventually(60) {
             (observer.value(#"apnsd_apns_requests_total{environment="production",status="error"}"#) ?? 0) >= 1
         }
         #expect(failed)
