@@ -163,9 +163,7 @@ extension PostgresStore {
     static func broadcastChannel(_ db: PGConnection, _ spec: CampaignSpec, _ number: Int64, now: Int64) throws
         -> Channel
     {
-        if let at = spec.scheduledAt, at.storeMilliseconds > now {
-            throw StoreError.invalidCampaign("a broadcast is sent now: leave out the time")
-        }
+        if let refusal = BroadcastTime.refusal(scheduledAt: spec.scheduledAt, now: now) { throw refusal }
         let rows = try db.query("SELECT \(channelColumns) FROM channels WHERE id = $1", number)
         guard rows.count > 0 else { throw StoreError.invalidCampaign("no channel \(number) (apnsd channel list)") }
         let channel = try Self.channel(rows, 0)

@@ -26,8 +26,8 @@ extension Store {
     ) {
         assert(spec.isValid, "\(spec.refusal!)")
         if case .channel(let channel) = spec.audience {
-            if let at = spec.scheduledAt, at > now {
-                throw StoreError.invalidCampaign("a broadcast is sent now: leave out the time")
+            if let refusal = BroadcastTime.refusal(scheduledAt: spec.scheduledAt, now: now.storeMilliseconds) {
+                throw refusal
             }
             return (try insertBroadcast(db, spec, channel: channel, now: now.storeMilliseconds, id: id), 1)
         }
