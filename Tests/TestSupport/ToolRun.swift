@@ -64,10 +64,11 @@ public enum ToolRun {
     /// Foundation's `Process.run` (Swift 6.3.1) lists /proc/self/fd copying each entry's whole 256-byte name, which
     /// reads past the end of glibc's 32 KiB directory buffer once about 1,350 descriptors are open
     /// (swift-corelibs-foundation pull request 5472). Tests in parallel reached 1,750, and runs crashed in that
-    /// copy. A launch waits (up to a minute) until fewer than 1,000 are open.
+    /// copy. A launch waits until fewer than 1,300 are open, for 5 s at most: the launches queue behind this one,
+    /// and the tests holding descriptors may be the ones waiting to launch.
     private static func waitForFewDescriptors() {
-        let deadline = Date().addingTimeInterval(60)
-        while openDescriptors() >= 1_000 && Date() < deadline { usleep(20_000) }
+        let deadline = Date().addingTimeInterval(5)
+        while openDescriptors() >= 1_300 && Date() < deadline { usleep(20_000) }
     }
 
     /// How many descriptors this process has open: the entries of /proc/self/fd, counted without reading names.
