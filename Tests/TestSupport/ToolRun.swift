@@ -53,31 +53,11 @@ public enum ToolRun {
         try exclusively { try process.run() }
     }
 
-    /// Runs `body` (a `posix_spawn`) while no other test launches a process, once few descriptors are open.
+    /// Runs `body` (a `posix_spawn`) while no other test launches a process.
     public static func exclusively<T>(_ body: () throws -> T) rethrows -> T {
         launching.lock()
         defer { launching.unlock() }
-        waitForFewDescriptors()
         return try body()
-    }
-
-    /// Foundation's `Process.run` (Swift 6.3.1) lists /proc/self/fd copying each entry's whole 256-byte name, which
-    /// reads past the end of glibc's 32 KiB directory buffer once about 1,350 descriptors are open
-    /// (swift-corelibs-foundation pull request 5472). Tests in parallel reached 1,750, and runs crashed in that
-    /// copy. A launch waits until fewer than 1,300 are open, for 5 s at most: the launches queue behind this one,
-    /// and the tests holding descriptors may be the ones waiting to launch.
-    private static func waitForFewDescriptors() {
-        let deadline = Date().addingTimeInterval(5)
-        while openDescriptors() >= 1_300 && Date() < deadline { usleep(20_000) }
-    }
-
-    /// How many descriptors this process has open: the entries of /proc/self/fd, counted without reading names.
-    private static func openDescriptors() -> Int {
-        guard let directory = opendir("/proc/self/fd") else { return 0 }
-        defer { closedir(directory) }
-        var count = 0
-        while readdir(directory) != nil { count += 1 }
-        return count - 2  // "." and ".."
     }
 
     private static let launching = NSLock()
