@@ -98,7 +98,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // The command line's harness (in process, or the built binary) and the fleet of workers against apns-mock.
         .target(
-            name: "CLITestSupport", dependencies: ["TestSupport", "Commands", "Logging", "APNsMock", "ProviderAuth"],
+            name: "CLITestSupport",
+            dependencies: ["TestSupport", "Commands", "Logging", "Threads", "APNsMock", "ProviderAuth"],
             path: "Tests/CLITestSupport"),
         .testTarget(name: "APNsTests", dependencies: ["APNs"]),
         .testTarget(name: "IntakeTests", dependencies: ["Intake", "APNs", "QueueModel"]),

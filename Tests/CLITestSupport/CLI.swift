@@ -2,6 +2,7 @@ import Commands
 import Foundation
 import Logging
 import TestSupport
+import Threads
 
 #if canImport(Glibc)
     import Glibc
@@ -54,18 +55,28 @@ public struct CLI: Sendable {
             input = try FileHandle(forReadingFrom: path)
         }
         defer { try? input?.close() }
-        let out = Captured()
-        let err = Captured()
-        let streams = StandardStreams(output: out.append, error: err.append)
-        let invocation = Invocation(environment: environment.merging(extra) { $1 }, standardInput: input ?? .nullDevice)
-        // On the shared pool, whatever executor the test prefers: a command's tasks must not queue behind the
-        // blocking tests of `.offThePool` (two threads), which may be waiting for this very command.
+        let out = Locked("")
+        let err = Locked("")
         let status = await withTaskExecutorPreference(globalConcurrentExecutor) {
-            await StandardStreams.$current.withValue(streams) {
-                await Invocation.$current.withValue(invocation) { await Apnsd.main(arguments) }
-            }
+            await Self.main(
+                arguments, output: out, error: err,
+                invocation: Invocation(
+                    environment: environment.merging(extra) { $1 }, standardInput: input ?? .nullDevice))
         }
-        return Result(status: status, stdout: out.text, stderr: err.text)
+        return Result(status: status, stdout: out.withLock { $0 }, stderr: err.withLock { $0 })
+    }
+
+    /// `Apnsd.main` with its output appended to `output` and `error`, and `invocation` for its process. Callers run
+    /// it on the shared pool, whatever executor the test prefers: a command's tasks must not queue behind the blocking
+    /// tests of `.offThePool` (two threads), which may be waiting for this very command.
+    static func main(
+        _ arguments: [String], output: Locked<String>, error: Locked<String>, invocation: Invocation
+    ) async -> Int32 {
+        let streams = StandardStreams(
+            output: { text in output.withLock { $0 += text } }, error: { text in error.withLock { $0 += text } })
+        return await StandardStreams.$current.withValue(streams) {
+            await Invocation.$current.withValue(invocation) { await Apnsd.main(arguments) }
+        }
     }
 
     /// The products folder: the test bundle sits beside the executables.
