@@ -127,6 +127,10 @@ final class H2Connection {
     }
 
     private func handshake() -> Bool {
+        if shared.scenario.scenario.connection.failHandshakes?.contains(id) == true {
+            close()
+            return false
+        }
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 {

@@ -68,6 +68,9 @@ public struct Scenario: Codable, Sendable, Equatable {
             }
             try behaviour.validate(bundleID: bundleID)
         }
+        if let numbers = connection.failHandshakes, let bad = numbers.first(where: { $0 < 1 }) {
+            throw MockError.badScenario("connection.failHandshakes: \(bad) is not a connection number (1 is the first)")
+        }
     }
 
     var isEmpty: Bool { tokens.isEmpty && tokenPrefixes.isEmpty }
@@ -124,11 +127,14 @@ public struct ConnectionFaults: Codable, Sendable, Equatable {
     public var maxConcurrentStreams: Int?
     /// Allow one stream until the first request with a valid token, as APNs does.
     public var singleStreamUntilAuthorized: Bool?
+    /// Fail the TLS handshake of these connections (1 = the first accepted): the socket is closed unanswered.
+    public var failHandshakes: [Int]?
 
     public init(
         goawayAfter: Int? = nil, closeAfter: Int? = nil, faultyConnections: Int? = nil,
-        maxConcurrentStreams: Int? = nil, singleStreamUntilAuthorized: Bool? = nil
+        maxConcurrentStreams: Int? = nil, singleStreamUntilAuthorized: Bool? = nil, failHandshakes: [Int]? = nil
     ) {
+        self.failHandshakes = failHandshakes
         self.goawayAfter = goawayAfter
         self.closeAfter = closeAfter
         self.faultyConnections = faultyConnections

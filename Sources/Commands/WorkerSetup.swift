@@ -160,7 +160,8 @@ struct WorkerSetup {
             ratePerConnection: configuration.rate,
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
             proxy: configuration.transportProxy,
-            clientIdentities: clientIdentities(of: set))
+            clientIdentities: clientIdentities(of: set), reconnectBase: configuration.retryPolicy.base,
+            reconnectCap: configuration.retryPolicy.cap)
     }
 
     /// The client certificate of each certificate credential, by its pool id in `set`.

@@ -51,9 +51,8 @@ public final class APNsConnection: Sendable {
     /// Counters for metrics.
     public var stats: ConnectionStats { loop.statsSnapshot }
 
-    /// Requests submitted and not yet finished (queued + in flight), and whether the last transfers
-    /// succeeded at the transport level. The pool routes by these.
-    public var load: (outstanding: Int, healthy: Bool) { loop.load }
+    /// Requests submitted and not yet finished (queued + in flight): the pool routes by it.
+    public var outstanding: Int { loop.outstanding }
 
     /// Closes the HTTP/2 connection once the streams in flight have finished; the next request opens a
     /// new one. For "open a new connection" advice from APNs (UnrelatedKeyIdInToken, a revoked key).

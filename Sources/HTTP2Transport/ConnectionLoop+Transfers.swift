@@ -63,7 +63,6 @@ extension ConnectionLoop {
             deactivate(transfer)
             if code == CURLE_OK {
                 admission.proof.answered(generation: transfer.connectionGeneration)
-                failureStreak = 0
                 stats.completed += 1
                 let status = transfer.responseCode()
                 let body = ErrorResponse(status: status, body: transfer.responseBody)
@@ -78,10 +77,7 @@ extension ConnectionLoop {
             }
             var error = TransportError(curlCode: code, detail: transfer.errorDetail)
             error.requestWasSent = transfer.everSent
-            if error.isConnectionFatal {
-                stats.connectionErrors += 1
-                failureStreak += 1
-            }
+            if error.isConnectionFatal { stats.connectionErrors += 1 }
             stats.lastError = error
             switch resendPolicy.afterFailure(
                 error, attempts: transfer.attempts, stopping: stopping,
@@ -91,7 +87,10 @@ extension ConnectionLoop {
                 stats.retried += 1
                 admission.resend(.resend(transfer))
                 continue
-            case .failWithWaiting: failQueued(error)
+            case .failWithWaiting:
+                stats.connectFailures[ConnectFailureReason(error), default: 0] += 1
+                stats.lastConnectFailure = error
+                failQueued(error)
             case .fail: break
             }
             stats.failed += 1

@@ -48,7 +48,6 @@ final class ConnectionLoop: @unchecked Sendable {
     var idle: [Transfer] = []
     var stats = ConnectionStats()
     var finishedSincePublish = 0
-    var failureStreak = 0
     /// A stop was requested: no more transport re-sends.
     var stopping = false
     var completions: [(UnsafeContinuation<TransportResult, Never>, TransportResult)] = []
@@ -130,10 +129,8 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    /// (requests submitted and not finished, whether the last attempts failed at the transport level).
-    var load: (outstanding: Int, healthy: Bool) {
-        mailbox.withLock { ($0.outstanding, $0.consecutiveFailures == 0) }
-    }
+    /// Requests submitted and not finished.
+    var outstanding: Int { mailbox.withLock { $0.outstanding } }
 
     var statsSnapshot: ConnectionStats { mailbox.withLock { $0.published } }
 
@@ -239,7 +236,8 @@ final class ConnectionLoop: @unchecked Sendable {
         stats.inFlight = admission.inFlight
         stats.queued = admission.queued
         stats.isOpen = admission.proof.socket >= 0
-        mailbox.publish(stats, finished: finishedSincePublish, failureStreak: failureStreak)
+        stats.opened = admission.proof.generation
+        mailbox.publish(stats, finished: finishedSincePublish)
         finishedSincePublish = 0
     }
 

@@ -20,7 +20,6 @@ struct ConnectionMailbox {
     private(set) var published = ConnectionStats()
     /// Requests submitted and not finished.
     private(set) var outstanding = 0
-    private(set) var consecutiveFailures = 0
 
     enum Posted: Equatable {
         /// The loop has it; write the wake-up byte if `wake`.
@@ -104,9 +103,8 @@ struct ConnectionMailbox {
     }
 
     /// The loop's counters; `finished` requests got their result since the last publication.
-    mutating func publish(_ stats: ConnectionStats, finished: Int, failureStreak: Int) {
+    mutating func publish(_ stats: ConnectionStats, finished: Int) {
         outstanding -= finished
-        consecutiveFailures = failureStreak
         let submitted = published.submitted
         published = stats
         published.submitted = submitted

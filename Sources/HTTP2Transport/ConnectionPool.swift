@@ -1,17 +1,25 @@
 import Foundation
-import Synchronization
+import Threads
 
-/// `count` connections for one `PoolKey`; each request goes to the least-loaded connection.
+/// `count` connections for one `PoolKey`; each request goes to the least-loaded ready connection.
 ///
-/// A connection that hit a fatal transport error replaces its HTTP/2 connection by itself (libcurl
-/// reconnects on the next request); while it is failing the pool prefers healthy connections.
+/// libcurl reopens a connection that went away (GOAWAY, reset, idle close) with its next request. One that
+/// cannot be set up pauses and then tries again with one request (`PoolRouting`, `SlotHealth`), and a request
+/// that could not connect goes to another ready connection instead of failing: every configured connection
+/// comes back once APNs answers again.
 public final class ConnectionPool: Sendable {
     public let key: PoolKey
     public let connections: [APNsConnection]
-    /// Where the next pick starts (round-robin among equally loaded connections).
-    private let cursor = Atomic<Int>(0)
+    private let routing: Locked<PoolRouting>
+    private let random: @Sendable () -> Double
 
-    public init(key: PoolKey, configuration: ConnectionConfiguration, count: Int) throws(TransportError) {
+    /// `reconnectBase` and `reconnectCap` bound the pauses of a connection that cannot connect (the worker's
+    /// outage schedule, `retry.base` and `retry.cap`).
+    public init(
+        key: PoolKey, configuration: ConnectionConfiguration, count: Int,
+        reconnectBase: Duration = .seconds(1), reconnectCap: Duration = .seconds(300),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) throws(TransportError) {
         guard count >= 1 else {
             throw TransportError(
                 kind: .invalidRequest, curlCode: 0, message: "a pool needs at least one connection (got \(count))",
@@ -30,32 +38,57 @@ public final class ConnectionPool: Sendable {
             }
         }
         self.connections = connections
+        routing = Locked(PoolRouting(count: count, base: reconnectBase, cap: reconnectCap))
+        self.random = random
     }
 
-    /// Sends on the least-loaded healthy connection (any connection if none is healthy).
+    /// Sends on the connection `PoolRouting` picks; a request that could not connect (nothing of it written)
+    /// tries each other ready connection before its failure is returned.
     public func send(_ request: APNsRequest) async -> TransportResult {
-        await pick().send(request)
-    }
-
-    /// The connection the next request goes to: fewest outstanding requests, healthy ones first,
-    /// ties broken round-robin.
-    public func pick() -> APNsConnection {
-        let count = connections.count
-        if count == 1 { return connections[0] }
-        let start = Int(UInt(bitPattern: cursor.wrappingAdd(1, ordering: .relaxed).oldValue) % UInt(count))
-        var best = start
-        var bestLoad = Int.max
-        var bestHealthy = false
-        for step in 0..<count {
-            let index = (start + step) % count
-            let (load, healthy) = connections[index].load
-            if (healthy && !bestHealthy) || (healthy == bestHealthy && load < bestLoad) {
-                best = index
-                bestLoad = load
-                bestHealthy = healthy
+        var tried: Set<Int> = []
+        var slot = pick()
+        while true {
+            let result = await connections[slot].send(request)
+            let now = MonotonicClock.nanoseconds()
+            switch result {
+            case .response:
+                routing.withLock { $0.reached(slot, now: now) }
+                return result
+            case .failure(let error):
+                if error.requestWasSent {
+                    routing.withLock { $0.reached(slot, now: now) }
+                    return result
+                }
+                guard error.meansNoConnection else {
+                    routing.withLock { $0.abandoned(slot, now: now) }
+                    return result
+                }
+                tried.insert(slot)
+                let unit = random()
+                let loads = connections.map(\.outstanding)
+                let next = routing.withLock { routing in
+                    routing.connectFailed(slot, now: now, unit: unit)
+                    return routing.pick(loads: loads, now: now, excluding: tried)
+                }
+                guard let next else { return result }
+                slot = next
             }
         }
-        return connections[best]
+    }
+
+    /// The index of the connection the next request goes to.
+    public func pick() -> Int {
+        if connections.count == 1 { return 0 }
+        let loads = connections.map(\.outstanding)
+        let now = MonotonicClock.nanoseconds()
+        return routing.withLock { $0.pick(loads: loads, now: now) } ?? 0
+    }
+
+    /// What each connection is doing, in connection order.
+    public var states: [ConnectionState] {
+        let open = connections.map(\.stats.isOpen)
+        let slots = routing.withLock { $0.slots }
+        return zip(slots, open).map { $0.state(socketOpen: $1) }
     }
 
     /// Withdraws the unsent requests of `groups` (nil: all) from every connection; returns how many.
@@ -65,8 +98,15 @@ public final class ConnectionPool: Sendable {
         return total
     }
 
-    /// Per-connection counters, in connection order.
-    public var stats: [ConnectionStats] { connections.map(\.stats) }
+    /// Per-connection counters, in connection order, each with its connection's state.
+    public var stats: [ConnectionStats] {
+        let states = self.states
+        return connections.enumerated().map { index, connection in
+            var stats = connection.stats
+            stats.state = states[index]
+            return stats
+        }
+    }
 
     /// Closes every connection of the pool after its in-flight streams; requests continue on new ones.
     public func reconnectAll() { for connection in connections { connection.reconnect() } }

@@ -20,6 +20,14 @@ public struct ConnectionStats: Sendable, Hashable {
     public var reconnects = 0
     /// A TCP/TLS connection is open now (libcurl's newest socket, until it closes it).
     public var isOpen = false
+    /// TCP/TLS connections opened so far (the first, and each reconnect).
+    public var opened = 0
+    /// Connection attempts that failed (nothing could be sent), by reason.
+    public var connectFailures: [ConnectFailureReason: Int] = [:]
+    /// The error of the last connection attempt that failed.
+    public var lastConnectFailure: TransportError?
+    /// What the connection is doing, as its pool sees it (`ConnectionPool.stats`; `.connecting` elsewhere).
+    public var state = ConnectionState.connecting
     /// The last transport error seen on this connection.
     public var lastError: TransportError?
 

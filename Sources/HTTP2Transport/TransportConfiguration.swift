@@ -21,13 +21,20 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// The client certificate of each certificate-based credential, by `PoolKey.credentialID`; pools of
     /// credentials not listed (token-based ones) present none.
     public var clientIdentities: [String: ClientIdentity]
+    /// The shortest and longest pause of a connection that could not connect, before it tries again (the
+    /// worker's outage schedule: `retry.base` and `retry.cap`).
+    public var reconnectBase: Duration
+    public var reconnectCap: Duration
 
     public init(
         baseURLs: [Environment: String] = [:], caFile: String? = nil, connectionsPerPool: Int = 2,
         ratePerConnection: Int = 1500, connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
         maxInFlightPerConnection: Int = 1000, transportRetries: Int = 1, proxy: Proxy = .none,
-        clientIdentities: [String: ClientIdentity] = [:]
+        clientIdentities: [String: ClientIdentity] = [:], reconnectBase: Duration = .seconds(1),
+        reconnectCap: Duration = .seconds(300)
     ) {
+        self.reconnectBase = reconnectBase
+        self.reconnectCap = reconnectCap
         self.proxy = proxy
         self.clientIdentities = clientIdentities
         self.baseURLs = baseURLs

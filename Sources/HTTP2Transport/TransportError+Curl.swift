@@ -41,3 +41,17 @@ extension TransportError {
     /// Whether no connection could be set up (or it never answered): connect, TLS verification, timeout.
     var meansNoConnection: Bool { kind == .connect || kind == .tlsVerification || kind == .timeout }
 }
+
+extension ConnectFailureReason {
+    /// The reason for a connection attempt that ended with `error`.
+    public init(_ error: TransportError) {
+        func c(_ value: CURLcode) -> Int { Int(value.rawValue) }
+        switch error.curlCode {
+        case c(CURLE_COULDNT_RESOLVE_HOST), c(CURLE_COULDNT_RESOLVE_PROXY): self = .dns
+        case c(CURLE_COULDNT_CONNECT): self = .connect
+        case c(CURLE_OPERATION_TIMEDOUT): self = .timeout
+        case c(CURLE_SSL_CONNECT_ERROR): self = .tls
+        default: self = error.kind == .tlsVerification ? .tls : .other
+        }
+    }
+}

@@ -28,7 +28,8 @@ public final class TransportRegistry: Sendable {
                 var settings = configuration.connectionConfiguration(for: key)
                 if let identity = state.identities[key.credentialID] { settings.clientIdentity = identity }
                 let pool = try ConnectionPool(
-                    key: key, configuration: settings, count: configuration.connectionsPerPool)
+                    key: key, configuration: settings, count: configuration.connectionsPerPool,
+                    reconnectBase: configuration.reconnectBase, reconnectCap: configuration.reconnectCap)
                 if !state.withdrawnGroups.isEmpty {
                     for connection in pool.connections { connection.refuse(groups: state.withdrawnGroups) }
                 }

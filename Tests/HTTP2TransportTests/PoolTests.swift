@@ -3,6 +3,7 @@ import APNsMock
 import Foundation
 import HTTP2Transport
 import Testing
+import Threads
 
 extension TransportIO {
     @Suite struct PoolTests {
@@ -34,6 +35,71 @@ extension TransportIO {
             #expect(before.status == 200 && after.status == 200)
             #expect(mock.server.stats().totals.connections == 2)
             #expect(pool.stats[0].reconnects == 1)
+        }
+
+        @Test func everyConnectionComesBackAfterAnOutageLongerThanTheBackoffCap() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            let pool = try ConnectionPool(
+                key: PoolKey(credentialID: "team", environment: .production),
+                configuration: mock.connectionConfiguration(), count: 3, reconnectBase: .milliseconds(20),
+                reconnectCap: .milliseconds(100))
+            let request = try mock.request()
+            #expect(await sendMany(300, request, via: pool.send).statuses == [200: 300])
+            #expect(pool.states == [.open, .open, .open])
+
+            // The outage, with one request at a time as the worker's outage backoff sends them: enough failures on
+            // every connection that each pause reached the cap (20, then up to 60, then 100 ms).
+            try await withTraffic(on: pool, request, senders: 1) {
+                mock.server.stop()
+                try await waitUntil { pool.stats.allSatisfy { ($0.connectFailures[.connect] ?? 0) >= 6 } }
+            }
+            #expect(pool.states.allSatisfy { $0 != .open })
+            let back = try mock.restarted()
+            #expect(await pool.send(request).status == 200, "the worker's probe")
+            try await withTraffic(on: pool, request) {
+                try await waitUntil { back.stats().connections.filter { $0.open && $0.requests > 0 }.count == 3 }
+            }
+            defer { back.stop() }
+            #expect(pool.states == [.open, .open, .open])
+            await pool.shutdown(deadline: .now + .seconds(5))
+        }
+
+        @Test func aConnectionThatGetsGOAWAYIsReplaced() async throws {
+            let mock = try MockFixture(scenario: Scenario(connection: ConnectionFaults(goawayAfter: 100, faultyConnections: 1)))
+            defer { mock.stop() }
+            let pool = try ConnectionPool(
+                key: PoolKey(credentialID: "team", environment: .production),
+                configuration: mock.connectionConfiguration(maxInFlight: 20), count: 2)
+            let results = await sendMany(1_000, try mock.request(), via: pool.send)
+            #expect(results.statuses == [200: 1_000], "\(results.failures)")
+            let connections = mock.server.stats().connections
+            #expect(connections.first { $0.id == 1 }?.goawaySent == true)
+            #expect(connections.filter { $0.id != 1 && $0.requests > 0 }.count == 2, "\(connections)")
+            #expect(pool.stats.map(\.opened).sorted() == [1, 2])
+            await pool.shutdown(deadline: .now + .seconds(5))
+        }
+
+        @Test func aFailedHandshakeOnOneConnectionCostsNoRequestAndTheConnectionComesBack() async throws {
+            let mock = try MockFixture(scenario: Scenario(connection: ConnectionFaults(failHandshakes: [1])))
+            defer { mock.stop() }
+            let pool = try ConnectionPool(
+                key: PoolKey(credentialID: "team", environment: .production),
+                configuration: mock.connectionConfiguration(maxInFlight: 20), count: 2,
+                reconnectBase: .milliseconds(20), reconnectCap: .milliseconds(100))
+            let request = try mock.request()
+            let results = await sendMany(200, request, via: pool.send)
+            #expect(results.statuses == [200: 200], "\(results.failures)")
+            try await withTraffic(on: pool, request) {
+                try await waitUntil {
+                    mock.server.stats().connections.filter { $0.open && $0.requests > 0 }.count == 2
+                }
+            }
+            let stats = pool.stats
+            #expect(stats.map { $0.connectFailures.values.reduce(0, +) }.sorted() == [0, 1], "\(stats)")
+            #expect(stats.compactMap(\.lastConnectFailure).map { ConnectFailureReason($0) } == [.tls])
+            #expect(pool.states == [.open, .open])
+            await pool.shutdown(deadline: .now + .seconds(5))
         }
 
         @Test func theRegistryKeepsOnePoolPerCredentialAndEnvironment() async throws {
@@ -68,4 +134,28 @@ extension TransportIO {
             #expect(connection.baseURL == "https://api.sandbox.push.apple.com")
         }
     }
+}
+
+/// Runs `body` while `senders` tasks send `request` on `pool` over and over (an operator's steady traffic).
+func withTraffic<T>(
+    on pool: ConnectionPool, _ request: APNsRequest, senders: Int = 4, _ body: () async throws -> T
+) async throws -> T {
+    let stop = Locked(false)
+    let traffic = Task {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<senders {
+                group.addTask {
+                    while !stop.withLock({ $0 }) {
+                        _ = await pool.send(request)
+                        try? await Task.sleep(for: .milliseconds(2))
+                    }
+                }
+            }
+        }
+    }
+    defer { stop.withLock { $0 = true } }
+    let result = try await body()
+    stop.withLock { $0 = true }
+    await traffic.value
+    return result
 }

@@ -11,6 +11,7 @@ final class MockFixture: @unchecked Sendable {
     let pki: TestPKI
     let server: MockServer
     let token: ProviderToken
+    private let configuration: MockConfiguration
 
     /// `arrivals`: a file the mock notes each request's arrival in, in order (`MockConfiguration.arrivalsFile`).
     init(scenario: Scenario = Scenario(), port: Int = 0, arrivals: String? = nil) throws {
@@ -19,10 +20,17 @@ final class MockFixture: @unchecked Sendable {
         let key = try SigningKey.generate()
         let credential = try ProviderCredential(keyId: "KEY1234567", teamId: "TEAM123456")
         token = try ProviderToken.mint(key: key, credential: credential, issuedAt: Date())
-        server = try MockServer(
-            configuration: MockConfiguration(
-                port: port, identity: pki.identity, verifier: JWTVerifier(key: key, credential: credential),
-                scenario: scenario, arrivalsFile: arrivals))
+        configuration = MockConfiguration(
+            port: port, identity: pki.identity, verifier: JWTVerifier(key: key, credential: credential),
+            scenario: scenario, arrivalsFile: arrivals)
+        server = try MockServer(configuration: configuration)
+    }
+
+    /// A new simulator like this one, on the same port, after `server.stop()` (APNs back after an outage).
+    func restarted() throws -> MockServer {
+        var again = configuration
+        again.port = server.port
+        return try MockServer(configuration: again)
     }
 
     var baseURL: String { "https://127.0.0.1:\(server.port)" }
