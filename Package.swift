@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "PostgresStore", dependencies: ["APNs", "QueueModel", "QueueRules", "Threads", "CLibPQ"]),
         .target(name: "Logging"),
         .target(name: "ArgumentParsing"),
-        .target(name: "Metrics", dependencies: ["APNs", "QueueModel", "Threads"]),
+        .target(name: "Metrics", dependencies: ["APNs", "HTTP2Transport", "QueueModel", "Threads"]),
         .target(name: "Intake", dependencies: ["APNs", "QueueModel", "Logging"]),
         .target(
             name: "API",

@@ -32,14 +32,25 @@ final class MetricsFeed: WorkerObserver {
         metrics.providerTokensMinted.increment()
     }
 
-    /// Samples `apnsd_connections_open` from `transport`'s connections (a lock per connection, no I/O).
+    func connectFailed(_ environment: Environment, reason: ConnectFailureReason, count: Int) {
+        metrics.connectFailed(environment, reason: reason, count: count)
+    }
+
+    /// Samples `apnsd_apns_connections` from `transport`'s pools (a lock per connection, no I/O): every state of an
+    /// environment in use, zeros included; nothing for one never used.
     func watch(_ transport: TransportRegistry) {
-        metrics.connectionsOpen.sample { [weak transport] in
-            var open: [Environment: Int] = [.production: 0, .development: 0]
+        metrics.apnsConnections.sample { [weak transport] in
+            var counts: [Environment: [ConnectionState: Int]] = [:]
             for (key, connections) in transport?.stats ?? [:] {
-                open[key.environment, default: 0] += connections.filter(\.isOpen).count
+                for connection in connections {
+                    counts[key.environment, default: [:]][connection.state, default: 0] += 1
+                }
             }
-            return open.map { (labels: [$0.key.rawValue], value: Double($0.value)) }
+            return counts.flatMap { environment, states in
+                ConnectionState.allCases.map { state in
+                    (labels: [environment.rawValue, state.rawValue], value: Double(states[state] ?? 0))
+                }
+            }
         }
     }
 

@@ -105,6 +105,9 @@ extension Worker {
         case .log(let line):
             logger.log(line.level, line.message, line.fields)
             return []
+        case .connectFailed(let environment, let reason, let count):
+            observer?.connectFailed(environment, reason: reason, count: count)
+            return []
         case .credentialStatus(let name, let pause):
             credentialStates.withLock { states in
                 states[name, default: CredentialStatus(name: name)].paused = pause?.detail

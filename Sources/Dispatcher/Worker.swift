@@ -126,6 +126,15 @@ public final class Worker: Sendable {
 
     /// Writes what is left and releases every lease still held (claimed and unsent, withdrawn, or dropped).
     private func finish(_ machine: inout WorkerStateMachine) async throws {
+        // The last connection events of the run (a failed attempt, a close) are reported, not lost between samples.
+        for action in machine.connectionsSampled(transport.stats) {
+            switch action {
+            case .log(let line): logger.log(line.level, line.message, line.fields)
+            case .connectFailed(let environment, let reason, let count):
+                observer?.connectFailed(environment, reason: reason, count: count)
+            default: break
+            }
+        }
         guard machine.fault == nil else { return }  // abandoned: a later worker takes the leases over
         if !machine.results.isEmpty {
             _ = try await store.record(machine.results, by: machine.id, now: clock())

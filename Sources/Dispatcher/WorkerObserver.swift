@@ -1,4 +1,5 @@
 import APNs
+import HTTP2Transport
 import QueueModel
 
 /// What a worker reports as it goes, for whoever watches it (apnsd feeds its metrics from these). Called on the
@@ -9,4 +10,10 @@ public protocol WorkerObserver: Sendable {
     func apnsAnswered(_ environment: Environment, status: Int?, seconds: Double)
     /// These outcomes were written to the store; each is final (not a retry).
     func recorded(final results: [DeliveryResult])
+    /// `count` attempts to connect to APNs in `environment` failed for `reason`.
+    func connectFailed(_ environment: Environment, reason: ConnectFailureReason, count: Int)
+}
+
+extension WorkerObserver {
+    public func connectFailed(_ environment: Environment, reason: ConnectFailureReason, count: Int) {}
 }

@@ -47,6 +47,8 @@ extension WorkerStateMachine {
         /// Read the connections' states, then `connectionsSampled`.
         case sampleConnections
         case log(LogLine)
+        /// Connection attempts to `environment` failed for `reason`: tell the observer.
+        case connectFailed(Environment, ConnectFailureReason, count: Int)
         /// `/readyz` and metrics: this credential is paused (with why and until when) or sends (`nil`).
         case credentialStatus(String, CredentialPauseStatus?)
         /// The credentials were replaced: every status starts again from them.
@@ -60,8 +62,8 @@ extension WorkerStateMachine {
             case .heartbeat, .rescue, .register, .readCancels, .acknowledgeCancels, .readPauses, .release,
                 .readChangeCount, .expand, .claim, .claimSingles, .findNextDates, .record, .logFinished:
                 return true
-            case .send, .withdraw, .recover, .sampleConnections, .log, .credentialStatus, .resetCredentialStatuses,
-                .then:
+            case .send, .withdraw, .recover, .sampleConnections, .log, .connectFailed, .credentialStatus,
+                .resetCredentialStatuses, .then:
                 return false
             }
         }

@@ -37,27 +37,43 @@ extension WorkerStateMachine {
         ]
     }
 
-    /// One line per connection that opened or closed since the last sample (libcurl opens and closes them; the
-    /// transport's counters say which, and the last error says why one closed).
+    /// One line per connection that opened or closed, and per failed connection attempt, since the last sample
+    /// (libcurl opens and closes them; the transport's counters say which, and the last error says why); the
+    /// failed attempts also go to the observer, by reason.
     mutating func connectionsSampled(_ stats: [PoolKey: [ConnectionStats]]) -> [Action] {
         var actions: [Action] = []
         for (key, connections) in stats {
+            let environment = ("apns.environment", key.environment.rawValue)
             for (index, stats) in connections.enumerated() {
                 let name = "\(key.environment.rawValue)/\(index)"
-                let was = connectionsOpen[name] ?? false
-                connectionsOpen[name] = stats.isOpen
-                if stats.isOpen && !was {
+                let was = connectionsSeen[name] ?? ConnectionStats()
+                connectionsSeen[name] = stats
+                let reconnects = ("reconnects", String(max(0, stats.opened - 1)))
+                for reason in ConnectFailureReason.allCases {
+                    let new = (stats.connectFailures[reason] ?? 0) - (was.connectFailures[reason] ?? 0)
+                    guard new > 0 else { continue }
+                    actions.append(.connectFailed(key.environment, reason, count: new))
                     actions.append(
                         .log(
                             LogLine(
-                                .info, "apns.connection_opened", ("apns.environment", key.environment.rawValue),
-                                ("connection", String(index)), ("reconnects", String(stats.reconnects)))))
-                } else if !stats.isOpen && was {
+                                .warning, "apns.connection_failed", environment, ("connection", String(index)),
+                                ("reason", reason.rawValue), ("attempts", String(new)),
+                                ("state", stats.state.rawValue),
+                                ("error", stats.lastConnectFailure?.description ?? reason.rawValue))))
+                }
+                if stats.opened > was.opened {
                     actions.append(
                         .log(
                             LogLine(
-                                .info, "apns.connection_closed", ("apns.environment", key.environment.rawValue),
-                                ("connection", String(index)),
+                                .info, "apns.connection_opened", environment, ("connection", String(index)),
+                                reconnects)))
+                }
+                if was.isOpen && (!stats.isOpen || stats.opened > was.opened) {
+                    actions.append(
+                        .log(
+                            LogLine(
+                                .info, "apns.connection_closed", environment, ("connection", String(index)),
+                                reconnects,
                                 (
                                     "reason",
                                     stats.lastError?.description ?? "closed without an error (idle, or APNs went away)"

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import HTTP2Transport
 import QueueModel
 
 /// Every decision of one worker run, as a value: each event (a turn of the injected clock, a claim, an answer, a
@@ -68,8 +69,8 @@ struct WorkerStateMachine {
     var nextSinglesCheck = Date.distantPast
     /// Since the last throughput line (nil until the first turn).
     var activity: ActivityWindow?
-    /// Whether each connection ("environment/index") was open at the last sample.
-    var connectionsOpen: [String: Bool] = [:]
+    /// Each connection ("environment/index") as the last sample saw it.
+    var connectionsSeen: [String: ConnectionStats] = [:]
     var nextConnectionSample = Date.distantPast
     /// Credentials APNs refused, by name: their deliveries wait.
     var credentialPauses: [String: CredentialPause] = [:]

@@ -1,10 +1,11 @@
 import APNs
+import HTTP2Transport
 import QueueModel
 
 /// apnsd's metric families, declared once (issue #12, `GET /metrics`). Labels are bounded: statuses, reasons,
 /// environments, classes and states by their known values (anything else is `other`), routes (templates such as
 /// `/v1/campaigns/{id}`) and HTTP codes by the family's series cap. The gauges that read the database or the
-/// transport (`queuePending`, `queueOldestDueAge`, `connectionsOpen`, `devices`) are meant to be given a sampler
+/// transport (`queuePending`, `queueOldestDueAge`, `apnsConnections`, `devices`) are meant to be given a sampler
 /// (`MetricFamily.sample(with:)`) by whoever owns that source, so a scrape costs what the sampler costs.
 public final class APNsdMetrics: Sendable {
     /// A delivery's reason label when it has none (accepted, pending).
@@ -23,7 +24,8 @@ public final class APNsdMetrics: Sendable {
     public let apnsRequestDuration: MetricFamily
     public let queuePending: MetricFamily
     public let queueOldestDueAge: MetricFamily
-    public let connectionsOpen: MetricFamily
+    public let apnsConnections: MetricFamily
+    public let apnsConnectFailures: MetricFamily
     public let providerTokensMinted: MetricFamily
     public let credentialPaused: MetricFamily
     public let certificateDaysLeft: MetricFamily
@@ -64,9 +66,22 @@ public final class APNsdMetrics: Sendable {
         queueOldestDueAge = registry.gauge(
             "apnsd_queue_oldest_due_age_seconds",
             help: "How long the oldest due pending delivery has been due (0 when none is).")
-        connectionsOpen = registry.gauge(
-            "apnsd_connections_open", help: "HTTP/2 connections to APNs open, by environment.",
-            labels: [MetricLabel("environment", allowed: environments)])
+        apnsConnections = registry.gauge(
+            "apnsd_apns_connections",
+            help:
+                "Configured HTTP/2 connections to APNs, by environment and state (open; connecting: none open yet, or closed while idle; backoff: pausing after a failed connection attempt).",
+            labels: [
+                MetricLabel("environment", allowed: environments),
+                MetricLabel("state", allowed: ConnectionState.allCases.map(\.rawValue)),
+            ])
+        apnsConnectFailures = registry.counter(
+            "apnsd_apns_connect_failures_total",
+            help:
+                "Connection attempts to APNs that failed, by environment and reason (dns, connect, tls, timeout, other).",
+            labels: [
+                MetricLabel("environment", allowed: environments),
+                MetricLabel("reason", allowed: ConnectFailureReason.allCases.map(\.rawValue)),
+            ])
         providerTokensMinted = registry.counter(
             "apnsd_provider_tokens_minted_total", help: "Provider authentication tokens (JWT) signed.")
         credentialPaused = registry.gauge(
@@ -89,7 +104,6 @@ public final class APNsdMetrics: Sendable {
             "apnsd_http_request_duration_seconds", help: "Time apnsd's HTTP API took to answer, by route template.",
             labels: [MetricLabel("route")], maxSeries: 50)
         buildInfo.set(version, to: 1)
-        for environment in environments { connectionsOpen.set(environment, to: 0) }
     }
 
     /// Counts a delivery that reached `status` (with APNs's `reason`, if any).
@@ -101,6 +115,11 @@ public final class APNsdMetrics: Sendable {
     public func apnsRequest(_ environment: Environment, status: Int?, seconds: Double) {
         apnsRequests.increment(environment.rawValue, status.map(String.init) ?? Self.transportError)
         apnsRequestDuration.observe(seconds)
+    }
+
+    /// Counts `count` failed connection attempts to APNs in `environment`.
+    public func connectFailed(_ environment: Environment, reason: ConnectFailureReason, count: Int) {
+        apnsConnectFailures.increment(environment.rawValue, reason.rawValue, by: Double(count))
     }
 
     /// Sets the store's gauges: pending deliveries by class, the oldest due one's age, devices by state.

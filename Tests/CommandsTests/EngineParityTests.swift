@@ -34,7 +34,9 @@ import Testing
             // A worker's log lines come in an order that depends on timing (token minted, connection opened,
             // campaign started): its summary is compared, and which lines it logged. Not the sampled ones: a
             // connection is reported at the next sample, which a short run may end before.
-            let sampled: Set<Substring> = ["apns.connection_opened", "apns.connection_closed", "worker.throughput"]
+            let sampled: Set<Substring> = [
+                "apns.connection_opened", "apns.connection_closed", "apns.connection_failed", "worker.throughput",
+            ]
             let stderr =
                 arguments[0] == "worker"
                 ? Set(

@@ -2,6 +2,7 @@ import APNs
 import APNsMock
 import Dispatcher
 import Foundation
+import HTTP2Transport
 import Logging
 import QueueModel
 import Testing
@@ -52,5 +53,23 @@ import Threads
         #expect(requests.count == 312, "\(requests.count)")
         #expect(!log.contains { line in good.contains { line.contains($0.hex) } }, "a whole token in the log")
         #expect(requests.contains { $0.contains(#""status":"410""#) && $0.contains(#""reason":"Unregistered""#) })
+    }
+
+    @Test func aFailedConnectionAttemptIsLoggedCountedAndHealed() async throws {
+        let scenario = Scenario(connection: ConnectionFaults(failHandshakes: [1]))
+        let harness = try await DispatchHarness(scenario: scenario, connections: 2, rate: 0)
+        try await harness.register(200)
+        _ = try await harness.campaign()
+        let lines = Locked([String]())
+        let logger = Logger(label: "test", sink: .custom { line in lines.withLock { $0.append(line) } })
+        let observer = MetricsObserver()
+        let worker = harness.worker(logger: logger, observer: observer)
+        let summary = try await worker.run(untilIdle: true)
+        await harness.shutdown()
+        #expect(summary.accepted == 200)
+        let failed = lines.withLock { $0 }.filter { $0.contains(#""msg":"apns.connection_failed""#) }
+        #expect(failed.count == 1, "\(failed)")
+        #expect(failed.first?.contains(#""reason":"tls""#) == true, "\(failed)")
+        #expect(observer.value(#"apnsd_apns_connect_failures_total{environment="production",reason="tls"}"#) == 1)
     }
 }

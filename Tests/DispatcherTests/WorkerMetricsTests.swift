@@ -2,6 +2,7 @@ import APNs
 import APNsMock
 import Dispatcher
 import Foundation
+import HTTP2Transport
 import Metrics
 import ProviderAuth
 import QueueModel
@@ -18,6 +19,10 @@ final class MetricsObserver: WorkerObserver {
 
     func recorded(final results: [DeliveryResult]) {
         for result in results { metrics.delivered(result.disposition.status, reason: result.reason) }
+    }
+
+    func connectFailed(_ environment: Environment, reason: ConnectFailureReason, count: Int) {
+        metrics.connectFailed(environment, reason: reason, count: count)
     }
 
     /// The value of the sample line `series` (name with its labels, as rendered), nil when absent.

@@ -39,7 +39,10 @@ import Testing
         var pauses: [UInt64] = []
         for _ in 0..<10 {
             pool.connectFailed(1, now: now, unit: 1)
-            guard case .paused(let until) = pool.slots[1].phase else { Issue.record("not paused"); return }
+            guard case .paused(let until) = pool.slots[1].phase else {
+                Issue.record("not paused")
+                return
+            }
             pauses.append((until - now) / Self.second)
             now = until
             #expect(pool.pick(loads: [0, 0], now: now) == 1)

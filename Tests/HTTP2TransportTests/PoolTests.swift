@@ -66,7 +66,8 @@ extension TransportIO {
         }
 
         @Test func aConnectionThatGetsGOAWAYIsReplaced() async throws {
-            let mock = try MockFixture(scenario: Scenario(connection: ConnectionFaults(goawayAfter: 100, faultyConnections: 1)))
+            let mock = try MockFixture(
+                scenario: Scenario(connection: ConnectionFaults(goawayAfter: 100, faultyConnections: 1)))
             defer { mock.stop() }
             let pool = try ConnectionPool(
                 key: PoolKey(credentialID: "team", environment: .production),

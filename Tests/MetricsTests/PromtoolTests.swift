@@ -23,7 +23,8 @@ import Testing
         metrics.apnsRequest(.development, status: nil, seconds: 10.5)
         metrics.queuePending.sample { [(["single"], 3), (["bulk"], 1_000_000)] }
         metrics.queueOldestDueAge.sample { [([], 12.25)] }
-        metrics.connectionsOpen.set("production", to: 4)
+        metrics.apnsConnections.set("production", "open", to: 4)
+        metrics.connectFailed(.production, reason: .tls, count: 2)
         metrics.providerTokensMinted.increment()
         metrics.devices.sample { [(["active"], 10), (["inactive"], 2)] }
         metrics.httpRequest(route: "/v1/campaigns/{id}", code: 200, seconds: 0.002)
@@ -33,7 +34,8 @@ import Testing
             "apnsd_build_info", "apnsd_notifications_enqueued_total", "apnsd_deliveries_total",
             "apnsd_apns_requests_total",
             "apnsd_apns_request_duration_seconds", "apnsd_queue_pending", "apnsd_queue_oldest_due_age_seconds",
-            "apnsd_connections_open", "apnsd_provider_tokens_minted_total", "apnsd_devices",
+            "apnsd_apns_connections", "apnsd_apns_connect_failures_total", "apnsd_provider_tokens_minted_total",
+            "apnsd_devices",
             "apnsd_http_requests_total",
             "apnsd_http_request_duration_seconds",
         ] {

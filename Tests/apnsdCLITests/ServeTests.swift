@@ -149,7 +149,7 @@ import Threads
         #expect(metrics[#"apnsd_apns_requests_total{environment="production",status="200"}"#] == 2)
         #expect(metrics["apnsd_apns_request_duration_seconds_count"] == 2)
         #expect(metrics["apnsd_provider_tokens_minted_total"] == 1)
-        #expect((metrics[#"apnsd_connections_open{environment="production"}"#] ?? 0) >= 1)
+        #expect((metrics[#"apnsd_apns_connections{environment="production",state="open"}"#] ?? 0) >= 1)
         #expect(
             metrics[#"apnsd_queue_pending{class="single"}"#] == 0
                 && metrics[#"apnsd_queue_pending{class="bulk"}"#] == 0)
