@@ -3,6 +3,7 @@ import Foundation
 import HTTP2Transport
 import ProviderAuth
 import QueueModel
+import Threads
 
 extension Worker {
     /// Sends one job with `credential`: with a provider token from its cache, or minted again after `expired`,
@@ -30,15 +31,21 @@ extension Worker {
     }
 
     /// Sends one request on the transport, telling the observer and the APNs contact how it went.
+    /// Only requests that were written count as requests to APNs (with the time from their first byte written to
+    /// the answer); one that could not connect is a failed connection attempt, counted by the transport.
     private func transmit(_ request: APNsRequest, on key: PoolKey, for job: DeliveryJob) async -> TransportResult {
         let start = clock()
-        let answer = await transport.send(request, on: key)
+        let exchange = await transport.exchange(request, on: key)
+        let answer = exchange.result
         // Taken back or cut by our own stop: says nothing about APNs.
         if case .failure(let error) = answer, error.kind == .withdrawn || error.kind == .shutdown { return answer }
         let end = clock()
         contact.withLock { if answer.status != nil { $0.answered(at: end) } else { $0.unanswered(at: end) } }
-        observer?.apnsAnswered(key.environment, status: answer.status, seconds: max(0, end.timeIntervalSince(start)))
-        logAnswer(job, answer, seconds: max(0, end.timeIntervalSince(start)))
+        let seconds = exchange.latency.map { $0.seconds } ?? max(0, end.timeIntervalSince(start))
+        if exchange.latency != nil {
+            observer?.apnsAnswered(key.environment, status: answer.status, seconds: seconds)
+        }
+        logAnswer(job, answer, seconds: seconds)
         return answer
     }
 }

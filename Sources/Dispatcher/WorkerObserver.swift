@@ -5,8 +5,8 @@ import QueueModel
 /// What a worker reports as it goes, for whoever watches it (apnsd feeds its metrics from these). Called on the
 /// worker's loop: implementations must return at once (count, store a value), never wait.
 public protocol WorkerObserver: Sendable {
-    /// APNs answered a request with HTTP `status` (nil: no answer, a transport failure) `seconds` after it was
-    /// handed to the transport, on a connection to `environment`.
+    /// A request written to APNs in `environment` got HTTP `status` (nil: no answer, a transport failure after it
+    /// was written) `seconds` after its first byte was written. Requests that never left are not reported here.
     func apnsAnswered(_ environment: Environment, status: Int?, seconds: Double)
     /// These outcomes were written to the store; each is final (not a retry).
     func recorded(final results: [DeliveryResult])

@@ -33,6 +33,11 @@ public final class APNsConnection: Sendable {
     /// Sends one request and waits for its response or failure. Never throws: failures are results.
     /// The request goes out even if the calling task is cancelled (APNs has no way to take it back).
     public func send(_ request: APNsRequest) async -> TransportResult {
+        await exchange(request).result
+    }
+
+    /// `send`, with the time APNs took once the request was written.
+    public func exchange(_ request: APNsRequest) async -> TransportAnswer {
         await withUnsafeContinuation { continuation in
             loop.submit(request, continuation: continuation)
         }

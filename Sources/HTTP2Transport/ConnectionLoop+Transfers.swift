@@ -12,6 +12,7 @@ extension ConnectionLoop {
             switch item {
             case .resend(let again):
                 again.resetResponse()
+                again.writtenAt = 0
                 transfer = again
             case .fresh(let submission):
                 guard let fresh = idle.popLast() ?? Transfer(configuration: configuration, owner: self) else {
@@ -177,14 +178,17 @@ extension ConnectionLoop {
     private func complete(_ transfer: Transfer, _ result: TransportResult) {
         if let continuation = transfer.continuation {
             transfer.continuation = nil
-            finish(continuation, result)
+            let written = transfer.writtenAt
+            let latency = written == 0 ? nil : Duration.nanoseconds(Int64(MonotonicClock.nanoseconds() &- written))
+            completions.append((continuation, TransportAnswer(result, latency: latency)))
+            finishedSincePublish += 1
         }
         recycle(transfer)
     }
 
     /// Results are handed back after the libcurl work of this turn, outside any lock.
-    func finish(_ continuation: UnsafeContinuation<TransportResult, Never>, _ result: TransportResult) {
-        completions.append((continuation, result))
+    func finish(_ continuation: UnsafeContinuation<TransportAnswer, Never>, _ result: TransportResult) {
+        completions.append((continuation, TransportAnswer(result)))
         finishedSincePublish += 1
     }
 
@@ -203,14 +207,15 @@ extension ConnectionLoop {
 extension ConnectionLoop: TransferEvents {
     func transferStartsSending(_ transfer: Transfer) {
         transfer.connectionGeneration = admission.proof.generation
+        let now = MonotonicClock.nanoseconds()
         if admission.needsSendTimes || sendLog != nil {
-            let now = MonotonicClock.nanoseconds()
             admission.recordSend(at: now)
             sendLog?.append(now)
         }
         guard !transfer.onWire else { return }
         transfer.onWire = true
         transfer.everSent = true
+        transfer.writtenAt = now
         admission.startedSending()
     }
 

@@ -18,7 +18,7 @@ import Threads
 final class ConnectionLoop: @unchecked Sendable {
     struct Submission {
         var request: APNsRequest
-        var continuation: UnsafeContinuation<TransportResult, Never>
+        var continuation: UnsafeContinuation<TransportAnswer, Never>
     }
 
     /// What waits for admission: a new request, or an attempt to send again on its configured transfer.
@@ -50,7 +50,7 @@ final class ConnectionLoop: @unchecked Sendable {
     var finishedSincePublish = 0
     /// A stop was requested: no more transport re-sends.
     var stopping = false
-    var completions: [(UnsafeContinuation<TransportResult, Never>, TransportResult)] = []
+    var completions: [(UnsafeContinuation<TransportAnswer, Never>, TransportAnswer)] = []
     /// Tests only: when set before `start`, the monotonic time at which libcurl started sending each
     /// attempt. Written by the loop thread; read it after `stop` returned.
     var sendLog: [UInt64]?
@@ -118,14 +118,15 @@ final class ConnectionLoop: @unchecked Sendable {
     // MARK: caller side (any thread)
 
     /// Queues `request`; the result comes back through `continuation`, resumed on the loop thread.
-    func submit(_ request: APNsRequest, continuation: UnsafeContinuation<TransportResult, Never>) {
+    func submit(_ request: APNsRequest, continuation: UnsafeContinuation<TransportAnswer, Never>) {
         switch mailbox.withLock({ $0.submit(Submission(request: request, continuation: continuation)) }) {
         case .queued(let wake):
             if wake { wakeLoop() }
         case .refusedShutDown:
-            continuation.resume(returning: .failure(.shutdown("connection '\(configuration.label)' is shut down")))
+            continuation.resume(
+                returning: TransportAnswer(.failure(.shutdown("connection '\(configuration.label)' is shut down"))))
         case .refusedWithdrawn:
-            continuation.resume(returning: .failure(.withdrawn()))
+            continuation.resume(returning: TransportAnswer(.failure(.withdrawn())))
         }
     }
 

@@ -45,23 +45,28 @@ public final class ConnectionPool: Sendable {
     /// Sends on the connection `PoolRouting` picks; a request that could not connect (nothing of it written)
     /// tries each other ready connection before its failure is returned.
     public func send(_ request: APNsRequest) async -> TransportResult {
+        await exchange(request).result
+    }
+
+    /// `send`, with the time APNs took once the request was written.
+    public func exchange(_ request: APNsRequest) async -> TransportAnswer {
         var tried: Set<Int> = []
         var slot = pick()
         while true {
-            let result = await connections[slot].send(request)
+            let answer = await connections[slot].exchange(request)
             let now = MonotonicClock.nanoseconds()
-            switch result {
+            switch answer.result {
             case .response:
                 routing.withLock { $0.reached(slot, now: now) }
-                return result
+                return answer
             case .failure(let error):
                 if error.requestWasSent {
                     routing.withLock { $0.reached(slot, now: now) }
-                    return result
+                    return answer
                 }
                 guard error.meansNoConnection else {
                     routing.withLock { $0.abandoned(slot, now: now) }
-                    return result
+                    return answer
                 }
                 tried.insert(slot)
                 let unit = random()
@@ -70,7 +75,7 @@ public final class ConnectionPool: Sendable {
                     routing.connectFailed(slot, now: now, unit: unit)
                     return routing.pick(loads: loads, now: now, excluding: tried)
                 }
-                guard let next else { return result }
+                guard let next else { return answer }
                 slot = next
             }
         }

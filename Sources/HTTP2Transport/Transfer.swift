@@ -14,7 +14,9 @@ internal import CCurl
 /// (CURLOPT_POSTFIELDS and CURLOPT_HTTPHEADER do not copy: they must stay valid until the transfer is done).
 final class Transfer {
     let easy: UnsafeMutableRawPointer
-    var continuation: UnsafeContinuation<TransportResult, Never>?
+    var continuation: UnsafeContinuation<TransportAnswer, Never>?
+    /// Monotonic nanoseconds at which libcurl started writing this attempt (0: not yet).
+    var writtenAt: UInt64 = 0
     var attempts = 0
     /// Position in the loop's list of transfers in the multi handle; -1 when not in it.
     var activeIndex = -1
@@ -145,6 +147,7 @@ final class Transfer {
         resetResponse()
         attempts = 0
         everSent = false
+        writtenAt = 0
         group = request.group
 
         // URL: libcurl copies it.

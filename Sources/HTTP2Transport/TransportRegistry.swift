@@ -50,10 +50,15 @@ public final class TransportRegistry: Sendable {
 
     /// Sends `request` on the pool for `key`.
     public func send(_ request: APNsRequest, on key: PoolKey) async -> TransportResult {
+        await exchange(request, on: key).result
+    }
+
+    /// `send`, with the time APNs took once the request was written.
+    public func exchange(_ request: APNsRequest, on key: PoolKey) async -> TransportAnswer {
         do {
-            return try await pool(for: key).send(request)
+            return try await pool(for: key).exchange(request)
         } catch {
-            return .failure(error)
+            return TransportAnswer(.failure(error))
         }
     }
 

@@ -10,7 +10,7 @@ import QueueModel
 public final class APNsdMetrics: Sendable {
     /// A delivery's reason label when it has none (accepted, pending).
     public static let noReason = "none"
-    /// The APNs request status label when no HTTP answer came (transport failure).
+    /// The APNs request status label when a written request got no HTTP answer (transport failure).
     public static let transportError = "error"
     /// The API routes notifications and campaigns are enqueued through (the CLI runs in its own process, so a
     /// serve's metrics cannot see its enqueues: `apnsd_queue_pending` does).
@@ -56,10 +56,14 @@ public final class APNsdMetrics: Sendable {
             maxSeries: 500)
         apnsRequests = registry.counter(
             "apnsd_apns_requests_total",
-            help: "Requests sent to APNs, by environment and HTTP status (error: no answer).",
+            help:
+                "Requests written to APNs, by environment and HTTP status (error: written, no answer; a request that could not connect counts in apnsd_apns_connect_failures_total).",
             labels: [MetricLabel("environment", allowed: environments), MetricLabel("status", allowed: apnsStatuses)])
         apnsRequestDuration = registry.histogram(
-            "apnsd_apns_request_duration_seconds", help: "Time from sending a request to APNs to its answer.")
+            "apnsd_apns_request_duration_seconds",
+            help:
+                "Time from a request's first byte written to APNs to its answer (waits in the local throttle excluded)."
+        )
         queuePending = registry.gauge(
             "apnsd_queue_pending", help: "Pending deliveries, by class (single sends ahead of bulk campaigns).",
             labels: [MetricLabel("class", allowed: CampaignKind.allCases.map(\.rawValue))])

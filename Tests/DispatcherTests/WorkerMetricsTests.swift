@@ -77,7 +77,7 @@ struct WorkerMetricsTests {
         await harness.shutdown()
     }
 
-    @Test func requestsWithoutAnAnswerAreErrorsAndMakeTheContactUnanswered() async throws {
+    @Test func requestsThatCannotConnectAreConnectFailuresNotRequests() async throws {
         let harness = try await DispatchHarness(startingServer: false)
         try await harness.register(2)
         _ = try await harness.campaign()
@@ -86,9 +86,12 @@ struct WorkerMetricsTests {
         let worker = harness.worker(observer: observer)
         let run = Task { try await worker.run(untilIdle: false, shouldStop: { stop.withLock { $0 } }) }
         let failed = try await WorkerWakeTests.eventually(60) {
-            (observer.value(#"apnsd_apns_requests_total{environment="production",status="error"}"#) ?? 0) >= 1
+            (observer.value(#"apnsd_apns_connect_failures_total{environment="production",reason="connect"}"#) ?? 0)
+                >= 1
         }
         #expect(failed)
+        #expect(observer.value(#"apnsd_apns_requests_total{environment="production",status="error"}"#) == nil)
+        #expect(observer.value("apnsd_apns_request_duration_seconds_count") == 0)
         #expect(worker.apnsContact.unansweredSince != nil && worker.apnsContact.lastAnswer == nil)
         stop.withLock { $0 = true }
         _ = try? await run.value
