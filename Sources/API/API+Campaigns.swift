@@ -5,14 +5,22 @@ import Logging
 import QueueModel
 
 extension API {
-    /// `POST /v1/campaigns`: a bulk campaign, now or `at` a time.
+    /// `POST /v1/campaigns`: a bulk campaign, now or `at` a time; with `"dryRun": true`, only how many devices it
+    /// would reach, by environment (nothing written, no idempotency record).
     func postCampaign(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        let key = try idempotency(request)
+        let answer = { (done: Enqueued) in #"{"id":"\#(done.ids[0])"}"# }
+        if let replay = try await replay(key, answer) { return replay }
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
-        let spec = try NotificationFields.campaign(
+        let (spec, dryRun) = try NotificationFields.campaign(
             &body, defaultTopic: settings.defaultTopic, routes: settings.topicRoutes)
-        let done = try await enqueue(
-            EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "campaigns")
-        return accepted(done, json: #"{"id":"\#(done.ids[0])"}"#, status: 201)
+        if dryRun {
+            let count: AudienceCount
+            do { count = try await store.audienceCount(spec) } catch { throw .store(error) }
+            return JSONResponse.make(200, count.dryRunJSON)
+        }
+        let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: key), source: "campaigns")
+        return accepted(done, json: answer(done), status: 201)
     }
 
     /// `GET /v1/campaigns?status=&kind=&limit=&after=`: newest first; bulk campaigns unless `kind=single`.

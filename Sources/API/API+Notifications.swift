@@ -8,22 +8,26 @@ import QueueModel
 extension API {
     /// `POST /v1/notifications`: one notification (to a token, tokens, a user or users) ahead of bulk work.
     func postNotification(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        let key = try idempotency(request)
+        let answer = { (done: Enqueued) in #"{"id":"\#(done.ids[0])","deliveries":\#(done.deliveries[0])}"# }
+        if let replay = try await replay(key, answer) { return replay }
         var body = try JSONBody.parse(request.http.body, contentType: request.http.headers["Content-Type"])
         let spec = try NotificationFields.notification(
             &body, defaultTopic: settings.defaultTopic, routes: settings.topicRoutes)
-        let done = try await enqueue(
-            EnqueueRequest(specs: [spec], idempotency: try idempotency(request)), source: "notifications")
-        return accepted(done, json: #"{"id":"\#(done.ids[0])","deliveries":\#(done.deliveries[0])}"#)
+        let done = try await enqueue(EnqueueRequest(specs: [spec], idempotency: key), source: "notifications")
+        return accepted(done, json: answer(done))
     }
 
     /// `POST /v1/notifications/batch`: up to 10,000 notifications, all or none.
     func postBatch(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+        let key = try idempotency(request)
+        let answer = { (done: Enqueued) in #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"# }
+        if let replay = try await replay(key, answer) { return replay }
         let specs = try Self.batchItems(
             body: request.http.body, contentType: request.http.headers["Content-Type"],
             defaultTopic: settings.defaultTopic, routes: settings.topicRoutes)
-        let done = try await enqueue(
-            EnqueueRequest(specs: specs, idempotency: try idempotency(request)), source: "batch")
-        return accepted(done, json: #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"#)
+        let done = try await enqueue(EnqueueRequest(specs: specs, idempotency: key), source: "batch")
+        return accepted(done, json: answer(done))
     }
 
     /// `POST /v1/notifications/batch`'s body parsed and validated into one spec per item, as the route does it (public
@@ -143,6 +147,16 @@ extension API {
         case .failure(let error):
             throw .store(error)
         }
+    }
+
+    /// The first answer again (`answer` of what it created) when `key` is remembered with this body, looked up before
+    /// the body is read: a retry gets it even where validation would now refuse the body (an `at` gone by, a topic
+    /// reloaded away). The same key with another body is 422 here too.
+    func replay(_ key: IdempotencyKey?, _ answer: (Enqueued) -> String) async throws(APIError) -> HTTPResponse? {
+        guard let key else { return nil }
+        let earlier: Enqueued?
+        do { earlier = try await store.idempotentResult(key, now: Date()) } catch { throw .store(error) }
+        return earlier.map { accepted($0, json: answer($0)) }
     }
 
     /// 202 for new work; 200 with `Idempotent-Replayed: true` for a replay.

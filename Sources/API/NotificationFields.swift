@@ -23,8 +23,9 @@ enum NotificationFields {
                 case .audience: audienceMember
                 case .audienceKind: "audience.kind"
                 case .activityType: "audience.activityType"
+                case .at: "at"
                 }
-            throw .invalid(error.message, field: field)
+            throw .invalid(error.field == .at ? "at: \(error.message)" : error.message, field: field)
         }
     }
 
@@ -87,9 +88,9 @@ enum NotificationFields {
             routes: routes, audienceMember: given)
     }
 
-    /// `POST /v1/campaigns`' object.
+    /// `POST /v1/campaigns`' object, and whether it asks for a dry run (`dryRun`).
     static func campaign(_ body: inout JSONBody, defaultTopic: String?, routes: TopicRoutes?) throws(APIError)
-        -> CampaignSpec
+        -> (spec: CampaignSpec, dryRun: Bool)
     {
         let fields = try input(&body)
         guard var audienceBody = try body.object("audience") else {
@@ -135,12 +136,14 @@ enum NotificationFields {
         try audienceBody.finish()
         var at: Date?
         if let text = try body.string("at") {
-            do { at = try Timestamp.parse(text) } catch { throw .invalid("at: \(error)", field: "at") }
+            do { at = try EnqueuePlan.time(text) } catch { throw .invalid("at: \(error)", field: "at") }
         }
+        let dryRun = try body.bool("dryRun") ?? false
         try body.finish()
-        return try validate(
+        let spec = try validate(
             EnqueuePlan(kind: .bulk, fields: fields, audience: audience, scheduledAt: at), body,
             defaultTopic: defaultTopic, routes: routes, audienceMember: "audience")
+        return (spec, dryRun)
     }
 
     /// A user id, refused with `field` named.

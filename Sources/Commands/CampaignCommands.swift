@@ -13,23 +13,25 @@ enum CampaignCommands {
                 "user", "tokens", "at", "idempotency-key", "activity-type", "kind",
             ])
             .union(Configuration.flagNames),
-            flagNames: ["all"])
+            flagNames: ["all", "dry-run"])
         let configuration = try Configuration.load(arguments: arguments)
         let options = try NotificationOptions(arguments, configuration: configuration)
-        let id = try await enqueue(arguments, configuration) { (audience, scheduledAt) throws(CLIError) in
+        let id = try await enqueue(arguments, configuration, dryRun: arguments.flag("dry-run")) {
+            (audience, scheduledAt) throws(CLIError) in
             try options.spec(kind: .bulk, audience: audience, scheduledAt: scheduledAt)
         }
-        Output.line(id.description)
+        if let id { Output.line(id.description) }
     }
 
     /// Enqueues one campaign to the audience the arguments choose (`--all`, `--user ID ...`, `--tokens FILE` or
-    /// `--activity-type T [--kind K] [--user ID ...]`, at `--at`), made and validated by `makeSpec` (which gives
-    /// the environment); with `--idempotency-key`, a rerun returns the first run's id. Used by `campaign create` and
-    /// `device verify`.
+    /// `--activity-type T [--kind K] [--user ID ...]`, at `--at`: an ISO 8601 time or `now`), made and validated by
+    /// `makeSpec` (which gives the environment; the time is checked here, after an idempotent rerun has had its
+    /// answer); with `--idempotency-key`, a rerun returns the first run's id. With `dryRun`, prints how many devices
+    /// it would reach instead, writes nothing and returns nil. Used by `campaign create` and `device verify`.
     static func enqueue(
-        _ arguments: Arguments, _ configuration: Configuration,
+        _ arguments: Arguments, _ configuration: Configuration, dryRun: Bool = false,
         makeSpec: (Audience, Date?) throws(CLIError) -> CampaignSpec
-    ) async throws(CLIError) -> CampaignID {
+    ) async throws(CLIError) -> CampaignID? {
         var users = arguments.values("user").flatMap { $0.split(separator: ",").map(String.init) }
         if !users.isEmpty { users += arguments.positionals } else { _ = try arguments.positionals(exactly: []) }
         for user in users {
@@ -47,7 +49,7 @@ enum CampaignCommands {
             )
         }
         if tokenKind != nil && activityType == nil { throw .usage("--kind goes with --activity-type") }
-        let scheduledAt = try arguments.value("at").map(parseDate)
+        let scheduledAt = try arguments.value("at").flatMap(parseTime)
 
         let store: any ProducerStore
         if let tokensFile {
@@ -60,12 +62,21 @@ enum CampaignCommands {
             }
             guard count > 0 else { throw .usage("\(tokensFile) holds no tokens") }
             let spec = try makeSpec(.tokens([]), scheduledAt)
+            if dryRun {
+                var tokens: [DeviceToken] = []
+                for entry in try TokenFile(path: tokensFile) {
+                    if case .success(let token) = entry { tokens.append(token) }
+                }
+                var counted = spec
+                counted.audience = .tokens(tokens, environment: spec.audience.environment)
+                try await printDryRun(counted, configuration)
+                return nil
+            }
             let key = try NotificationOptions.idempotency(arguments, spec: spec, extra: SHA256.hex(hashed))
             store = try await StoreAccess.open(configuration)
+            if let earlier = try await remembered(store, key) { return earlier }
+            try checkTime(spec)
             do {
-                if let key, let earlier = try await store.idempotentResult(key, now: Date()) {
-                    return earlier.ids[0]
-                }
                 let id = try await store.beginCampaign(spec, now: Date())
                 var chunk: [DeviceToken] = []
                 chunk.reserveCapacity(10_000)
@@ -92,14 +103,40 @@ enum CampaignCommands {
             audience = users.isEmpty ? .all() : .users(users)
         }
         let spec = try makeSpec(audience, scheduledAt)
+        if dryRun {
+            try await printDryRun(spec, configuration)
+            return nil
+        }
         let key = try NotificationOptions.idempotency(arguments, spec: spec)
         store = try await StoreAccess.open(configuration)
+        if let earlier = try await remembered(store, key) { return earlier }
+        try checkTime(spec)
         do {
             return try await store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get().ids[
                 0]
         } catch {
             throw .store(error)
         }
+    }
+
+    /// The campaign an earlier run with `key` created (an idempotent rerun), looked up before the time is checked.
+    private static func remembered(_ store: any ProducerStore, _ key: IdempotencyKey?) async throws(CLIError)
+        -> CampaignID?
+    {
+        guard let key else { return nil }
+        do { return try await store.idempotentResult(key, now: Date())?.ids[0] } catch { throw .store(error) }
+    }
+
+    /// `--at` more than `EnqueuePlan.pastTolerance` ago is refused (exit 64).
+    private static func checkTime(_ spec: CampaignSpec) throws(CLIError) {
+        if let refusal = EnqueuePlan.timeRefusal(spec.scheduledAt, now: Date()) { throw .usage("--at: \(refusal)") }
+    }
+
+    /// A dry run: the devices `spec` would reach now, by environment, as one JSON object; the store opened read-only.
+    private static func printDryRun(_ spec: CampaignSpec, _ configuration: Configuration) async throws(CLIError) {
+        try checkTime(spec)
+        let store = try await StoreAccess.open(configuration, readOnly: true)
+        do { Output.line(try await store.audienceCount(spec).dryRunJSON) } catch { throw .store(error) }
     }
 
     /// `campaign show`'s audience: "all devices", "users (3)", "activities of DeliveryAttributes, users (2)",
@@ -111,8 +148,9 @@ enum CampaignCommands {
         return Printable.escaped(activity.description) + (who.map { ", " + $0 } ?? "")
     }
 
-    private static func parseDate(_ text: String) throws(CLIError) -> Date {
-        do { return try Timestamp.parse(text) } catch { throw .usage("--at: \(error)") }
+    /// `--at`: nil for `now`.
+    private static func parseTime(_ text: String) throws(CLIError) -> Date? {
+        do { return try EnqueuePlan.time(text) } catch { throw .usage("--at: \(error)") }
     }
 
     /// `campaign list [--kind single|bulk|verify] [--status S] [--limit N] [--json]`: newest first; every kind and

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import HTTPServer
 import Intake
@@ -36,7 +37,7 @@ enum ConfigCheckCommand {
         }
         checks.append(resolve("production", configuration.productionURL))
         checks.append(resolve("development", configuration.developmentURL))
-        checks.append(channelHosts(configuration))
+        checks.append(await channelHosts(configuration))
         checks.append(api(configuration))
         checks.append(
             Check(
@@ -124,8 +125,22 @@ enum ConfigCheckCommand {
         return checks
     }
 
-    /// The channel management hosts (`apnsd channel`), both environments, in one check named `channels`.
-    private static func channelHosts(_ configuration: Configuration) -> Check {
+    /// The channel management hosts (`apnsd channel`), both environments, in one check named `channels` — when
+    /// broadcast channels are in use (a channel recorded, or a channel host set): a push-only setup, such as a
+    /// staging one that only reaches apns-mock, need not resolve Apple's channel hosts.
+    private static func channelHosts(_ configuration: Configuration) async -> Check {
+        let hostsSet =
+            configuration.channelProductionURL != ChannelManagement.defaultBaseURL(.production)
+            || configuration.channelDevelopmentURL != ChannelManagement.defaultBaseURL(.development)
+        if !hostsSet {
+            let store = try? await StoreAccess.openForChannels(configuration, readOnly: true)
+            let recorded = try? await store?.channels(topic: nil, includeDeleted: false).isEmpty == false
+            if recorded != true {
+                return Check(
+                    name: "channels", ok: true,
+                    detail: "not in use (no channel recorded, apns.channel*URL not set): hosts not checked")
+            }
+        }
         let checks = [
             resolve("production", configuration.channelProductionURL),
             resolve("development", configuration.channelDevelopmentURL),

@@ -196,13 +196,13 @@ enum Help {
         the counts.
 
         USAGE: apnsd device verify (--all | --user ID ... | --tokens FILE) [--topic T] [--environment E]
-                                   [--at ISO8601] [--idempotency-key K] [--no-wait] [--json]
+                                   [--at ISO8601|now] [--idempotency-key K] [--no-wait] [--json]
 
           --all | --user ID ... | --tokens FILE
                              the devices: every active one, those of some users, or a file of tokens
           --topic T          the app's bundle id (default: apns.topic)
           --environment E    only devices of this environment (for --tokens: the unregistered tokens' one)
-          --at ISO8601       from then on (default: now)
+          --at ISO8601|now   from then on (default: now; more than 5 minutes past is refused)
           --idempotency-key K  a rerun prints the first run's id and queues nothing
           --no-wait          print the id and return at once
           --json             the campaign when it ends, as 'campaign show --json'
@@ -273,7 +273,7 @@ enum Help {
         Run 'apnsd campaign <subcommand> --help' for its options.
 
         EXAMPLE:
-          id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
+          id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2027-01-15T09:00:00Z)
         """,
         "campaign create": """
         OVERVIEW: Queue a bulk campaign; print its id alone on stdout.
@@ -281,7 +281,8 @@ enum Help {
         USAGE: apnsd campaign create --payload JSON|@FILE (--all | --user ID ... | --tokens FILE
                                      | --activity-type T [--kind activity|pushToStart] [--user ID ...]) [--topic T]
                                      [--environment E] [--push-type P] [--priority N] [--expiration EPOCH]
-                                     [--collapse-id ID] [--apns-id UUID] [--at ISO8601] [--idempotency-key K]
+                                     [--collapse-id ID] [--apns-id UUID] [--at ISO8601|now] [--idempotency-key K]
+                                     [--dry-run]
 
           --all | --user ID ... | --tokens FILE
                                the audience: every active device, those of some users, or a file of tokens
@@ -290,11 +291,13 @@ enum Help {
                                topic's bundle id (of the users given with --user); needs --push-type liveactivity
           --kind K             with --activity-type: activity (default: update tokens of running activities) or
                                pushToStart (push-to-start tokens: the push starts an activity)
-          --at ISO8601         send from then on (default: now)
+          --at ISO8601|now     send from then on (default: now); a time more than 5 minutes past is refused
           --idempotency-key K  a rerun (a cron job's retry) prints the first run's id and creates nothing
+          --dry-run            print how many devices it would reach, by environment, as JSON
+                               ({"dryRun":true,"audience":{"production":N,"development":M}}); write nothing
 
         EXAMPLES:
-          id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2026-12-01T09:00:00Z)
+          id=$(apnsd campaign create --all --topic com.example.app --payload @promo.json --at 2027-01-15T09:00:00Z)
           apnsd campaign create --activity-type DeliveryAttributes --push-type liveactivity --topic com.example.app \\
               --payload @update.json
         """,

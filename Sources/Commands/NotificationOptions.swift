@@ -69,11 +69,12 @@ struct NotificationOptions {
     }
 
     /// The spec of a `kind` send to `audience`, validated once (`EnqueuePlan`): the fields, the audience's rules
-    /// (said as `--activity-type: …` for an activity audience) and the topic's credential.
+    /// (said as `--activity-type: …` for an activity audience) and the topic's credential. The time is left to
+    /// `CampaignCommands.enqueue`, which checks it after answering an idempotent rerun.
     func spec(kind: CampaignKind, audience: Audience, scheduledAt: Date? = nil) throws(CLIError) -> CampaignSpec {
         do {
             return try EnqueuePlan(kind: kind, fields: input, audience: audience, scheduledAt: scheduledAt)
-                .validate(defaultTopic: defaultTopic, routes: routes)
+                .validate(defaultTopic: defaultTopic, routes: routes, checkingTime: false)
         } catch  where error.field == .notification(.topic) && input.topic == nil && defaultTopic == nil {
             throw .usage("no topic: pass --topic BUNDLE_ID or set apns.topic")
         } catch  where error.rule != nil && audience.activity != nil {

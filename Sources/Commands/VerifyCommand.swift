@@ -28,10 +28,13 @@ enum VerifyCommand {
                 topic: topic, pushType: PushType.background.rawValue, priority: Priority.conservePower.rawValue,
                 environment: environment, payload: Array(payload.utf8)),
             configuration: configuration)
-        let id = try await CampaignCommands.enqueue(arguments, configuration) {
-            (audience, scheduledAt) throws(CLIError) in
-            try options.spec(kind: .verify, audience: audience, scheduledAt: scheduledAt)
-        }
+        guard
+            let id = try await CampaignCommands.enqueue(
+                arguments, configuration,
+                makeSpec: { (audience, scheduledAt) throws(CLIError) in
+                    try options.spec(kind: .verify, audience: audience, scheduledAt: scheduledAt)
+                })
+        else { return }
         if arguments.flag("no-wait") {
             Output.line(id.description)
             return

@@ -12,6 +12,8 @@ public struct EnqueuePlan: Sendable {
         case notification(NotificationInput.Field)
         /// Who it goes to (tokens, users, all), or the activity audience's kind of token or type.
         case audience, audienceKind, activityType
+        /// When it is sent (`--at`, `at`).
+        case at
     }
 
     /// Why the plan is refused, naming its field.
@@ -37,10 +39,31 @@ public struct EnqueuePlan: Sendable {
         self.scheduledAt = scheduledAt
     }
 
+    /// How far in the past an `at` may be and still mean now (a producer's clock a little behind ours, a request
+    /// that took a while); an older one is a mistake (last year's date, a copied example), not a send at once.
+    public static let pastTolerance: TimeInterval = 300
+
+    /// `at` as a producer writes it: `now` (nil: now), or an ISO 8601 time (`Timestamp`).
+    public static func time(_ text: String) throws(IntakeError) -> Date? {
+        text == "now" ? nil : try Timestamp.parse(text)
+    }
+
+    /// The refusal of `scheduledAt` at `now`: a time more than `pastTolerance` in the past.
+    public static func timeRefusal(_ scheduledAt: Date?, now: Date) -> Failure? {
+        guard let scheduledAt, scheduledAt < now.addingTimeInterval(-pastTolerance) else { return nil }
+        let format = ISO8601DateFormatter()
+        return Failure(
+            field: .at,
+            message:
+                "\(format.string(from: scheduledAt)) is more than \(Int(pastTolerance) / 60) minutes in the past (it is \(format.string(from: now)) now): give a later time, or now",
+            rule: nil)
+    }
+
     /// The spec to enqueue, or the first rule broken: `defaultTopic` is `apns.topic`, `routes` the credentials'
-    /// topics (nil: no credential configured, so no topic is refused).
-    public func validate(defaultTopic: String?, routes: TopicRoutes?, now: Date = Date()) throws(Failure)
-        -> CampaignSpec
+    /// topics (nil: no credential configured, so no topic is refused). `checkingTime` false leaves the time to
+    /// `timeRefusal`, for a caller that answers an idempotent replay first.
+    public func validate(defaultTopic: String?, routes: TopicRoutes?, now: Date = Date(), checkingTime: Bool = true)
+        throws(Failure) -> CampaignSpec
     {
         let content: NotificationContent
         let environment: Environment?
@@ -62,6 +85,7 @@ public struct EnqueuePlan: Sendable {
         if let refusal = routes?.refusal(for: content.bundleID, pushType: content.pushType) {
             throw Failure(field: .notification(.topic), message: refusal, rule: nil)
         }
+        if checkingTime, let refusal = Self.timeRefusal(scheduledAt, now: now) { throw refusal }
         return spec
     }
 }

@@ -37,6 +37,8 @@ public protocol ProducerStore: Actor {
         -> [Device]
     /// How many devices are registered (optionally only active or inactive ones).
     func deviceCount(active: Bool?) async throws(StoreError) -> Int
+    /// How many deliveries `spec`'s audience would make now, by environment (a dry run; writes nothing).
+    func audienceCount(_ spec: CampaignSpec) async throws(StoreError) -> AudienceCount
 
     /// Enqueues several producers' requests in one transaction, each all or nothing on its own; a request whose
     /// idempotency key was used with the same request replays its result, with another request fails with

@@ -1,4 +1,6 @@
+import APNs
 import Foundation
+import ProviderAuth
 import QueueModel
 import TestSupport
 import Testing
@@ -94,6 +96,63 @@ import Testing
             "token 1 three times (two API keys, the 255-character key), tokens 3 and 4; campaign 5 is not expanded without a worker: \(log)"
         )
         #expect(log.filter { $0.target.token?.hex == Tokens.hex(1) }.count == 3)
+    }
+
+    /// `"dryRun": true` answers how many devices a campaign would reach, by environment, and writes nothing (nor
+    /// its key); an `at` more than 5 minutes past is 400 naming `at`, but a replay is answered first: a scheduled
+    /// create retried after its time still gets its first answer.
+    @Test func dryRunsAndPastTimes() async throws {
+        let api = try await APITester()
+        defer { Task { await api.close() } }
+        for (token, environment) in [(1, "production"), (2, "production"), (3, "development")] {
+            let put = await api.call(
+                "PUT", "/v1/devices/\(Tokens.hex(token))", key: api.backend,
+                json: #"{"environment":"\#(environment)","user":"u\#(token)"}"#)
+            #expect(put.status == 201, "\(put.text)")
+        }
+        let written = try await api.written()
+        let audiences = [
+            (#"{"all":true},"at":"now""#, 2, 1),
+            (#"{"users":["u1","u3","u3","nobody"]}"#, 1, 1),
+            (#"{"tokens":["\#(Tokens.hex(1))","\#(Tokens.hex(9))"]},"environment":"development""#, 1, 1),
+        ]
+        for (audience, production, development) in audiences {
+            let dry = await api.call(
+                "POST", "/v1/campaigns", key: api.admin,
+                json: #"{"payload":{"aps":{}},"audience":\#(audience),"dryRun":true}"#,
+                headers: ["Idempotency-Key: dry-run"])
+            #expect(
+                dry.status == 200
+                    && dry.text.trimmingCharacters(in: .newlines)
+                        == #"{"dryRun":true,"audience":{"production":\#(production),"development":\#(development)}}"#,
+                "\(audience): \(dry.status) \(dry.text)")
+        }
+        #expect(try await api.written() == written, "a dry run wrote something")
+
+        let past = #"{"payload":{"aps":{}},"audience":{"all":true},"at":"2020-01-01T00:00:00Z"}"#
+        for dryRun in ["", #","dryRun":true"#] {
+            let refused = await api.call(
+                "POST", "/v1/campaigns", key: api.admin, json: String(past.dropLast()) + dryRun + "}")
+            #expect(
+                refused.status == 400 && refused.errorField == "at"
+                    && refused.text.contains("more than 5 minutes in the past"), "\(refused.text)")
+        }
+        #expect(try await api.written() == written, "a refused time wrote something")
+
+        // That body was accepted with this key while its time was ahead (the store takes any time): a retry now
+        // replays the first answer instead of refusing the time.
+        let content = try NotificationContent(
+            bundleID: APITester.topic, payload: try Payload(bytes: Array(#"{"aps":{}}"#.utf8)))
+        let spec = CampaignSpec(
+            audience: .all(), content: content, scheduledAt: Date(timeIntervalSince1970: 1_577_836_800))
+        let key = IdempotencyKey(scope: "api:ops", key: "sale-2020", requestHash: SHA256.hex(Array(past.utf8)))
+        let first = try await api.store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get()
+        let retried = await api.call(
+            "POST", "/v1/campaigns", key: api.admin, json: past, headers: ["Idempotency-Key: sale-2020"])
+        #expect(
+            retried.status == 200 && retried.headers["idempotent-replayed"] == "true"
+                && retried.text.trimmingCharacters(in: .newlines) == #"{"id":"\#(first.ids[0])"}"#,
+            "\(retried.status) \(retried.text)")
     }
 
     @Test func concurrentDuplicatesEnqueueOnce() async throws {

@@ -1,5 +1,7 @@
+import APNs
 import CLITestSupport
 import Foundation
+import Store
 import TestSupport
 import Testing
 
@@ -62,6 +64,34 @@ import Testing
                 $0.hasPrefix("FAIL  channels") && $0.contains("cannot resolve api-manage-broadcast.sandbox.invalid")
             },
             "\(checked.stdout)")
+    }
+
+    /// The broadcast-channel hosts are checked only when channels are in use (a channel recorded, or a host set): a
+    /// staging setup that only reaches apns-mock passes without resolving Apple's channel hosts.
+    @Test func channelHostsAreCheckedOnlyWhenChannelsAreInUse() async throws {
+        var cli = try configured()
+        defer { cli.cleanUp() }
+        for name in ["APNSD_CHANNEL_PRODUCTION_URL", "APNSD_CHANNEL_DEVELOPMENT_URL"] { cli.environment[name] = nil }
+        try #require(await cli.run("init").status == 0)
+        let unused = try await cli.run("config", "check")
+        #expect(unused.status == 0, "\(unused.stdout)\(unused.stderr)")
+        #expect(
+            unused.lines.contains { $0.hasPrefix("ok    channels") && $0.contains("not in use") }, "\(unused.stdout)")
+
+        let store = try await Store.open(at: cli.database)
+        _ = try await store.recordChannel(
+            channelID: "dGhlIGZpcnN0IGNoYW5uZWw=", topic: "com.example.app", environment: .production,
+            storage: ChannelStorage.none,
+            credential: "default", now: Date())
+        await store.close()
+        let recorded = try await cli.run("config", "check", "--json")
+        let checks = try #require(
+            try Fleet.json(recorded.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["checks"]
+                as? [String: [String: Any]])
+        // Resolved or not (that depends on the machine's DNS), Apple's hosts are checked now.
+        #expect(
+            (checks["channels"]?["detail"] as? String)?.hasPrefix(
+                "production https://api-manage-broadcast.push.apple.com:2196") == true, "\(checks["channels"] ?? [:])")
     }
 
     @Test func eachProblemIsNamedAndExitsOne() async throws {

@@ -14,6 +14,24 @@ import Testing
         // The update to the activities of a type reached the update token, and only it.
         let update = try #require(sqlite.first { $0.hasPrefix("$ apnsd log --token \(Tokens.hex(44))") })
         #expect(update.contains(#""status":"accepted""#) && update.split(separator: "\n").count == 2, "\(update)")
+        // The dry runs' counts (devices 3, 42 and the removed ones are inactive; u2 has only a Live Activity token;
+        // of the tokens file, 1 is registered in production, 42 is skipped, 99 is not registered), and the past
+        // time refused.
+        let dryRuns = sqlite.filter {
+            $0.hasPrefix("$ apnsd campaign create") && ($0.contains(" --dry-run") || $0.contains("2020-01-01"))
+        }
+        #expect(
+            dryRuns.map { $0.split(separator: "\n").dropFirst().joined(separator: "\n") } == [
+                #"{"dryRun":true,"audience":{"production":39,"development":0}}"#,
+                #"{"dryRun":true,"audience":{"production":0,"development":0}}"#,
+                #"{"dryRun":true,"audience":{"production":1,"development":1}}"#,
+                #"{"dryRun":true,"audience":{"production":1,"development":0}}"#,
+                "apnsd: error: --at: <time> is more than 5 minutes in the past (it is <time> now): give a later time, or now",
+                "apnsd: error: --at: <time> is more than 5 minutes in the past (it is <time> now): give a later time, or now",
+            ], "\(dryRuns)")
+        #expect(
+            dryRuns.map { $0.split(separator: "\n")[0].split(separator: " ").last ?? "" }
+                == ["0", "0", "0", "0", "64", "64"], "\(dryRuns)")
         for (left, right) in zip(sqlite, postgres) {
             #expect(left == right, "SQLite and PostgreSQL differ:\n\(left)\nvs\n\(right)")
         }
@@ -45,7 +63,7 @@ import Testing
                 : normalize(result.stderr)
             outputs.append(
                 "$ apnsd \(arguments.joined(separator: " ")) → \(result.status)\n\(normalize(result.stdout))\(stderr)"
-            )
+                    .replacingOccurrences(of: cli.directory.path, with: "<dir>"))
         }
         try await run("device", "add", Tokens.hex(41), "--user", "u1")
         try await run("device", "add", Tokens.hex(42), "--user", "u1")
@@ -85,6 +103,22 @@ import Testing
         try await run("device", "add", Tokens.hex(45), "--kind", "pushToStart", "--activity-type", "DeliveryAttributes")
         try await run("device", "add", Tokens.hex(46), "--kind", "activity")
         try await run("device", "list", "--kind", "activity", "--json")
+        // Dry runs count the devices a campaign would reach, by environment, and write nothing (no key either).
+        let campaigns = try await cli.run("campaign", "list", "--json").stdout
+        let tokens = try cli.write(
+            "dry-run.tokens", [1, 1, 42, 99].map { Tokens.hex($0) }.joined(separator: "\n"))
+        try await run("campaign", "create", "--all", "--payload", payload, "--at", "now", "--dry-run")
+        try await run("campaign", "create", "--user", "u2", "--payload", payload, "--dry-run")
+        try await run(
+            "campaign", "create", "--tokens", tokens, "--environment", "development", "--payload", payload,
+            "--dry-run", "--idempotency-key", "dry")
+        try await run(
+            "campaign", "create", "--activity-type", "DeliveryAttributes", "--push-type", "liveactivity", "--payload",
+            #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#, "--dry-run")
+        try await run("campaign", "create", "--all", "--payload", payload, "--at", "2020-01-01T00:00:00Z")
+        try await run("campaign", "create", "--all", "--payload", payload, "--at", "2020-01-01T00:00:00Z", "--dry-run")
+        #expect(try await cli.run("campaign", "list", "--json").stdout == campaigns, "a dry run wrote a campaign")
+        #expect(try fleet.query("SELECT count(*) FROM idempotency_keys") == ["0"], "a dry run kept its key")
         try await run(
             "campaign", "create", "--activity-type", "DeliveryAttributes", "--push-type", "liveactivity",
             "--payload", #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"eta":5}}}"#)
