@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(name: "FuzzMockRequest", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzMockRequest"),
 
         // What the test targets share (not a product; only tests depend on it).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Threads"], path: "Tests/TestSupport"),
         // The command line's harness (in process, or the built binary) and the fleet of workers against apns-mock.
         .target(
             name: "CLITestSupport",
@@ -148,6 +148,7 @@ let package = Package(
                 "Logging", "Metrics", "ProviderAuth", "QueueModel", "Store", "Threads",
             ]),
         .testTarget(name: "HTTPServerTests", dependencies: ["TestSupport", "HTTPServer"]),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(
             name: "HTTP2TransportTests",
             dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Threads"]),

@@ -32,15 +32,10 @@ import Threads
         let script = try api.write("hook.py", Self.receiver)
         let received = api.folder.appendingPathComponent("received.jsonl").path
         let port = Ports.free()
-        let hook = Process()
-        hook.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        hook.arguments = [script, String(port), received]
-        try ToolRun.launch(hook)
-        defer {
-            // SIGKILL: the test process's threads may block SIGTERM, and a child inherits that mask.
-            kill(hook.processIdentifier, SIGKILL)
-            hook.waitUntilExit()
-        }
+        let hook = try ChildProcess(
+            "/usr/bin/python3", [script, String(port), received],
+            stderr: .file(api.folder.appendingPathComponent("hook.log").path))
+        defer { hook.stop(signal: SIGKILL) }
         try #require(await Poll.until(20) { Ports.isListening(port) }, "the receiver did not start")
         let secret = "a-webhook-secret-of-some-length"
         // What `apnsd serve --webhook-url --webhook-secret` runs beside the API, its log kept to read back.

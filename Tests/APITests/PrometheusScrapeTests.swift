@@ -32,23 +32,14 @@ import Testing
                   - targets: ["\(target)"]
             """)
         let port = Ports.free()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.prometheus!)
-        process.arguments = [
-            "--config.file=\(config)", "--storage.tsdb.path=\(api.folder.appendingPathComponent("tsdb").path)",
-            "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
-        ]
         let log = api.folder.appendingPathComponent("prometheus.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try ToolRun.launch(process)
-        defer {
-            // SIGKILL: the test process's threads may block SIGTERM, and a child inherits that mask.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        let process = try ChildProcess(
+            Self.prometheus!,
+            [
+                "--config.file=\(config)", "--storage.tsdb.path=\(api.folder.appendingPathComponent("tsdb").path)",
+                "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
+            ], stdout: .file(log.path), stderr: .standardOutput)
+        defer { process.stop(signal: SIGKILL) }
         let query =
             "http://127.0.0.1:\(port)/api/v1/query?query=apnsd_notifications_enqueued_total%7Bsource%3D%22notifications%22%7D"
         var answer = ""

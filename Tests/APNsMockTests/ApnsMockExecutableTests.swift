@@ -41,7 +41,7 @@ struct ApnsMockExecutableTests {
 
     /// A running `apns-mock`, its output in files.
     final class Running {
-        let process = Process()
+        let process: ChildProcess
         let stdoutPath: String
         let stderrPath: String
 
@@ -50,12 +50,7 @@ struct ApnsMockExecutableTests {
             stderrPath = directory.path("apns-mock.err")
             _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
             _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-            process.standardInput = FileHandle.nullDevice
-            try ToolRun.launch(process)
+            process = try ChildProcess(binary, arguments, stdout: .file(stdoutPath), stderr: .file(stderrPath))
         }
 
         var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
@@ -83,23 +78,13 @@ struct ApnsMockExecutableTests {
 
         /// Waits for the process to end; kills it and fails after `timeout`.
         func wait(timeout: TimeInterval = 15) throws -> Int32 {
-            let deadline = Date() + timeout
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+            guard process.wait(timeout: timeout) != nil else {
                 throw HarnessError("apns-mock did not exit within \(timeout) s")
             }
-            process.waitUntilExit()
             return process.terminationStatus
         }
 
-        func stop() {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
+        func stop() { process.stop(signal: SIGKILL) }
     }
 
     @Test("serves a push, then writes its stats on SIGTERM")
@@ -141,7 +126,7 @@ struct ApnsMockExecutableTests {
     func statsWithoutTokens() throws {
         let out = try TempDirectory("exe")
         defer { out.remove() }
-        let mock = try MockProcess(["--stats-out", out.path("stats.json")])
+        let mock = try SpawnedMock(["--stats-out", out.path("stats.json")])
         defer { mock.stop() }
         let token = Fixture.token("e3")
         #expect(
@@ -394,40 +379,26 @@ struct ApnsMockExecutableTests {
         for attempt in 0..<10 {
             let statsPath = directory.path("stats-\(attempt).json")
             let stderrPath = directory.path("stderr-\(attempt)")
-            _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = [
-                "--listen", "127.0.0.1:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001",
-                "--team-id", "TESTTEAM01", "--stats-out", statsPath,
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-            process.standardInput = FileHandle.nullDevice
-            try ToolRun.launch(process)
-            var line: [UInt8] = []
+            let process = try ChildProcess(
+                binary,
+                [
+                    "--listen", "127.0.0.1:0", "--key-file", Fixture.keyPath, "--key-id", "TESTKEY001",
+                    "--team-id", "TESTTEAM01", "--stats-out", statsPath,
+                ], stdout: .pipe, stderr: .file(stderrPath))
+            var line = Data()
             while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
+                let chunk = process.readStandardOutput()
                 if chunk.isEmpty { break }  // EOF: it exited
                 line += chunk
             }
             process.terminate()
-            let deadline = Date() + 15
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+            guard let ended = process.wait(timeout: 15) else {
                 Issue.record("attempt \(attempt): apns-mock ignored SIGTERM")
                 return
             }
-            process.waitUntilExit()
             let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             #expect(String(decoding: line, as: UTF8.self).contains("listening on https://127.0.0.1:"), "\(stderr)")
-            #expect(
-                process.terminationReason == .exit && process.terminationStatus == 0,
-                "attempt \(attempt): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus) \(stderr)"
-            )
+            #expect(ended == .exited(0), "attempt \(attempt): \(ended) \(stderr)")
             #expect(FileManager.default.fileExists(atPath: statsPath), "attempt \(attempt): no stats file")
         }
     }

@@ -27,7 +27,7 @@ struct MockAbuseTests {
         "20 connections × 900 half-open streams, three times over: what the streams held is freed with each connection",
         .boundsResources)
     func halfOpenStreams() throws {
-        let mock = try MockProcess()
+        let mock = try SpawnedMock()
         defer { mock.stop() }
         #expect(try mock.push() == 200)
         let base = mock.residentBytes
@@ -66,7 +66,7 @@ struct MockAbuseTests {
 
     @Test("2 connections pipeline requests and never read: the simulator stops reading them", .boundsResources)
     func neverReads() throws {
-        let mock = try MockProcess()
+        let mock = try SpawnedMock()
         defer { mock.stop() }
         #expect(try mock.push() == 200)
         let base = mock.residentBytes
@@ -162,7 +162,7 @@ struct MockAbuseTests {
         "5,000 distinct 16 KB and 4 KB authorization headers on one connection: the verdict cache stays small",
         .boundsResources)
     func manyAuthorizations() throws {
-        let mock = try MockProcess()
+        let mock = try SpawnedMock()
         defer { mock.stop() }
         #expect(try mock.push() == 200)
         let base = mock.residentBytes
@@ -215,7 +215,7 @@ struct MockAbuseTests {
         "streams opened and reset before they complete: GOAWAY ENHANCE_YOUR_CALM once past the allowance",
         .boundsResources)
     func rapidReset() throws {
-        let mock = try MockProcess()
+        let mock = try SpawnedMock()
         defer { mock.stop() }
         let connection = try RawH2(port: mock.port)
         var stream: UInt32 = 1
@@ -252,7 +252,7 @@ struct MockAbuseTests {
         "out of file descriptors: the accept loop backs off, an open connection keeps being served, then new ones are",
         .boundsResources)
     func outOfFileDescriptors() throws {
-        let mock = try MockProcess(["--handshake-timeout", "4"], fileLimit: 64)
+        let mock = try SpawnedMock(["--handshake-timeout", "4"], fileLimit: 64)
         defer { mock.stop() }
         // A normal client connected before the flood, with one answered push.
         let normal = try RawH2(port: mock.port)

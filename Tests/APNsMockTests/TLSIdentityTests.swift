@@ -27,15 +27,10 @@ final class TLSIdentityTests {
     }
 
     private func openssl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try ToolRun.launch(process)
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let process = try ChildProcess(
+            "/usr/bin/env", ["openssl"] + arguments, stdout: .pipe, stderr: .standardOutput)
+        let output = process.readToEnd().stdout
+        process.wait()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 

@@ -114,13 +114,23 @@ public struct CLI: Sendable {
     public func execute(
         _ executable: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]
     ) throws -> Result {
-        let run = try prepare(executable, arguments, stdin: stdin, environment: extra)
-        try ToolRun.launch(run.process)
-        run.process.waitUntilExit()
-        return run.result(run.process.terminationStatus)
+        var input = ChildProcess.Input.null
+        if let stdin {
+            let path = directory.appendingPathComponent("in-\(UUID().uuidString)")
+            try stdin.write(to: path, atomically: true, encoding: .utf8)
+            input = .file(path.path)
+        }
+        let child = try ChildProcess(
+            executable.path, arguments, environment: environment.merging(extra) { $1 }, directory: directory.path,
+            stdin: input, stdout: .pipe, stderr: .pipe)
+        let output = child.readToEnd()
+        child.wait()
+        return Result(
+            status: child.terminationStatus, stdout: String(decoding: output.stdout, as: UTF8.self),
+            stderr: String(decoding: output.stderr, as: UTF8.self))
     }
 
-    /// Like `exec`, awaiting the binary's end instead of blocking a thread of the cooperative pool.
+    /// Like `exec`, on a thread of its own instead of blocking one of the cooperative pool.
     @discardableResult
     public func execAsync(_ arguments: String..., stdin: String? = nil, environment extra: [String: String] = [:])
         async throws -> Result
@@ -131,58 +141,16 @@ public struct CLI: Sendable {
     public func execAsync(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:])
         async throws -> Result
     {
-        let run = try prepare(
-            Self.binaries.appendingPathComponent("apnsd"), arguments, stdin: stdin, environment: extra)
-        return run.result(try await ToolRun.status(of: run.process))
+        try await ChildProcess.onThreadOfItsOwn { try exec(arguments, stdin: stdin, environment: extra) }
     }
 
-    /// A process ready to run, its output going to files in the scratch folder; `result` reads them back.
-    private func prepare(_ executable: URL, _ arguments: [String], stdin: String?, environment extra: [String: String])
-        throws
-        -> (process: Process, result: @Sendable (Int32) -> Result)
-    {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = environment.merging(extra) { $1 }
-        let out = directory.appendingPathComponent("out-\(UUID().uuidString)")
-        let err = directory.appendingPathComponent("err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        if let stdin {
-            let input = directory.appendingPathComponent("in-\(UUID().uuidString)")
-            try stdin.write(to: input, atomically: true, encoding: .utf8)
-            process.standardInput = try FileHandle(forReadingFrom: input)
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        return (
-            process,
-            { status in
-                Result(
-                    status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                    stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
-            }
-        )
-    }
-
-    /// Starts the binary in the background (output to files in the scratch folder).
-    public func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
-        let process = Process()
-        process.executableURL = Self.binaries.appendingPathComponent("apnsd")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = environment.merging(extra) { $1 }
+    /// Starts the binary in the background (its output and errors to one file in the scratch folder).
+    public func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> ChildProcess {
         let log = directory.appendingPathComponent("background-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardInput = FileHandle.nullDevice
-        try ToolRun.launch(process)
-        return process
+        return try ChildProcess(
+            Self.binaries.appendingPathComponent("apnsd").path, arguments,
+            environment: environment.merging(extra) { $1 }, directory: directory.path, stdout: .file(log.path),
+            stderr: .standardOutput)
     }
 
     public func write(_ name: String, _ contents: String) throws -> String {

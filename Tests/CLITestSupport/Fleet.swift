@@ -194,25 +194,20 @@ public struct Fleet {
 
 /// An `apnsd` process in the background, its stdout and stderr (the JSON log lines) each in a file.
 public final class BackgroundWorker {
-    public let process: Process
+    public let process: ChildProcess
     public let stdout: URL
     public let stderr: URL
 
     public init(cli: CLI, arguments: [String], environment: [String: String] = [:]) throws {
-        process = Process()
-        process.executableURL = CLI.binaries.appendingPathComponent("apnsd")
-        process.arguments = arguments
-        process.currentDirectoryURL = cli.directory
-        process.environment = cli.environment.merging(environment) { $1 }
         let name = UUID().uuidString
         stdout = cli.directory.appendingPathComponent("worker-\(name).out")
         stderr = cli.directory.appendingPathComponent("worker-\(name).err")
         _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: stdout)
-        process.standardError = try FileHandle(forWritingTo: stderr)
-        process.standardInput = FileHandle.nullDevice
-        try ToolRun.launch(process)
+        process = try ChildProcess(
+            CLI.binaries.appendingPathComponent("apnsd").path, arguments,
+            environment: cli.environment.merging(environment) { $1 }, directory: cli.directory.path,
+            stdout: .file(stdout.path), stderr: .file(stderr.path))
     }
 
     public var pid: Int32 { process.processIdentifier }
@@ -238,16 +233,11 @@ public final class BackgroundWorker {
     /// SIGTERM, then waits up to `seconds`; the time it took, nil if it did not exit.
     public func terminate(within seconds: Double) -> Double? {
         let asked = Date()
-        kill(pid, SIGTERM)
+        process.terminate()
         guard waitForExit(seconds) else { return nil }
-        process.waitUntilExit()
         return Date().timeIntervalSince(asked)
     }
 
     /// For `defer`: a test that failed half-way leaves no process behind.
-    public func killIfRunning() {
-        guard process.isRunning else { return }
-        kill(pid, SIGKILL)
-        process.waitUntilExit()
-    }
+    public func killIfRunning() { process.stop(signal: SIGKILL) }
 }

@@ -49,19 +49,10 @@ import Testing
                 "promtool not found (/usr/bin/promtool): run scripts/setup, which installs Debian's prometheus package")
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: promtool)
-        process.arguments = ["check", "metrics"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try ToolRun.launch(process)
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let process = try ChildProcess(
+            promtool, ["check", "metrics"], stdin: .pipe, stdout: .pipe, stderr: .standardOutput)
+        let said = String(decoding: process.readToEnd(feeding: Data(text.utf8)).stdout, as: UTF8.self)
+        process.wait()
         #expect(process.terminationStatus == 0, "promtool check metrics rejects the text:\n\(said)\n\(text)")
         #expect(said.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool has lint complaints:\n\(said)")
     }

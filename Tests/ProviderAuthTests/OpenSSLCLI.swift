@@ -9,15 +9,10 @@ enum OpenSSLCLI {
     }
 
     static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try ToolRun.launch(process)
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let process = try ChildProcess(
+            "/usr/bin/env", ["openssl"] + arguments, stdout: .pipe, stderr: .standardOutput)
+        let output = process.readToEnd().stdout
+        process.wait()
         return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
     }
 }

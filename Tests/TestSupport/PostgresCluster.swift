@@ -74,8 +74,8 @@ public final class PostgresCluster: @unchecked Sendable {
 
     /// Starts the server and waits until it accepts connections.
     public func start() throws {
-        // Not through Foundation's Process: it learns of a child's end through a descriptor the child inherits,
-        // which the daemonized server would keep open, so `pg_ctl start` would never seem to end.
+        // Not through ToolRun: the daemonized server keeps pg_ctl's standard output and error, so pipes from them
+        // would never end.
         var arguments = [Self.binDirectory + "/pg_ctl", "-D", dataDirectory, "-l", logFile, "-w", "-t", "60", "start"]
         if Self.asNobody { arguments = ["/usr/sbin/runuser", "-u", "nobody", "--"] + arguments }
         let status = try Self.spawnAndWait(arguments)
@@ -85,33 +85,11 @@ public final class PostgresCluster: @unchecked Sendable {
         }
     }
 
-    /// Runs a program with posix_spawn and waits for it; its output goes to /dev/null.
+    /// Runs a program and waits for it; its output goes to /dev/null.
     private static func spawnAndWait(_ arguments: [String]) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing else of this process may reach the server: it would keep other tests' pipes open (a child
-        // waiting for the end of its input would wait for ever). glibc's closefrom action is not in Swift's view.
-        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        else {
-            throw ClusterError(
-                description: "glibc has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
-        }
-        _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = ToolRun.exclusively { posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) }
-        guard spawned == 0 else {
-            throw ClusterError(description: "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let child = try ChildProcess(arguments[0], Array(arguments.dropFirst()))
+        child.wait()
+        return child.terminationReason == .exit ? child.terminationStatus : 128 + child.terminationStatus
     }
 
     /// Stops the server (`immediate`: like a crash, recovery at the next start; `fast`: a clean shutdown).

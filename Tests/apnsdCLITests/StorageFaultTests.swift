@@ -150,16 +150,9 @@ extension WorkerFleet {
         }
 
         static func shell(_ executable: String, _ arguments: String...) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            process.standardInput = FileHandle.nullDevice
-            try ToolRun.launch(process)
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            let process = try ChildProcess(executable, arguments, stdout: .pipe, stderr: .standardOutput)
+            let data = process.readToEnd().stdout
+            process.wait()
             return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
     }
@@ -167,23 +160,17 @@ extension WorkerFleet {
 
 /// A `sqlite3` shell on the database, fed statements through a pipe, as an operator at the prompt.
 final class SQLiteShell {
-    private let process = Process()
-    private let input = Pipe()
+    private let process: ChildProcess
     private let outputFile: URL
 
     init(database: String) throws {
         outputFile = URL(fileURLWithPath: database + ".shell-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-bail", database]
-        process.standardInput = input
-        let out = try FileHandle(forWritingTo: outputFile)
-        process.standardOutput = out
-        process.standardError = out
-        try ToolRun.launch(process)
+        process = try ChildProcess(
+            "/usr/bin/sqlite3", ["-bail", database], stdin: .pipe, stdout: .file(outputFile.path),
+            stderr: .standardOutput)
     }
 
-    func send(_ text: String) throws { try input.fileHandleForWriting.write(contentsOf: Data(text.utf8)) }
+    func send(_ text: String) throws { try process.write(Data(text.utf8)) }
 
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
 
@@ -193,8 +180,8 @@ final class SQLiteShell {
 
     /// Ends the input (the shell exits) and waits for it.
     func end() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        process.closeInput()
+        process.wait()
     }
 
     var exitStatus: Int32 { process.terminationStatus }

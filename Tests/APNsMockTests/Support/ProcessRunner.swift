@@ -18,24 +18,13 @@ enum ProcessRunner {
         let name = URL(fileURLWithPath: tool).lastPathComponent
         let stdoutPath = directory.path("\(name)-\(id).out")
         let stderrPath = directory.path("\(name)-\(id).err")
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool.hasPrefix("/") ? tool : "/usr/bin/env")
-        process.arguments = tool.hasPrefix("/") ? arguments : [tool] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
         let start = Date()
-        try ToolRun.launch(process)
-        let deadline = start + timeout
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        let process = try ChildProcess(
+            tool.hasPrefix("/") ? tool : "/usr/bin/env", tool.hasPrefix("/") ? arguments : [tool] + arguments,
+            stdout: .file(stdoutPath), stderr: .file(stderrPath))
+        guard process.wait(timeout: timeout) != nil else {
             throw HarnessError("\(tool) did not finish within \(timeout) s")
         }
-        process.waitUntilExit()
         let seconds = Date().timeIntervalSince(start)
         let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""

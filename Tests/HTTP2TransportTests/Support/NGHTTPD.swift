@@ -29,11 +29,11 @@ final class NGHTTPD: @unchecked Sendable {
         self.port = port ?? Ports.free()
         logFile = directory.file("nghttpd-\(self.port)-\(UUID().uuidString.prefix(8)).log")
         process = try ChildProcess(
-            path: Self.path,
-            arguments: (verbose ? ["-v"] : []) + (requireClientCertificate ? ["--verify-client"] : []) + [
+            Self.path,
+            (verbose ? ["-v"] : []) + (requireClientCertificate ? ["--verify-client"] : []) + [
                 "-a", "127.0.0.1", "-d", docroot, "-m", String(maxConcurrentStreams),
                 String(self.port), pki.keyFile, pki.certificateFile,
-            ], output: logFile)
+            ], stdout: .file(logFile), stderr: .standardOutput)
         guard Ports.waitUntilListening(self.port) else {
             stop()
             throw NSError(

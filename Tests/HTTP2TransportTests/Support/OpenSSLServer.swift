@@ -18,11 +18,11 @@ final class OpenSSLServer: @unchecked Sendable {
         logFile = directory.file("s_server-\(port).log")
         // -www: answers from the connection only, never reading its standard input (/dev/null would end it).
         process = try ChildProcess(
-            path: "/usr/bin/openssl",
-            arguments: [
+            "/usr/bin/openssl",
+            [
                 "s_server", "-accept", "127.0.0.1:\(port)", "-cert", pki.certificateFile, "-key", pki.keyFile,
                 "-Verify", "2", "-CAfile", clientCAFile, "-verify_return_error", "-www",
-            ], output: logFile)
+            ], stdout: .file(logFile), stderr: .standardOutput)
         guard Ports.waitUntilListening(port) else {
             stop()
             throw NSError(

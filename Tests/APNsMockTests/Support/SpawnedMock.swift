@@ -42,7 +42,7 @@ enum ProcessUsage {
 
 /// The built `apns-mock` running as a child, on a free loopback port with a throwaway CA, so its memory and CPU
 /// are its own (the test process runs other suites in parallel).
-final class MockProcess {
+final class SpawnedMock {
     let directory: TempDirectory
     let running: ApnsMockExecutableTests.Running
     let port: Int
