@@ -27,13 +27,13 @@ extension WorkerStateMachine {
             .log(
                 LogLine(
                     .info, "worker.throughput",
-                    ("requests_per_second", String(format: "%.1f", Double(requests) / seconds)),
-                    ("requests", String(requests)), ("accepted", String(current.accepted - window.baseline.accepted)),
-                    ("retried", String(current.retried - window.baseline.retried)),
-                    ("rejected", String(current.rejected - window.baseline.rejected)),
-                    ("failed", String(current.failed - window.baseline.failed)),
-                    ("deactivated", String(window.deactivated)), ("in_flight", String(inFlight)),
-                    ("queued", String(queued + heldCount)), ("seconds", String(format: "%.1f", seconds))))
+                    ("requests_per_second", .decimal(Double(requests) / seconds, places: 1)),
+                    ("requests", .int(requests)), ("accepted", .int(current.accepted - window.baseline.accepted)),
+                    ("retried", .int(current.retried - window.baseline.retried)),
+                    ("rejected", .int(current.rejected - window.baseline.rejected)),
+                    ("failed", .int(current.failed - window.baseline.failed)),
+                    ("deactivated", .int(window.deactivated)), ("in_flight", .int(inFlight)),
+                    ("queued", .int(queued + heldCount)), ("seconds", .decimal(seconds, places: 1))))
         ]
     }
 
@@ -50,17 +50,21 @@ extension WorkerStateMachine {
                     actions.append(
                         .log(
                             LogLine(
-                                .info, "apns.connection_opened", ("apns.environment", key.environment.rawValue),
-                                ("connection", String(index)), ("reconnects", String(stats.reconnects)))))
+                                .info, "apns.connection_opened",
+                                ("apns.environment", .string(key.environment.rawValue)),
+                                ("connection", .int(index)), ("reconnects", .int(stats.reconnects)))))
                 } else if !stats.isOpen && was {
                     actions.append(
                         .log(
                             LogLine(
-                                .info, "apns.connection_closed", ("apns.environment", key.environment.rawValue),
-                                ("connection", String(index)),
+                                .info, "apns.connection_closed",
+                                ("apns.environment", .string(key.environment.rawValue)),
+                                ("connection", .int(index)),
                                 (
                                     "reason",
-                                    stats.lastError?.description ?? "closed without an error (idle, or APNs went away)"
+                                    .string(
+                                        stats.lastError?.description
+                                            ?? "closed without an error (idle, or APNs went away)")
                                 ))))
                 }
             }
