@@ -45,7 +45,7 @@ let package = Package(
             name: "Store", dependencies: ["APNs", "QueueModel", "QueueRules", "Threads", "CSQLite"],
             exclude: ["SCHEMA.md"]),
         .target(name: "PostgresStore", dependencies: ["APNs", "QueueModel", "QueueRules", "Threads", "CLibPQ"]),
-        .target(name: "Logging"),
+        .target(name: "Logging", dependencies: ["Threads"]),
         .target(name: "ArgumentParsing"),
         .target(name: "Metrics", dependencies: ["APNs", "HTTP2Transport", "QueueModel", "Threads"]),
         .target(name: "Intake", dependencies: ["APNs", "QueueModel", "Logging"]),
@@ -136,7 +136,7 @@ let package = Package(
             name: "CommandsTests",
             dependencies: [
                 "TestSupport", "CLITestSupport", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake",
-                "API",
+                "API", "Logging",
             ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         // The README's module table, the documents named in comments and deploy/'s units, held to the tree.

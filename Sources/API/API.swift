@@ -3,6 +3,7 @@ import Channels
 import Events
 import Foundation
 import HTTPServer
+import Logging
 import Metrics
 import QueueModel
 import Threads
@@ -39,18 +40,22 @@ public final class API: Sendable {
     let authenticator: Authenticator
     let enqueueQueue: EnqueueQueue
     let rates = CampaignRates()
+    /// `api.accessLog`: one line per request (nil: off).
+    let accessLog: Logger?
     private static let router = Router(routes)
 
     /// `readiness` answers `/readyz`'s checks ("ok" or a reason each) and `credentials` its credentials' states (none
     /// without a worker); `refreshMetrics` updates the sampled gauges
     /// before each `/metrics` render. An in-process worker learns of new work from its store's own commit signal,
-    /// so the API needs no hook for it.
+    /// so the API needs no hook for it. `accessLog` gets one `api.request` line per request, whatever its level.
     public init(
         store: any ProducerStore & APIKeyStore, events: EventFeed, metrics: APNsdMetrics, settings: APISettings,
         readiness: @escaping @Sendable () async -> [(String, String)],
         credentials: @escaping @Sendable () -> [CredentialReadiness] = { [] },
-        refreshMetrics: @escaping @Sendable () async -> Void = {}, channels: ChannelManager? = nil
+        refreshMetrics: @escaping @Sendable () async -> Void = {}, channels: ChannelManager? = nil,
+        accessLog: Logger? = nil
     ) {
+        self.accessLog = accessLog
         reloadable = Locked((channels, settings.topicRoutes))
         self.store = store
         self.events = events
@@ -111,30 +116,43 @@ public final class API: Sendable {
     /// Answers one request.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let start = ContinuousClock.now
-        let (template, response) = await answer(request)
+        let (template, key, response) = await answer(request)
         let elapsed = ContinuousClock.now - start
         metrics.httpRequest(
             route: template, code: response.status,
             seconds: elapsed.seconds)
+        if let accessLog {
+            // The route's template, never the path (it may hold a device token); the key's name, never its secret.
+            let replay = response.headers["Idempotent-Replayed"] == "true"
+            let fields: [(String, Logger.Value)] =
+                [
+                    ("method", .string(request.method)), ("route", .string(template)),
+                    ("status", .int(response.status)),
+                    ("duration_ms", .decimal(elapsed.seconds * 1000, places: 3)),
+                ] + (key.map { [("api_key", .string($0))] } ?? []) + [("replay", .bool(replay))]
+            accessLog.log(.info, "api.request", fields, always: true)
+        }
         return response
     }
 
-    private func answer(_ request: HTTPRequest) async -> (String, HTTPResponse) {
+    /// The route's template (`unmatched` when none), the name of the API key that was accepted (nil: none, or
+    /// refused) and the response.
+    private func answer(_ request: HTTPRequest) async -> (String, String?, HTTPResponse) {
         switch Self.router.match(method: request.method, path: request.path) {
         case .notFound:
-            return ("unmatched", APIError.notFound("no route for \(request.path)").response)
+            return ("unmatched", nil, APIError.notFound("no route for \(request.path)").response)
         case .methodNotAllowed(let template, let allowed):
             let list = allowed.joined(separator: ", ")
             return (
-                template,
+                template, nil,
                 APIError(
                     405, "method_not_allowed", "\(template) allows \(list), not \(request.method)",
                     headers: [("Allow", list)]
                 ).response
             )
         case .found(let route, let parameters):
+            var matched = APIRequest(http: request, parameters: parameters, key: nil)
             do throws(APIError) {
-                var matched = APIRequest(http: request, parameters: parameters, key: nil)
                 if let scope = route.scope {
                     let key = try await authenticator.authenticate(request.headers["Authorization"])
                     guard key.allows(scope) else {
@@ -143,9 +161,9 @@ public final class API: Sendable {
                     }
                     matched.key = key
                 }
-                return (route.template, try await route.handler(self, matched))
+                return (route.template, matched.key?.name, try await route.handler(self, matched))
             } catch {
-                return (route.template, error.response)
+                return (route.template, matched.key?.name, error.response)
             }
         }
     }

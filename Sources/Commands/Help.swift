@@ -377,6 +377,9 @@ enum Help {
           GET /readyz    200 when the database is writable and the worker (if any) runs; else 503
                          {"status": "unready", "checks": {NAME: "ok" | REASON}}.
           GET /metrics   Prometheus text format.
+          Access log     One api.request line per request on stderr (method, route template, status,
+                         duration_ms, api_key name, replay), whatever --log-level says; --api-access-log false
+                         (api.accessLog, APNSD_API_ACCESS_LOG) turns it off.
           SIGINT/SIGTERM stop accepting, finish open requests (up to 10 s), drain the worker, exit 0.
           SIGHUP         Reload the worker's key, retry.* and log.level, as 'apnsd worker' does; the topics
                          the API accepts and channel management follow the credentials reloaded (with

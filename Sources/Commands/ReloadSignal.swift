@@ -10,6 +10,7 @@ import Threads
 /// team, or other key material), the retry settings and the log level. Without a worker (`serve --no-worker`) only
 /// the credentials apply: the topics the API accepts and channel management follow them. The log names what was
 /// applied and what changed but needs a restart; a setting or key that does not load leaves everything as it was.
+/// `reload.done` and `reload.failed` are written whatever the log level: an operator who sent the signal waits for one.
 final class ReloadSignal {
     /// Settings (`Configuration`'s property names) a running worker takes on SIGHUP.
     static let reloadable = credentialSettings.union(retrySettings).union(["logLevel"])
@@ -51,12 +52,12 @@ final class ReloadSignal {
         do {
             next = try Configuration.load(arguments: arguments)
         } catch {
-            Logger(label: "apnsd.reload", minimumLevel: old.loggerLevel).error(
-                "reload.failed", ("error", error.message),
+            reloadLogger(worker, old).always(
+                .error, "reload.failed", ("error", .string(error.message)),
                 ("action", "kept every setting as it was"))
             return
         }
-        let logger = Logger(label: "apnsd.reload", minimumLevel: next.loggerLevel)
+        let logger = reloadLogger(worker, next)
         let changed = Self.changed(old, next)
         let digest = Self.digests(next)
         var credentials: CredentialSet?
@@ -67,7 +68,7 @@ final class ReloadSignal {
             do {
                 let setup = try WorkerSetup(next)
                 if let worker {
-                    let set = setup.credentialSet(previous: worker.credentials, feed: feed)
+                    let set = setup.credentialSet(previous: worker.credentials, feed: feed, logger: worker.logger)
                     // A new certificate has a new pool id: its connections present it.
                     for (poolID, identity) in setup.clientIdentities(of: set) {
                         worker.transport.setClientIdentity(identity, for: poolID)
@@ -76,7 +77,9 @@ final class ReloadSignal {
                 }
                 rebuilt = setup
             } catch {
-                logger.error("reload.failed", ("error", error.message), ("action", "kept every setting as it was"))
+                logger.always(
+                    .error, "reload.failed", ("error", .string(error.message)),
+                    ("action", "kept every setting as it was"))
                 return
             }
         }
@@ -98,9 +101,17 @@ final class ReloadSignal {
         let applied =
             changed.filter { applies.contains($0) } + (renewed.isEmpty ? [] : ["signing key (new provider token)"])
         let restart = changed.filter { !applies.contains($0) && !unused.contains($0) }
-        logger.info(
-            "reload.done", ("applied", applied.isEmpty ? "nothing changed" : applied.joined(separator: ",")),
-            ("needs_restart", restart.joined(separator: ",")))
+        logger.always(
+            .info, "reload.done",
+            ("applied", .string(applied.isEmpty ? "nothing changed" : applied.joined(separator: ","))),
+            ("needs_restart", .string(restart.joined(separator: ","))))
+    }
+
+    /// The reload's logger: the worker's (its lines carry the worker's id), or serve's own without one.
+    private static func reloadLogger(_ worker: Worker?, _ configuration: Configuration) -> Logger {
+        var logger = worker?.logger.labeled("apnsd.reload") ?? Logger(label: "apnsd.reload")
+        logger.minimumLevel = configuration.loggerLevel
+        return logger
     }
 
     /// The settings that make up the credentials.

@@ -44,7 +44,8 @@ enum ServeCommand {
                 topicRoutes: try Self.topicRoutes(configuration)),
             readiness: { await readiness.checks() }, credentials: { readiness.credentials() },
             refreshMetrics: { await metricsFeed.refreshGauges() },
-            channels: channels)
+            channels: channels,
+            accessLog: configuration.apiAccessLog ? Logger(label: "apnsd.api", minimumLevel: level) : nil)
         let server: HTTPServer
         do {
             server = try HTTPServer.start(
@@ -56,7 +57,7 @@ enum ServeCommand {
             throw .failure("\(error)")
         }
         Output.line("listening on \(server.isTLS ? "https" : "http")://\(server.address)")
-        logger.info("serve.started", ("address", server.address.description), ("worker", String(setup != nil)))
+        logger.info("serve.started", ("address", .string(server.address.description)), ("worker", .bool(setup != nil)))
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
         var webhook: WebhookSender?
@@ -124,7 +125,7 @@ enum ServeCommand {
             state.set(.stopped)
         } catch {
             let reason = "\(error)\(WorkerCommand.hint(error))"
-            setup.logger.error("serve.worker_failed", ("error", reason))
+            setup.logger.error("serve.worker_failed", ("error", .string(reason)))
             state.set(.failed(reason))
         }
         await transport.shutdown(deadline: .now + .seconds(5))

@@ -21,21 +21,24 @@ enum WorkerCommand {
         defer { withExtendedLifetime(reload) {} }
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
-        logger.info(
-            "worker.started", ("database", configuration.databaseName),
-            ("connections", String(configuration.connections)),
-            ("rate", String(configuration.rate)), ("until_idle", String(arguments.flag("until-idle"))))
         let summary: WorkerSummary
         do {
             summary = try await worker.run(
                 untilIdle: arguments.flag("until-idle"), shouldStop: { stops.count > 0 },
-                shouldAbandon: { stops.count >= 2 })
+                shouldAbandon: { stops.count >= 2 },
+                registered: {
+                    // Once registered, so that this line carries the worker's id as all its others do.
+                    logger.info(
+                        "worker.started", ("database", .string(configuration.databaseName)),
+                        ("connections", .int(configuration.connections)), ("rate", .int(configuration.rate)),
+                        ("until_idle", .bool(arguments.flag("until-idle"))))
+                })
         } catch {
             await transport.shutdown(deadline: .now + .seconds(5))
             throw .failure("\(error)\(Self.hint(error))")
         }
         await transport.shutdown(deadline: .now + .seconds(5))
-        logger.info("worker.finished", ("sent", String(summary.sent)), ("accepted", String(summary.accepted)))
+        logger.info("worker.finished", ("sent", .int(summary.sent)), ("accepted", .int(summary.accepted)))
         if arguments.flag("json") {
             Output.line(
                 Output.jsonLine([

@@ -119,8 +119,10 @@ struct WorkerSetup {
 
     /// The worker's credentials: those in `previous` whose key or certificate did not change are kept as they were
     /// (their token caches too: APNs refuses a new token on a connection within 20 minutes); the others are new.
-    func credentialSet(previous: CredentialSet? = nil, feed: MetricsFeed? = nil) -> CredentialSet {
-        let logger = self.logger
+    /// New ones log their token mints to `logger` (a running worker's, on a reload), else to this setup's.
+    func credentialSet(previous: CredentialSet? = nil, feed: MetricsFeed? = nil, logger: Logger? = nil) -> CredentialSet
+    {
+        let logger = logger ?? self.logger
         let sending = credentials.map { loaded -> SendingCredential in
             let made: SendingCredential
             if let (key, credential) = loaded.key {
@@ -130,8 +132,8 @@ struct WorkerSetup {
                     minted: {
                         // Never the token: which key made it is what an operator needs.
                         logger.info(
-                            "apns.token_minted", ("credential", name), ("key_id", credential.keyId),
-                            ("team_id", credential.teamId))
+                            "apns.token_minted", ("credential", .string(name)), ("key_id", .string(credential.keyId)),
+                            ("team_id", .string(credential.teamId)))
                         feed?.tokenMinted()
                     })
                 made = SendingCredential(

@@ -4,9 +4,9 @@ import Logging
 struct LogLine {
     var level: Logger.Level
     var message: StaticString
-    var fields: [(String, String)]
+    var fields: [(String, Logger.Value)]
 
-    init(_ level: Logger.Level, _ message: StaticString, _ fields: (String, String)...) {
+    init(_ level: Logger.Level, _ message: StaticString, _ fields: (String, Logger.Value)...) {
         self.level = level
         self.message = message
         self.fields = fields

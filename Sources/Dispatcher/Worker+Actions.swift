@@ -46,6 +46,7 @@ extension Worker {
             return machine.rescued(report, now: now)
         case .register(let lost, let dropped):
             let new = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
+            logger.setShared("worker.id", .string(new.description))
             return machine.reregistered(new, lost: lost, dropped: dropped)
         case .readCancels(let after):
             let requests = try await store.cancelRequests(after: after)

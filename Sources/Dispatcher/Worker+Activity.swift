@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import HTTP2Transport
+import Logging
 import QueueModel
 
 /// The lines the driver writes itself, from what it reads: one per APNs answer (at debug level), and campaigns
@@ -11,16 +12,25 @@ extension Worker {
     func logAnswer(_ job: DeliveryJob, _ answer: TransportResult, seconds: Double) {
         let logger = self.logger
         guard logger.minimumLevel <= .debug else { return }
-        let target: (String, String)
+        let target: (String, Logger.Value)
         switch job.target {
-        case .device(let token): target = ("token", token.description)
-        case .channel(let id, _): target = ("channel", String(id))
+        case .device(let token): target = ("token", .string(token.description))
+        case .channel(let id, _): target = ("channel", .string(String(id)))
         }
-        logger.debug(
-            "apns.request", target, ("apns.environment", job.environment.rawValue),
-            ("campaign.id", job.campaignID.description), ("status", answer.status.map(String.init) ?? "none"),
-            ("reason", answer.errorResponse?.reason?.rawValue ?? (answer.status == nil ? "\(answer)" : "")),
-            ("latency_ms", String(format: "%.1f", seconds * 1000)))
+        // No status without an answer: the reason then says what went wrong on the way.
+        let status: [(String, Logger.Value)] = answer.status.map { [("status", .int($0))] } ?? []
+        logger.log(
+            .debug, "apns.request",
+            [
+                target, ("apns.environment", .string(job.environment.rawValue)),
+                ("campaign.id", .string(job.campaignID.description)),
+            ] + status + [
+                (
+                    "reason",
+                    .string(answer.errorResponse?.reason?.rawValue ?? (answer.status == nil ? "\(answer)" : ""))
+                ),
+                ("latency_ms", .decimal(seconds * 1000, places: 1)),
+            ])
     }
 
     /// Bulk campaigns whose expansion began (they are running from now on).
@@ -28,9 +38,10 @@ extension Worker {
         for id in report.startedCampaigns {
             guard let campaign = try? await store.campaign(id) else { continue }
             logger.info(
-                "campaign.started", ("campaign.id", id.description), ("audience", campaign.audience.kind.rawValue),
-                ("topic", campaign.content.topic),
-                ("scheduled_at", ISO8601DateFormatter().string(from: campaign.scheduledAt)))
+                "campaign.started", ("campaign.id", .string(id.description)),
+                ("audience", .string(campaign.audience.kind.rawValue)),
+                ("topic", .string(campaign.content.topic)),
+                ("scheduled_at", .string(Logger.timestamp(campaign.scheduledAt))))
             if campaign.status.isFinished { logCampaignFinished(campaign) }
         }
     }
@@ -40,9 +51,10 @@ extension Worker {
         let seconds =
             campaign.finishedAt.map { finished in campaign.startedAt.map { finished.timeIntervalSince($0) } ?? 0 } ?? 0
         logger.info(
-            "campaign.finished", ("campaign.id", campaign.id.description), ("status", campaign.status.rawValue),
-            ("total", String(c.total)), ("accepted", String(c.accepted)), ("unregistered", String(c.unregistered)),
-            ("rejected", String(c.rejected)), ("failed", String(c.failed)), ("cancelled", String(c.cancelled)),
-            ("seconds", String(format: "%.1f", seconds)))
+            "campaign.finished", ("campaign.id", .string(campaign.id.description)),
+            ("status", .string(campaign.status.rawValue)),
+            ("total", .int(c.total)), ("accepted", .int(c.accepted)), ("unregistered", .int(c.unregistered)),
+            ("rejected", .int(c.rejected)), ("failed", .int(c.failed)), ("cancelled", .int(c.cancelled)),
+            ("seconds", .decimal(seconds, places: 1)))
     }
 }

@@ -24,7 +24,8 @@ public final class Worker: Sendable {
     let reloadable:
         Locked<(configuration: WorkerConfiguration, logger: Logger, credentials: CredentialSet, generation: Int)>
     var configuration: WorkerConfiguration { reloadable.withLock { $0.configuration } }
-    var logger: Logger { reloadable.withLock { $0.logger } }
+    /// Its logger: every line carries `worker.id` once it registered (shared with the loggers it was made from).
+    public var logger: Logger { reloadable.withLock { $0.logger } }
     /// The credentials it sends with now.
     public var credentials: CredentialSet { reloadable.withLock { $0.credentials } }
     /// Each credential's state, for `/readyz` and metrics.
@@ -78,9 +79,10 @@ public final class Worker: Sendable {
     /// Stopping withdraws what waits unsent on the connections, lets the requests on the wire finish, records
     /// their outcomes and releases everything else. While the database refuses writes the worker does not
     /// exit holding outcomes of requests that went out, unless `shouldAbandon` says so (a second signal).
+    /// `registered` runs once the worker has its id (its log lines carry it from then on), before its first claim.
     public func run(
         untilIdle: Bool, shouldStop: @escaping @Sendable () -> Bool = { false },
-        shouldAbandon: @escaping @Sendable () -> Bool = { false }
+        shouldAbandon: @escaping @Sendable () -> Bool = { false }, registered: @Sendable () -> Void = {}
     ) async throws(DispatcherError) -> WorkerSummary {
         let started = clock()
         let settings = reloadable.withLock { $0 }
@@ -88,7 +90,7 @@ public final class Worker: Sendable {
             configuration: settings.configuration, credentials: settings.credentials, generation: settings.generation,
             untilIdle: untilIdle, random: random)
         do {
-            try await register(&machine)
+            try await register(&machine, then: registered)
             try await loop(&machine, shouldStop: shouldStop, shouldAbandon: shouldAbandon)
             try await finish(&machine)
         } catch let error as StoreError {
@@ -100,7 +102,7 @@ public final class Worker: Sendable {
         }
         machine.summary.seconds = clock().timeIntervalSince(started)
         if let stop = machine.stop {
-            logger.error("worker.stopped_configuration_error", ("reason", stop.description))
+            logger.error("worker.stopped_configuration_error", ("reason", .string(stop.description)))
             throw .stopped(stop)
         }
         if untilIdle, let (name, pause) = machine.credentialPauses.min(by: { $0.key < $1.key }) {
@@ -112,9 +114,11 @@ public final class Worker: Sendable {
         return machine.summary
     }
 
-    private func register(_ machine: inout WorkerStateMachine) async throws {
+    private func register(_ machine: inout WorkerStateMachine, then registered: @Sendable () -> Void) async throws {
         let now = clock()
         let id = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
+        logger.setShared("worker.id", .string(id.description))
+        registered()
         let rescued = try await store.rescueStaleWorkers(now: now, staleAfter: configuration.lease, except: id)
         let open = try await store.openCancelRequests()
         let seen = try await store.cancelRequests(after: 0).last?.seq ?? 0
@@ -142,7 +146,7 @@ public final class Worker: Sendable {
             machine.results.removeAll()
         }
         let released = try await store.unregisterWorker(machine.id, now: clock())
-        if released > 0 { logger.info("worker.leases_released", ("deliveries", String(released))) }
+        if released > 0 { logger.info("worker.leases_released", ("deliveries", .int(released))) }
     }
 
     enum Event: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP2Transport
+import Logging
 
 /// The lines an operator reads to know what the worker is doing: a throughput line every 10 s
 /// (`throughputLogInterval`) while sending, and connections opening and closing.
@@ -27,13 +28,13 @@ extension WorkerStateMachine {
             .log(
                 LogLine(
                     .info, "worker.throughput",
-                    ("requests_per_second", String(format: "%.1f", Double(requests) / seconds)),
-                    ("requests", String(requests)), ("accepted", String(current.accepted - window.baseline.accepted)),
-                    ("retried", String(current.retried - window.baseline.retried)),
-                    ("rejected", String(current.rejected - window.baseline.rejected)),
-                    ("failed", String(current.failed - window.baseline.failed)),
-                    ("deactivated", String(window.deactivated)), ("in_flight", String(inFlight)),
-                    ("queued", String(queued + heldCount)), ("seconds", String(format: "%.1f", seconds))))
+                    ("requests_per_second", .decimal(Double(requests) / seconds, places: 1)),
+                    ("requests", .int(requests)), ("accepted", .int(current.accepted - window.baseline.accepted)),
+                    ("retried", .int(current.retried - window.baseline.retried)),
+                    ("rejected", .int(current.rejected - window.baseline.rejected)),
+                    ("failed", .int(current.failed - window.baseline.failed)),
+                    ("deactivated", .int(window.deactivated)), ("in_flight", .int(inFlight)),
+                    ("queued", .int(queued + heldCount)), ("seconds", .decimal(seconds, places: 1))))
         ]
     }
 
@@ -43,12 +44,12 @@ extension WorkerStateMachine {
     mutating func connectionsSampled(_ stats: [PoolKey: [ConnectionStats]]) -> [Action] {
         var actions: [Action] = []
         for (key, connections) in stats {
-            let environment = ("apns.environment", key.environment.rawValue)
+            let environment: (String, Logger.Value) = ("apns.environment", .string(key.environment.rawValue))
             for (index, stats) in connections.enumerated() {
                 let name = "\(key.environment.rawValue)/\(index)"
                 let was = connectionsSeen[name] ?? ConnectionStats()
                 connectionsSeen[name] = stats
-                let reconnects = ("reconnects", String(max(0, stats.opened - 1)))
+                let reconnects: (String, Logger.Value) = ("reconnects", .int(max(0, stats.opened - 1)))
                 for reason in ConnectFailureReason.allCases {
                     let new = (stats.connectFailures[reason] ?? 0) - (was.connectFailures[reason] ?? 0)
                     guard new > 0 else { continue }
@@ -56,27 +57,29 @@ extension WorkerStateMachine {
                     actions.append(
                         .log(
                             LogLine(
-                                .warning, "apns.connection_failed", environment, ("connection", String(index)),
-                                ("reason", reason.rawValue), ("attempts", String(new)),
-                                ("state", stats.state.rawValue),
-                                ("error", stats.lastConnectFailure?.description ?? reason.rawValue))))
+                                .warning, "apns.connection_failed", environment, ("connection", .int(index)),
+                                ("reason", .string(reason.rawValue)), ("attempts", .int(new)),
+                                ("state", .string(stats.state.rawValue)),
+                                ("error", .string(stats.lastConnectFailure?.description ?? reason.rawValue)))))
                 }
                 if stats.opened > was.opened {
                     actions.append(
                         .log(
                             LogLine(
-                                .info, "apns.connection_opened", environment, ("connection", String(index)),
+                                .info, "apns.connection_opened", environment, ("connection", .int(index)),
                                 reconnects)))
                 }
                 if was.isOpen && (!stats.isOpen || stats.opened > was.opened) {
                     actions.append(
                         .log(
                             LogLine(
-                                .info, "apns.connection_closed", environment, ("connection", String(index)),
+                                .info, "apns.connection_closed", environment, ("connection", .int(index)),
                                 reconnects,
                                 (
                                     "reason",
-                                    stats.lastError?.description ?? "closed without an error (idle, or APNs went away)"
+                                    .string(
+                                        stats.lastError?.description
+                                            ?? "closed without an error (idle, or APNs went away)")
                                 ))))
                 }
             }

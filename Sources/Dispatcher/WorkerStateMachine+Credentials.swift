@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Logging
 import QueueModel
 
 /// Credentials that cannot send: no credential for a topic, one APNs refused (paused, with probes), one whose
@@ -14,7 +15,7 @@ extension WorkerStateMachine {
                 actions.append(
                     .log(
                         LogLine(
-                            .error, "worker.no_credential_for_topic", ("topic", job.content.bundleID),
+                            .error, "worker.no_credential_for_topic", ("topic", .string(job.content.bundleID)),
                             (
                                 "action",
                                 "its deliveries stay pending: add the topic to an apns.credentials entry and reload (SIGHUP)"
@@ -59,18 +60,18 @@ extension WorkerStateMachine {
         pause.reason = reason
         pause.detail = detail
         credentialPauses[name] = pause
-        let probe = String(format: "%.1f", until.timeIntervalSince(now))
+        let probe = Logger.Value.decimal(until.timeIntervalSince(now), places: 1)
         let line =
             first
             ? LogLine(
-                .error, "worker.credential_paused", ("credential", name), ("reason", detail),
+                .error, "worker.credential_paused", ("credential", .string(name)), ("reason", .string(detail)),
                 ("probe_in_seconds", probe),
                 (
                     "action",
                     "its deliveries stay pending, attempts unspent; other credentials keep sending; fix it and reload (SIGHUP)"
                 ))
             : LogLine(
-                .debug, "worker.credential_still_refused", ("credential", name), ("reason", detail),
+                .debug, "worker.credential_still_refused", ("credential", .string(name)), ("reason", .string(detail)),
                 ("probe_in_seconds", probe))
         let status = CredentialPauseStatus(detail: detail, since: pause.backoff.since, nextProbe: until)
         return [.credentialStatus(name, status), .log(line)]
@@ -79,10 +80,13 @@ extension WorkerStateMachine {
     /// `name`'s credential was answered (not refused) again: its deliveries go out again.
     mutating func resumeCredential(_ name: String, now: Date) -> [Action] {
         guard let pause = credentialPauses.removeValue(forKey: name) else { return [] }
-        let seconds = String(format: "%.1f", pause.backoff.since.map { now.timeIntervalSince($0) } ?? 0)
+        let seconds = pause.backoff.since.map { now.timeIntervalSince($0) } ?? 0
         return [
             .credentialStatus(name, nil),
-            .log(LogLine(.info, "worker.credential_resumed", ("credential", name), ("paused_seconds", seconds))),
+            .log(
+                LogLine(
+                    .info, "worker.credential_resumed", ("credential", .string(name)),
+                    ("paused_seconds", .decimal(seconds, places: 1)))),
         ]
     }
 
@@ -94,7 +98,7 @@ extension WorkerStateMachine {
         var actions: [Action] = []
         for credential in credentials.byName.values.sorted(by: { $0.name < $1.name }) {
             guard let notAfter = credential.certificateExpires else { continue }
-            let expires = notAfter.formatted(.iso8601)
+            let expires = Logger.timestamp(notAfter)
             if notAfter <= now {
                 guard credentialPauses[credential.name]?.certificateExpired != true else { continue }
                 actions += pauseCredential(
@@ -108,8 +112,8 @@ extension WorkerStateMachine {
                 actions.append(
                     .log(
                         LogLine(
-                            .warning, "apns.certificate_expiring", ("credential", credential.name),
-                            ("days_left", String(days)), ("not_after", expires),
+                            .warning, "apns.certificate_expiring", ("credential", .string(credential.name)),
+                            ("days_left", .int(days)), ("not_after", .string(expires)),
                             ("action", "renew the APNs certificate and reload (SIGHUP) before it expires"))))
             }
         }

@@ -125,9 +125,9 @@ extension WorkerStateMachine {
         return [
             .log(
                 LogLine(
-                    .warning, "worker.apns_unreachable", ("apns.environment", environment.rawValue),
-                    ("reason", unreachableBecause[environment.rawValue] ?? ""),
-                    ("pause_seconds", String(format: "%.2f", until.timeIntervalSince(now)))))
+                    .warning, "worker.apns_unreachable", ("apns.environment", .string(environment.rawValue)),
+                    ("reason", .string(unreachableBecause[environment.rawValue] ?? "")),
+                    ("pause_seconds", .decimal(until.timeIntervalSince(now), places: 2))))
         ]
     }
 
@@ -144,8 +144,8 @@ extension WorkerStateMachine {
         return [
             .log(
                 LogLine(
-                    .info, "worker.apns_reachable", ("apns.environment", environment.rawValue),
-                    ("outage_seconds", String(format: "%.1f", seconds))))
+                    .info, "worker.apns_reachable", ("apns.environment", .string(environment.rawValue)),
+                    ("outage_seconds", .decimal(seconds, places: 1))))
         ]
     }
 }

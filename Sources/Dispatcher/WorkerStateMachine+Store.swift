@@ -14,8 +14,8 @@ extension WorkerStateMachine {
         return [
             .log(
                 LogLine(
-                    .error, "worker.storage_fault", ("error", error.description),
-                    ("outcomes_held", String(results.count)),
+                    .error, "worker.storage_fault", ("error", .string(error.description)),
+                    ("outcomes_held", .int(results.count)),
                     ("action", "sending paused; outcomes are kept and written again until the database accepts them")
                 ))
         ]
@@ -32,8 +32,8 @@ extension WorkerStateMachine {
             .log(
                 LogLine(
                     .info, "worker.storage_recovered",
-                    ("seconds", String(format: "%.1f", now.timeIntervalSince(ended.since))),
-                    ("tries", String(ended.tries)))))
+                    ("seconds", .decimal(now.timeIntervalSince(ended.since), places: 1)),
+                    ("tries", .int(ended.tries)))))
         if !alive { actions += loseLeases() }
         return actions
     }
@@ -48,9 +48,9 @@ extension WorkerStateMachine {
             actions.append(
                 .log(
                     LogLine(
-                        .warning, "worker.storage_fault_continues", ("error", error.description),
-                        ("seconds", String(Int(now.timeIntervalSince(fault.since)))),
-                        ("outcomes_held", String(results.count)))))
+                        .warning, "worker.storage_fault_continues", ("error", .string(error.description)),
+                        ("seconds", .int(Int(now.timeIntervalSince(fault.since)))),
+                        ("outcomes_held", .int(results.count)))))
         }
         self.fault = fault
         return actions
@@ -68,10 +68,12 @@ extension WorkerStateMachine {
             actions.append(
                 .log(
                     LogLine(
-                        .info, "worker.devices_deactivated", ("devices", String(report.devicesDeactivated)),
+                        .info, "worker.devices_deactivated", ("devices", .int(report.devicesDeactivated)),
                         (
                             "answers",
-                            reasons.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+                            .string(
+                                reasons.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                                    separator: ","))
                         ))))
         }
         let finished = report.completedCampaigns.filter { bulkCampaigns.remove($0.rawValue) != nil }
@@ -99,8 +101,8 @@ extension WorkerStateMachine {
             .log(
                 LogLine(
                     .warning, "worker.stale_leases_taken_over",
-                    ("workers", report.workers.map(\.description).joined(separator: ",")),
-                    ("deliveries", String(report.deliveries)), ("cancels_finished", String(report.cancelsFinished))))
+                    ("workers", .string(report.workers.map(\.description).joined(separator: ","))),
+                    ("deliveries", .int(report.deliveries)), ("cancels_finished", .int(report.cancelsFinished))))
         ]
     }
 
@@ -163,8 +165,8 @@ extension WorkerStateMachine {
             actions.append(
                 .log(
                     LogLine(
-                        .info, "worker.campaign_paused", ("campaign.id", String(campaign)),
-                        ("released", String(taken.count)))))
+                        .info, "worker.campaign_paused", ("campaign.id", .string(String(campaign))),
+                        ("released", .int(taken.count)))))
         }
         return actions
     }

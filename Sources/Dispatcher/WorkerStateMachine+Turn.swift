@@ -14,7 +14,7 @@ extension WorkerStateMachine {
         self.cancelSeen = cancelSeen
         lastFlush = now
         nextHeartbeat = now.addingTimeInterval(configuration.heartbeat.seconds)
-        return logRescue(rescued) + [.log(LogLine(.info, "worker.registered", ("worker.id", id.description)))]
+        return logRescue(rescued) + [.log(LogLine(.info, "worker.registered", ("worker.id", .string(id.description))))]
     }
 
     /// What is due at `now` by time rather than by an answer: stopping on a signal, storage recovery, heartbeat
@@ -33,8 +33,8 @@ extension WorkerStateMachine {
             return actions + [
                 .log(
                     LogLine(
-                        .error, "worker.abandoned", ("outcomes_lost", String(results.count)),
-                        ("error", fault.error.description)))
+                        .error, "worker.abandoned", ("outcomes_lost", .int(results.count)),
+                        ("error", .string(fault.error.description))))
             ]
         }
         if fault != nil {
@@ -77,8 +77,8 @@ extension WorkerStateMachine {
         let reasons = unreachableBecause.map { "\($0.key): \($0.value)" }.sorted().joined(separator: "; ")
         gaveUp = .unreachable(seconds: Int(now.timeIntervalSince(since).rounded()), because: reasons)
         let line = LogLine(
-            .error, "worker.gave_up_unreachable", ("seconds", String(Int(now.timeIntervalSince(since)))),
-            ("reason", reasons))
+            .error, "worker.gave_up_unreachable", ("seconds", .int(Int(now.timeIntervalSince(since)))),
+            ("reason", .string(reasons)))
         return [.log(line)] + beginStopping(why: "APNs unreachable")
     }
 
@@ -101,8 +101,8 @@ extension WorkerStateMachine {
             return [
                 .log(
                     LogLine(
-                        .info, "worker.stopping", ("why", reason), ("in_flight", String(inFlight - count)),
-                        ("withdrawn", String(count)), ("unsent_released", String(dropped))))
+                        .info, "worker.stopping", ("why", .string(reason)), ("in_flight", .int(inFlight - count)),
+                        ("withdrawn", .int(count)), ("unsent_released", .int(dropped))))
             ]
         case .leasesLost(let dropped):
             return [.register(lost: id, dropped: dropped + count)]
@@ -111,8 +111,8 @@ extension WorkerStateMachine {
             return [
                 .log(
                     LogLine(
-                        .info, "worker.campaign_cancelled", ("campaign.id", campaign.description),
-                        ("dropped", String(dropped)), ("withdrawn", String(count))))
+                        .info, "worker.campaign_cancelled", ("campaign.id", .string(campaign.description)),
+                        ("dropped", .int(dropped)), ("withdrawn", .int(count))))
             ]
         }
     }
@@ -132,8 +132,8 @@ extension WorkerStateMachine {
         return [
             .log(
                 LogLine(
-                    .warning, "worker.leases_lost", ("worker.id", lost.description),
-                    ("new_worker.id", id.description), ("dropped", String(dropped)),
+                    .warning, "worker.leases_lost", ("worker.id", .string(lost.description)),
+                    ("new_worker.id", .string(id.description)), ("dropped", .int(dropped)),
                     ("why", "the heartbeat was older than worker.lease and another worker took the leases over")))
         ]
     }

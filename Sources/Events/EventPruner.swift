@@ -32,7 +32,7 @@ public struct EventPruner: Sendable {
     public func pruneOnce(now: Date = Date()) async throws(StoreError) -> Int {
         let deleted = try await store.pruneEvents(
             writtenBefore: now.addingTimeInterval(-retention.seconds), keepUndelivered: keepUndelivered)
-        if deleted > 0 { logger.info("events.pruned", ("events", String(deleted))) }
+        if deleted > 0 { logger.info("events.pruned", ("events", .int(deleted))) }
         return deleted
     }
 

@@ -38,7 +38,7 @@ public actor WebhookSender {
         self.url = url
         self.secret = secret
         self.options = options
-        self.logger = logger.with("webhook.url", url)
+        self.logger = logger.with("webhook.url", .string(url))
     }
 
     /// Starts sending in a task of its own (once), woken by every commit of `store` that writes events.
@@ -78,7 +78,7 @@ public actor WebhookSender {
                 events = try await store.events(after: cursor, limit: options.batchSize)
             } catch {
                 failures += 1
-                await pause(after: failures, status: "store", detail: error.description)
+                await pause(after: failures, status: nil, detail: "reading events: \(error.description)")
                 continue
             }
             guard let last = events.last else {
@@ -94,33 +94,38 @@ public actor WebhookSender {
                 let response = try await options.post.send(url: url, headers: headers, body: body)
                 guard response.isSuccess else {
                     failures += 1
-                    await pause(after: failures, status: String(response.status), detail: "")
+                    await pause(after: failures, status: response.status, detail: "")
                     continue
                 }
                 try await store.advanceWebhookCursor(to: last.id, now: Date())
                 cursor = last.id
                 failures = 0
                 logger.info(
-                    "webhook.delivered", ("events", String(events.count)), ("cursor", last.id.description),
-                    ("status", String(response.status)))
+                    "webhook.delivered", ("events", .int(events.count)), ("cursor", .string(last.id.description)),
+                    ("status", .int(response.status)))
             } catch let error as TransportError {
                 failures += 1
-                await pause(after: failures, status: "none", detail: error.description)
+                await pause(after: failures, status: nil, detail: error.description)
             } catch {
                 // Delivered, but the cursor was not recorded: the batch goes again (at least once).
                 failures += 1
-                await pause(after: failures, status: "store", detail: String(describing: error))
+                await pause(after: failures, status: nil, detail: "cursor not stored: \(error)")
             }
         }
     }
 
-    /// Logs `webhook.failed` and sleeps the jittered backoff of the `failures`-th failure in a row.
-    private func pause(after failures: Int, status: String, detail: String) async {
+    /// Logs `webhook.failed` (with the HTTP status when there was an answer) and sleeps the jittered backoff of the
+    /// `failures`-th failure in a row.
+    private func pause(after failures: Int, status: Int?, detail: String) async {
         let delay = Self.backoff(
             failures: failures, base: options.retryBase, cap: options.retryCap, random: Double.random(in: 0...1))
-        logger.warning(
-            "webhook.failed", ("status", status), ("error", detail), ("failures", String(failures)),
-            ("retry.in_ms", String(Int(delay / .milliseconds(1)))))
+        logger.log(
+            .warning, "webhook.failed",
+            (status.map { [("status", .int($0))] } ?? [])
+                + [
+                    ("error", .string(detail)), ("failures", .int(failures)),
+                    ("retry.in_ms", .int(Int(delay / .milliseconds(1)))),
+                ])
         try? await Task.sleep(for: delay)
     }
 

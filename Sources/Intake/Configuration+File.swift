@@ -57,7 +57,14 @@ extension Configuration {
 
         for (path, value) in found.sorted(by: { $0.key < $1.key }) {
             if let setting = settings.first(where: { $0.key == path }) {
-                guard let text = value.text else { throw IntakeError("'\(path)' must be a string or a number") }
+                if setting.isSwitch, case .boolean(let flag) = value {
+                    try setting.apply(&self, String(flag))
+                    continue
+                }
+                guard let text = value.text else {
+                    throw IntakeError(
+                        "'\(path)' must be \(setting.isSwitch ? "true or false" : "a string or a number")")
+                }
                 try setting.apply(&self, text)
             } else if let list = lists.first(where: { $0.key == path }) {
                 try list.apply(&self, value)

@@ -34,6 +34,8 @@ public struct Configuration: Sendable {
     public var apiListen = "127.0.0.1:8080"
     public var apiTLSCert: String?
     public var apiTLSKey: String?
+    /// `api.accessLog`: `apnsd serve` logs one `api.request` line per request.
+    public var apiAccessLog = true
     /// `webhook.url`: where events are POSTed; nil = no webhook.
     public var webhookURL: String?
     /// `webhook.secret`: the HMAC-SHA256 key of the `X-Apnsd-Signature` header. Never logged.
@@ -69,6 +71,9 @@ public struct Configuration: Sendable {
             self.help = help
             self.set = set
         }
+
+        /// A switch: `true` or `false` (a JSON boolean in the config file).
+        var isSwitch: Bool { value == "BOOL" }
 
         func apply(_ configuration: inout Configuration, _ value: String) throws(IntakeError) {
             do { try set(&configuration, value) } catch {
@@ -177,6 +182,10 @@ public struct Configuration: Sendable {
             "private key for HTTPS (with api.tlsCert)"
         ) { c, v in c.apiTLSKey = try nonEmpty(v, "api.tlsKey") },
         Setting(
+            "api.accessLog", "APNSD_API_ACCESS_LOG", "api-access-log", "BOOL", default: "true",
+            "`apnsd serve` logs one `api.request` line per request (method, route template, status, duration, API key name, replay), whatever `log.level` says; `false` turns it off"
+        ) { c, v in c.apiAccessLog = try boolean(v, "api.accessLog") },
+        Setting(
             "webhook.url", "APNSD_WEBHOOK_URL", "webhook-url", "URL", default: "none",
             "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret)"
         ) { c, v in c.webhookURL = try ServiceURL.validateWebhook(v, setting: "webhook.url") },
@@ -256,6 +265,9 @@ public struct Configuration: Sendable {
             }
             do { try configuration.apply(fileBytes: bytes) } catch {
                 throw LoadError(description: "config file \(path): \(error)", isUsage: false)
+            }
+            if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
+                configuration.resolveCredentialFiles(in: directory)
             }
         }
         for setting in settings {
@@ -377,6 +389,14 @@ private func number(_ value: String, _ name: String, _ range: ClosedRange<Double
         throw IntakeError("\(name) must be a number from \(range.lowerBound) to \(range.upperBound), got '\(value)'")
     }
     return number
+}
+
+private func boolean(_ value: String, _ name: String) throws(IntakeError) -> Bool {
+    switch value {
+    case "true": return true
+    case "false": return false
+    default: throw IntakeError("\(name) must be true or false, got '\(Printable.escaped(value))'")
+    }
 }
 
 private func oneOf(_ value: String, _ name: String, _ allowed: [String]) throws(IntakeError) -> String {

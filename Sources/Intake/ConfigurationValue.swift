@@ -2,9 +2,10 @@ import APNs
 import Foundation
 
 /// A value of the config file as a setting receives it: a string or a number (kept as its text, which the
-/// setting parses), a list, or an object. JSON's true, false and null are refused: no setting takes them.
+/// setting parses), true or false (for the settings that are switches), a list, or an object. JSON's null is refused.
 public indirect enum ConfigurationValue: Sendable, Equatable {
     case scalar(String)
+    case boolean(Bool)
     case list([ConfigurationValue])
     case object([String: ConfigurationValue])
 
@@ -46,7 +47,9 @@ public indirect enum ConfigurationValue: Sendable, Equatable {
                 members[name] = try ConfigurationValue(tree, key + 1, path: "\(path).\(name)", depth: depth + 1)
             }
             self = .object(members)
-        case .bool, .null:
+        case .bool:
+            self = .boolean(tree.bool(index) ?? false)
+        case .null:
             throw IntakeError("'\(Configuration.printablePath(path))' must be a string or a number")
         }
     }

@@ -117,6 +117,27 @@ public struct CredentialSetting: Sendable, Hashable {
 }
 
 extension Configuration {
+    /// Makes the config file's relative key, certificate and password file paths (`apns.keyFile` and those of
+    /// `apns.credentials`) paths in `directory`: systemd's `$CREDENTIALS_DIRECTORY`, where `LoadCredential=` puts
+    /// the private copy of each file it names, so `"keyFile": "shop.p8"` is the credential `shop.p8`.
+    mutating func resolveCredentialFiles(in directory: String) {
+        func resolved(_ path: String) -> String {
+            path.hasPrefix("/") ? path : (directory.hasSuffix("/") ? directory : directory + "/") + path
+        }
+        keyFile = keyFile.map(resolved)
+        for index in credentials.indices {
+            switch credentials[index].authentication {
+            case .token(let keyFile, let keyID, let teamID):
+                credentials[index].authentication = .token(keyFile: resolved(keyFile), keyID: keyID, teamID: teamID)
+            case .certificate(let file, .file(let passwordFile)):
+                credentials[index].authentication = .certificate(
+                    file: resolved(file), password: .file(resolved(passwordFile)))
+            case .certificate(let file, let password):
+                credentials[index].authentication = .certificate(file: resolved(file), password: password)
+            }
+        }
+    }
+
     /// Every credential the worker sends with: `apns.credentials`, and the single `apns.keyFile` form as `default`
     /// (the fallback for bundle ids the list does not name). Checks that names are unique, that a bundle id belongs
     /// to one credential and that at most one credential has no topics. Empty when none is configured.

@@ -96,6 +96,40 @@ import Testing
             "token 1 three times (two API keys, the 255-character key), tokens 3 and 4; campaign 5 is not expanded without a worker: \(log)"
         )
         #expect(log.filter { $0.target.token?.hex == Tokens.hex(1) }.count == 3)
+
+        // The access log (written whatever the log level): one line per request with the route's template, never
+        // the path; the API key's name, never its secret; and whether it was a replay.
+        #expect(await api.call("GET", "/v1/notifications/\(id)", key: api.reader).status == 200)
+        #expect(await api.call("GET", "/v1/devices/\(Tokens.hex(9))", key: nil).status == 401)
+        let lines = api.accessLog.withLock { $0 }
+        let access = try lines.map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+        try #require(access.count >= 4 && access.allSatisfy { $0["msg"] as? String == "api.request" }, "\(lines)")
+        func expect(_ object: [String: Any], _ fields: [String: Any]) {
+            for (name, value) in fields {
+                switch value {
+                case let text as String where text == "absent": #expect(object[name] == nil, "\(name) in \(object)")
+                case let text as String: #expect(object[name] as? String == text, "\(name) in \(object)")
+                case let flag as Bool: #expect(object[name] as? Bool == flag, "\(name) in \(object)")
+                case let number as Int: #expect(object[name] as? Int == number, "\(name) in \(object)")
+                default: Issue.record("\(name): \(value)")
+                }
+            }
+            #expect(object["duration_ms"] is Double, "\(object)")
+        }
+        expect(
+            access[0],
+            ["method": "POST", "route": "/v1/notifications", "status": 202, "api_key": "backend", "replay": false])
+        expect(
+            access[1],
+            ["method": "POST", "route": "/v1/notifications", "status": 200, "api_key": "backend", "replay": true])
+        expect(
+            access[access.count - 2],
+            ["method": "GET", "route": "/v1/notifications/{id}", "status": 200, "api_key": "reader", "replay": false])
+        expect(access[access.count - 1], ["route": "/v1/devices/{token}", "status": 401, "api_key": "absent"])
+        let secrets = [api.backend, api.reader, api.sender, api.admin, Tokens.hex(9), "order-17"]
+        #expect(!lines.contains { line in secrets.contains { line.contains($0) } }, "a secret or a path in the log")
     }
 
     /// `"dryRun": true` answers how many devices a campaign would reach, by environment, and writes nothing (nor

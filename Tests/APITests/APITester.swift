@@ -4,12 +4,14 @@ import Channels
 import Events
 import Foundation
 import HTTPServer
+import Logging
 import Metrics
 import ProviderAuth
 import QueueModel
 import Store
 import TestSupport
 import Testing
+import Threads
 
 /// The API as `apnsd serve --no-worker` runs it, in process: a real SQLite store in a temporary folder, the `API`
 /// value, and the HTTP server on a loopback port the kernel picks. Requests go over that socket (`LoopbackHTTP`), so
@@ -22,6 +24,8 @@ final class APITester: Sendable {
     /// `http://127.0.0.1:PORT`.
     let base: String
     let metrics = APNsdMetrics(version: "test")
+    /// The access log's lines (`api.accessLog`), in the order written.
+    let accessLog = Locked<[String]>([])
     /// Keys with the scopes `apnsd api-key create` gives: send and read (its default), read, send, admin and read.
     let backend: String
     let reader: String
@@ -43,10 +47,15 @@ final class APITester: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let store = try await Store.open(at: folder.appendingPathComponent("apnsd.sqlite").path)
         let feed = EventFeed(store: store, pollInterval: .milliseconds(20))
+        let lines = accessLog
+        // At warning level, as an operator may set it: the access log is written whatever the level.
         let api = API(
             store: store, events: feed, metrics: metrics,
             settings: APISettings(defaultTopic: defaultTopic, lease: .seconds(2), topicRoutes: topicRoutes),
-            readiness: { [("database", "ok")] }, channels: channels?(store))
+            readiness: { [("database", "ok")] }, channels: channels?(store),
+            accessLog: Logger(
+                label: "apnsd.api", minimumLevel: .warning, sink: .custom { line in lines.withLock { $0.append(line) } }
+            ))
         self.store = store
         self.api = api
         server = try HTTPServer.start(

@@ -21,6 +21,8 @@ public struct CLI: Sendable {
 
     public let directory: URL
     public var environment: [String: String]
+    /// Whether `run` tells the command its standard error is the journal (`StandardStreams.errorIsJournal`).
+    public var errorIsJournal = false
 
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-cli-\(UUID().uuidString)")
@@ -59,7 +61,7 @@ public struct CLI: Sendable {
         let err = Locked("")
         let status = await withTaskExecutorPreference(globalConcurrentExecutor) {
             await Self.main(
-                arguments, output: out, error: err,
+                arguments, output: out, error: err, errorIsJournal: errorIsJournal,
                 invocation: Invocation(
                     environment: environment.merging(extra) { $1 }, standardInput: input ?? .nullDevice))
         }
@@ -70,10 +72,12 @@ public struct CLI: Sendable {
     /// it on the shared pool, whatever executor the test prefers: a command's tasks must not queue behind the blocking
     /// tests of `.offThePool` (two threads), which may be waiting for this very command.
     static func main(
-        _ arguments: [String], output: Locked<String>, error: Locked<String>, invocation: Invocation
+        _ arguments: [String], output: Locked<String>, error: Locked<String>, errorIsJournal: Bool = false,
+        invocation: Invocation
     ) async -> Int32 {
         let streams = StandardStreams(
-            output: { text in output.withLock { $0 += text } }, error: { text in error.withLock { $0 += text } })
+            output: { text in output.withLock { $0 += text } }, error: { text in error.withLock { $0 += text } },
+            errorIsJournal: errorIsJournal)
         return await StandardStreams.$current.withValue(streams) {
             await Invocation.$current.withValue(invocation) { await Apnsd.main(arguments) }
         }

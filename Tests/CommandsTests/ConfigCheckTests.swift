@@ -112,4 +112,70 @@ import Testing
         #expect(try await cli.run("config", "check", "--rate", "fast").status == 64)
         #expect(try await cli.run("config", "verify").status == 64)
     }
+
+    /// deploy/'s signing units start with the README's several-apps config: the unit's environment (its
+    /// `Environment=` lines, the config path made this test's), the files the README's drop-in loads with
+    /// `LoadCredential=` in `$CREDENTIALS_DIRECTORY`, and the config's relative file names pass `init` (the units'
+    /// ExecStartPre) and `config check`.
+    @Test func theUnitsEnvironmentAndTheREADMEsSeveralAppsConfigPassTheCheck() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let apps = try #require(readme.components(separatedBy: "### Several apps and teams\n").dropFirst().first)
+        let json = try #require(
+            apps.components(separatedBy: "```json\n").dropFirst().first?
+                .components(separatedBy: "```").first)
+        let install = try #require(readme.components(separatedBy: "## Install and deploy\n").dropFirst().first)
+        let loads = install.split(separator: "\n").filter { $0.hasPrefix("LoadCredential=") && $0.contains(":") }
+            .map { $0.dropFirst("LoadCredential=".count).split(separator: ":", maxSplits: 1).map(String.init) }
+        try #require(loads.count == 4, "the README's drop-in: \(loads)")
+
+        var cli = try CLI()
+        defer { cli.cleanUp() }
+        let credentials = cli.directory.appendingPathComponent("credentials")
+        try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
+        let ca = try TestCertificateAuthority(in: cli.directory.appendingPathComponent("ca").path)
+        let legacy = try ca.issue(bundleID: "com.example.legacy", environments: [.production])
+        for load in loads {
+            let copy = credentials.appendingPathComponent(load[0])
+            switch URL(fileURLWithPath: load[1]).pathExtension {
+            case "p8":
+                try FileManager.default.copyItem(atPath: CLI.fixture("keys/AuthKey_TESTKEY001.p8"), toPath: copy.path)
+            case "p12": try FileManager.default.copyItem(atPath: legacy.p12, toPath: copy.path)
+            case "pass": try (legacy.password + "\n").write(to: copy, atomically: true, encoding: .utf8)
+            default: Issue.record("a credential the test cannot make: \(load)")
+            }
+        }
+        // The README's config, with this test's database and APNs hosts that resolve offline.
+        var config = try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        var apns = try #require(config["apns"] as? [String: Any])
+        apns["productionURL"] = "https://127.0.0.1:8443"
+        apns["developmentURL"] = "https://127.0.0.1:8444"
+        apns["channelProductionURL"] = "https://127.0.0.1:2196"
+        apns["channelDevelopmentURL"] = "https://127.0.0.1:2195"
+        config["apns"] = apns
+        config["database"] = cli.database
+        let path = try cli.write(
+            "apnsd.json", String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self))
+
+        for unit in ["apnsd-worker.service", "apnsd.service"] {
+            let text = try String(contentsOf: root.appendingPathComponent("deploy/\(unit)"), encoding: .utf8)
+            var environment = ["PATH": "/usr/bin:/bin", "CREDENTIALS_DIRECTORY": credentials.path]
+            for line in text.split(separator: "\n") where line.hasPrefix("Environment=") {
+                let assignment = line.dropFirst("Environment=".count).split(separator: "=", maxSplits: 1)
+                environment[String(assignment[0])] = String(assignment.count > 1 ? assignment[1] : "")
+                    .replacingOccurrences(of: "%d", with: credentials.path)
+            }
+            #expect(environment["APNSD_CONFIG"] == "/etc/apnsd/apnsd.json", "\(unit)")
+            environment["APNSD_CONFIG"] = path
+            cli.environment = environment
+            let initialized = try await cli.run("init")
+            #expect(initialized.status == 0, "\(unit): \(initialized.stderr)")
+            let checked = try await cli.run("config", "check")
+            #expect(checked.status == 0, "\(unit): \(checked.stdout)\(checked.stderr)")
+            for name in ["shop", "rides", "legacy"] {
+                #expect(checked.lines.contains { $0.hasPrefix("ok    credential.\(name)") }, "\(checked.stdout)")
+            }
+        }
+    }
 }

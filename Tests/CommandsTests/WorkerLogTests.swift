@@ -1,11 +1,13 @@
 import APNsMock
 import CLITestSupport
 import Foundation
+import Logging
 import TestSupport
 import Testing
 
 /// `apnsd log`'s filters, `--limit`, `--attempts` and `--follow`, and `device list --user`, on a log written by
-/// a real worker against apns-mock: a token answered 429 then 200, two answered 400 BadDeviceToken.
+/// a real worker against apns-mock: a token answered 429 then 200, two answered 400 BadDeviceToken. And the
+/// worker's own log lines, in the journal and not.
 @Suite struct WorkerLogTests {
     static let retried = Tokens.hex(1, prefix: "c0de")
     static let bad = [Tokens.hex(1, prefix: "bad0"), Tokens.hex(2, prefix: "bad0")]
@@ -119,4 +121,47 @@ import Testing
         #expect(deactivated.count == 2 && deactivated.allSatisfy { $0.contains("  no  ") })
     }
 
+    /// Under systemd with its output in the journal (`JOURNAL_STREAM` naming standard error's device and inode),
+    /// every log line starts with its syslog priority and stays JSON; a pipe that the variable does not name (a
+    /// child of such a service, say) gets plain JSON lines. Every line of the worker carries its id.
+    @Test func journalLinesCarryTheirPriorityAndEveryLineTheWorkersID() async throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { for end in ends { close(end) } }
+        var info = stat()
+        try #require(fstat(ends[1], &info) == 0)
+        let stream = ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]
+        let other = ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"]
+        #expect(StandardStreams.isJournal(descriptor: ends[1], environment: stream))
+        #expect(!StandardStreams.isJournal(descriptor: ends[1], environment: other))
+        #expect(!StandardStreams.isJournal(descriptor: ends[1], environment: [:]))
+        #expect(!StandardStreams.isJournal(descriptor: ends[1], environment: ["JOURNAL_STREAM": "journal"]))
+
+        let fleet = try await Fleet(devices: 0, rate: 0, campaign: false)
+        defer { fleet.stop() }
+        var cli = fleet.cli
+        for (environment, priorities) in [(stream, true), (other, false)] {
+            cli.errorIsJournal = StandardStreams.isJournal(descriptor: ends[1], environment: environment)
+            try #require(await cli.run("send", Tokens.hex(1), "--payload", Fleet.payload).status == 0)
+            let run = try await cli.run("worker", "--until-idle", "--log-level", "debug")
+            try #require(run.status == 0, "\(run.stderr)")
+            // Warnings before the log starts (the fixture key's mode) are plain lines, not log lines.
+            let lines = run.stderr.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("apnsd: ") }
+            var seen: Set<String> = []
+            for line in lines {
+                let prefix = line.firstMatch(of: /^<([3467])>/)
+                #expect(priorities ? prefix != nil : line.hasPrefix("{"), "\(line)")
+                let object = try Fleet.json(String(line.dropFirst(prefix.map { $0.output.0.count } ?? 0)))
+                if let prefix {
+                    let levels: [Substring: String] = ["3": "error", "4": "warning", "6": "info", "7": "debug"]
+                    #expect(levels[prefix.output.1] == object["level"] as? String, "\(line)")
+                }
+                #expect(object["worker.id"] is String, "no worker id: \(line)")
+                seen.insert(object["msg"] as? String ?? "")
+            }
+            #expect(
+                seen.isSuperset(of: ["worker.started", "worker.registered", "apns.request", "worker.finished"]),
+                "\(run.stderr)")
+        }
+    }
 }

@@ -183,7 +183,7 @@ struct CredentialRoutingTests {
         let warnings = lines.withLock { $0 }.filter { $0.contains(#""msg":"apns.certificate_expiring""#) }
         #expect(
             warnings.count == 1 && warnings[0].contains(#""credential":"soon""#)
-                && warnings[0].contains(#""days_left":"10""#), "\(warnings)")
+                && warnings[0].contains(#""days_left":10,"#), "\(warnings)")
         await harness.shutdown()
     }
 }

@@ -9,7 +9,9 @@ import Testing
 import Threads
 
 /// What the worker's log says about a campaign it sends through apns-mock: its start and end with counts, the
-/// devices it deactivated, its connections, throughput lines, and at debug level one line per answer.
+/// devices it deactivated, its connections, throughput lines, and at debug level one line per answer — each line
+/// JSON a pipeline reads as it is: an RFC 3339 UTC time with milliseconds, the worker's id on every line, counts
+/// and durations as numbers, ids as strings.
 @Suite struct WorkerActivityLogTests {
     @Test func aCampaignIsNarratedFromStartToFinish() async throws {
         let scenario = Scenario(tokenPrefixes: [
@@ -37,12 +39,12 @@ import Threads
         #expect(finished.count == 1, "\(finished)")
         #expect(
             finished.first.map {
-                $0.contains(#""total":"312""#) && $0.contains(#""accepted":"300""#)
-                    && $0.contains(#""unregistered":"7""#)
-                    && $0.contains(#""rejected":"5""#) && $0.contains(#""status":"completed""#)
+                $0.contains(#""total":312,"#) && $0.contains(#""accepted":300,"#)
+                    && $0.contains(#""unregistered":7,"#)
+                    && $0.contains(#""rejected":5,"#) && $0.contains(#""status":"completed""#)
             } == true, "\(finished)")
         let deactivated = named("worker.devices_deactivated").compactMap { line -> Int? in
-            guard let range = line.range(of: #""devices":""#) else { return nil }
+            guard let range = line.range(of: #""devices":"#) else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
         }
         #expect(deactivated.reduce(0, +) == 12, "\(named("worker.devices_deactivated"))")
@@ -52,7 +54,22 @@ import Threads
         let requests = named("apns.request")
         #expect(requests.count == 312, "\(requests.count)")
         #expect(!log.contains { line in good.contains { line.contains($0.hex) } }, "a whole token in the log")
-        #expect(requests.contains { $0.contains(#""status":"410""#) && $0.contains(#""reason":"Unregistered""#) })
+        #expect(requests.contains { $0.contains(#""status":410,"#) && $0.contains(#""reason":"Unregistered""#) })
+
+        let objects = try log.map { line in
+            try #require(
+                JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        }
+        let id = try #require(objects.first { $0["msg"] as? String == "worker.registered" }?["worker.id"] as? String)
+        #expect(objects.allSatisfy { $0["worker.id"] as? String == id }, "a line without the worker's id")
+        #expect(
+            objects.allSatisfy {
+                ($0["ts"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil
+            }, "\(log.prefix(3))")
+        let end = try #require(objects.first { $0["msg"] as? String == "campaign.finished" })
+        #expect(end["campaign.id"] as? String == "\(campaign)" && end["seconds"] is Double, "\(end)")
+        let throughput = try #require(objects.first { $0["msg"] as? String == "worker.throughput" })
+        #expect(throughput["requests"] is Int && throughput["in_flight"] is Int, "\(throughput)")
     }
 
     @Test func aFailedConnectionAttemptIsLoggedCountedAndHealed() async throws {

@@ -124,4 +124,58 @@ import Testing
         #expect(!"\(configuration.credentials)".contains("s3cret"))
         #expect(!String(reflecting: configuration.credentials).contains("s3cret"))
     }
+
+    /// Under systemd, a relative key, certificate or password file of the config file is the credential of that
+    /// name in `$CREDENTIALS_DIRECTORY` (what `LoadCredential=` loaded); absolute paths, and a variable's or flag's
+    /// path, are read where they are; without the variable a relative path is the working directory's.
+    @Test func relativeFilesOfTheConfigFileAreReadInTheCredentialsDirectory() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try #"""
+        {"apns":{"keyFile":"apns.p8","keyId":"KEY0000001","teamId":"TEAM000001","credentials":[
+          {"name":"shop","teamId":"TEAM000001","keyId":"KEY0000002","keyFile":"shop.p8","topics":["com.example.shop"]},
+          {"name":"legacy","certificate":"legacy.p12","passwordFile":"legacy.pass","topics":["com.example.legacy"]},
+          {"name":"other","certificate":"/etc/apnsd/other.pem","password":"pw","topics":["com.example.other"]}
+        ]}}
+        """#.write(to: file, atomically: true, encoding: .utf8)
+        func files(_ environment: [String: String]) throws -> [String] {
+            try Configuration.load(configPath: file.path, flag: { _ in nil }, environment: environment)
+                .sendingCredentials().flatMap { credential -> [String] in
+                    switch credential.authentication {
+                    case .token(let keyFile, _, _): return [keyFile]
+                    case .certificate(let file, .file(let password)): return [file, password]
+                    case .certificate(let file, _): return [file]
+                    }
+                }
+        }
+        let run = "/run/credentials/apnsd-worker.service"
+        #expect(
+            try files(["CREDENTIALS_DIRECTORY": run]) == [
+                "\(run)/apns.p8", "\(run)/shop.p8", "\(run)/legacy.p12", "\(run)/legacy.pass", "/etc/apnsd/other.pem",
+            ])
+        #expect(try files([:]) == ["apns.p8", "shop.p8", "legacy.p12", "legacy.pass", "/etc/apnsd/other.pem"])
+        #expect(
+            try files(["CREDENTIALS_DIRECTORY": run, "APNSD_KEY_FILE": "keys/mine.p8"]).first == "keys/mine.p8",
+            "a variable's path is the caller's")
+    }
+
+    /// A switch takes a JSON boolean in the file, or `true`/`false` in a variable or flag; nothing else.
+    @Test func switchesTakeTrueOrFalse() throws {
+        #expect(try load(#"{"api":{"accessLog":false}}"#).apiAccessLog == false)
+        #expect(try load(#"{"api.accessLog":"true"}"#).apiAccessLog == true)
+        #expect(Configuration().apiAccessLog == true)
+        #expect(throws: IntakeError.self) { try load(#"{"api":{"accessLog":"yes"}}"#) }
+        #expect(throws: IntakeError.self) { try load(#"{"api":{"accessLog":1}}"#) }
+        #expect(throws: IntakeError.self) { try load(#"{"apns":{"topic":true}}"#) }
+        let off = try Configuration.load(
+            configPath: nil, flag: { _ in nil }, environment: ["APNSD_API_ACCESS_LOG": "false"])
+        #expect(off.apiAccessLog == false)
+        let on = try Configuration.load(
+            configPath: nil, flag: { $0 == "api-access-log" ? "true" : nil },
+            environment: ["APNSD_API_ACCESS_LOG": "false"])
+        #expect(on.apiAccessLog == true)
+        #expect(throws: Configuration.LoadError.self) {
+            try Configuration.load(configPath: nil, flag: { _ in nil }, environment: ["APNSD_API_ACCESS_LOG": "off"])
+        }
+    }
 }

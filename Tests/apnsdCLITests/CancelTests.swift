@@ -43,7 +43,7 @@ extension WorkerFleet {
             #expect(
                 cancelled.count == 1 && cancelled.first?["campaign.id"] as? String == String(campaign), "\(cancelled)")
             // What waited for the throttle on the connection (about a second of the rate) was taken back unsent.
-            let withdrawn = Int(cancelled.first?["withdrawn"] as? String ?? "") ?? 0
+            let withdrawn = cancelled.first?["withdrawn"] as? Int ?? 0
             #expect(withdrawn > 0, "\(cancelled)")
 
             let took = worker.terminate(within: 10)

@@ -33,9 +33,7 @@ import Testing
         #expect(stats.totals.tokensAcceptedTwice == 0, "no device got two 200s")
         #expect(stats.totals.connections == 6, "two connections per worker: \(stats.connections.map(\.requests))")
         // Every worker took its share: claims are spread by SKIP LOCKED, not serialized on one of them.
-        let sent = workers.map { $0.events("worker.finished").first?["accepted"] as? String }.compactMap {
-            $0.flatMap(Int.init)
-        }
+        let sent = workers.compactMap { $0.events("worker.finished").first?["accepted"] as? Int }
         #expect(
             sent.count == 3 && sent.allSatisfy { $0 > devices / 20 } && sent.reduce(0, +) == devices,
             "accepted per worker: \(sent)")

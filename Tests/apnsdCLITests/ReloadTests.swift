@@ -54,6 +54,18 @@ import Testing
             "\(worker.log.suffix(1500))")
         try #require(await fleet.cli.run("send", Tokens.hex(3), "--payload", Fleet.payload).status == 0)
         #expect(await Fleet.eventually(20, every: 0.02) { fleet.accepted >= 3 }, "\(worker.log.suffix(1500))")
+
+        // At level error, an operator who sends SIGHUP still reads the reload's result; like every line of the
+        // worker, it carries the worker's id.
+        try Data(#"{"apns":{"keyFile":"\#(copy)"},"log":{"level":"error"}}"#.utf8).write(
+            to: URL(fileURLWithPath: config))
+        kill(worker.pid, SIGHUP)
+        #expect(
+            await Fleet.eventually(20, every: 0.02) { worker.events("reload.done").count == 2 },
+            "\(worker.log.suffix(1500))")
+        let quiet = try #require(worker.events("reload.done").last)
+        #expect((quiet["applied"] as? String)?.contains("logLevel") == true, "\(quiet)")
+        #expect(worker.events().allSatisfy { $0["worker.id"] is String }, "a worker line without its id")
         #expect(
             worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
             "\(worker.log.suffix(1500))")

@@ -120,7 +120,7 @@ import Testing
         #expect(
             run.stderr.contains(#""msg":"apns.certificate_expiring""#)
                 && run.stderr.contains(#""credential":"legacy""#)
-                && run.stderr.contains(#""days_left":"19""#), "\(run.stderr.suffix(2000))")
+                && run.stderr.contains(#""days_left":19"#), "\(run.stderr.suffix(2000))")
         #expect(!run.stderr.contains("eyJ"), "a token in the log")
 
         // 2. A slower second round; the rides key is revoked while it runs (the mock restarts without its team).

@@ -92,7 +92,7 @@ extension WorkerFleet {
             let takeovers = survivor.events("worker.stale_leases_taken_over")
             #expect(takeovers.count == 1, "\(takeovers)")
             #expect(takeovers.first?["workers"] as? String == String(victimID))
-            #expect(takeovers.first?["deliveries"] as? String == String(deadLeases), "\(takeovers)")
+            #expect(takeovers.first?["deliveries"] as? Int == deadLeases, "\(takeovers)")
             #expect(try await fleet.workers().isEmpty, "the survivor unregistered when it stopped")
 
             try await fleet.expectAllAcceptedOnce()
