@@ -1,6 +1,7 @@
 import Foundation
 
-/// A registered worker as `apnsd workers` shows it: its row, with the leases it holds.
+/// A registered worker as `apnsd workers` shows it: its row, with the leases it holds. Each concern of the row is a
+/// member of its own (`process`), so that what a worker will also report later (its view of APNs) is one more.
 public struct WorkerRecord: Hashable, Sendable {
     public var id: WorkerID
     /// Which process it is (host, pid, and what tells whether that process still lives).
