@@ -46,7 +46,7 @@ extension Worker {
             let report = try await store.rescueStaleWorkers(now: now, staleAfter: lease, except: id)
             return machine.rescued(report, now: now)
         case .readWorkers:
-            return machine.workersSeen(try await seeWorkers(), now: now)
+            return machine.workersSeen(try await seeWorkers(from: machine.process), now: now)
         case .takeOver(let workers):
             let report = try await store.takeOver(workers, now: now)
             return machine.tookOver(report, now: now)
@@ -85,7 +85,7 @@ extension Worker {
             return []
         case .findNextDates:
             let due = try await store.nextDueDate()
-            return machine.nextDatesFound(due: due, workers: try await seeWorkers(), now: now)
+            return machine.nextDatesFound(due: due, workers: try await seeWorkers(from: machine.process), now: now)
         case .record(let results):
             let report = try await store.record(results, by: id, now: now)
             reportRecorded(results)
@@ -124,9 +124,9 @@ extension Worker {
         }
     }
 
-    /// The registered workers, each with what this host sees of its process where its pid means something here.
-    private func seeWorkers() async throws(StoreError) -> [WorkerStateMachine.Seen] {
-        let liveness = Liveness(ours: .current, heartbeat: configuration.heartbeat, lease: configuration.lease)
+    /// The registered workers, each with what `ours`'s host sees of its process where its pid means something here.
+    private func seeWorkers(from ours: ProcessIdentity) async throws(StoreError) -> [WorkerStateMachine.Seen] {
+        let liveness = Liveness(ours: ours, heartbeat: configuration.heartbeat, lease: configuration.lease)
         return try await store.workers().map { record in
             WorkerStateMachine.Seen(
                 record: record, process: liveness.canSee(record.process) ? ProcessState.probe(record.pid) : nil)
