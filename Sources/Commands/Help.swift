@@ -392,7 +392,8 @@ enum Help {
         "workers": """
         OVERVIEW: The workers registered on this database: id, host, pid, start, last heartbeat, leases held.
         A worker whose heartbeat is older than worker.lease is stale: the next worker takes its leases over.
-        A worker on the same host boot and pid namespace whose process is gone is taken over at once.
+        A worker on this host's boot and pid namespace whose process is gone is dead ("dead": true in
+        --json): the next worker that looks takes its leases over at once.
 
         USAGE: apnsd workers [--json]
         """,

@@ -29,6 +29,16 @@ extension ProcessIdentity {
     }
 }
 
+extension WorkerRecord {
+    /// Whether this host sees the worker's process gone (`Liveness.isGone`): dead whatever its heartbeat, and taken
+    /// over by the next worker that looks. Reads `/proc`.
+    public var processIsGone: Bool {
+        let ours = ProcessIdentity.current
+        guard Liveness.canSee(process, from: ours) else { return false }
+        return Liveness.isGone(process, from: ours, process: ProcessState.probe(pid))
+    }
+}
+
 extension ProcessState {
     /// What this host sees of `pid`: gone when no process has it (`kill(pid, 0)` → ESRCH) or only its zombie is
     /// left; nil when nothing can be told.

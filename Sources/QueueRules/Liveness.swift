@@ -30,21 +30,30 @@ package struct Liveness: Hashable, Sendable {
     }
 
     /// Whether `worker`'s pid names a process this host can see: the same boot and the same pid namespace.
-    package func canSee(_ worker: ProcessIdentity) -> Bool {
+    package func canSee(_ worker: ProcessIdentity) -> Bool { Self.canSee(worker, from: ours) }
+
+    /// Whether `worker`'s pid names a process `ours`'s host can see: the same boot and the same pid namespace.
+    package static func canSee(_ worker: ProcessIdentity, from ours: ProcessIdentity) -> Bool {
         guard let boot = ours.bootID, let namespace = ours.pidNamespace else { return false }
         return worker.bootID == boot && worker.pidNamespace == namespace
+    }
+
+    /// Whether `ours` sees `worker`'s process gone, `process` being what its host sees of the pid: the same boot and
+    /// pid namespace, and the pid gone or another process's (another start time). Dead whatever its heartbeat.
+    package static func isGone(_ worker: ProcessIdentity, from ours: ProcessIdentity, process: ProcessState?) -> Bool {
+        guard canSee(worker, from: ours), let process else { return false }
+        switch process {
+        case .gone: return true
+        case .running(let started):
+            guard let started, let recorded = worker.startTime else { return false }
+            return started != recorded
+        }
     }
 
     /// The verdict on a worker last seen at `heartbeat` (milliseconds) at `now`; `process` is what this host sees
     /// of its pid (nil: not looked up, or nothing could be told).
     package func verdict(_ worker: ProcessIdentity, heartbeat: Int64, process: ProcessState?, now: Int64) -> Verdict {
-        if canSee(worker), let process {
-            switch process {
-            case .gone: return .dead
-            case .running(let started):
-                if let started, let recorded = worker.startTime, started != recorded { return .dead }
-            }
-        }
+        if Self.isGone(worker, from: ours, process: process) { return .dead }
         guard heartbeat < now - silentAfter else { return .alive }
         return .silent(takeOverAt: takeover.date(heartbeat: heartbeat))
     }

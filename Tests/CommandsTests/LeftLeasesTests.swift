@@ -87,6 +87,11 @@ import Testing
             #expect(try await store.claim(now: Date(), limit: 40, leaseFor: .seconds(60), worker: dead).count == 40)
         }
 
+        let listed = try await fleet.workers()
+        #expect(listed.count == 1 && listed[0]["dead"] as? Bool == true && listed[0]["stale"] as? Bool == false)
+        let table = try await fleet.cli.run("workers")
+        #expect(table.lines.last?.hasSuffix("dead (process gone: leases taken over by the next worker)") == true)
+
         let run = try await fleet.cli.run(
             ["worker", "--until-idle"], environment: ["APNSD_WORKER_HEARTBEAT": "5", "APNSD_WORKER_LEASE": "30"])
         #expect(run.status == 0, "\(run.stderr)")

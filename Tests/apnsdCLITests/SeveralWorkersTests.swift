@@ -28,12 +28,12 @@ extension WorkerFleet {
             let shape = try await fleet.workers()
             for worker in shape {
                 #expect(
-                    Set(worker.keys) == ["id", "host", "pid", "startedAt", "heartbeatAt", "leases", "stale"],
+                    Set(worker.keys) == ["id", "host", "pid", "startedAt", "heartbeatAt", "leases", "stale", "dead"],
                     "\(worker)")
                 #expect(
                     (worker["id"] as? String).flatMap { Int($0) } != nil && !(worker["host"] as? String ?? "").isEmpty
                         && worker["leases"] is Int)
-                #expect(worker["stale"] as? Bool == false)
+                #expect(worker["stale"] as? Bool == false && worker["dead"] as? Bool == false)
                 for key in ["startedAt", "heartbeatAt"] {
                     #expect(Self.date(worker[key]) != nil, "\(key) is an ISO 8601 time: \(worker[key] ?? "nil")")
                 }
