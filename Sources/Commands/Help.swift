@@ -356,6 +356,11 @@ enum Help {
 
           --until-idle   Exit once nothing is due within the retry cap (pending retries are waited for;
                          campaigns scheduled later are left for a later run). Prints a summary.
+                         Leases of other workers: a dead one's (same host boot and pid namespace, its
+                         pid gone or another process's) are taken over at once and sent; a silent
+                         one's (no heartbeat for 2 x worker.heartbeat) when its worker.lease runs out;
+                         a live one's are left to it, one line each before the summary:
+                         'N deliveries are being sent by worker ID (HOST, PID)' (--json: heldElsewhere).
           SIGHUP         Read the settings and the key file again: a new key (another key id, team or key
                          material), retry.* and log.level apply at once; the log names what else changed and
                          needs a restart. Settings that do not load change nothing.
@@ -393,6 +398,8 @@ enum Help {
         "workers": """
         OVERVIEW: The workers registered on this database: id, host, pid, start, last heartbeat, leases held.
         A worker whose heartbeat is older than worker.lease is stale: the next worker takes its leases over.
+        A worker on this host's boot and pid namespace whose process is gone is dead ("dead": true in
+        --json): the next worker that looks takes its leases over at once.
 
         USAGE: apnsd workers [--json]
         """,

@@ -1,3 +1,4 @@
+import Dispatcher
 import Foundation
 import Intake
 import PostgresStore
@@ -78,7 +79,9 @@ enum MigrateCommand {
         from source: Store, to target: PostgresStore, naming names: (from: String, to: String),
         replace: Bool
     ) async throws -> [(table: String, rows: Int)] {
-        let live = try await source.workers().filter { Date().timeIntervalSince($0.heartbeatAt) < 60 }
+        let live = try await source.workers().filter {
+            Date().timeIntervalSince($0.heartbeatAt) < 60 && !$0.processIsGone
+        }
         guard live.isEmpty else {
             let workers = live.map { "\($0.host) pid \($0.pid)" }.joined(separator: ", ")
             throw CLIError.failure(

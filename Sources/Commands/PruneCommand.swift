@@ -1,3 +1,4 @@
+import Dispatcher
 import Foundation
 import Intake
 import QueueModel
@@ -73,7 +74,9 @@ enum PruneCommand {
     {
         do {
             guard try await !store.freeSpace().incremental else { return }
-            let alive = try await store.workers().filter { !$0.isStale(now: now, lease: configuration.lease) }
+            let alive = try await store.workers().filter {
+                !$0.isStale(now: now, lease: configuration.lease) && !$0.processIsGone
+            }
             guard alive.isEmpty else {
                 throw CLIError.failure(
                     "--enable-incremental-vacuum rewrites the whole file and would stall \(alive.count) running worker(s) (see 'apnsd workers'): stop them first"

@@ -40,6 +40,12 @@ enum WorkerCommand {
         await transport.shutdown(deadline: .now + .seconds(5))
         logger.info("worker.finished", ("sent", .int(summary.sent)), ("accepted", .int(summary.accepted)))
         if arguments.flag("json") {
+            let elsewhere = summary.heldElsewhere.map { worker in
+                JSONLine([
+                    "worker": .string(worker.id.description), "host": .string(worker.host), "pid": .int(worker.pid),
+                    "deliveries": .int(worker.leases),
+                ]).description
+            }
             Output.line(
                 Output.jsonLine([
                     "sent": .int(summary.sent), "accepted": .int(summary.accepted),
@@ -49,8 +55,15 @@ enum WorkerCommand {
                     "expired": .int(summary.expired), "cancelled": .int(summary.cancelled),
                     "tokenRefreshes": .int(summary.tokenRefreshes),
                     "seconds": .raw(String(format: "%.3f", summary.seconds)),
+                    "heldElsewhere": .raw("[" + elsewhere.joined(separator: ",") + "]"),
                 ]))
         } else {
+            // The deliveries a live worker still holds: this run leaves them to it, and says so.
+            for worker in summary.heldElsewhere {
+                Output.line(
+                    "\(worker.leases) deliveries are being sent by worker \(worker.id) "
+                        + "(\(Printable.escaped(worker.host)), \(worker.pid))")
+            }
             Output.line(
                 String(
                     format:

@@ -1,4 +1,5 @@
 import APNs
+import Dispatcher
 import Foundation
 import Intake
 import QueueModel
@@ -14,7 +15,12 @@ enum WorkersCommand {
         do { workers = try await store.workers() } catch { throw .store(error) }
         let now = Date()
         if arguments.flag("json") {
-            for worker in workers { Output.line(worker.json(now: now, lease: configuration.lease).description) }
+            for worker in workers {
+                let line = worker.json(now: now, lease: configuration.lease).adding([
+                    ("dead", .bool(worker.processIsGone))
+                ])
+                Output.line(line.description)
+            }
             return
         }
         Output.line(
@@ -22,7 +28,9 @@ enum WorkersCommand {
         )
         for worker in workers {
             let state =
-                worker.isStale(now: now, lease: configuration.lease) ? "stale (leases will be taken over)" : "alive"
+                worker.processIsGone
+                ? "dead (process gone: leases taken over by the next worker)"
+                : worker.isStale(now: now, lease: configuration.lease) ? "stale (leases will be taken over)" : "alive"
             Output.line(
                 Output.pad(worker.id.description, 8) + Output.pad(Printable.escaped(worker.host), 22)
                     + Output.pad(String(worker.pid), 10) + Output.pad(Output.timestamp(worker.startedAt), 26)

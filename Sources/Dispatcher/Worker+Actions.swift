@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2Transport
 import QueueModel
+import QueueRules
 
 extension Worker {
     typealias Group = ThrowingTaskGroup<Event, any Error>
@@ -44,8 +45,13 @@ extension Worker {
         case .rescue:
             let report = try await store.rescueStaleWorkers(now: now, staleAfter: lease, except: id)
             return machine.rescued(report, now: now)
+        case .readWorkers:
+            return machine.workersSeen(try await seeWorkers(from: machine.process), now: now)
+        case .takeOver(let workers):
+            let report = try await store.takeOver(workers, now: now)
+            return machine.tookOver(report, now: now)
         case .register(let lost, let dropped):
-            let new = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
+            let new = try await store.registerWorker(machine.process, now: now)
             logger.setShared("worker.id", .string(new.description))
             return machine.reregistered(new, lost: lost, dropped: dropped)
         case .readCancels(let after):
@@ -79,11 +85,8 @@ extension Worker {
             machine.singlesClaimed(jobs)
             return []
         case .findNextDates:
-            let quiet = machine.configuration.heartbeat * 2
             let due = try await store.nextDueDate()
-            let rescue = try await store.nextRescueDate(now: now, staleAfter: lease, silentFor: quiet, except: id)
-            machine.nextDatesFound(due: due, rescue: rescue, now: now)
-            return []
+            return machine.nextDatesFound(due: due, workers: try await seeWorkers(from: machine.process), now: now)
         case .record(let results):
             let report = try await store.record(results, by: id, now: now)
             reportRecorded(results)
@@ -122,6 +125,15 @@ extension Worker {
             return []
         case .then(let step):
             return machine.resume(step, now: now, commits: store.commits.current)
+        }
+    }
+
+    /// The registered workers, each with what `ours`'s host sees of its process where its pid means something here.
+    private func seeWorkers(from ours: ProcessIdentity) async throws(StoreError) -> [WorkerStateMachine.Seen] {
+        let liveness = Liveness(ours: ours, heartbeat: configuration.heartbeat, lease: configuration.lease)
+        return try await store.workers().map { record in
+            WorkerStateMachine.Seen(
+                record: record, process: liveness.canSee(record.process) ? ProcessState.probe(record.pid) : nil)
         }
     }
 

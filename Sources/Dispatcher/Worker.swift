@@ -8,7 +8,8 @@ import Threads
 
 /// Sends what the queue holds: claims due deliveries, signs, sends over the pools, classifies the answers,
 /// and writes outcomes back in batches. Several workers may share one database: each registers, heartbeats,
-/// owns what it claims, and takes over only the leases of workers whose heartbeat stopped.
+/// owns what it claims, and takes over only the leases of workers whose heartbeat stopped or whose process it sees
+/// gone.
 ///
 /// Every decision is `WorkerStateMachine`'s; the worker carries out its actions (the store, the transport, the
 /// log) and feeds the results back.
@@ -88,7 +89,7 @@ public final class Worker: Sendable {
         let settings = reloadable.withLock { $0 }
         var machine = WorkerStateMachine(
             configuration: settings.configuration, credentials: settings.credentials, generation: settings.generation,
-            untilIdle: untilIdle, random: random)
+            untilIdle: untilIdle, process: .current, random: random)
         do {
             try await register(&machine, then: registered)
             try await loop(&machine, shouldStop: shouldStop, shouldAbandon: shouldAbandon)
@@ -116,7 +117,7 @@ public final class Worker: Sendable {
 
     private func register(_ machine: inout WorkerStateMachine, then registered: @Sendable () -> Void) async throws {
         let now = clock()
-        let id = try await store.registerWorker(host: Self.hostName, pid: Int(getpid()), now: now)
+        let id = try await store.registerWorker(machine.process, now: now)
         logger.setShared("worker.id", .string(id.description))
         registered()
         let rescued = try await store.rescueStaleWorkers(now: now, staleAfter: configuration.lease, except: id)

@@ -18,6 +18,10 @@ extension WorkerStateMachine {
         case heartbeat
         /// `rescueStaleWorkers`, then `rescued`.
         case rescue
+        /// `workers`, each with what this host sees of its process, then `workersSeen`.
+        case readWorkers
+        /// `takeOver` of these dead workers' leases, then `tookOver`.
+        case takeOver([WorkerID])
         /// Register again under a new id (another worker took the leases over), then `reregistered`.
         case register(lost: WorkerID, dropped: Int)
         /// `cancelRequests(after:)`, then `cancelsRead`.
@@ -36,7 +40,7 @@ extension WorkerStateMachine {
         case claim(limit: Int)
         /// `claimSingles`, then `singlesClaimed`.
         case claimSingles(limit: Int)
-        /// `nextDueDate` and `nextRescueDate`, then `nextDatesFound`.
+        /// `nextDueDate` and `workers` (as `readWorkers`), then `nextDatesFound`.
         case findNextDates
         /// Write these outcomes, then `recorded`.
         case record([DeliveryResult])
@@ -59,8 +63,9 @@ extension WorkerStateMachine {
         /// Whether carrying it out calls the store (skipped while a storage fault lasts).
         var callsStore: Bool {
             switch self {
-            case .heartbeat, .rescue, .register, .readCancels, .acknowledgeCancels, .readPauses, .release,
-                .readChangeCount, .expand, .claim, .claimSingles, .findNextDates, .record, .logFinished:
+            case .heartbeat, .rescue, .readWorkers, .takeOver, .register, .readCancels, .acknowledgeCancels,
+                .readPauses, .release, .readChangeCount, .expand, .claim, .claimSingles, .findNextDates, .record,
+                .logFinished:
                 return true
             case .send, .withdraw, .recover, .sampleConnections, .log, .connectFailed, .credentialStatus,
                 .resetCredentialStatuses, .then:

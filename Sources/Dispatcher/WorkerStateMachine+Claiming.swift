@@ -65,13 +65,16 @@ extension WorkerStateMachine {
         return [.findNextDates]
     }
 
-    mutating func nextDatesFound(due: Date?, rescue: Date?, now: Date) {
+    /// The next due date and the other workers were read: a dead worker's leases are taken over, a quiet one's
+    /// waited for, and a live one's left to it.
+    mutating func nextDatesFound(due: Date?, workers: [Seen], now: Date) -> [Action] {
+        let actions = workersSeen(workers, now: now)
         nextDue = due
-        nextRescue = rescue
         let poll = now.addingTimeInterval(configuration.pollInterval.seconds)
-        let next = [due, rescue].compactMap { $0 }.min() ?? poll
+        let next = [due, nextRescue].compactMap { $0 }.min() ?? poll
         nextClaimAt = min(poll, max(next, now.addingTimeInterval(Self.tick)))
         idleConfirmed = true
+        return actions
     }
 
     /// While bulk work waits in the queue, single sends committed since the last look are claimed and go ahead

@@ -18,8 +18,8 @@ extension WorkerStateMachine {
     }
 
     /// What is due at `now` by time rather than by an answer: stopping on a signal, storage recovery, heartbeat
-    /// and takeover, cancels and pauses, expiry of held work, a reload, certificates, activity lines, and giving
-    /// up on an outage with `--until-idle`. `configuration`, `credentials` and `generation` are this turn's.
+    /// and takeover, a look at the other workers, cancels and pauses, expiry of held work, a reload, certificates,
+    /// activity lines, and giving up on an outage with `--until-idle`. `configuration`, `credentials` and `generation` are this turn's.
     mutating func turn(
         now: Date, stopAsked: Bool, abandonAsked: Bool, configuration: WorkerConfiguration,
         credentials: CredentialSet, generation: Int
@@ -44,6 +44,10 @@ extension WorkerStateMachine {
         if now >= nextHeartbeat {
             nextHeartbeat = now.addingTimeInterval(configuration.heartbeat.seconds)
             actions += [.heartbeat, .rescue]
+        }
+        if now >= nextWorkersLook {
+            nextWorkersLook = now.addingTimeInterval(configuration.heartbeat.seconds)
+            actions.append(.readWorkers)
         }
         if now >= nextCancelPoll {
             nextCancelPoll = now.addingTimeInterval(configuration.cancelPollInterval.seconds)

@@ -22,6 +22,8 @@ struct WorkerStateMachine {
     /// `--until-idle`: ends once nothing is due within the retry cap; nothing probes a paused credential.
     let untilIdle: Bool
     let random: @Sendable () -> Double
+    /// This process, as `/proc` told at start: which other workers' pids this host can look up.
+    let process: ProcessIdentity
 
     var id = WorkerID(0)
     var summary = WorkerSummary()
@@ -52,8 +54,13 @@ struct WorkerStateMachine {
     var nextClaimAt = Date.distantPast
     /// From the last claim that found less than it asked for: when something next comes due.
     var nextDue: Date?
-    /// From the same claim: when a worker that went quiet can have its leases taken over.
+    /// From the same claim (or the last look at the workers): when a worker that went quiet can have its leases
+    /// taken over.
     var nextRescue: Date?
+    /// Workers seen dead (their processes gone) whose leases are not taken over yet.
+    var deadHolding: Set<WorkerID> = []
+    /// When the workers are next looked at (every heartbeat): a dead one's leases are taken over at once.
+    var nextWorkersLook = Date.distantPast
     /// Nothing was written since that claim, so `nextDue` still holds.
     var idleConfirmed = false
     var nextHeartbeat = Date.distantPast
@@ -82,12 +89,13 @@ struct WorkerStateMachine {
 
     init(
         configuration: WorkerConfiguration, credentials: CredentialSet, generation: Int, untilIdle: Bool,
-        random: @escaping @Sendable () -> Double
+        process: ProcessIdentity = ProcessIdentity(host: "", pid: 0), random: @escaping @Sendable () -> Double
     ) {
         self.configuration = configuration
         self.credentials = credentials
         self.credentialsGeneration = generation
         self.untilIdle = untilIdle
+        self.process = process
         self.random = random
     }
 
@@ -95,11 +103,11 @@ struct WorkerStateMachine {
     var heldCount: Int { work.heldCount }
 
     /// The run is over: nothing in flight, queued, held or unwritten, and it is stopping, or (`--until-idle`)
-    /// nothing is due within the retry cap and no quiet worker's leases are to be taken over.
+    /// nothing is due within the retry cap, no quiet worker's leases are to be taken over and no dead one's are left.
     func isDone(now: Date) -> Bool {
         guard inFlight == 0 && queued == 0 && heldCount == 0 && results.isEmpty && fault == nil else { return false }
         if stopping { return true }
-        return untilIdle && idleConfirmed && nextRescue == nil
+        return untilIdle && idleConfirmed && nextRescue == nil && deadHolding.isEmpty
             && (nextDue.map { $0.timeIntervalSince(now) > configuration.retry.cap.seconds } ?? true)
     }
 
@@ -107,7 +115,7 @@ struct WorkerStateMachine {
     /// sleeps until then, or until either comes first); nil when nothing is.
     func nextDeadline(after now: Date) -> Date? {
         if let fault { return fault.nextTry > now ? fault.nextTry : nil }
-        var times = [nextHeartbeat, nextCancelPoll, nextConnectionSample, nextCertificateCheck]
+        var times = [nextHeartbeat, nextWorkersLook, nextCancelPoll, nextConnectionSample, nextCertificateCheck]
         if !stopping {
             if queued + heldCount < max(1, configuration.claimBatch / 2) { times.append(nextClaimAt) }
             if queued + heldCount == 0 && changesSeen != nil { times.append(nextChangeCheck) }

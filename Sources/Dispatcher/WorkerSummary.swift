@@ -16,6 +16,8 @@ public struct WorkerSummary: Sendable, Hashable {
     /// Provider tokens minted again because APNs said ExpiredProviderToken.
     public var tokenRefreshes = 0
     public var seconds: Double = 0
+    /// `--until-idle`: other workers that heartbeat and hold leases, left to send them (as last seen).
+    public var heldElsewhere: [WorkerRecord] = []
 
     public init() {}
 

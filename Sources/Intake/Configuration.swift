@@ -164,7 +164,8 @@ public struct Configuration: Sendable {
         ) { c, v in c.workerHeartbeat = try number(v, "worker.heartbeat", 0.05...3600) },
         Setting(
             "worker.lease", "APNSD_WORKER_LEASE", "lease", "S", default: "30",
-            "seconds without heartbeat after which another worker takes a worker's claims over (≥ 2 × heartbeat)"
+            "seconds without heartbeat after which another worker takes a worker's claims over (≥ 2 × heartbeat; "
+                + "a worker seen dead on this host is taken over at once)"
         ) { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
         Setting("log.level", "APNSD_LOG_LEVEL", "log-level", "L", default: "info", "debug, info, warning, error") {
             c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"])

@@ -17,6 +17,7 @@ enum PGSchema {
         ("0002-live-activity-tokens", v2),
         ("0003-broadcast-channels", v3),
         ("0004-broadcasts", v4),
+        ("0005-worker-process", v5),
     ]
 
     private static let v1 = """
@@ -304,5 +305,11 @@ enum PGSchema {
                        COALESCE(SUM(unregistered), 0)::bigint AS unregistered, COALESCE(SUM(failed), 0)::bigint AS failed,
                        COALESCE(SUM(cancelled), 0)::bigint AS cancelled
                 FROM campaign_counts WHERE campaign_id = c.id) k;
+        """
+
+    /// What tells whether a worker's process still lives, as SQLite's 0017: `boot_id`, `pid_namespace` and
+    /// `process_start` of `workers`, NULL in rows of older workers.
+    private static let v5 = """
+        ALTER TABLE workers ADD COLUMN boot_id text, ADD COLUMN pid_namespace bigint, ADD COLUMN process_start bigint;
         """
 }

@@ -3,19 +3,21 @@ import QueueModel
 import QueueRules
 
 /// Workers and their leases, by the engine-neutral rules of SCHEMA.md ("Workers and leases"): a lease names its
-/// owner and lasts while the owner's heartbeat is fresh; only a stale worker's leases are taken over.
+/// owner and lasts while the owner's heartbeat is fresh; only a stale worker's leases are taken over, or those of
+/// a worker whose process another worker saw gone (`takeOver`).
 extension PostgresStore {
-    /// Registers a worker at `now` and returns its id. Cancel requests made before it started are not
+    /// Registers `process` as a worker at `now` and returns its id. Cancel requests made before it started are not
     /// acknowledged by it; those still in progress are in `openCancelRequests()`.
-    public func registerWorker(host: String, pid: Int, now: Date = Date()) throws(StoreError) -> WorkerID {
+    public func registerWorker(_ process: ProcessIdentity, now: Date = Date()) throws(StoreError) -> WorkerID {
         let nowMS = now.storeMilliseconds
         return try write { db in
             let id = try db.query(
                 """
-                INSERT INTO workers (host, pid, started_at, heartbeat_at, cancel_seen)
-                SELECT $1, $2, $3, $3, COALESCE(MAX(seq), 0) FROM cancel_requests
+                INSERT INTO workers (host, pid, started_at, heartbeat_at, cancel_seen, boot_id, pid_namespace,
+                                     process_start)
+                SELECT $1, $2, $3, $3, COALESCE(MAX(seq), 0), $4::text, $5::bigint, $6::bigint FROM cancel_requests
                 RETURNING id
-                """, host, pid, nowMS
+                """, process.host, process.pid, nowMS, process.bootID, process.pidNamespace, process.startTime
             ).scalarInt64()
             guard let id else { throw StoreError.corruptValue("worker insert returned no id") }
             return WorkerID(id)
@@ -92,6 +94,32 @@ extension PostgresStore {
         return report
     }
 
+    /// Takes over the leases of `workers`, whose processes are gone: their pending deliveries become due at `now`
+    /// (attempts unchanged) and their rows are removed. Deleting the rows first decides between two rescuers; a
+    /// worker whose row is already gone is left out of the report.
+    @discardableResult
+    public func takeOver(_ workers: [WorkerID], now: Date = Date()) throws(StoreError) -> RescueReport {
+        guard !workers.isEmpty else { return RescueReport() }
+        return try write { db in
+            var report = RescueReport()
+            let gone = try db.query(
+                "DELETE FROM workers WHERE id = ANY($1) RETURNING id", [.ints(workers.map(\.rawValue))]
+            ).eachRow { rows, row in try rows.int64(row, 0) }.sorted()
+            report.workers = gone.map { WorkerID($0) }
+            guard !gone.isEmpty else { return report }
+            report.deliveries = try db.query(
+                """
+                UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END
+                WHERE leased_by = ANY($1)
+                """, [.ints(gone), .int(now.storeMilliseconds)]
+            ).changes
+            try db.query("DELETE FROM cancel_acks WHERE worker_id = ANY($1)", [.ints(gone)])
+            if report.deliveries > 0 { try Self.notifyWorkers(db) }
+            return report
+        }
+    }
+
     /// Ends `worker`: every lease it still holds is released (due at `now`, attempts unchanged) and its row
     /// removed. Returns how many deliveries were released.
     @discardableResult
@@ -134,33 +162,20 @@ extension PostgresStore {
             try db.query(
                 """
                 SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
-                       (SELECT COUNT(*) FROM deliveries d WHERE d.leased_by = w.id)
+                       (SELECT COUNT(*) FROM deliveries d WHERE d.leased_by = w.id),
+                       w.boot_id, w.pid_namespace, w.process_start
                 FROM workers w ORDER BY w.id
                 """
             ).eachRow { rows, row in
-                WorkerRecord(
-                    id: WorkerID(try rows.int64(row, 0)), host: try rows.string(row, 1), pid: try rows.int(row, 2),
+                let process = ProcessIdentity(
+                    host: try rows.string(row, 1), pid: try rows.int(row, 2), bootID: try rows.optionalString(row, 6),
+                    pidNamespace: try rows.optionalInt64(row, 7), startTime: try rows.optionalInt64(row, 8))
+                return WorkerRecord(
+                    id: WorkerID(try rows.int64(row, 0)), process: process,
                     startedAt: Milliseconds.date(try rows.int64(row, 3)),
                     heartbeatAt: Milliseconds.date(try rows.int64(row, 4)),
                     leases: try rows.int(row, 5))
             }
-        }
-    }
-
-    /// When the leases of another worker that has gone quiet (no heartbeat for `silentFor`) may be taken
-    /// over: its last heartbeat plus `staleAfter`. nil when no such worker holds leases.
-    public func nextRescueDate(now: Date = Date(), staleAfter: Duration, silentFor: Duration, except: WorkerID?)
-        throws(StoreError) -> Date?
-    {
-        try read { db in
-            try db.query(
-                """
-                SELECT MIN(w.heartbeat_at) FROM workers w
-                WHERE w.id IS DISTINCT FROM $1::bigint AND w.heartbeat_at < $2
-                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.leased_by = w.id)
-                """, except?.rawValue, now.storeMilliseconds - Milliseconds.from(silentFor)
-            )
-            .scalarInt64().map { Milliseconds.date(Takeover(staleAfter: staleAfter).date(heartbeat: $0)) }
         }
     }
 }

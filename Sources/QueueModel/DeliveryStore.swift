@@ -7,15 +7,20 @@ import Foundation
 ///
 /// Contract: at-least-once. A worker registers and heartbeats; what it claims is leased to it until it
 /// records or releases it; only when its heartbeat is older than the lease duration may another worker take
-/// its leases over. Nothing acknowledged to a producer (a returned campaign id) is lost, and only deliveries
+/// its leases over, or when its process is seen to be gone (same host boot and pid namespace: `takeOver`).
+/// Nothing acknowledged to a producer (a returned campaign id) is lost, and only deliveries
 /// that were in flight when their worker died can be sent twice.
 public protocol DeliveryStore: Actor {
-    /// Registers a worker; returns its id.
-    func registerWorker(host: String, pid: Int, now: Date) async throws(StoreError) -> WorkerID
+    /// Registers a worker, as `process`; returns its id.
+    func registerWorker(_ process: ProcessIdentity, now: Date) async throws(StoreError) -> WorkerID
     /// The worker is alive; false when it was declared dead (its leases were taken over).
     func heartbeat(_ worker: WorkerID, now: Date) async throws(StoreError) -> Bool
     /// Takes over the leases of workers whose heartbeat is older than `staleAfter`.
     func rescueStaleWorkers(now: Date, staleAfter: Duration, except: WorkerID?) async throws(StoreError) -> RescueReport
+    /// Takes over the leases of these workers, whose processes are known to be gone, and removes their rows.
+    func takeOver(_ workers: [WorkerID], now: Date) async throws(StoreError) -> RescueReport
+    /// The registered workers with the leases each holds (what another worker judges their liveness from).
+    func workers() async throws(StoreError) -> [WorkerRecord]
     /// Releases the worker's leases and removes it.
     func unregisterWorker(_ worker: WorkerID, now: Date) async throws(StoreError) -> Int
     /// Releases deliveries the worker claimed and did not send.
@@ -36,9 +41,6 @@ public protocol DeliveryStore: Actor {
     func pausedCampaigns() async throws(StoreError) -> Set<CampaignID>
     /// The campaign (for the worker's campaign lines); `StoreError.unknownCampaign` when there is none.
     func campaign(_ id: CampaignID) async throws(StoreError) -> Campaign
-    /// When the leases of another worker that went quiet may be taken over; nil when there is none.
-    func nextRescueDate(now: Date, staleAfter: Duration, silentFor: Duration, except: WorkerID?)
-        async throws(StoreError) -> Date?
     /// A number that changes whenever another connection to the queue (another process) commits; an idle worker
     /// reads it every tick and claims only when it moved. Not moved by this store's own writes.
     func changeCount() async throws(StoreError) -> Int64
@@ -53,4 +55,11 @@ public protocol DeliveryStore: Actor {
     func acknowledgeCancels(
         _ acknowledged: [(request: CancelRequest, inFlight: Int)], upTo seq: Int64,
         by worker: WorkerID) async throws(StoreError)
+}
+
+extension DeliveryStore {
+    /// Registers a worker known only by host and pid (tests and tools): its liveness is judged by its heartbeat.
+    public func registerWorker(host: String, pid: Int, now: Date = Date()) async throws(StoreError) -> WorkerID {
+        try await registerWorker(ProcessIdentity(host: host, pid: pid), now: now)
+    }
 }

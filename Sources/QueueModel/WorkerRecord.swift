@@ -1,24 +1,27 @@
 import Foundation
 
-/// A registered worker as `apnsd workers` shows it.
+/// A registered worker as `apnsd workers` shows it: its row, with the leases it holds. Each concern of the row is a
+/// member of its own (`process`), so that what a worker will also report later (its view of APNs) is one more.
 public struct WorkerRecord: Hashable, Sendable {
     public var id: WorkerID
-    /// The host name the worker runs on.
-    public var host: String
-    public var pid: Int
+    /// Which process it is (host, pid, and what tells whether that process still lives).
+    public var process: ProcessIdentity
     public var startedAt: Date
     public var heartbeatAt: Date
     /// Deliveries it holds leased (claimed and not yet recorded or released).
     public var leases: Int
 
-    public init(id: WorkerID, host: String, pid: Int, startedAt: Date, heartbeatAt: Date, leases: Int) {
+    public init(id: WorkerID, process: ProcessIdentity, startedAt: Date, heartbeatAt: Date, leases: Int) {
         self.id = id
-        self.host = host
-        self.pid = pid
+        self.process = process
         self.startedAt = startedAt
         self.heartbeatAt = heartbeatAt
         self.leases = leases
     }
+
+    /// The host name the worker runs on.
+    public var host: String { process.host }
+    public var pid: Int { process.pid }
 
     /// Whether its heartbeat is older than `lease` at `now`: its leases may be taken over.
     public func isStale(now: Date, lease: Duration) -> Bool {

@@ -23,6 +23,7 @@ enum Schema {
         .init(id: "0014-live-activity-tokens", sql: v14),
         .init(id: "0015-broadcast-channels", sql: v15),
         .init(id: "0016-broadcasts", sql: v16),
+        .init(id: "0017-worker-process", sql: v17),
     ])
 
     private static let v1 = """
@@ -363,5 +364,14 @@ enum Schema {
     private static let v16 = """
         ALTER TABLE campaigns ADD COLUMN channel_id INTEGER REFERENCES channels (id);
         ALTER TABLE deliveries ADD COLUMN channel_id INTEGER REFERENCES channels (id);
+        """
+
+    /// What tells whether a worker's process still lives, read from `/proc` when it starts: the host's boot id, the
+    /// inode of its pid namespace, and its start time in clock ticks after boot. A worker on the same boot and pid
+    /// namespace whose pid is gone, or is another process's, is dead at once. NULL in rows of older workers.
+    private static let v17 = """
+        ALTER TABLE workers ADD COLUMN boot_id TEXT;
+        ALTER TABLE workers ADD COLUMN pid_namespace INTEGER;
+        ALTER TABLE workers ADD COLUMN process_start INTEGER;
         """
 }

@@ -116,7 +116,7 @@ extension Store {
     }
 
     /// Releases every lease, whoever holds it: deliveries become due at `now`. For tests and tools only: a
-    /// worker releases its own (`release`, `unregisterWorker`) and takes over only stale workers' leases.
+    /// worker releases its own (`release`, `unregisterWorker`) and takes over only stale or dead workers' leases.
     /// Returns how many were released. These may be sent a second time (at-least-once).
     @discardableResult
     public func releaseLeases(now: Date = Date()) throws(StoreError) -> Int {

@@ -4,19 +4,24 @@ import QueueRules
 
 /// Workers and their leases. The rules (SCHEMA.md, "Workers and leases") are engine-neutral: a worker
 /// registers and heartbeats; a lease names its owner and lasts while the owner's heartbeat is fresh; a worker
-/// takes over only the leases of workers whose heartbeat is older than the lease duration.
+/// takes over only the leases of workers whose heartbeat is older than the lease duration, or whose process it
+/// saw gone (`takeOver`).
 extension Store {
-    /// Registers a worker at `now` and returns its id. Cancel requests made before it started are not
+    /// Registers `process` as a worker at `now` and returns its id. Cancel requests made before it started are not
     /// acknowledged by it; those still in progress are in `openCancelRequests()`.
-    public func registerWorker(host: String, pid: Int, now: Date = Date()) throws(StoreError) -> WorkerID {
+    public func registerWorker(_ process: ProcessIdentity, now: Date = Date()) throws(StoreError) -> WorkerID {
         let nowMS = now.storeMilliseconds
         return try write { db in
             let seen = try db.cached("SELECT COALESCE(MAX(seq), 0) FROM cancel_requests").scalarInt64() ?? 0
             try db.cached(
                 """
-                INSERT INTO workers (host, pid, started_at, heartbeat_at, cancel_seen) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO workers (host, pid, started_at, heartbeat_at, cancel_seen, boot_id, pid_namespace,
+                                     process_start)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
-            ).bind(host, pid, nowMS, nowMS, seen).run()
+            ).bind(
+                process.host, process.pid, nowMS, nowMS, seen, process.bootID, process.pidNamespace, process.startTime
+            ).run()
             return WorkerID(db.lastInsertRowID)
         }
     }
@@ -83,6 +88,30 @@ extension Store {
         }
     }
 
+    /// Takes over the leases of `workers`, whose processes are gone: their pending deliveries become due at `now`
+    /// (attempts unchanged) and their rows are removed. A worker whose row is already gone is left out of the report.
+    @discardableResult
+    public func takeOver(_ workers: [WorkerID], now: Date = Date()) throws(StoreError) -> RescueReport {
+        try write { db in
+            var report = RescueReport()
+            for worker in workers {
+                try db.cached("DELETE FROM workers WHERE id = ?").bind(worker.rawValue).run()
+                guard db.changes > 0 else { continue }
+                report.workers.append(worker)
+                try db.cached(
+                    """
+                    UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
+                        next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END
+                    WHERE leased_by = ?1
+                    """
+                ).bind(worker.rawValue, now.storeMilliseconds).run()
+                report.deliveries += db.changes
+                try db.cached("DELETE FROM cancel_acks WHERE worker_id = ?").bind(worker.rawValue).run()
+            }
+            return report
+        }
+    }
+
     /// Ends `worker`: every lease it still holds is released (due at `now`, attempts unchanged) and its row
     /// removed. Returns how many deliveries were released.
     @discardableResult
@@ -125,38 +154,24 @@ extension Store {
             let statement = try db.cached(
                 """
                 SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
-                       (SELECT count(*) FROM deliveries d WHERE d.leased_by = w.id)
+                       (SELECT count(*) FROM deliveries d WHERE d.leased_by = w.id),
+                       w.boot_id, w.pid_namespace, w.process_start
                 FROM workers w ORDER BY w.id
                 """
             ).bind()
             defer { statement.reset() }
             var workers: [WorkerRecord] = []
             while try statement.step() {
+                let process = ProcessIdentity(
+                    host: statement.string(1), pid: statement.int(2), bootID: statement.optionalString(6),
+                    pidNamespace: statement.optionalInt64(7), startTime: statement.optionalInt64(8))
                 workers.append(
                     WorkerRecord(
-                        id: WorkerID(statement.int64(0)), host: statement.string(1), pid: statement.int(2),
+                        id: WorkerID(statement.int64(0)), process: process,
                         startedAt: Milliseconds.date(statement.int64(3)),
                         heartbeatAt: Milliseconds.date(statement.int64(4)), leases: statement.int(5)))
             }
             return workers
-        }
-    }
-
-    /// When the leases of another worker that has gone quiet (no heartbeat for `silentFor`) may be taken
-    /// over: its last heartbeat plus `staleAfter`. nil when no such worker holds leases. (Workers that heartbeat
-    /// are not waited for: what they hold is theirs to send.)
-    public func nextRescueDate(now: Date = Date(), staleAfter: Duration, silentFor: Duration, except: WorkerID?)
-        throws(StoreError) -> Date?
-    {
-        try read { db in
-            try db.cached(
-                """
-                SELECT MIN(w.heartbeat_at) FROM workers w
-                WHERE w.id IS NOT ?1 AND w.heartbeat_at < ?2
-                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.leased_by = w.id)
-                """
-            ).bind(except?.rawValue, now.storeMilliseconds - Milliseconds.from(silentFor))
-                .scalarInt64().map { Milliseconds.date(Takeover(staleAfter: staleAfter).date(heartbeat: $0)) }
         }
     }
 }

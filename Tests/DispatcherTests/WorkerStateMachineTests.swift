@@ -18,12 +18,26 @@ import Testing
     static let configuration = WorkerConfiguration(
         claimBatch: 10, maxInFlight: 4, retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: 5))
 
-    static func machine(untilIdle: Bool = false) -> Machine {
+    static func machine(untilIdle: Bool = false, process: ProcessIdentity = here) -> Machine {
         var machine = Machine(
             configuration: configuration, credentials: credentials, generation: 0, untilIdle: untilIdle,
-            random: { 0.5 })
+            process: process, random: { 0.5 })
         _ = machine.registered(WorkerID(1), rescued: RescueReport(), cancelled: [], cancelSeen: 0, now: start)
         return machine
+    }
+
+    /// This process, as `/proc` told at start.
+    static let here = ProcessIdentity(host: "here", pid: 100, bootID: "boot-1", pidNamespace: 7, startTime: 500)
+
+    /// Another worker's row: on this host's boot and pid namespace unless `boot` says otherwise.
+    static func other(
+        _ id: Int64, pid: Int, host: String = "here", boot: String = "boot-1", startTime: Int64 = 900,
+        heartbeat: Date = start, leases: Int = 5
+    ) -> WorkerRecord {
+        WorkerRecord(
+            id: WorkerID(id),
+            process: ProcessIdentity(host: host, pid: pid, bootID: boot, pidNamespace: 7, startTime: startTime),
+            startedAt: heartbeat, heartbeatAt: heartbeat, leases: leases)
     }
 
     static func job(_ id: Int64, campaign: Int64 = 1) -> DeliveryJob {
@@ -229,7 +243,7 @@ import Testing
             Issue.record("an empty claim looks up when something next comes due")
             return
         }
-        machine.nextDatesFound(due: nil, rescue: nil, now: Self.start)
+        _ = machine.nextDatesFound(due: nil, workers: [], now: Self.start)
         #expect(machine.nextClaimAt == Self.start.addingTimeInterval(1), "at the poll interval")
 
         let soon = Self.start.addingTimeInterval(0.01)
@@ -249,12 +263,51 @@ import Testing
     @Test func untilIdleEndsOnceNothingIsDueWithinTheRetryCap() {
         var machine = Self.machine(untilIdle: true)
         _ = machine.claimed([], limit: 10, commits: 0, changes: 0, now: Self.start)
-        machine.nextDatesFound(due: Self.start.addingTimeInterval(30), rescue: nil, now: Self.start)
+        _ = machine.nextDatesFound(due: Self.start.addingTimeInterval(30), workers: [], now: Self.start)
         #expect(!machine.isDone(now: Self.start), "a retry comes due within the cap (60 s)")
-        machine.nextDatesFound(due: Self.start.addingTimeInterval(3600), rescue: nil, now: Self.start)
+        _ = machine.nextDatesFound(due: Self.start.addingTimeInterval(3600), workers: [], now: Self.start)
         #expect(machine.isDone(now: Self.start))
-        machine.nextDatesFound(due: nil, rescue: Self.start.addingTimeInterval(3), now: Self.start)
+        // Another host's worker silent for 20 s (more than two 5 s heartbeats) holds leases: taken over when its
+        // 30 s lease runs out, and waited for until then.
+        let quiet = Self.other(
+            2, pid: 1, host: "elsewhere", boot: "boot-2", heartbeat: Self.start.addingTimeInterval(-20))
+        #expect(
+            machine.nextDatesFound(due: nil, workers: [.init(record: quiet, process: nil)], now: Self.start).isEmpty)
         #expect(!machine.isDone(now: Self.start), "a quiet worker's leases are to be taken over first")
+        #expect(machine.nextRescue == Date(timeIntervalSince1970: Self.start.timeIntervalSince1970 + 10.001))
+    }
+
+    @Test func aDeadWorkersLeasesAreTakenOverAtOnceAndALiveOnesAreLeftToIt() {
+        var machine = Self.machine(untilIdle: true)
+        _ = machine.claimed([], limit: 10, commits: 0, changes: 0, now: Self.start)
+        let workers: [Machine.Seen] = [
+            // Ourselves: never judged.
+            .init(record: Self.other(1, pid: 100, startTime: 500), process: .gone),
+            // Its pid is gone, or is another process's (another start time): dead, however fresh its heartbeat.
+            .init(record: Self.other(2, pid: 4242), process: .gone),
+            .init(record: Self.other(3, pid: 4243), process: .running(startTime: 901)),
+            // Alive: the same process heartbeating; and another host's worker that heartbeats (its pid means
+            // nothing here).
+            .init(record: Self.other(4, pid: 4244, leases: 7), process: .running(startTime: 900)),
+            .init(record: Self.other(5, pid: 4242, host: "b", boot: "boot-2", leases: 3), process: .gone),
+        ]
+        let actions = machine.nextDatesFound(due: nil, workers: workers, now: Self.start)
+        guard case .takeOver(let dead)? = actions.first else {
+            Issue.record("a dead worker's leases are taken over at once: \(actions)")
+            return
+        }
+        #expect(dead == [WorkerID(2), WorkerID(3)])
+        #expect(!machine.isDone(now: Self.start), "not while a dead worker's leases remain")
+        var report = RescueReport()
+        report.workers = dead
+        report.deliveries = 10
+        #expect(machine.tookOver(report, now: Self.start).logged == ["worker.dead_leases_taken_over"])
+        #expect(machine.nextClaimAt == Self.start && !machine.isDone(now: Self.start))
+        // What they held was claimed and sent; only the live workers' leases are left: the run ends, naming them.
+        _ = machine.claimed([], limit: 10, commits: 0, changes: 0, now: Self.start)
+        #expect(machine.nextDatesFound(due: nil, workers: Array(workers[3...]), now: Self.start).isEmpty)
+        #expect(machine.isDone(now: Self.start))
+        #expect(machine.summary.heldElsewhere.map(\.id) == [WorkerID(4), WorkerID(5)])
     }
 
     static func turn(_ machine: inout Machine, at now: Date) -> [Action] {

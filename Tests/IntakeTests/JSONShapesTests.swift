@@ -20,7 +20,8 @@ import Testing
 
     @Test func aWorkerCarriesItsIdAsAString() {
         let worker = WorkerRecord(
-            id: WorkerID(rawValue: 3), host: "h", pid: 99, startedAt: Self.time, heartbeatAt: Self.time, leases: 0)
+            id: WorkerID(rawValue: 3), process: ProcessIdentity(host: "h", pid: 99), startedAt: Self.time,
+            heartbeatAt: Self.time, leases: 0)
         let text = worker.json(now: Self.time, lease: .seconds(30)).description
         #expect(text.contains(#""id":"3""#) && text.contains(#""pid":99"#), "\(text)")
     }

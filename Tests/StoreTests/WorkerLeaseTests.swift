@@ -35,13 +35,6 @@ import Testing
         #expect(
             workers[0].isStale(now: at(131), lease: .seconds(30))
                 && !workers[0].isStale(now: at(129), lease: .seconds(30)))
-        // A quiet worker is one whose heartbeat is older than `silentFor`: B (just registered) is not.
-        #expect(
-            try await store.nextRescueDate(now: at(105), staleAfter: .seconds(30), silentFor: .seconds(2), except: b)
-                == Date(timeIntervalSince1970: at(130).timeIntervalSince1970 + 0.001))
-        #expect(
-            try await store.nextRescueDate(now: at(101), staleAfter: .seconds(30), silentFor: .seconds(2), except: a)
-                == nil)
     }
 
     @Test(arguments: Engine.all) func onlyAStaleWorkersLeasesAreTakenOverAndItLearnsSo(engine: Engine) async throws {
@@ -73,6 +66,31 @@ import Testing
         #expect(
             try await store.scalar("SELECT leased_by FROM deliveries WHERE id = \(lost[0].id.rawValue)")
                 == rescuer.rawValue)
+    }
+
+    @Test(arguments: Engine.all) func aDeadWorkersRowSaysWhichProcessItWasAndItsLeasesAreTakenOver(
+        engine: Engine
+    ) async throws {
+        let (store, database, _) = try await prepared(engine)
+        defer { database.remove() }
+        let process = ProcessIdentity(
+            host: "h", pid: 4242, bootID: "0d3f1c2e-boot", pidNamespace: 4_026_531_836, startTime: 123_456)
+        let dead = try await store.registerWorker(process, now: at(0))
+        let live = try await store.registerWorker(host: "h", pid: 2, now: at(0))
+        let lost = try await store.claim(now: at(1), limit: 3, leaseFor: .seconds(30), worker: dead)
+        let kept = try await store.claim(now: at(1), limit: 2, leaseFor: .seconds(30), worker: live)
+        let workers = try await store.workers()
+        #expect(workers.map(\.process) == [process, ProcessIdentity(host: "h", pid: 2)])
+        #expect(workers.map(\.leases) == [3, 2])
+        // Its heartbeat is fresh, but its process is gone: taken over at once, once (a second rescuer finds no row).
+        let report = try await store.takeOver([dead], now: at(2))
+        #expect(report.workers == [dead] && report.deliveries == 3)
+        #expect(try await store.takeOver([dead], now: at(2)) == RescueReport())
+        #expect(try await store.workers().map(\.id) == [live])
+        let again = try await store.claim(now: at(2), limit: 100, leaseFor: .seconds(30), worker: live)
+        #expect(Set(again.map(\.id)).isSuperset(of: lost.map(\.id)))
+        #expect(Set(again.map(\.id)).isDisjoint(with: kept.map(\.id)))
+        #expect(again.allSatisfy { $0.attempts == 0 })
     }
 
     @Test(arguments: Engine.all) func releaseAndUnregisterFreeOnlyTheirOwnLeases(engine: Engine) async throws {

@@ -61,8 +61,12 @@ extension WorkerFleet {
             let acceptedAtKill = try await acceptedCount(cli)
             #expect(acceptedAtKill < Self.devices, "the kill came too late to test anything")
 
-            let resumed = try await cli.run("worker", "--until-idle")
+            // With the default heartbeat and lease, the dead worker's heartbeat is still fresh (under 2 × 5 s): only
+            // seeing its process gone (this host, this pid namespace) lets this run take its leases over, at once.
+            let resumed = try await cli.run(
+                ["worker", "--until-idle"], environment: ["APNSD_WORKER_HEARTBEAT": "5", "APNSD_WORKER_LEASE": "30"])
             #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("worker.dead_leases_taken_over"), "\(resumed.stderr)")
             let log = try await cli.run("log", "--json").lines
             #expect(log.count == Self.devices)
             #expect(log.allSatisfy { $0.contains(#""status":"accepted""#) })

@@ -57,18 +57,21 @@ import Testing
         let victim = workers[0]
         let victimID = try #require(
             try await fleet.workers().first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
-        kill(victim.pid, SIGKILL)
-        victim.process.waitUntilExit()
+        // Stopped first, so that what it holds can be read before the others see it dead (a stopped process lives).
+        kill(victim.pid, SIGSTOP)
         let held = Set(
             try fleet.query("SELECT token FROM deliveries WHERE leased_by = \(victimID) AND status = 'pending'"))
         #expect(!held.isEmpty && fleet.accepted < devices, "the kill came too late to test anything")
+        kill(victim.pid, SIGKILL)
+        victim.process.waitUntilExit()
 
         #expect(
             try await Fleet.eventually(90, every: 0.3) {
                 try await fleet.show(fleet.campaign!)["status"] as? String == "completed"
             },
             "the survivors should finish: \(workers[1...].map { $0.log.suffix(1500) })")
-        let takeovers = workers[1...].flatMap { $0.events("worker.stale_leases_taken_over") }
+        // The survivors (same host, same pid namespace) see its process gone: taken over at once, by one of them.
+        let takeovers = workers[1...].flatMap { $0.events("worker.dead_leases_taken_over") }
         #expect(takeovers.count == 1 && takeovers.first?["workers"] as? String == victimID, "\(takeovers)")
         for worker in workers[1...] {
             #expect(
