@@ -80,10 +80,11 @@ import Testing
         var reused = ProcessIdentity.current
         let started = try #require(reused.startTime, "this host's /proc has no start time")
         try #require(reused.bootID != nil && reused.pidNamespace != nil)
-        // A worker that ran under this pid before this process: its heartbeat is fresh, and its lease long.
+        // A worker that ran under this pid before this process: its heartbeat is fresh (in the future, so that a
+        // loaded machine cannot make it stale before the check), and its lease long.
         reused.startTime = started - 1
         try await Self.writing(to: fleet, postgres: postgres) { store in
-            let dead = try await store.registerWorker(reused, now: Date())
+            let dead = try await store.registerWorker(reused, now: Date().addingTimeInterval(3600))
             #expect(try await store.claim(now: Date(), limit: 40, leaseFor: .seconds(60), worker: dead).count == 40)
         }
 
