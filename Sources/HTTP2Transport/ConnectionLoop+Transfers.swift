@@ -63,7 +63,10 @@ extension ConnectionLoop {
             curl_multi_remove_handle(multi, easy)
             deactivate(transfer)
             if code == CURLE_OK {
-                admission.proof.answered(generation: transfer.connectionGeneration)
+                if !admission.proof.isProven {
+                    admission.proof.answered(generation: transfer.connectionGeneration)
+                    if admission.proof.isProven { stats.opened += 1 }
+                }
                 stats.completed += 1
                 let status = transfer.responseCode()
                 let body = ErrorResponse(status: status, body: transfer.responseBody)

@@ -236,8 +236,7 @@ final class ConnectionLoop: @unchecked Sendable {
     func publish(into mailbox: inout ConnectionMailbox) {
         stats.inFlight = admission.inFlight
         stats.queued = admission.queued
-        stats.isOpen = admission.proof.socket >= 0
-        stats.opened = admission.proof.generation
+        stats.isOpen = admission.proof.socket >= 0 && admission.proof.isProven
         mailbox.publish(stats, finished: finishedSincePublish)
         finishedSincePublish = 0
     }

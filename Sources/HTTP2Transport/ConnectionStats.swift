@@ -18,9 +18,10 @@ public struct ConnectionStats: Sendable, Hashable {
     public var connectionErrors = 0
     /// Times the multi handle was recreated by `reconnect()`.
     public var reconnects = 0
-    /// A TCP/TLS connection is open now (libcurl's newest socket, until it closes it).
+    /// A connection is open now: libcurl's newest socket, once APNs answered a request on it, until it closes.
     public var isOpen = false
-    /// TCP/TLS connections opened so far (the first, and each reconnect).
+    /// Connections opened so far (the first, and each reconnect), each counted once APNs answered on it: an
+    /// attempt that failed is a connect failure, not an opened connection.
     public var opened = 0
     /// Connection attempts that failed (nothing could be sent), by reason.
     public var connectFailures: [ConnectFailureReason: Int] = [:]
