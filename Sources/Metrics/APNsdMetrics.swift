@@ -5,8 +5,9 @@ import QueueModel
 /// apnsd's metric families, declared once (issue #12, `GET /metrics`). Labels are bounded: statuses, reasons,
 /// environments, classes and states by their known values (anything else is `other`), routes (templates such as
 /// `/v1/campaigns/{id}`) and HTTP codes by the family's series cap. The gauges that read the database or the
-/// transport (`queuePending`, `queueOldestDueAge`, `apnsConnections`, `devices`, `workers`) are meant to be given a sampler
-/// (`MetricFamily.sample(with:)`) by whoever owns that source, so a scrape costs what the sampler costs.
+/// transport (`queuePending`, `queueOldestDueAge`, `apnsConnections`, `devices`, `workers`) are meant to be given a
+/// sampler (`MetricFamily.sample(with:)`) or set just before a scrape by whoever owns that source, so a scrape costs
+/// what reading it costs.
 public final class APNsdMetrics: Sendable {
     /// A delivery's reason label when it has none (accepted, pending).
     public static let noReason = "none"
