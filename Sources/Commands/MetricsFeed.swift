@@ -12,10 +12,19 @@ final class MetricsFeed: WorkerObserver {
     let metrics: APNsdMetrics
     private let store: any GaugeStore
     private let clock: @Sendable () -> Date
+    /// `worker.lease`: a worker whose heartbeat is older is stale.
+    private let lease: Duration
+    /// Whether a webhook is configured (its backlog is shown only then).
+    private let webhook: Bool
 
-    init(metrics: APNsdMetrics, store: any GaugeStore, clock: @escaping @Sendable () -> Date = Date.init) {
+    init(
+        metrics: APNsdMetrics, store: any GaugeStore, lease: Duration, webhook: Bool,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.metrics = metrics
         self.store = store
+        self.lease = lease
+        self.webhook = webhook
         self.clock = clock
     }
 
@@ -34,6 +43,10 @@ final class MetricsFeed: WorkerObserver {
 
     func connectFailed(_ environment: Environment, reason: ConnectFailureReason, count: Int) {
         metrics.connectFailed(environment, reason: reason, count: count)
+    }
+
+    func queueWaited(_ kind: CampaignKind, seconds: Double) {
+        metrics.queueWait.observe(seconds, kind.rawValue)
     }
 
     /// Samples `apnsd_apns_connections` from `transport`'s pools (a lock per connection, no I/O): every state of an
@@ -67,9 +80,13 @@ final class MetricsFeed: WorkerObserver {
         }
     }
 
-    /// Reads the store's gauges into the metrics; a store that fails (closed, locked) leaves the last values.
+    /// Reads the store's gauges and workers into the metrics; a store that fails (closed, locked) leaves the last
+    /// values. A worker is stale as `apnsd workers` says: its process seen gone, or its heartbeat older than the lease.
     func refreshGauges() async {
-        guard let gauges = try? await store.gauges(now: clock()) else { return }
-        metrics.update(gauges)
+        let now = clock()
+        if let gauges = try? await store.gauges(now: now) { metrics.update(gauges, webhook: webhook) }
+        guard let workers = try? await store.workers() else { return }
+        let stale = workers.filter { $0.processIsGone || $0.isStale(now: now, lease: lease) }.count
+        metrics.update(workers: workers.count - stale, stale: stale)
     }
 }

@@ -31,7 +31,9 @@ enum ServeCommand {
         let readiness = Readiness(store: store, databasePath: configuration.database, worker: workerState)
         // Metrics (#12): the worker, transport and token cache report to `metricsFeed`; the store's gauges are read
         // just before each /metrics render.
-        let metricsFeed = MetricsFeed(metrics: APNsdMetrics(version: BuildInfo.version), store: store)
+        let metricsFeed = MetricsFeed(
+            metrics: APNsdMetrics(version: BuildInfo.version), store: store, lease: configuration.lease,
+            webhook: configuration.webhookURL != nil && configuration.webhookSecret != nil)
         let events = EventFeed(store: store)
         // Channel management uses the credentials loaded at start, then those a SIGHUP reload rebuilds (with the
         // worker); with --no-worker, the credentials when they are configured and load, or no channel routes (503).

@@ -32,7 +32,8 @@ extension Worker {
 
     /// Sends one request on the transport, telling the observer and the APNs contact how it went.
     /// Only requests that were written count as requests to APNs (with the time from their first byte written to
-    /// the answer); one that could not connect is a failed connection attempt, counted by the transport.
+    /// the answer, and the job's wait from due to written); one that could not connect is a failed connection
+    /// attempt, counted by the transport.
     private func transmit(_ request: APNsRequest, on key: PoolKey, for job: DeliveryJob) async -> TransportResult {
         let start = clock()
         let exchange = await transport.exchange(request, on: key)
@@ -42,8 +43,11 @@ extension Worker {
         let end = clock()
         contact.withLock { if answer.status != nil { $0.answered(at: end) } else { $0.unanswered(at: end) } }
         let seconds = exchange.latency.map { $0.seconds } ?? max(0, end.timeIntervalSince(start))
-        if exchange.latency != nil {
+        if let latency = exchange.latency {
             observer?.apnsAnswered(key.environment, status: answer.status, seconds: seconds)
+            // Written when its first byte went: the answer's time less the latency.
+            let written = end.addingTimeInterval(-latency.seconds)
+            observer?.queueWaited(job.kind, seconds: max(0, written.timeIntervalSince(job.dueAt)))
         }
         logAnswer(job, answer, seconds: seconds)
         return answer

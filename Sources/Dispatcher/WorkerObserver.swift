@@ -12,8 +12,11 @@ public protocol WorkerObserver: Sendable {
     func recorded(final results: [DeliveryResult])
     /// `count` attempts to connect to APNs in `environment` failed for `reason`.
     func connectFailed(_ environment: Environment, reason: ConnectFailureReason, count: Int)
+    /// A request for a delivery of `kind` was written to APNs `seconds` after the delivery became due.
+    func queueWaited(_ kind: CampaignKind, seconds: Double)
 }
 
 extension WorkerObserver {
     public func connectFailed(_ environment: Environment, reason: ConnectFailureReason, count: Int) {}
+    public func queueWaited(_ kind: CampaignKind, seconds: Double) {}
 }

@@ -22,10 +22,11 @@ extension WorkerStateMachine {
                             ))))
             }
             if !untilIdle {
-                results.append(
-                    DeliveryResult(
-                        job, disposition: .retry(at: now.addingTimeInterval(configuration.retry.cap.seconds)),
-                        reason: .noCredential, countsAsAttempt: false))
+                var result = DeliveryResult(
+                    job, disposition: .retry(at: now.addingTimeInterval(configuration.retry.cap.seconds)),
+                    reason: .noCredential, countsAsAttempt: false)
+                result.held = true
+                results.append(result)
             }
             return nil
         }
@@ -39,14 +40,16 @@ extension WorkerStateMachine {
         return nil
     }
 
-    /// `job` of a paused credential waits, unsent and its attempt not counted: written back as pending, due when
-    /// the pause ends (with `untilIdle`, left leased and released when the run ends).
+    /// `job` of a paused credential waits, unsent and its attempt not counted: written back as pending, claimable
+    /// when the pause ends and still due since it first was (with `untilIdle`, left leased and released when the run
+    /// ends).
     mutating func wait(_ job: DeliveryJob, of name: String, now: Date) {
         guard !untilIdle, let pause = credentialPauses[name] else { return }
-        results.append(
-            DeliveryResult(
-                job, disposition: .retry(at: pause.due(now: now, unit: random())),
-                httpStatus: pause.status, reason: pause.reason, countsAsAttempt: false))
+        var result = DeliveryResult(
+            job, disposition: .retry(at: pause.due(now: now, unit: random())), httpStatus: pause.status,
+            reason: pause.reason, countsAsAttempt: false)
+        result.held = true
+        results.append(result)
     }
 
     /// APNs refused `name`'s credential (or its token could not be made): pauses its deliveries, or lengthens the

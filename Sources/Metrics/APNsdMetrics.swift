@@ -5,8 +5,9 @@ import QueueModel
 /// apnsd's metric families, declared once (issue #12, `GET /metrics`). Labels are bounded: statuses, reasons,
 /// environments, classes and states by their known values (anything else is `other`), routes (templates such as
 /// `/v1/campaigns/{id}`) and HTTP codes by the family's series cap. The gauges that read the database or the
-/// transport (`queuePending`, `queueOldestDueAge`, `apnsConnections`, `devices`) are meant to be given a sampler
-/// (`MetricFamily.sample(with:)`) by whoever owns that source, so a scrape costs what the sampler costs.
+/// transport (`queuePending`, `queueOldestDueAge`, `apnsConnections`, `devices`, `workers`) are meant to be given a
+/// sampler (`MetricFamily.sample(with:)`) or set just before a scrape by whoever owns that source, so a scrape costs
+/// what reading it costs.
 public final class APNsdMetrics: Sendable {
     /// A delivery's reason label when it has none (accepted, pending).
     public static let noReason = "none"
@@ -24,6 +25,9 @@ public final class APNsdMetrics: Sendable {
     public let apnsRequestDuration: MetricFamily
     public let queuePending: MetricFamily
     public let queueOldestDueAge: MetricFamily
+    public let queueWait: MetricFamily
+    public let workers: MetricFamily
+    public let webhookBacklog: MetricFamily
     public let apnsConnections: MetricFamily
     public let apnsConnectFailures: MetricFamily
     public let providerTokensMinted: MetricFamily
@@ -67,9 +71,25 @@ public final class APNsdMetrics: Sendable {
         queuePending = registry.gauge(
             "apnsd_queue_pending", help: "Pending deliveries, by class (single sends ahead of bulk campaigns).",
             labels: [MetricLabel("class", allowed: CampaignKind.allCases.map(\.rawValue))])
+        let classes = [MetricLabel("class", allowed: CampaignKind.allCases.map(\.rawValue))]
         queueOldestDueAge = registry.gauge(
             "apnsd_queue_oldest_due_age_seconds",
-            help: "How long the oldest due pending delivery has been due (0 when none is).")
+            help:
+                "How long the oldest due pending delivery has been due, by class (0 when none is); leased ones and those held by an outage or a paused credential count, a paused campaign's and a future send time's do not.",
+            labels: classes)
+        queueWait = registry.histogram(
+            "apnsd_queue_wait_seconds",
+            help: "Time from a delivery being due to its request being written to APNs (each attempt), by class.",
+            labels: classes, buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600])
+        workers = registry.gauge(
+            "apnsd_workers",
+            help:
+                "Registered workers by heartbeat: live, or stale (heartbeat older than worker.lease, or its process seen gone: its leases are taken over).",
+            labels: [MetricLabel("state", allowed: ["live", "stale"])])
+        webhookBacklog = registry.gauge(
+            "apnsd_webhook_backlog_events",
+            help: "Events the webhook has not acknowledged yet; absent when no webhook is configured.")
+        webhookBacklog.sample { [] }
         apnsConnections = registry.gauge(
             "apnsd_apns_connections",
             help:
@@ -126,13 +146,25 @@ public final class APNsdMetrics: Sendable {
         apnsConnectFailures.increment(environment.rawValue, reason.rawValue, by: Double(count))
     }
 
-    /// Sets the store's gauges: pending deliveries by class, the oldest due one's age, devices by state.
-    public func update(_ gauges: QueueGauges) {
+    /// Sets the store's gauges: pending deliveries and the oldest due one's age by class, devices by state, and
+    /// with a `webhook` its backlog (absent without one).
+    public func update(_ gauges: QueueGauges, webhook: Bool = false) {
         queuePending.set(CampaignKind.single.rawValue, to: Double(gauges.pendingSingle))
         queuePending.set(CampaignKind.bulk.rawValue, to: Double(gauges.pendingBulk))
-        queueOldestDueAge.set(to: gauges.oldestDueAge)
+        queueOldestDueAge.set(CampaignKind.single.rawValue, to: gauges.oldestDueAgeSingle)
+        queueOldestDueAge.set(CampaignKind.bulk.rawValue, to: gauges.oldestDueAgeBulk)
+        if webhook {
+            webhookBacklog.sample(with: nil)
+            webhookBacklog.set(to: Double(gauges.webhookBacklog))
+        }
         devices.set("active", to: Double(gauges.activeDevices))
         devices.set("inactive", to: Double(gauges.inactiveDevices))
+    }
+
+    /// Sets the registered workers by state.
+    public func update(workers live: Int, stale: Int) {
+        workers.set("live", to: Double(live))
+        workers.set("stale", to: Double(stale))
     }
 
     /// Counts a request to the HTTP API on `route` (its template) answered with `code` after `seconds`.

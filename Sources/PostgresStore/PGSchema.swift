@@ -18,6 +18,7 @@ enum PGSchema {
         ("0003-broadcast-channels", v3),
         ("0004-broadcasts", v4),
         ("0005-worker-process", v5),
+        ("0007-due-at", v7),
     ]
 
     private static let v1 = """
@@ -311,5 +312,12 @@ enum PGSchema {
     /// `process_start` of `workers`, NULL in rows of older workers.
     private static let v5 = """
         ALTER TABLE workers ADD COLUMN boot_id text, ADD COLUMN pid_namespace bigint, ADD COLUMN process_start bigint;
+        """
+
+    /// When a pending delivery that a worker holds became due, as SQLite's 0019: `deliveries.due_at` and its partial
+    /// index `deliveries_due_at` (only the rows that have one).
+    private static let v7 = """
+        ALTER TABLE deliveries ADD COLUMN due_at bigint;
+        CREATE INDEX deliveries_due_at ON deliveries (priority_class, due_at) WHERE status = 'pending' AND due_at IS NOT NULL;
         """
 }

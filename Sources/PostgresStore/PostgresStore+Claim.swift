@@ -44,7 +44,8 @@ extension PostgresStore {
             for claim in unresolved {
                 let released = try db.query(
                     """
-                    UPDATE deliveries SET next_attempt_at = \(PGQueue.dueUnlessPaused("$3")), leased_until = NULL, leased_by = NULL
+                    UPDATE deliveries SET next_attempt_at = \(PGQueue.dueUnlessPaused("$3")), leased_until = NULL, leased_by = NULL,
+                        due_at = \(PGQueue.keptUnlessPaused())
                     WHERE leased_by = $1 AND leased_until = $2 AND status = 'pending'
                     """, claim.worker, claim.leasedUntil, now.storeMilliseconds
                 ).changes
@@ -74,7 +75,8 @@ extension PostgresStore {
         try write { db in
             let released = try db.query(
                 """
-                UPDATE deliveries SET next_attempt_at = \(PGQueue.dueUnlessPaused("$1")), leased_until = NULL, leased_by = NULL
+                UPDATE deliveries SET next_attempt_at = \(PGQueue.dueUnlessPaused("$1")), leased_until = NULL, leased_by = NULL,
+                    due_at = \(PGQueue.keptUnlessPaused())
                 WHERE status = 'pending' AND (leased_until IS NOT NULL OR leased_by IS NOT NULL)
                 """, now.storeMilliseconds
             ).changes
@@ -172,9 +174,10 @@ extension PostgresStore {
     /// $4 leased_until, $5 the worker (NULL: none), $6 the new next_attempt_at (`heldByOwner` for a worker, else the
     /// lease's end). Single sends go first: bulk rows fill what they leave of $2. Each row is locked `FOR NO KEY
     /// UPDATE SKIP LOCKED` and read as locked (the latest version), then leased — or, when its registered device
-    /// became inactive (or was deleted), cancelled. Returns the rows as they were before (their due time, their last
-    /// update for the delay a retry waited), in no particular order, with their campaign's sending parameters on
-    /// the first row of each campaign (NULL on the others: a payload is sent once per batch, not once per row).
+    /// became inactive (or was deleted), cancelled; a leased row keeps when it became due in `due_at`. Returns the
+    /// rows as they were before (their due time, their last update for the delay a retry waited, when they became
+    /// due), in no particular order, with their campaign's sending parameters on the first row of each campaign
+    /// (NULL on the others: a payload is sent once per batch, not once per row).
     ///
     /// The claimed campaigns still `scheduled` start; a campaign row locked by its expansion (which starts it), a
     /// cancel or a completion is skipped, so a claim holding delivery rows never waits for one (a cancel waits for
@@ -183,12 +186,12 @@ extension PostgresStore {
     static let claimSQL = """
         WITH singles AS (
             SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at,
-                   channel_id
+                   channel_id, due_at
             FROM deliveries WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at <= $1
             ORDER BY next_attempt_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED),
         bulk AS (
             SELECT id, campaign_id, token, environment, attempts, device_id, priority_class, next_attempt_at, updated_at, created_at,
-                   channel_id
+                   channel_id, due_at
             FROM deliveries WHERE $3 AND status = 'pending' AND priority_class = 1 AND next_attempt_at <= $1
             ORDER BY next_attempt_at, id LIMIT GREATEST($2 - (SELECT COUNT(*) FROM singles), 0) FOR NO KEY UPDATE SKIP LOCKED),
         picked AS (
@@ -205,6 +208,7 @@ extension PostgresStore {
             leased_until = CASE WHEN p.inactive THEN NULL ELSE $4 END,
             leased_by = CASE WHEN p.inactive THEN d.leased_by ELSE $5::bigint END,
             next_attempt_at = CASE WHEN p.inactive THEN d.next_attempt_at ELSE $6 END,
+            due_at = CASE WHEN p.inactive THEN d.due_at ELSE COALESCE(p.due_at, p.next_attempt_at) END,
             updated_at = CASE WHEN p.inactive THEN $1 ELSE d.updated_at END
         FROM picked p JOIN campaigns c ON c.id = p.campaign_id
         WHERE d.id = p.id AND d.id = ANY(ARRAY(SELECT id FROM picked))
@@ -213,7 +217,7 @@ extension PostgresStore {
             CASE WHEN p.first THEN c.kind END, CASE WHEN p.first THEN c.topic END, CASE WHEN p.first THEN c.push_type END,
             CASE WHEN p.first THEN c.priority END, CASE WHEN p.first THEN c.expiration END,
             CASE WHEN p.first THEN c.collapse_id END, CASE WHEN p.first THEN c.payload END, CASE WHEN p.first THEN c.apns_id END,
-            p.channel_id
+            p.channel_id, COALESCE(p.due_at, p.next_attempt_at)
         """
 
     /// A row of a claim batch: the shared row, its order, and its campaign's parameters on the first row of each
@@ -230,7 +234,7 @@ extension PostgresStore {
                 environment: try rows.string(index, 3), attempts: try rows.int(index, 4),
                 deviceInactive: try rows.bool(index, 5), registeredAt: try rows.optionalInt64(index, 6),
                 createdAt: try rows.int64(index, 7), previousDelay: try rows.optionalInt64(index, 8),
-                channel: try rows.optionalInt64(index, 20))
+                channel: try rows.optionalInt64(index, 20), dueAt: try rows.int64(index, 21))
             priorityClass = try rows.int64(index, 9)
             dueAt = try rows.int64(index, 10)
             parameters = try rows.bool(index, 11) ? SendingParameters(rows, index, from: 12) : nil

@@ -50,9 +50,10 @@ extension PostgresStore {
     }
 
     /// Pending sends from the live campaigns' counters (the partial index `campaign_counts_pending` holds only
-    /// shards with pending rows), devices from `gauge_counts` (kept by triggers, summed over its shards), and per
-    /// class the first key of `deliveries_due` (a MIN the index answers; leased rows sort last as never due):
-    /// one round trip whose cost does not grow with the tables.
+    /// shards with pending rows), devices from `gauge_counts` (kept by triggers, summed over its shards), per class
+    /// the first key of `deliveries_due` (rows waiting; leased and parked rows sort last as never due) and of
+    /// `deliveries_due_at` (rows a worker holds or held, by when they became due), and the webhook's backlog (the
+    /// ids after its cursor): one round trip whose cost does not grow with the tables.
     public func gauges(now: Date) throws(StoreError) -> QueueGauges {
         try read { db in
             let rows = try db.query(Self.gaugesSQL)
@@ -61,13 +62,17 @@ extension PostgresStore {
                 if let value = try rows.optionalInt64(row, 1) { counts[try rows.string(row, 0)] = value }
             }
             let at = now.storeMilliseconds
-            let oldest = [counts["due.0"], counts["due.1"]].compactMap { $0 }.filter { $0 <= at }.min()
+            let age = { (priorityClass: Int) in
+                [counts["due.\(priorityClass)"], counts["held.\(priorityClass)"]].compactMap { $0 }.filter { $0 <= at }
+                    .min().map { Double(at - $0) / 1000 } ?? 0
+            }
             return QueueGauges(
                 pendingSingle: Int(counts["pending.single", default: 0]),
                 pendingBulk: Int(counts["pending.bulk", default: 0]),
-                oldestDueAge: oldest.map { Double(at - $0) / 1000 } ?? 0,
+                oldestDueAgeSingle: age(0), oldestDueAgeBulk: age(1),
                 activeDevices: Int(counts["devices.active", default: 0]),
-                inactiveDevices: Int(counts["devices.inactive", default: 0]))
+                inactiveDevices: Int(counts["devices.inactive", default: 0]),
+                webhookBacklog: Int(counts["webhook.backlog", default: 0]))
         }
     }
 
@@ -77,6 +82,12 @@ extension PostgresStore {
         UNION ALL SELECT name, SUM(value)::bigint FROM gauge_counts GROUP BY name
         UNION ALL SELECT 'due.0', MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND priority_class = 0
         UNION ALL SELECT 'due.1', MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND priority_class = 1
+        UNION ALL SELECT 'held.0', MIN(due_at) FROM deliveries
+            WHERE status = 'pending' AND priority_class = 0 AND due_at IS NOT NULL
+        UNION ALL SELECT 'held.1', MIN(due_at) FROM deliveries
+            WHERE status = 'pending' AND priority_class = 1 AND due_at IS NOT NULL
+        UNION ALL SELECT 'webhook.backlog', (SELECT MAX(id) FROM events) - MIN(id) + 1 FROM events
+            WHERE id > COALESCE((SELECT event_id FROM webhook_cursor WHERE id = 1), 0)
         """
 
     /// The event in `row` of `rows`, selected with `eventColumns`.

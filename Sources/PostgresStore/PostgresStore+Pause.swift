@@ -31,7 +31,7 @@ extension PostgresStore {
             let count = try db.query(
                 """
                 UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3, leased_until = NULL,
-                    leased_by = NULL, updated_at = $4
+                    leased_by = NULL, due_at = NULL, updated_at = $4
                 WHERE campaign_id = $1 AND status = $2
                 """, id.rawValue, status.rawValue, campaign.paused ? Lease.pausedUntilResumed : nowMS, nowMS
             ).changes
@@ -70,6 +70,10 @@ extension PostgresStore {
                 WHERE campaign_id = $1 AND status = 'pending' AND leased_by IS NULL AND leased_until IS NULL
                 """, id.rawValue, Lease.pausedUntilResumed
             ).changes
+            // Not due while paused, leased or held rows included (the gauge of the oldest due delivery skips them).
+            try db.query(
+                "UPDATE deliveries SET due_at = NULL WHERE campaign_id = $1 AND status = 'pending' AND due_at IS NOT NULL",
+                id.rawValue)
             // The workers poll paused campaigns with cancel requests: wake them as a cancel does.
             try Self.notifyWorkers(db, "cancel")
             return (try Self.fetchCampaign(db, id), parked)

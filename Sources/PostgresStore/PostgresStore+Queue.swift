@@ -20,6 +20,12 @@ enum PGQueue {
         "CASE WHEN \(campaign) IN (SELECT id FROM campaigns WHERE paused) THEN \(Lease.pausedUntilResumed)::bigint ELSE \(value) END"
     }
 
+    /// SQL for `due_at` when a lease ends unsent: kept (the delivery is still due since then), NULL when the row's
+    /// campaign is paused (a paused campaign's deliveries are not due).
+    static func keptUnlessPaused(_ row: String = "") -> String {
+        "CASE WHEN \(row)campaign_id IN (SELECT id FROM campaigns WHERE paused) THEN NULL ELSE \(row)due_at END"
+    }
+
     /// Adds counter deltas to `shard` of each campaign, in one statement; campaigns in id order, so that two
     /// transactions writing the same shard never wait on each other crosswise.
     static func addCounts(_ db: PGConnection, _ deltas: [Int64: CampaignCounters], shard: Int64) throws {

@@ -169,22 +169,26 @@ extension PostgresStore {
                 .ints(results.map { if case .retry(let date) = $0.disposition { date.storeMilliseconds } else { 0 } }),
                 .ints(results.map { $0.countsAsAttempt ? 1 : 0 }), .ints(results.map { Int64($0.httpStatus ?? -1) }),
                 .texts(results.map { $0.reason?.rawValue ?? "" }), .texts(results.map { $0.apnsID ?? "" }),
-                .int(now), worker.map { .int($0.rawValue) } ?? .null,
+                .int(now), worker.map { .int($0.rawValue) } ?? .null, .ints(results.map { $0.held ? 1 : 0 }),
             ])
         return Set(try written.map { row in try written.int64(row, 0) })
     }
 
     /// $1 ids, $2 campaigns, $3 the status each row must still have, $4 the new status ('pending': a retry, due at
     /// $5), $6 attempts to add, $7 HTTP status (-1: none), $8 reason ('': none), $9 apns-id ('': keep), $10 now,
-    /// $11 the recording worker (NULL: none). Sentinels stand for NULL: array parameters carry no NULLs.
+    /// $11 the recording worker (NULL: none), $12 1 for a retry held unsent (it keeps `due_at`). Sentinels stand for
+    /// NULL: array parameters carry no NULLs.
     private static let applySQL = """
         WITH u AS (
             SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[],
-                                 $8::text[], $9::text[]) AS u(id, campaign, old, status, retry_at, attempt, http, reason, apns)),
+                                 $8::text[], $9::text[], $12::bigint[])
+                AS u(id, campaign, old, status, retry_at, attempt, http, reason, apns, held)),
         written AS (
             UPDATE deliveries d SET status = u.status,
                 next_attempt_at = CASE WHEN u.status <> 'pending' THEN d.next_attempt_at
                                        ELSE \(PGQueue.dueUnlessPaused("u.retry_at", campaign: "d.campaign_id")) END,
+                due_at = CASE WHEN u.status <> 'pending' THEN d.due_at WHEN u.held = 1 THEN \(PGQueue.keptUnlessPaused("d."))
+                              ELSE NULL END,
                 leased_until = NULL, leased_by = NULL, attempts = d.attempts + u.attempt,
                 http_status = NULLIF(u.http, -1), reason = NULLIF(u.reason, ''), apns_id = COALESCE(NULLIF(u.apns, ''), d.apns_id),
                 updated_at = $10

@@ -60,7 +60,8 @@ extension PostgresStore {
                 report.deliveries += try db.query(
                     """
                     UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                        next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END
+                        next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END,
+                        due_at = \(PGQueue.keptUnlessPaused())
                     WHERE leased_by = ANY($1)
                     """, [.ints(stale), .int(nowMS)]
                 ).changes
@@ -69,7 +70,8 @@ extension PostgresStore {
             report.deliveries += try db.query(
                 """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$1")) ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$1")) ELSE next_attempt_at END,
+                    due_at = \(PGQueue.keptUnlessPaused())
                 WHERE leased_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM workers w WHERE w.id = deliveries.leased_by)
                 """, nowMS
             ).changes
@@ -110,7 +112,8 @@ extension PostgresStore {
             report.deliveries = try db.query(
                 """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END,
+                    due_at = \(PGQueue.keptUnlessPaused())
                 WHERE leased_by = ANY($1)
                 """, [.ints(gone), .int(now.storeMilliseconds)]
             ).changes
@@ -128,7 +131,8 @@ extension PostgresStore {
             let released = try db.query(
                 """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END,
+                    due_at = \(PGQueue.keptUnlessPaused())
                 WHERE leased_by = $1
                 """, worker.rawValue, now.storeMilliseconds
             ).changes
@@ -147,7 +151,8 @@ extension PostgresStore {
         return try write { db in
             let released = try db.query(
                 """
-                UPDATE deliveries SET leased_by = NULL, leased_until = NULL, next_attempt_at = \(PGQueue.dueUnlessPaused("$3"))
+                UPDATE deliveries SET leased_by = NULL, leased_until = NULL, next_attempt_at = \(PGQueue.dueUnlessPaused("$3")),
+                    due_at = \(PGQueue.keptUnlessPaused())
                 WHERE id = ANY($1) AND leased_by = $2 AND status = 'pending'
                 """, [.ints(deliveries.map(\.rawValue)), .int(worker.rawValue), .int(now.storeMilliseconds)]
             ).changes

@@ -43,7 +43,7 @@ public struct CopyTable: Sendable, Hashable {
             columns: [
                 "campaign_id", "device_id", "token", "environment", "priority_class", "status", "attempts",
                 "next_attempt_at",
-                "http_status", "reason", "apns_id", "created_at", "updated_at", "channel_id",
+                "http_status", "reason", "apns_id", "created_at", "updated_at", "channel_id", "due_at",
             ]),
         CopyTable("delivery_attempts", key: ["delivery_id", "attempt"], columns: ["at", "http_status", "reason"]),
         CopyTable("cancel_requests", key: ["seq"], columns: ["campaign_id", "requested_at", "done_at"]),

@@ -21,27 +21,30 @@ public struct DeliveryJob: Hashable, Sendable {
     /// For a retry, how long it waited before this claim (its due time minus when its last answer was
     /// recorded): decorrelated jitter draws the next delay from it. Nil on a first send.
     public var previousDelay: Duration?
+    /// When the delivery became due: its claim's due time, or for one leased or held before, when it first was
+    /// (`deliveries.due_at`). `apnsd_queue_wait_seconds` counts from here.
+    public var dueAt: Date
 
     /// A job built by hand: for workers' decision tests and other engines behind `DeliveryStore`.
     public init(
         id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, token: DeviceToken, environment: Environment,
         content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date,
         createdAt: Date? = nil,
-        previousDelay: Duration? = nil
+        previousDelay: Duration? = nil, dueAt: Date? = nil
     ) {
         self.init(
             id: id, campaignID: campaignID, kind: kind, target: .device(token), environment: environment,
             content: content,
             attempts: attempts, deviceRegisteredAt: deviceRegisteredAt, leasedUntil: leasedUntil, createdAt: createdAt,
-            previousDelay: previousDelay)
+            previousDelay: previousDelay, dueAt: dueAt)
     }
 
-    /// A job to a device or a broadcast channel.
+    /// A job to a device or a broadcast channel; without `dueAt`, due since it was created.
     public init(
         id: DeliveryID, campaignID: CampaignID, kind: CampaignKind, target: DeliveryTarget, environment: Environment,
         content: NotificationContent, attempts: Int, deviceRegisteredAt: Date?, leasedUntil: Date,
         createdAt: Date? = nil,
-        previousDelay: Duration? = nil
+        previousDelay: Duration? = nil, dueAt: Date? = nil
     ) {
         self.id = id
         self.campaignID = campaignID
@@ -54,6 +57,7 @@ public struct DeliveryJob: Hashable, Sendable {
         self.leasedUntil = leasedUntil
         self.createdAt = createdAt ?? leasedUntil
         self.previousDelay = previousDelay
+        self.dueAt = dueAt ?? self.createdAt
     }
 
     /// The device token; nil for a broadcast.

@@ -53,6 +53,9 @@ public struct DeliveryResult: Hashable, Sendable {
     public var deactivation: Deactivation?
     /// Whether a request was actually sent (false e.g. when the worker drops an expired notification unsent).
     public var countsAsAttempt: Bool
+    /// A retry of a delivery held unsent (its credential paused or missing): it stays due since it first was
+    /// (`deliveries.due_at` is kept), whatever `retry(at:)` says.
+    public var held = false
 
     /// The outcome of `job`: it carries what recording needs (delivery, campaign, token, topic), so a store
     /// writes it without remembering what it handed out.

@@ -17,10 +17,12 @@ package struct ClaimedRow {
     package var previousDelay: Int64?
     /// A broadcast's channel (local number); `token` then holds the id APNs gave it.
     package var channel: Int64?
+    /// When it became due: `due_at` when it has one (leased or held before), else its `next_attempt_at`.
+    package var dueAt: Int64?
 
     package init(
         id: Int64, campaign: Int64, token: String, environment: String, attempts: Int, deviceInactive: Bool,
-        registeredAt: Int64?, createdAt: Int64, previousDelay: Int64?, channel: Int64? = nil
+        registeredAt: Int64?, createdAt: Int64, previousDelay: Int64?, channel: Int64? = nil, dueAt: Int64? = nil
     ) {
         self.id = id
         self.campaign = campaign
@@ -32,6 +34,7 @@ package struct ClaimedRow {
         self.createdAt = createdAt
         self.previousDelay = previousDelay
         self.channel = channel
+        self.dueAt = dueAt
     }
 
     /// The worker's job for this row, leased until `leasedUntil`.
@@ -42,6 +45,6 @@ package struct ClaimedRow {
             environment: try Decode.environment(environment),
             content: parameters.content, attempts: attempts, deviceRegisteredAt: registeredAt.map(Milliseconds.date),
             leasedUntil: Milliseconds.date(leasedUntil), createdAt: Milliseconds.date(createdAt),
-            previousDelay: previousDelay.map { .milliseconds(max($0, 0)) })
+            previousDelay: previousDelay.map { .milliseconds(max($0, 0)) }, dueAt: dueAt.map(Milliseconds.date))
     }
 }

@@ -52,7 +52,8 @@ extension Store {
             // One statement leases a whole batch: the ids go in as a JSON array.
             let leaseRows = try db.cached(
                 """
-                UPDATE deliveries SET next_attempt_at = ?3, leased_until = ?1, leased_by = ?4
+                UPDATE deliveries SET due_at = COALESCE(due_at, next_attempt_at), next_attempt_at = ?3, leased_until = ?1,
+                    leased_by = ?4
                 WHERE id IN (SELECT value FROM json_each(?2))
                 """)
             let skipRow = try db.cached(
@@ -77,7 +78,8 @@ extension Store {
                                 environment: select.string(3), attempts: select.int(4),
                                 deviceInactive: select.int64(5) != 0,
                                 registeredAt: select.optionalInt64(6), createdAt: select.int64(7),
-                                previousDelay: select.optionalInt64(8), channel: select.optionalInt64(9)))
+                                previousDelay: select.optionalInt64(8), channel: select.optionalInt64(9),
+                                dueAt: select.int64(10)))
                     }
                     select.reset()
                     var leased = "["
@@ -123,7 +125,8 @@ extension Store {
         try write { db in
             try db.cached(
                 """
-                UPDATE deliveries SET next_attempt_at = \(Self.dueUnlessPaused("?1")), leased_until = NULL, leased_by = NULL
+                UPDATE deliveries SET next_attempt_at = \(Self.dueUnlessPaused("?1")), due_at = \(Self.keptUnlessPaused),
+                    leased_until = NULL, leased_by = NULL
                 WHERE status = 'pending' AND (leased_until IS NOT NULL OR leased_by IS NOT NULL)
                 """
             ).bind(now.storeMilliseconds).run()
@@ -158,11 +161,12 @@ extension Store {
 
     /// Due deliveries of one priority class (?1), due at ?2, at most ?3; with whether the registered device has
     /// become inactive (or was deleted) and its registration time; for a retry, the delay it waited (due time minus
-    /// the time its last answer was recorded), for decorrelated jitter.
+    /// the time its last answer was recorded), for decorrelated jitter; when it became due (`due_at` when it has one).
     static let claimQuery = """
         SELECT d.id, d.campaign_id, d.token, d.environment, d.attempts,
                d.device_id IS NOT NULL AND COALESCE(dv.active, 0) = 0, dv.registered_at, d.created_at,
-               IIF(d.attempts > 0, d.next_attempt_at - d.updated_at, NULL), d.channel_id
+               IIF(d.attempts > 0, d.next_attempt_at - d.updated_at, NULL), d.channel_id,
+               COALESCE(d.due_at, d.next_attempt_at)
         FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
         WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
         ORDER BY d.next_attempt_at, d.id LIMIT ?3

@@ -13,6 +13,10 @@ extension Store {
         "IIF(campaign_id IN (SELECT id FROM campaigns WHERE paused = 1), \(Lease.pausedUntilResumed), \(value))"
     }
 
+    /// SQL for `due_at` when a lease ends unsent: kept (the delivery is still due since then), NULL when the row's
+    /// campaign is paused (a paused campaign's deliveries are not due).
+    static let keptUnlessPaused = "IIF(campaign_id IN (SELECT id FROM campaigns WHERE paused = 1), NULL, due_at)"
+
     /// Pauses a bulk campaign that has not finished; returns it and how many deliveries were parked. Pausing a
     /// paused campaign changes nothing.
     public func pauseCampaign(_ id: CampaignID, now: Date = Date()) throws(StoreError) -> (
@@ -28,7 +32,12 @@ extension Store {
                 WHERE campaign_id = ?1 AND status = 'pending' AND leased_by IS NULL AND leased_until IS NULL
                 """
             ).bind(id.rawValue, Lease.pausedUntilResumed).run()
-            return (try Self.fetchCampaign(db, id), db.changes)
+            let parked = db.changes
+            // Not due while paused, leased or held rows included (the gauge of the oldest due delivery skips them).
+            try db.cached(
+                "UPDATE deliveries SET due_at = NULL WHERE campaign_id = ?1 AND status = 'pending' AND due_at IS NOT NULL"
+            ).bind(id.rawValue).run()
+            return (try Self.fetchCampaign(db, id), parked)
         }
     }
 

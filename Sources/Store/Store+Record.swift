@@ -56,11 +56,13 @@ extension Store {
         let lookup = try db.cached("SELECT campaign_id, status, leased_by FROM deliveries WHERE id = ?")
         // Both updates name the status they expect (?8), so that a pending row is written without being read
         // first: if it is no longer pending, nothing changes and the slow path decides. Each also names the
-        // result's campaign, so a result that does not belong to its row moves no counters.
+        // result's campaign, so a result that does not belong to its row moves no counters. A retry keeps `due_at`
+        // only when the delivery was held unsent (?11): a retry after an answer is due at its new time.
         let retry = try db.cached(
             """
             UPDATE deliveries SET next_attempt_at = \(Self.dueUnlessPaused("?2")), leased_until = NULL, leased_by = NULL, attempts = attempts + ?3,
-                http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7
+                http_status = ?4, reason = ?5, apns_id = COALESCE(?6, apns_id), updated_at = ?7,
+                due_at = IIF(?11, \(Self.keptUnlessPaused), NULL)
             WHERE id = ?1 AND status = ?8 AND (?9 IS NULL OR leased_by IS NULL OR leased_by = ?9) AND campaign_id = ?10
             """)
         let finish = try db.cached(
@@ -84,7 +86,8 @@ extension Store {
             case .retry(let date):
                 try retry.bind(
                     result.deliveryID.rawValue, date.storeMilliseconds, attempts, result.httpStatus,
-                    reason, result.apnsID, now, old.rawValue, worker?.rawValue, result.campaignID.rawValue
+                    reason, result.apnsID, now, old.rawValue, worker?.rawValue, result.campaignID.rawValue,
+                    result.held ? 1 : 0
                 ).run()
                 guard db.changes > 0 else { return false }
                 if result.countsAsAttempt { try keepAttempt.bind(result.deliveryID.rawValue).run() }

@@ -26,7 +26,7 @@ extension Store {
             try db.cached(
                 """
                 UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = \(Self.dueUnlessPaused("?3")), leased_until = NULL,
-                    leased_by = NULL, updated_at = ?3
+                    leased_by = NULL, due_at = NULL, updated_at = ?3
                 WHERE campaign_id = ?1 AND status = ?2
                 """
             ).bind(id.rawValue, status.rawValue, nowMS).run()

@@ -55,7 +55,8 @@ extension Store {
             let free = try db.cached(
                 """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END,
+                    due_at = \(Self.keptUnlessPaused)
                 WHERE leased_by = ?1
                 """)
             for worker in report.workers {
@@ -67,7 +68,8 @@ extension Store {
             try db.cached(
                 """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?1")) ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?1")) ELSE next_attempt_at END,
+                    due_at = \(Self.keptUnlessPaused)
                 WHERE leased_by IS NOT NULL AND leased_by NOT IN (SELECT id FROM workers)
                 """
             ).bind(nowMS).run()
@@ -101,7 +103,8 @@ extension Store {
                 try db.cached(
                     """
                     UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                        next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END
+                        next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END,
+                    due_at = \(Self.keptUnlessPaused)
                     WHERE leased_by = ?1
                     """
                 ).bind(worker.rawValue, now.storeMilliseconds).run()
@@ -120,7 +123,8 @@ extension Store {
             try db.cached(
                 """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END
+                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END,
+                    due_at = \(Self.keptUnlessPaused)
                 WHERE leased_by = ?1
                 """
             ).bind(worker.rawValue, now.storeMilliseconds).run()
@@ -140,7 +144,8 @@ extension Store {
         return try write { db in
             try db.cached(
                 """
-                UPDATE deliveries SET leased_by = NULL, leased_until = NULL, next_attempt_at = \(Self.dueUnlessPaused("?3"))
+                UPDATE deliveries SET leased_by = NULL, leased_until = NULL, next_attempt_at = \(Self.dueUnlessPaused("?3")),
+                    due_at = \(Self.keptUnlessPaused)
                 WHERE id IN (SELECT value FROM json_each(?1)) AND leased_by = ?2 AND status = 'pending'
                 """
             ).bind(ids, worker.rawValue, now.storeMilliseconds).run()

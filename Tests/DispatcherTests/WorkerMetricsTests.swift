@@ -25,6 +25,10 @@ final class MetricsObserver: WorkerObserver {
         metrics.connectFailed(environment, reason: reason, count: count)
     }
 
+    func queueWaited(_ kind: CampaignKind, seconds: Double) {
+        metrics.queueWait.observe(seconds, kind.rawValue)
+    }
+
     /// The value of the sample line `series` (name with its labels, as rendered), nil when absent.
     func value(_ series: String) -> Double? {
         metrics.render().split(separator: "\n").lazy.compactMap { line -> Double? in
@@ -71,6 +75,7 @@ struct WorkerMetricsTests {
         let requests = harness.server.stats().totals.requests
         #expect(requests == 119 + 8 + 3)
         #expect(observer.value("apnsd_apns_request_duration_seconds_count") == Double(requests))
+        #expect(observer.value(#"apnsd_queue_wait_seconds_count{class="bulk"}"#) == Double(requests), "each written")
         #expect(observer.value("apnsd_provider_tokens_minted_total") == 1)
         let contact = worker.apnsContact
         #expect(contact.lastAnswer != nil && contact.unansweredSince == nil)

@@ -106,6 +106,7 @@ import Testing
         // Both wait: written back as pending, their attempts unspent.
         #expect(machine.results.count == 2 && machine.results.allSatisfy { !$0.countsAsAttempt })
         #expect(machine.results.allSatisfy { $0.reason == .invalidProviderToken })
+        #expect(machine.results.allSatisfy { $0.held }, "held: still due since they first were")
 
         #expect(
             Self.claimAndSend([Self.job(3), Self.job(4)], &machine, now: Self.start.addingTimeInterval(0.5)).isEmpty)

@@ -14,6 +14,15 @@ import Testing
 
     @Test func promtoolAcceptsTheApnsdRegistry() throws {
         let metrics = APNsdMetrics(version: "1.0.0-test")
+        let gauges = QueueGauges(
+            pendingSingle: 3, pendingBulk: 1_000_000, oldestDueAgeSingle: 90, oldestDueAgeBulk: 12.25,
+            activeDevices: 10, inactiveDevices: 2, webhookBacklog: 7)
+        metrics.update(gauges)
+        #expect(!metrics.render().contains("\napnsd_webhook_backlog_events "), "absent without a webhook")
+        metrics.update(gauges, webhook: true)
+        metrics.update(workers: 2, stale: 1)
+        metrics.queueWait.observe(0.3, "single")
+        metrics.queueWait.observe(400, "bulk")
         metrics.notificationsEnqueued.increment("batch", by: 25)
         metrics.notificationsEnqueued.increment("somewhere else")
         metrics.delivered(.accepted, reason: nil)
@@ -21,12 +30,9 @@ import Testing
         metrics.delivered(.failed, reason: .transport("timeout"))
         metrics.apnsRequest(.production, status: 200, seconds: 0.012)
         metrics.apnsRequest(.development, status: nil, seconds: 10.5)
-        metrics.queuePending.sample { [(["single"], 3), (["bulk"], 1_000_000)] }
-        metrics.queueOldestDueAge.sample { [([], 12.25)] }
         metrics.apnsConnections.set("production", "open", to: 4)
         metrics.connectFailed(.production, reason: .tls, count: 2)
         metrics.providerTokensMinted.increment()
-        metrics.devices.sample { [(["active"], 10), (["inactive"], 2)] }
         metrics.httpRequest(route: "/v1/campaigns/{id}", code: 200, seconds: 0.002)
         metrics.httpRequest(route: "/metrics", code: 200, seconds: 0.0001)
         let text = metrics.render()
@@ -37,12 +43,18 @@ import Testing
             "apnsd_apns_connections", "apnsd_apns_connect_failures_total", "apnsd_provider_tokens_minted_total",
             "apnsd_devices",
             "apnsd_http_requests_total",
-            "apnsd_http_request_duration_seconds",
+            "apnsd_http_request_duration_seconds", "apnsd_queue_wait_seconds", "apnsd_workers",
+            "apnsd_webhook_backlog_events",
         ] {
             #expect(text.contains("# TYPE \(name) "), "\(name) is declared")
         }
         #expect(text.contains(#"apnsd_deliveries_total{status="failed",reason="other"} 1"#))
         #expect(text.contains(#"apnsd_notifications_enqueued_total{source="other"} 1"#))
+        #expect(text.contains(#"apnsd_queue_oldest_due_age_seconds{class="single"} 90"#))
+        #expect(text.contains(#"apnsd_queue_oldest_due_age_seconds{class="bulk"} 12.25"#))
+        #expect(text.contains("\napnsd_webhook_backlog_events 7\n"))
+        #expect(text.contains(#"apnsd_workers{state="stale"} 1"#))
+        #expect(text.contains(#"apnsd_queue_wait_seconds_count{class="bulk"} 1"#))
 
         guard let promtool = Self.promtool else {
             Issue.record(

@@ -153,7 +153,11 @@ import Threads
         #expect(
             metrics[#"apnsd_queue_pending{class="single"}"#] == 0
                 && metrics[#"apnsd_queue_pending{class="bulk"}"#] == 0)
-        #expect(metrics["apnsd_queue_oldest_due_age_seconds"] == 0)
+        #expect(
+            metrics[#"apnsd_queue_oldest_due_age_seconds{class="single"}"#] == 0
+                && metrics[#"apnsd_queue_oldest_due_age_seconds{class="bulk"}"#] == 0)
+        #expect(metrics[#"apnsd_workers{state="live"}"#] == 1 && metrics[#"apnsd_workers{state="stale"}"#] == 0)
+        #expect(metrics["apnsd_webhook_backlog_events"] == nil, "no webhook configured")
         #expect(
             metrics[#"apnsd_devices{state="active"}"#] == 1 && metrics[#"apnsd_devices{state="inactive"}"#] == 0)
 
