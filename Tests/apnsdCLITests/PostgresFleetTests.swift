@@ -193,7 +193,7 @@ import Testing
             try? cluster.stop(mode: "immediate")
             cluster.remove()
         }
-        let devices = 3_000
+        let devices = 2_000
         let rate = 200
         let fleet = try await Fleet(devices: devices, rate: rate, database: try cluster.createDatabase())
         defer { fleet.stop() }
