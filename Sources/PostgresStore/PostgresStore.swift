@@ -9,7 +9,8 @@ import Threads
 ///
 /// One actor owns one connection and runs on its own thread, so libpq's blocking calls never occupy Swift's
 /// cooperative pool. A lost connection fails the call in progress with `StoreError.unavailable` (transient: the
-/// worker pauses and retries) and is opened again by the next call.
+/// worker pauses and retries) and is opened again by the next call; one the server ended while it sat idle (a
+/// restart) is replaced before the next call uses it.
 public actor PostgresStore {
     /// How the database is opened.
     public struct Options: Sendable {
@@ -100,10 +101,11 @@ public actor PostgresStore {
         listener.stop()
     }
 
-    /// The open connection, connecting first when there is none (the last one was lost).
+    /// The open connection, connecting first when there is none: the last one was lost, or the server ended its
+    /// session while it sat idle (replaced before it fails a call once the server answers again).
     func db() throws(StoreError) -> PGConnection {
         if closed { throw .closed(path: path) }
-        if let connection, connection.isOK { return connection }
+        if let connection, connection.isOK, !connection.spokeWhileIdle { return connection }
         connection = nil
         do {
             let fresh = try PGConnection(conninfo: conninfo)

@@ -5,8 +5,8 @@ import QueueModel
 import TestSupport
 import Testing
 
-/// The full apnsd registry, with values, passes `promtool check metrics` (Debian's prometheus package; scripts/setup
-/// installs it).
+/// The full apnsd registry, with values, passes `promtool check metrics`, and the alerting rules of deploy/prometheus
+/// pass `promtool check rules` and their unit tests (Debian's prometheus package; scripts/setup installs it).
 @Suite(.offThePool) struct PromtoolTests {
     static let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first {
         FileManager.default.isExecutableFile(atPath: $0)
@@ -67,5 +67,66 @@ import Testing
         process.wait()
         #expect(process.terminationStatus == 0, "promtool check metrics rejects the text:\n\(said)\n\(text)")
         #expect(said.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool has lint complaints:\n\(said)")
+    }
+
+    @Test func theAlertingRulesPassPromtoolAndTheirUnitTests() throws {
+        guard let promtool = Self.promtool else {
+            Issue.record(
+                "promtool not found (/usr/bin/promtool): run scripts/setup, which installs Debian's prometheus package")
+            return
+        }
+        let folder = PrometheusRules.repository
+        let checked = try ToolRun.run(
+            promtool, ["check", "rules", folder.appendingPathComponent(PrometheusRules.path).path])
+        #expect(checked.status == 0, "promtool check rules:\n\(checked.stdout)\(checked.stderr)")
+        let tested = try ToolRun.run(
+            promtool, ["test", "rules", folder.appendingPathComponent(PrometheusRules.testPath).path])
+        #expect(tested.status == 0, "promtool test rules:\n\(tested.stdout)\(tested.stderr)")
+    }
+
+    @Test func everyAlertIsTestedFiringAndQuiet() throws {
+        let rules = try String(
+            contentsOf: PrometheusRules.repository.appendingPathComponent(PrometheusRules.path), encoding: .utf8)
+        let tests = try String(
+            contentsOf: PrometheusRules.repository.appendingPathComponent(PrometheusRules.testPath), encoding: .utf8)
+        let alerts = PrometheusRules.alerts(in: rules)
+        #expect(alerts.count == 8 && Set(alerts).count == alerts.count, "\(alerts)")
+        let cases = PrometheusRules.testedCases(in: tests)
+        for alert in alerts {
+            #expect(cases[alert]?.fires == true, "no unit test sees \(alert) fire")
+            #expect(cases[alert]?.quiet == true, "no unit test sees \(alert) stay quiet")
+        }
+        #expect(Set(cases.keys).subtracting(alerts).isEmpty, "tests of alerts the rules do not have")
+    }
+
+    @Test func theMetricNamesTheRulesUseAreRead() throws {
+        let rules = try String(
+            contentsOf: PrometheusRules.repository.appendingPathComponent(PrometheusRules.path), encoding: .utf8)
+        #expect(
+            PrometheusRules.metricNames(in: rules) == [
+                "apnsd_apns_unreachable_seconds", "apnsd_queue_oldest_due_age_seconds", "apnsd_deliveries_total",
+                "apnsd_workers", "apnsd_credential_paused", "apnsd_webhook_backlog_events",
+            ])
+        // Functions, keywords, grouping labels, label values, ranges, offsets and numbers are not metric names; a
+        // recording rule's output is.
+        let sample = """
+            groups:
+              - name: sample
+                rules:
+                  - record: job:apnsd_requests:rate5m
+                    expr: sum by (job, status) (rate(apnsd_apns_requests_total{status=~"5..|error",job!="apnsd_x"}[5m] offset 1h))
+                  - alert: A
+                    expr: 'max without (instance) (apnsd_queue_pending) > 3 and on () absent(apnsd_build_info) or vector(1)'
+                  - alert: B
+                    expr: |
+                      histogram_quantile(0.99, sum by (le) (rate(apnsd_http_request_duration_seconds_bucket[5m])))
+                        > bool 1e3 unless ignoring (le) job:apnsd_requests:rate5m
+                    for: 5m
+            """
+        #expect(
+            PrometheusRules.metricNames(in: sample) == [
+                "apnsd_apns_requests_total", "apnsd_queue_pending", "apnsd_build_info",
+                "apnsd_http_request_duration_seconds_bucket", "job:apnsd_requests:rate5m",
+            ])
     }
 }

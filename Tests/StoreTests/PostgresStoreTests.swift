@@ -66,4 +66,30 @@ import Testing
         }
         #expect(try await worker.changeCount() > listening)
     }
+
+    @Test func aSessionTheServerEndedIsReplacedBeforeTheNextCall() async throws {
+        // What a restart (`pg_ctl restart -m fast`) or a failover does to an idle connection: the server ends its
+        // session. Once the server answers again, the next call must not fail for it (a 503 from the API, a storage
+        // fault pausing a worker).
+        let url = try PostgresCluster.shared.createDatabase()
+        let store = try await PostgresStore.open(url: url)
+        for write in [false, true] {
+            let ended = try #require(try await store.scalar("SELECT pg_backend_pid()"))
+            let terminated = try PostgresCluster.query(url, "SELECT pg_terminate_backend(\(ended))")
+            #expect(terminated.trimmingCharacters(in: .whitespacesAndNewlines) == "t")
+            var gone = false
+            for _ in 0..<600 where !gone {
+                let left = try PostgresCluster.query(url, "SELECT count(*) FROM pg_stat_activity WHERE pid = \(ended)")
+                gone = left.trimmingCharacters(in: .whitespacesAndNewlines) == "0"
+                if !gone { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(gone, "the session should end")
+            if write {
+                _ = try await store.registerWorker(host: "restart.example", pid: 1)
+            } else {
+                _ = try await store.workers()
+            }
+            #expect(try await store.scalar("SELECT pg_backend_pid()") != ended)
+        }
+    }
 }

@@ -97,6 +97,16 @@ public final class PostgresCluster: @unchecked Sendable {
         try Self.tool("pg_ctl", ["-D", dataDirectory, "-m", mode, "-w", "-t", "60", "stop"])
     }
 
+    /// `pg_ctl restart -m MODE` in the background (`fast`: every session is ended, then a clean shutdown and a
+    /// start); the process returned ends once the server accepts connections again (status 0) or gave up.
+    public func beginRestart(mode: String = "fast") throws -> ChildProcess {
+        var arguments = [
+            Self.binDirectory + "/pg_ctl", "-D", dataDirectory, "-l", logFile, "-m", mode, "-w", "-t", "60", "restart",
+        ]
+        if Self.asNobody { arguments = ["/usr/sbin/runuser", "-u", "nobody", "--"] + arguments }
+        return try ChildProcess(arguments[0], Array(arguments.dropFirst()))
+    }
+
     /// The URL of the database `name`, through the socket.
     public func url(_ name: String) -> String {
         "postgresql:///\(name)?host=\(folder)&port=5432&user=apnsd"
@@ -131,10 +141,10 @@ public final class PostgresCluster: @unchecked Sendable {
         }
     }
 
-    private static var asNobody: Bool { geteuid() == 0 }
+    static var asNobody: Bool { geteuid() == 0 }
 
     /// PostgreSQL's programs: `pg_config --bindir` (Debian keeps them out of PATH).
-    private static let binDirectory: String = {
+    static let binDirectory: String = {
         if let outcome = try? ToolRun.run("/usr/bin/env", ["pg_config", "--bindir"]), outcome.status == 0 {
             return outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }

@@ -185,4 +185,128 @@ import Testing
         #expect(log.count == devices && log.allSatisfy { $0["status"] as? String == "accepted" }, "nothing lost")
         #expect(fleet.server.stats().tokens.count == devices)
     }
+
+    @Test func theDatabaseRestartedWhileServeEnqueuesAndTwoWorkersSend() async throws {
+        // A cluster of its own: the restart ends every session of the shared one's other tests.
+        let cluster = try PostgresCluster()
+        defer {
+            try? cluster.stop(mode: "immediate")
+            cluster.remove()
+        }
+        let devices = 2_000
+        let rate = 200
+        let fleet = try await Fleet(devices: devices, rate: rate, database: try cluster.createDatabase())
+        defer { fleet.stop() }
+        let api = try await APIHarness(cli: fleet.cli, arguments: ["--no-worker"], initialized: true)
+        defer { api.stop() }
+        // Nobody dies here: the default lease, so that the heartbeats the restart holds up hand no live worker's
+        // claims to the other.
+        let workers = try (0..<2).map { _ in try fleet.startWorker(environment: ["APNSD_WORKER_LEASE": "30"]) }
+        defer { for worker in workers { worker.killIfRunning() } }
+        let clients = EnqueueClients(base: api.base, key: api.sender, firstToken: devices + 1)
+        let clientCount = 3
+        let running = clients.start(clientCount)
+        let logs = { "serve: \(api.serve.log.suffix(1500))\nworkers: \(workers.map { $0.log.suffix(1500) })" }
+        #expect(
+            await Fleet.eventually(60, every: 0.2) { fleet.accepted >= 500 && clients.accepted.count >= 10 },
+            "sending and enqueueing should be under way: \(logs())")
+        let listening = "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN apnsd'"
+        #expect(
+            try await Fleet.eventually(30, every: 0.2) { try fleet.query(listening) == ["2"] },
+            "each worker listens for wake-ups")
+
+        // The restart ends every session at once; the held session keeps the server shutting down (refusing every
+        // connection) until the clients, serve and the workers have been seen to meet the outage.
+        let hold = try cluster.holdShutdown()
+        let restart = try cluster.beginRestart(mode: "fast")
+        var readyWhileDown = (status: 0, database: "", body: "")
+        #expect(
+            await Fleet.eventually(60, every: 0.2) {
+                readyWhileDown = await Self.readiness(api.base)
+                return readyWhileDown.status == 503 && !readyWhileDown.database.isEmpty
+                    && readyWhileDown.database != "ok"
+            }, "/readyz while the database is down: \(readyWhileDown.body)")
+        #expect(
+            await Fleet.eventually(60, every: 0.2) {
+                Set(clients.refusals.filter { $0.status == 503 }.map { $0.client }).count == clientCount
+                    && workers.allSatisfy { !$0.events("worker.storage_fault").isEmpty }
+            }, "every client got a 503 and every worker paused: \(clients.refusals.count) refusals; \(logs())")
+        hold.release()
+        let restarted = await restart.exit()
+        let back = Date()
+        #expect(restarted == .exited(0), "pg_ctl restart: \(restarted)")
+
+        // Everyone reconnects: serve (ready again, enqueueing again), each worker's store and its listener.
+        var readyAgain = (status: 0, database: "", body: "")
+        #expect(
+            await Fleet.eventually(60, every: 0.2) {
+                readyAgain = await Self.readiness(api.base)
+                return readyAgain.status == 200 && readyAgain.database == "ok"
+            }, "/readyz once the database is back: \(readyAgain.body)")
+        let beforeBack = clients.accepted.count
+        #expect(
+            await Fleet.eventually(60, every: 0.2) { clients.accepted.count >= beforeBack + 10 },
+            "serve enqueues again: \(logs())")
+        clients.stop()
+        await running.value
+        #expect(
+            try await Fleet.eventually(60, every: 0.3) { try fleet.query(listening) == ["2"] },
+            "both workers listen again: \(logs())")
+        let singles = clients.accepted
+        var log: [[String: Any]] = []
+        let finished = try await Fleet.eventually(120, every: 0.5) {
+            log = try await fleet.log()
+            return log.count == devices + singles.count && log.allSatisfy { $0["status"] as? String == "accepted" }
+        }
+        let campaign = try await fleet.show(fleet.campaign!)
+        #expect(
+            finished && campaign["status"] as? String == "completed",
+            "every accepted notification and the campaign should be sent: \(log.count) rows, \(log.filter { $0["status"] as? String != "accepted" }.prefix(3)); \(logs())"
+        )
+        // A restart with nothing held (a fraction of a second) while serve sits idle: the session it ended is
+        // replaced before serve's next request uses it, which is answered, not refused.
+        let quick = try cluster.beginRestart(mode: "fast")
+        let quickly = await quick.exit()
+        #expect(quickly == .exited(0), "pg_ctl restart: \(quickly)")
+        let readyAtOnce = await Self.readiness(api.base)
+        #expect(readyAtOnce.status == 200, "/readyz right after a restart: \(readyAtOnce.body)")
+        for worker in workers {
+            #expect(
+                !worker.events("worker.storage_recovered").isEmpty, "the worker recovered: \(worker.log.suffix(1500))")
+            #expect(
+                worker.terminate(within: 20) != nil && worker.process.terminationStatus == 0,
+                "\(worker.log.suffix(2000))")
+        }
+
+        // Enqueues were refused only with 503 and Retry-After (never 500), and only while the database was away.
+        let refusals = clients.refusals
+        let unexpected = refusals.filter { refusal in
+            refusal.status != 503 || refusal.retryAfter == nil || refusal.code != "database_unavailable"
+        }
+        #expect(unexpected.isEmpty, "\(unexpected.prefix(3).map { refusal in "\(refusal.status) \(refusal.body)" })")
+        let afterwards = refusals.filter { $0.sentAt > back }
+        #expect(afterwards.isEmpty, "refused once the database was back: \(afterwards.prefix(3).map(\.body))")
+        // Nothing accepted is lost: each notification enqueued reached APNs, in its own row.
+        let stats = fleet.server.stats()
+        let rowsByToken = Dictionary(grouping: log.compactMap { $0["token"] as? String }, by: { $0 })
+        let lost = singles.keys.filter { (stats.tokens[$0]?["200"] ?? 0) == 0 || rowsByToken[$0]?.count != 1 }
+        #expect(lost.isEmpty, "enqueued but not delivered once: \(lost.prefix(5))")
+        #expect(stats.tokens.count == devices + singles.count, "every device and every enqueued token reached APNs")
+        // Nothing sent twice beyond what was in flight: a worker hands the transport at most `maxInFlight`
+        // requests (one second of its rate, one connection) and keeps the answers the database could not take, so
+        // only requests answered around the restart could go out again.
+        let twice = stats.tokens.filter { ($0.value["200"] ?? 0) > 1 }
+        #expect(twice.count <= workers.count * rate, "\(twice.count) tokens accepted twice")
+        print(
+            "postgres restart: \(singles.count) enqueued, \(refusals.count) answered 503, \(twice.count) tokens accepted twice"
+        )
+    }
+
+    /// `GET /readyz`: its status, its `database` check ("" when absent) and its body.
+    private static func readiness(_ base: String) async -> (status: Int, database: String, body: String) {
+        guard let answer = await HTTPClient.request("GET", base + "/readyz", headers: []) else { return (0, "", "") }
+        let object = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        let database = (object?["checks"] as? [String: String])?["database"] ?? ""
+        return (answer.status, database, answer.body)
+    }
 }

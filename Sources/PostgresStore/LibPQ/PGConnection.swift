@@ -30,6 +30,15 @@ final class PGConnection {
     /// Whether libpq still considers the connection usable.
     var isOK: Bool { PQstatus(handle) == CONNECTION_OK }
 
+    /// Whether the server sent something while the connection sat idle between statements: a session the server
+    /// ends (a restart, a failover, `pg_terminate_backend`) gets its error and then the close, so the next statement
+    /// would fail. Nothing else arrives unasked on a connection that does not LISTEN (rarely a setting's new value:
+    /// replacing the connection then costs a reconnect, nothing more).
+    var spokeWhileIdle: Bool {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
+    }
+
     /// The connection's socket, for waiting on notifications.
     var socket: Int32 { PQsocket(handle) }
 
