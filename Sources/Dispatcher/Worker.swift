@@ -35,6 +35,8 @@ public final class Worker: Sendable {
     let random: @Sendable () -> Double
     let observer: (any WorkerObserver)?
     let contact = Locked(APNsContact())
+    /// Each environment in an outage and since when, published at every turn of the loop (`unreachableSince`).
+    let outagesSeen = Locked<[Environment: Date]>([:])
     /// The longest the loop sleeps with nothing due: how soon it sees `shouldStop`. Work committed in this process
     /// wakes it at once; another process's is seen on the change count, read at most once per
     /// `WorkerStateMachine.tick`. The sleeps are real time; every decision reads the injected `clock`.
@@ -166,6 +168,8 @@ public final class Worker: Sendable {
             var waking = false
             while true {
                 let now = clock()
+                let outages = machine.unreachableSince
+                outagesSeen.withLock { $0 = outages }
                 let settings = reloadable.withLock { $0 }
                 try await perform(
                     machine.turn(
