@@ -1,7 +1,3 @@
-import API
-import Foundation
-import Intake
-import PostgresStore
 import QueueModel
 
 /// `GET /readyz`'s checks, whether this process can do its job now: `database` (the file is writable and the store
@@ -9,7 +5,6 @@ import QueueModel
 /// "ok" or a reason. APNs, the credentials and the rest are `/v1/status`'s (`StatusReport`).
 struct Readiness: Sendable {
     let store: any DeliveryStore
-    let databasePath: String
     let worker: WorkerState?
 
     func checks() async -> [(String, String)] {
@@ -18,14 +13,11 @@ struct Readiness: Sendable {
         return checks
     }
 
-    /// "ok" when the database can be written and answers, else why not.
+    /// "ok" when this process's store can write now (a write that changes nothing goes through), else why not.
+    /// Not the file's mode: a file made read-only under a running process is still written by its open connection.
     func database() async -> String {
-        // A PostgreSQL URL has no file to check: the query below says whether the server answers.
-        guard PostgresStore.isURL(databasePath) || access(databasePath, W_OK) == 0 else {
-            return "not writable: \(String(cString: strerror(errno)))"
-        }
         do {
-            _ = try await store.workers()
+            try await store.probeWrite()
             return "ok"
         } catch {
             return "\(error)"

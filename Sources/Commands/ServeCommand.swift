@@ -29,7 +29,7 @@ enum ServeCommand {
         let logger = Logger(label: "apnsd.serve", minimumLevel: level)
         let store = try await StoreAccess.openForServe(configuration)
         let workerState = setup == nil ? nil : WorkerState()
-        let readiness = Readiness(store: store, databasePath: configuration.database, worker: workerState)
+        let readiness = Readiness(store: store, worker: workerState)
         // The webhook sender starts after the server; `/v1/status` reads its last error once it runs.
         let webhookSender = Locked<WebhookSender?>(nil)
         let webhookConfigured = configuration.webhookURL != nil && configuration.webhookSecret != nil

@@ -31,7 +31,7 @@ enum WorkerCommand {
         let server: HTTPServer?
         do {
             server = try listen.map { listen in
-                try probeServer(listen, feed: feed!, state: state, store: store, database: configuration.database)
+                try probeServer(listen, feed: feed!, state: state, store: store)
             }
         } catch {
             throw .failure("worker.listen: \(error)")
@@ -104,14 +104,14 @@ extension WorkerCommand {
     /// The HTTP server of `worker.listen`: the worker's metrics (`feed`), `/healthz`, and `/readyz` (the database,
     /// the worker). A non-loopback address is served, with a warning: none of it needs a key.
     static func probeServer(
-        _ listen: ListenAddress, feed: MetricsFeed, state: WorkerState, store: any DeliveryStore, database: String
+        _ listen: ListenAddress, feed: MetricsFeed, state: WorkerState, store: any DeliveryStore
     ) throws -> HTTPServer {
         if !(listen.host.hasPrefix("127.") || listen.host == "::1") {
             Output.error(
                 "apnsd: warning: worker.listen \(listen) is not a loopback address: anyone who can reach it reads "
                     + "/metrics and /readyz (no API key is asked)")
         }
-        let readiness = Readiness(store: store, databasePath: database, worker: state)
+        let readiness = Readiness(store: store, worker: state)
         let endpoints = ProbeEndpoints(
             metrics: feed.metrics, readiness: { await readiness.checks() },
             refreshMetrics: { await feed.refreshGauges() })

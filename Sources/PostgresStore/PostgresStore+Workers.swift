@@ -159,6 +159,12 @@ extension PostgresStore {
         }
     }
 
+    /// A write that changes nothing (no worker has id 0), in a write transaction as every write: throws when this
+    /// connection cannot write now (a read-only server or transaction refuses the statement itself).
+    public func probeWrite() throws(StoreError) {
+        try write { db in _ = try db.query("UPDATE workers SET heartbeat_at = heartbeat_at WHERE id = 0") }
+    }
+
     /// The registered workers, oldest first, with the leases each holds.
     public func workers() throws(StoreError) -> [WorkerRecord] {
         try read { db in

@@ -150,6 +150,12 @@ extension Store {
         }
     }
 
+    /// A write that changes nothing (no worker has id 0), in a write transaction as every write: throws when this
+    /// connection cannot write now.
+    public func probeWrite() throws(StoreError) {
+        try write { db in try db.cached("UPDATE workers SET heartbeat_at = heartbeat_at WHERE id = 0").run() }
+    }
+
     /// The registered workers, oldest first, with the leases each holds.
     public func workers() throws(StoreError) -> [WorkerRecord] {
         try read { db in

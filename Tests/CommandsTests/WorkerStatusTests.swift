@@ -9,14 +9,15 @@ import Threads
 @Suite struct WorkerStatusTests {
     static let engines: [Bool] = PostgresCluster.enabled ? [false, true] : [false]
 
-    /// The worker's `listening on http://HOST:PORT` line, once it printed it.
+    /// Where the worker listens, from its `listening on http://HOST:PORT` line (reached on loopback).
     static func address(_ worker: RunningCommand) async throws -> String {
         #expect(
             await Fleet.eventually(30, every: 0.02) { worker.output.contains("\n") || !worker.isRunning },
             "\(worker.log.suffix(2000))")
         let first = try #require(worker.output.split(separator: "\n").first.map(String.init), "\(worker.log)")
-        try #require(first.hasPrefix("listening on http://127.0.0.1:"), "first line: \(first)")
-        return String(first.dropFirst("listening on ".count))
+        let port = try #require(first.split(separator: ":").last.flatMap { Int($0) }, "first line: \(first)")
+        try #require(first.hasPrefix("listening on http://") && port > 0, "first line: \(first)")
+        return "http://127.0.0.1:\(port)"
     }
 
     /// A scrape's samples by series.
@@ -99,9 +100,10 @@ import Threads
         let id = String(try #require(fleet.campaign))
         // A port nothing listens on: every connection attempt is refused.
         let refusing = ["APNSD_PRODUCTION_URL": "https://127.0.0.1:1", "APNSD_DEVELOPMENT_URL": "https://127.0.0.1:1"]
-        let worker = fleet.runWorker(["--worker-listen", "127.0.0.1:0"], environment: refusing)
+        let worker = fleet.runWorker(["--worker-listen", "0.0.0.0:0"], environment: refusing)
         defer { worker.stopIfRunning() }
         let base = try await Self.address(worker)
+        #expect(worker.log.contains("worker.listen 0.0.0.0:"), "not loopback: a warning; \(worker.log.prefix(500))")
         let shown = Locked([String: Any]())
         #expect(
             await Fleet.eventually(60, every: 0.1) {
