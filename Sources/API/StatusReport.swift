@@ -27,10 +27,12 @@ public enum StatusReport {
         let gauges = try? await store.gauges(now: now)
         let paused = ((try? await store.pausedCampaigns()) ?? []).map(\.rawValue).sorted()
         var backlog: Int?
-        if webhook != nil, let cursor = try? await store.webhookCursor() {
-            backlog = (try? await store.events(after: cursor, limit: backlogLimit))?.count
-        } else if webhook != nil {
-            backlog = (try? await store.events(after: nil, limit: backlogLimit))?.count
+        if webhook != nil {
+            do throws(StoreError) {
+                backlog = try await store.events(after: try await store.webhookCursor(), limit: backlogLimit).count
+            } catch {
+                backlog = nil
+            }
         }
         let fields: [(String, String)] = [
             ("database", JSONLine(["status": .string(database)]).description),

@@ -49,11 +49,13 @@ enum WorkerCommand {
                 registered: {
                     state.set(.running)
                     // Once registered, so that this line carries the worker's id as all its others do.
-                    logger.info(
-                        "worker.started", ("database", .string(configuration.databaseName)),
-                        ("connections", .int(configuration.connections)), ("rate", .int(configuration.rate)),
-                        ("until_idle", .bool(arguments.flag("until-idle"))),
-                        ("listen", .string(server?.address.description ?? "none")))
+                    logger.log(
+                        .info, "worker.started",
+                        [
+                            ("database", .string(configuration.databaseName)),
+                            ("connections", .int(configuration.connections)), ("rate", .int(configuration.rate)),
+                            ("until_idle", .bool(arguments.flag("until-idle"))),
+                        ] + (server.map { [("listen", .string($0.address.description))] } ?? []))
                 })
         } catch {
             state.set(.failed("\(error)"))

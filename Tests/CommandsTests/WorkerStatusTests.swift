@@ -47,6 +47,8 @@ import Threads
         defer { worker.stopIfRunning() }
         let base = try await Self.address(worker)
         #expect(await Fleet.eventually(60, every: 0.05) { fleet.accepted >= 5 }, "\(worker.log.suffix(2000))")
+        let started = worker.events("worker.started").first?["listen"] as? String
+        #expect(started.map { base.hasSuffix(String($0.split(separator: ":").last ?? "")) } == true, "\(started ?? "")")
         let scraped = Locked([String: Double]())
         #expect(
             await Fleet.eventually(30, every: 0.05) {
