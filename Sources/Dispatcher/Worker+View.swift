@@ -16,8 +16,10 @@ extension Worker {
     func view(unreachable: [Environment: Date], fault: Date?) -> WorkerView {
         var connections: [Environment: [String: Int]] = [:]
         for (key, pool) in transport.stats {
-            var counts = connections[key.environment] ?? [:]
-            for state in ConnectionState.allCases { counts[state.rawValue, default: 0] += 0 }
+            // Every state, zeros included, as `apnsd_apns_connections` shows them.
+            var counts =
+                connections[key.environment]
+                ?? Dictionary(uniqueKeysWithValues: ConnectionState.allCases.map { ($0.rawValue, 0) })
             for connection in pool { counts[connection.state.rawValue, default: 0] += 1 }
             connections[key.environment] = counts
         }
