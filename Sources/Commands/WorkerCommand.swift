@@ -21,10 +21,10 @@ enum WorkerCommand {
         _ = try arguments.positionals(exactly: [])
         let setup = try WorkerSetup(configuration)
         let logger = setup.logger
-        let store = try await StoreAccess.openForWorker(configuration)
         let listen = try configuration.workerListen.map { text throws(CLIError) in
             do { return try ListenAddress(parsing: text) } catch { throw .usage("worker.listen: \(error)") }
         }
+        let store = try await StoreAccess.openForWorker(configuration)
         let feed = listen == nil ? nil : MetricsFeed(metrics: APNsdMetrics(version: BuildInfo.version), store: store)
         let (worker, transport) = setup.makeWorker(store: store, feed: feed)
         let state = WorkerState()
