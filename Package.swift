@@ -136,7 +136,7 @@ let package = Package(
             name: "CommandsTests",
             dependencies: [
                 "TestSupport", "CLITestSupport", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake",
-                "API", "Logging", "PostgresStore", "Dispatcher",
+                "API", "Logging", "PostgresStore", "Dispatcher", "Threads",
             ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         // The README's module table, the documents named in comments and deploy/'s units, held to the tree.

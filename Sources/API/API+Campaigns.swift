@@ -42,15 +42,26 @@ extension API {
         }
     }
 
-    /// `GET /v1/campaigns/{id}`: the campaign, its counts by delivery status, its rate now and an ETA.
+    /// `GET /v1/campaigns/{id}`: the campaign, its counts by delivery status, its rate now and an ETA, and why it
+    /// waits (`CampaignWaiting`; no ETA then).
     func getCampaign(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         let id = try campaignID(request)
         let campaign: Campaign
-        do { campaign = try await store.campaign(id) } catch { throw .store(error) }
-        let (rate, eta) = await rates.rate(of: campaign, now: Date())
+        let workers: [WorkerRecord]
+        do {
+            campaign = try await store.campaign(id)
+            workers = campaign.status == .running ? try await store.workers() : []
+        } catch { throw .store(error) }
+        let now = Date()
+        let (rate, eta) = await rates.rate(of: campaign, now: now)
+        let waiting = CampaignWaiting.reason(
+            for: campaign, workers: workers,
+            credential: settings.topicRoutes?.credential(for: campaign.content.bundleID), now: now,
+            lease: settings.lease)
         let json = campaign.json.adding([
             ("counts", .raw(Self.counts(campaign))), ("ratePerSecond", .raw(String(format: "%.1f", rate))),
-            ("eta", .date(eta.map { Date().addingTimeInterval($0) })),
+            ("eta", .date(waiting == nil ? eta.map { now.addingTimeInterval($0) } : nil)),
+            ("waiting", .raw(waiting.map(StatusReport.waiting(json:)) ?? "null")),
         ])
         return JSONResponse.make(200, json.description)
     }

@@ -33,7 +33,7 @@ public final class API: Sendable {
     let metrics: APNsdMetrics
     private let initialSettings: APISettings
     let readiness: @Sendable () async -> [(String, String)]
-    let credentials: @Sendable () -> [CredentialReadiness]
+    let status: @Sendable () async -> String
     let refreshMetrics: @Sendable () async -> Void
     /// What a SIGHUP reload of the credentials replaces (`reloadCredentials`).
     private let reloadable: Locked<(channels: ChannelManager?, topicRoutes: TopicRoutes?)>
@@ -44,14 +44,14 @@ public final class API: Sendable {
     let accessLog: Logger?
     private static let router = Router(routes)
 
-    /// `readiness` answers `/readyz`'s checks ("ok" or a reason each) and `credentials` its credentials' states (none
-    /// without a worker); `refreshMetrics` updates the sampled gauges
+    /// `readiness` answers `/readyz`'s checks ("ok" or a reason each) and `status` `/v1/status`'s object
+    /// (`StatusReport`); `refreshMetrics` updates the sampled gauges
     /// before each `/metrics` render. An in-process worker learns of new work from its store's own commit signal,
     /// so the API needs no hook for it. `accessLog` gets one `api.request` line per request, whatever its level.
     public init(
         store: any ProducerStore & APIKeyStore, events: EventFeed, metrics: APNsdMetrics, settings: APISettings,
         readiness: @escaping @Sendable () async -> [(String, String)],
-        credentials: @escaping @Sendable () -> [CredentialReadiness] = { [] },
+        status: @escaping @Sendable () async -> String,
         refreshMetrics: @escaping @Sendable () async -> Void = {}, channels: ChannelManager? = nil,
         accessLog: Logger? = nil
     ) {
@@ -62,7 +62,7 @@ public final class API: Sendable {
         self.metrics = metrics
         initialSettings = settings
         self.readiness = readiness
-        self.credentials = credentials
+        self.status = status
         self.refreshMetrics = refreshMetrics
         authenticator = Authenticator(store: store)
         enqueueQueue = EnqueueQueue(store: store)

@@ -54,6 +54,7 @@ public enum Apnsd {
         case "worker": try await WorkerCommand.run(rest)
         case "serve": try await ServeCommand.run(rest)
         case "workers": try await WorkersCommand.run(rest)
+        case "status": try await StatusCommand.run(rest)
         case "cancel": try await CancelCommand.run(rest)
         case "log": try await LogCommand.run(rest)
         case "backup": try await BackupCommand.run(rest)

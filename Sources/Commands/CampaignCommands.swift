@@ -1,3 +1,4 @@
+import API
 import APNs
 import Foundation
 import Intake
@@ -202,10 +203,26 @@ enum CampaignCommands {
     }
 
     static func show(_ words: [String]) async throws(CLIError) {
-        let (campaign, json) = try await withCampaign(words, readOnly: true) { store, id in try await store.campaign(id)
+        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
+        let configuration = try Configuration.load(arguments: arguments)
+        let id = try arguments.campaignID()
+        let store = try await StoreAccess.open(configuration, readOnly: true)
+        let campaign: Campaign
+        let workers: [WorkerRecord]
+        do {
+            campaign = try await store.campaign(id)
+            workers = campaign.status == .running ? try await store.workers() : []
+        } catch {
+            throw .store(error)
         }
-        if json {
-            Output.line(campaign.json.description)
+        let waiting = CampaignWaiting.reason(
+            for: campaign, workers: workers,
+            credential: (try? configuration.topicRoutes())?.credential(for: campaign.content.bundleID), now: Date(),
+            lease: configuration.lease)
+        if arguments.flag("json") {
+            Output.line(
+                campaign.json.adding([("waiting", .raw(waiting.map(StatusReport.waiting(json:)) ?? "null"))])
+                    .description)
             return
         }
         let c = campaign.counters
@@ -219,6 +236,9 @@ enum CampaignCommands {
               finished     \(campaign.finishedAt.map(Output.timestamp) ?? "-")
               deliveries   \(c.total) total: \(c.pending) pending, \(c.accepted) accepted, \(c.unregistered) unregistered, \(c.rejected) rejected, \(c.failed) failed, \(c.cancelled) cancelled
             """)
+        if let waiting {
+            Output.line("  waiting      \(waiting.reason.rawValue) since \(Output.timestamp(waiting.since))")
+        }
     }
 
     /// `campaign pause ID` / `campaign resume ID`: stop sending a bulk campaign without losing its place, and go on.
@@ -272,21 +292,6 @@ enum CampaignCommands {
                     "campaign \(id): \(count) \(status) deliveries requeued (attempts reset); the worker sends them next"
                 )
             }
-        } catch {
-            throw .store(error)
-        }
-    }
-
-    private static func withCampaign(
-        _ words: [String], readOnly: Bool,
-        _ body: (any ProducerStore, CampaignID) async throws -> Campaign
-    ) async throws(CLIError) -> (Campaign, Bool) {
-        let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
-        let configuration = try Configuration.load(arguments: arguments)
-        let id = try arguments.campaignID()
-        let store = try await StoreAccess.open(configuration, readOnly: readOnly)
-        do {
-            return (try await body(store, id), arguments.flag("json"))
         } catch {
             throw .store(error)
         }

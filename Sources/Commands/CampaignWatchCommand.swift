@@ -1,10 +1,11 @@
+import API
 import Foundation
 import Intake
 import Logging
 import QueueModel
 
 /// `apnsd campaign watch ID [--interval SECONDS]`: the campaign's progress until it ends. On a terminal a line
-/// redrawn in place (bar, percent, counts, rate, ETA); otherwise one JSON line per interval. Exit 0 when it
+/// redrawn in place (bar, percent, counts, rate, ETA, and why it waits when it does); otherwise one JSON line per interval. Exit 0 when it
 /// completes without failures, 1 when it was cancelled or some deliveries failed.
 enum CampaignWatchCommand {
     static func run(_ words: [String]) async throws(CLIError) {
@@ -22,15 +23,24 @@ enum CampaignWatchCommand {
         let terminal = StandardStreams.current.outputIsTerminal && !arguments.flag("json")
         let store = try await StoreAccess.open(configuration, readOnly: true)
         var rate = RateEstimate()
+        let credential = (try? configuration.topicRoutes())
         while true {
             let campaign: Campaign
-            do { campaign = try await store.campaign(id) } catch { throw .store(error) }
+            let workers: [WorkerRecord]
+            do {
+                campaign = try await store.campaign(id)
+                workers = campaign.status == .running ? try await store.workers() : []
+            } catch { throw .store(error) }
             let c = campaign.counters
             let done = c.accepted + c.unregistered + c.rejected + c.failed + c.cancelled
             let perSecond = rate.update(done: done, at: Date())
-            let eta = perSecond > 0 && c.pending > 0 ? Double(c.pending) / perSecond : nil
+            let waiting = CampaignWaiting.reason(
+                for: campaign, workers: workers, credential: credential?.credential(for: campaign.content.bundleID),
+                now: Date(), lease: configuration.lease)
+            let eta = waiting == nil && perSecond > 0 && c.pending > 0 ? Double(c.pending) / perSecond : nil
             if terminal {
-                StandardStreams.current.output("\r\u{1B}[K" + bar(campaign, done: done, perSecond: perSecond, eta: eta))
+                StandardStreams.current.output(
+                    "\r\u{1B}[K" + bar(campaign, done: done, perSecond: perSecond, eta: eta, waiting: waiting))
             } else {
                 Output.line(
                     Output.jsonLine([
@@ -41,6 +51,7 @@ enum CampaignWatchCommand {
                         "rejected": .int(c.rejected), "failed": .int(c.failed), "cancelled": .int(c.cancelled),
                         "ratePerSecond": .raw(String(format: "%.1f", perSecond)),
                         "etaSeconds": .int(eta.map { Int($0.rounded(.up)) }),
+                        "waiting": .raw(waiting.map(StatusReport.waiting(json:)) ?? "null"),
                     ]))
             }
             if campaign.status.isFinished {
@@ -64,7 +75,9 @@ enum CampaignWatchCommand {
         return total > 0 ? min(100, Double(done) * 100 / Double(total)) : 0
     }
 
-    private static func bar(_ campaign: Campaign, done: Int, perSecond: Double, eta: Double?) -> String {
+    private static func bar(
+        _ campaign: Campaign, done: Int, perSecond: Double, eta: Double?, waiting: WorkerView.Waiting?
+    ) -> String {
         let c = campaign.counters
         let share = percent(campaign, done: done)
         let width = 30
@@ -80,7 +93,7 @@ enum CampaignWatchCommand {
             format: "[%@] %5.1f%%  %@  %d/%d  accepted %d  unreg %d  rejected %d  failed %d  %.0f/s  ETA %@",
             bar, share, campaign.isPaused ? "paused" : campaign.status.rawValue, done, c.total, c.accepted,
             c.unregistered, c.rejected, c.failed,
-            perSecond, etaText)
+            perSecond, etaText) + (waiting.map { "  waiting: \($0.reason.rawValue)" } ?? "")
     }
 }
 

@@ -62,6 +62,7 @@ enum Help {
           worker                   Send what is due (--until-idle: exit when done). Several may share a database.
           serve                    The HTTP API and a worker in one process (--no-worker: the API only).
           workers                  The workers on this database, their heartbeats and leases.
+          status                   Workers and what they see of APNs, credentials, the queue, the webhook.
           log                      The delivery log.
           stats                    Outcomes by status and reason, request rates, deactivations, the queue.
           backup PATH              A consistent copy of the database, taken while workers run.
@@ -352,8 +353,13 @@ enum Help {
         "worker": """
         OVERVIEW: Send what is due: claim, sign, send over pooled HTTP/2 connections, record outcomes.
 
-        USAGE: apnsd worker [--until-idle] [--json]
+        USAGE: apnsd worker [--until-idle] [--json] [--worker-listen HOST:PORT]
 
+          --worker-listen HOST:PORT
+                         Serve GET /metrics (this worker's series and the database's gauges), /healthz
+                         and /readyz (database, worker) there, as serve does; no API key is asked, so
+                         keep it on loopback (another address draws a warning). The first stdout line
+                         is 'listening on http://HOST:PORT' (port 0: the port the kernel picked).
           --until-idle   Exit once nothing is due within the retry cap (pending retries are waited for;
                          campaigns scheduled later are left for a later run). Prints a summary.
                          Leases of other workers: a dead one's (same host boot and pid namespace, its
@@ -379,8 +385,10 @@ enum Help {
           The first line on stdout is 'listening on http://HOST:PORT' (https with a certificate): with
           port 0 it names the port the kernel picked.
           GET /healthz   200 {"status": "ok"} while the process runs.
-          GET /readyz    200 when the database is writable and the worker (if any) runs; else 503
-                         {"status": "unready", "checks": {NAME: "ok" | REASON}}.
+          GET /readyz    Whether this process can do its job now (for a load balancer): 200 when the
+                         database is writable and answers and the worker (if any) runs; else 503
+                         {"status": "unready", "checks": {NAME: "ok" | REASON}}; checks: database, worker.
+          GET /v1/status APNs reachability, credentials, workers, the queue: 'apnsd status --json'.
           GET /metrics   Prometheus text format.
           Access log     One api.request line per request on stderr (method, route template, status,
                          duration_ms, api_key name, replay), whatever --log-level says; --api-access-log false
@@ -394,6 +402,17 @@ enum Help {
           apnsd serve --listen 127.0.0.1:8080
           apnsd serve --no-worker --listen '[::1]:0' --tls-cert server.pem --tls-key server.key
           curl -s http://127.0.0.1:8080/readyz
+        """,
+        "status": """
+        OVERVIEW: What GET /v1/status answers, from any process that reaches the database: the database
+        check; each worker (id, host, pid, heartbeatAge, leases, state: sending, waiting or stale) and why
+        it waits; APNs per environment and the credentials as the live workers last reported them (each
+        worker stores its view with its heartbeat); pending deliveries and the oldest due one's age by
+        class; paused campaigns; the webhook's backlog (lastError: only serve's GET /v1/status knows it).
+
+        USAGE: apnsd status [--json]
+
+          --json         The JSON object, as GET /v1/status (scope read) answers it.
         """,
         "workers": """
         OVERVIEW: The workers registered on this database: id, host, pid, start, last heartbeat, leases held.

@@ -5,9 +5,10 @@ import HTTP2Transport
 import Metrics
 import QueueModel
 
-/// Feeds apnsd's metrics in `apnsd serve`: the worker's answers and outcomes (as its `WorkerObserver`), the
-/// transport's open connections (sampled at scrape time), the provider tokens minted, and the store's gauges
-/// (read through the store actor just before each scrape renders).
+/// Feeds apnsd's metrics in `apnsd serve` and `apnsd worker --worker-listen`: the worker's answers and outcomes (as
+/// its `WorkerObserver`), its transport's connections, credentials and reachability (`watch(worker:)`, sampled at
+/// scrape time), the provider tokens minted, and the store's gauges (read through the store actor just before each
+/// scrape renders).
 final class MetricsFeed: WorkerObserver {
     let metrics: APNsdMetrics
     private let store: any GaugeStore
@@ -49,9 +50,34 @@ final class MetricsFeed: WorkerObserver {
         metrics.queueWait.observe(seconds, kind.rawValue)
     }
 
+    /// Samples every gauge the running `worker` owns: its connections, its credentials, and whether it reaches APNs.
+    /// The one place a worker's metrics are wired, for serve and the standalone worker alike.
+    func watch(worker: Worker) {
+        watch(worker.transport)
+        watch(credentials: { [weak worker] in worker?.credentialStatuses ?? [] })
+        let clock = self.clock
+        let reachability: @Sendable () -> [(environment: Environment, since: Date?)] = { [weak worker] in
+            guard let worker else { return [] }
+            let out = worker.unreachableSince
+            return worker.environmentsUsed.union(out.keys).map { ($0, out[$0]) }
+        }
+        metrics.apnsReachable.sample {
+            reachability().map { (labels: [$0.environment.rawValue], value: $0.since == nil ? 1 : 0) }
+        }
+        metrics.apnsUnreachableSeconds.sample {
+            let now = clock()
+            return reachability().map { entry in
+                (
+                    labels: [entry.environment.rawValue],
+                    value: entry.since.map { max(0, now.timeIntervalSince($0)) } ?? 0
+                )
+            }
+        }
+    }
+
     /// Samples `apnsd_apns_connections` from `transport`'s pools (a lock per connection, no I/O): every state of an
     /// environment in use, zeros included; nothing for one never used.
-    func watch(_ transport: TransportRegistry) {
+    private func watch(_ transport: TransportRegistry) {
         metrics.apnsConnections.sample { [weak transport] in
             var counts: [Environment: [ConnectionState: Int]] = [:]
             for (key, connections) in transport?.stats ?? [:] {
@@ -68,7 +94,7 @@ final class MetricsFeed: WorkerObserver {
     }
 
     /// Samples `apnsd_credential_paused` and `apnsd_certificate_days_left` from the worker's credentials.
-    func watch(credentials: @escaping @Sendable () -> [CredentialStatus]) {
+    private func watch(credentials: @escaping @Sendable () -> [CredentialStatus]) {
         let clock = self.clock
         metrics.credentialPaused.sample {
             credentials().map { (labels: [$0.name], value: $0.paused == nil ? 0 : 1) }

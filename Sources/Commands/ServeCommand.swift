@@ -8,6 +8,7 @@ import Intake
 import Logging
 import Metrics
 import QueueModel
+import Threads
 
 /// `apnsd serve [--no-worker]`: the HTTP API and (unless --no-worker) the worker in one process. The first line
 /// on stdout is `listening on http(s)://HOST:PORT`; SIGINT/SIGTERM stop accepting, finish open requests, drain the
@@ -28,7 +29,11 @@ enum ServeCommand {
         let logger = Logger(label: "apnsd.serve", minimumLevel: level)
         let store = try await StoreAccess.openForServe(configuration)
         let workerState = setup == nil ? nil : WorkerState()
-        let readiness = Readiness(store: store, databasePath: configuration.database, worker: workerState)
+        let readiness = Readiness(store: store, worker: workerState)
+        // The webhook sender starts after the server; `/v1/status` reads its last error once it runs.
+        let webhookSender = Locked<WebhookSender?>(nil)
+        let webhookConfigured = configuration.webhookURL != nil && configuration.webhookSecret != nil
+        let lease = configuration.lease
         // Metrics (#12): the worker, transport and token cache report to `metricsFeed`; the store's gauges are read
         // just before each /metrics render.
         let metricsFeed = MetricsFeed(
@@ -44,7 +49,13 @@ enum ServeCommand {
             settings: APISettings(
                 defaultTopic: configuration.topic, lease: configuration.lease,
                 topicRoutes: try Self.topicRoutes(configuration)),
-            readiness: { await readiness.checks() }, credentials: { readiness.credentials() },
+            readiness: { await readiness.checks() },
+            status: {
+                let sender = webhookSender.withLock { $0 }
+                return await StatusReport.json(
+                    store: store, database: await readiness.database(), lease: lease,
+                    webhook: webhookConfigured ? StatusReport.Webhook(lastError: await sender?.lastError) : nil)
+            },
             refreshMetrics: { await metricsFeed.refreshGauges() },
             channels: channels,
             accessLog: configuration.apiAccessLog ? Logger(label: "apnsd.api", minimumLevel: level) : nil)
@@ -68,6 +79,7 @@ enum ServeCommand {
                 store: store, url: url, secret: secret, logger: Logger(label: "apnsd.webhook", minimumLevel: level))
             await sender.start()
             webhook = sender
+            webhookSender.withLock { $0 = sender }
         }
         let prune = EventPruner(
             store: store, keepUndelivered: webhook != nil, logger: Logger(label: "apnsd.events", minimumLevel: level))
@@ -117,9 +129,6 @@ enum ServeCommand {
             arguments: arguments, configuration: setup.configuration, worker: worker, feed: feed,
             credentialsChanged: credentialsChanged)
         defer { withExtendedLifetime(reload) {} }
-        state.attach(contact: { worker.apnsContact })
-        state.attach(credentials: { worker.credentialStatuses })
-        feed.watch(credentials: { worker.credentialStatuses })
         state.set(.running)
         do {
             _ = try await worker.run(

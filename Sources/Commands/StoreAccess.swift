@@ -17,8 +17,15 @@ enum StoreAccess {
     }
 
     /// The worker side, for `apnsd worker`.
-    static func openForWorker(_ configuration: Configuration) async throws(CLIError) -> any DeliveryStore {
+    static func openForWorker(_ configuration: Configuration) async throws(CLIError) -> any DeliveryStore & GaugeStore {
         try await openAny(configuration, create: false, readOnly: false, cacheSizeMiB: 64)
+    }
+
+    /// `apnsd status`: read only, what `StatusReport` reads.
+    static func openForStatus(_ configuration: Configuration) async throws(CLIError) -> any ProducerStore
+        & DeliveryStore & EventStore & GaugeStore
+    {
+        try await openAny(configuration, create: false, readOnly: true, cacheSizeMiB: 16)
     }
 
     /// `apnsd serve`: one read-write store for the API and its worker.

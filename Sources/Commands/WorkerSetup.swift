@@ -176,14 +176,14 @@ struct WorkerSetup {
         return identities
     }
 
-    /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve) is told
-    /// of its answers, outcomes, connections and token mints.
+    /// The worker on `store`, and the transport it sends through (to shut down after it); `feed` (serve, or a
+    /// worker with `worker.listen`) is told of its answers, outcomes, connections, credentials, reachability and
+    /// token mints.
     func makeWorker(store: any DeliveryStore, feed: MetricsFeed? = nil) -> (
         worker: Worker, transport: TransportRegistry
     ) {
         let credentials = credentialSet(feed: feed)
         let transport = TransportRegistry(configuration: transportConfiguration(for: credentials))
-        feed?.watch(transport)
         var settings = WorkerConfiguration(
             lease: configuration.lease,
             heartbeat: .milliseconds(Int64(configuration.workerHeartbeat * 1000)),
@@ -192,6 +192,7 @@ struct WorkerSetup {
         let worker = Worker(
             store: store, credentials: credentials, transport: transport, configuration: settings,
             logger: logger, observer: feed)
+        feed?.watch(worker: worker)
         return (worker, transport)
     }
 }

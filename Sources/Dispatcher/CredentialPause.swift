@@ -30,7 +30,7 @@ struct CredentialPause: Sendable {
     }
 }
 
-/// A credential's state as `/readyz` and metrics show it.
+/// A credential's state as `/v1/status` (through the worker's stored view) and metrics show it.
 public struct CredentialStatus: Sendable, Hashable {
     public var name: String
     /// Why its deliveries are paused (`403 InvalidProviderToken`); nil while it sends.

@@ -3,7 +3,7 @@ import Foundation
 import HTTP2Transport
 import ProviderAuth
 
-/// One credential the worker sends with: its name (logs, `/readyz`, metrics), the connection pools it owns, and how
+/// One credential the worker sends with: its name (logs, `/v1/status`, metrics), the connection pools it owns, and how
 /// its requests are authorized.
 public struct SendingCredential: Sendable {
     /// How requests of this credential prove who sends them.

@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import HTTP2Transport
 import QueueModel
@@ -40,7 +41,8 @@ extension Worker {
             let count = await transport.withdraw(groups: groups, andLater: andLater)
             return machine.withdrew(count, why)
         case .heartbeat:
-            let alive = try await store.heartbeat(id, now: now)
+            let view = view(unreachable: machine.unreachableSince, fault: nil)
+            let alive = try await store.heartbeat(id, view: view, now: now)
             return machine.heartbeatAnswered(alive: alive)
         case .rescue:
             let report = try await store.rescueStaleWorkers(now: now, staleAfter: lease, except: id)
@@ -92,7 +94,8 @@ extension Worker {
             reportRecorded(results)
             return machine.recorded(report, now: now)
         case .recover(let results):
-            let outcome = await recover(results, by: id, now: now)
+            let outcome = await recover(
+                results, by: id, now: now, unreachable: machine.unreachableSince, fault: machine.fault?.since)
             switch outcome {
             case .success(let (report, alive)): return machine.recovered(report, alive: alive, now: now)
             case .failure(let error) where error.isTransient: return machine.recoveryFailed(error, now: now)
@@ -137,14 +140,23 @@ extension Worker {
         }
     }
 
-    /// Writes the outcomes held through a storage fault (if any) and heartbeats.
-    private func recover(_ results: [DeliveryResult], by id: WorkerID, now: Date) async
-        -> Result<(RecordReport?, Bool), StoreError>
-    {
+    /// Writes the outcomes held through a storage fault (if any) and heartbeats. When the outcomes cannot be
+    /// written, a heartbeat saying so (`storage_fault`) is still tried: a database that refuses a large write may
+    /// take a one-row update.
+    private func recover(
+        _ results: [DeliveryResult], by id: WorkerID, now: Date, unreachable: [Environment: Date], fault: Date?
+    ) async -> Result<(RecordReport?, Bool), StoreError> {
+        let report: RecordReport?
         do throws(StoreError) {
-            let report = results.isEmpty ? nil : try await store.record(results, by: id, now: now)
-            if report != nil { reportRecorded(results) }
-            return .success((report, try await store.heartbeat(id, now: now)))
+            report = results.isEmpty ? nil : try await store.record(results, by: id, now: now)
+        } catch {
+            _ = try? await store.heartbeat(id, view: view(unreachable: unreachable, fault: fault ?? now), now: now)
+            return .failure(error)
+        }
+        if report != nil { reportRecorded(results) }
+        do throws(StoreError) {
+            let alive = try await store.heartbeat(id, view: view(unreachable: unreachable, fault: nil), now: now)
+            return .success((report, alive))
         } catch {
             return .failure(error)
         }

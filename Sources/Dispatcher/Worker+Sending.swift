@@ -30,7 +30,7 @@ extension Worker {
         return .init(result: result, token: token, tokenMinted: expired != nil)
     }
 
-    /// Sends one request on the transport, telling the observer and the APNs contact how it went.
+    /// Sends one request on the transport, telling the observer how it went.
     /// Only requests that were written count as requests to APNs (with the time from their first byte written to
     /// the answer, and the job's wait from due to written); one that could not connect is a failed connection
     /// attempt, counted by the transport.
@@ -41,7 +41,6 @@ extension Worker {
         // Taken back or cut by our own stop: says nothing about APNs.
         if case .failure(let error) = answer, error.kind == .withdrawn || error.kind == .shutdown { return answer }
         let end = clock()
-        contact.withLock { if answer.status != nil { $0.answered(at: end) } else { $0.unanswered(at: end) } }
         let seconds = exchange.latency.map { $0.seconds } ?? max(0, end.timeIntervalSince(start))
         if let latency = exchange.latency {
             observer?.apnsAnswered(key.environment, status: answer.status, seconds: seconds)

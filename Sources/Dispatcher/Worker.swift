@@ -29,12 +29,13 @@ public final class Worker: Sendable {
     public var logger: Logger { reloadable.withLock { $0.logger } }
     /// The credentials it sends with now.
     public var credentials: CredentialSet { reloadable.withLock { $0.credentials } }
-    /// Each credential's state, for `/readyz` and metrics.
+    /// Each credential's state, for its stored view and metrics.
     let credentialStates: Locked<[String: CredentialStatus]>
     let clock: @Sendable () -> Date
     let random: @Sendable () -> Double
     let observer: (any WorkerObserver)?
-    let contact = Locked(APNsContact())
+    /// Each environment in an outage and since when, published at every turn of the loop (`unreachableSince`).
+    let outagesSeen = Locked<[Environment: Date]>([:])
     /// The longest the loop sleeps with nothing due: how soon it sees `shouldStop`. Work committed in this process
     /// wakes it at once; another process's is seen on the change count, read at most once per
     /// `WorkerStateMachine.tick`. The sleeps are real time; every decision reads the injected `clock`.
@@ -55,9 +56,6 @@ public final class Worker: Sendable {
         self.random = random
         self.observer = observer
     }
-
-    /// When APNs last answered this worker and since when its requests go unanswered, for `/readyz`.
-    public var apnsContact: APNsContact { contact.withLock { $0 } }
 
     /// Every credential's state (sending, or paused and why), by name.
     public var credentialStatuses: [CredentialStatus] {
@@ -166,6 +164,8 @@ public final class Worker: Sendable {
             var waking = false
             while true {
                 let now = clock()
+                let outages = machine.unreachableSince
+                outagesSeen.withLock { $0 = outages }
                 let settings = reloadable.withLock { $0 }
                 try await perform(
                     machine.turn(

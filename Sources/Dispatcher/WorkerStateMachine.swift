@@ -130,3 +130,8 @@ struct WorkerStateMachine {
         return times.filter { $0 > now }.min()
     }
 }
+
+extension WorkerStateMachine {
+    /// Each environment in an outage, and since when.
+    var unreachableSince: [Environment: Date] { outages.compactMapValues(\.since) }
+}

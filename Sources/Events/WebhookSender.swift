@@ -31,6 +31,8 @@ public actor WebhookSender {
     private let options: Options
     private let logger: Logger
     private var task: Task<Void, Never>?
+    /// Why the last POST (or reading the events) failed; nil once a batch is delivered, or before any failure.
+    public private(set) var lastError: String?
 
     /// A sender of `store`'s events to `url`, signed with `secret` (never logged).
     public init(store: any EventStore, url: String, secret: String, logger: Logger, options: Options = Options()) {
@@ -100,6 +102,7 @@ public actor WebhookSender {
                 try await store.advanceWebhookCursor(to: last.id, now: Date())
                 cursor = last.id
                 failures = 0
+                lastError = nil
                 logger.info(
                     "webhook.delivered", ("events", .int(events.count)), ("cursor", .string(last.id.description)),
                     ("status", .int(response.status)))
@@ -117,6 +120,7 @@ public actor WebhookSender {
     /// Logs `webhook.failed` (with the HTTP status when there was an answer) and sleeps the jittered backoff of the
     /// `failures`-th failure in a row.
     private func pause(after failures: Int, status: Int?, detail: String) async {
+        lastError = status.map { "HTTP \($0)" + (detail.isEmpty ? "" : ": \(detail)") } ?? detail
         let delay = Self.backoff(
             failures: failures, base: options.retryBase, cap: options.retryCap, random: Double.random(in: 0...1))
         logger.log(

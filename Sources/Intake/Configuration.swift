@@ -28,6 +28,8 @@ public struct Configuration: Sendable {
     public var retryJitter = "full"
     public var workerHeartbeat: Double = 5
     public var workerLease: Double = 30
+    /// `worker.listen`: where `apnsd worker` serves `/metrics`, `/healthz` and `/readyz`; nil: nowhere.
+    public var workerListen: String?
     public var requestTimeout: Double = 30
     public var logLevel = "info"
     /// `api.listen`: `host:port` or `[IPv6]:port`, its shape checked here (the host literal by the server).
@@ -167,6 +169,10 @@ public struct Configuration: Sendable {
             "seconds without heartbeat after which another worker takes a worker's claims over (≥ 2 × heartbeat; "
                 + "a worker seen dead on this host is taken over at once)"
         ) { c, v in c.workerLease = try number(v, "worker.lease", 0.1...86_400) },
+        Setting(
+            "worker.listen", "APNSD_WORKER_LISTEN", "worker-listen", "HOST:PORT", default: "none",
+            "where `apnsd worker` serves `/metrics`, `/healthz` and `/readyz` (port 0 picks a free port; its start line names it)"
+        ) { c, v in c.workerListen = try listenAddress(v, "worker.listen") },
         Setting("log.level", "APNSD_LOG_LEVEL", "log-level", "L", default: "info", "debug, info, warning, error") {
             c, v in c.logLevel = try oneOf(v, "log.level", ["debug", "info", "warning", "error"])
         },

@@ -28,7 +28,7 @@ public struct CredentialSetting: Sendable, Hashable {
         }
     }
 
-    /// The name logs, `/readyz` and metrics use: letters, digits, `-`, `_`, `.`.
+    /// The name logs, `/v1/status` and metrics use: letters, digits, `-`, `_`, `.`.
     public var name: String
     public var authentication: Authentication
     /// Bundle ids (without push-type suffixes); empty: the fallback for bundle ids no credential lists.

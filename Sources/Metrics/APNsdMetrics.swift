@@ -30,6 +30,8 @@ public final class APNsdMetrics: Sendable {
     public let webhookBacklog: MetricFamily
     public let apnsConnections: MetricFamily
     public let apnsConnectFailures: MetricFamily
+    public let apnsReachable: MetricFamily
+    public let apnsUnreachableSeconds: MetricFamily
     public let providerTokensMinted: MetricFamily
     public let credentialPaused: MetricFamily
     public let certificateDaysLeft: MetricFamily
@@ -106,6 +108,16 @@ public final class APNsdMetrics: Sendable {
                 MetricLabel("environment", allowed: environments),
                 MetricLabel("reason", allowed: ConnectFailureReason.allCases.map(\.rawValue)),
             ])
+        apnsReachable = registry.gauge(
+            "apnsd_apns_reachable",
+            help:
+                "1 while this worker reaches APNs, 0 from a failed connection attempt until a request reaches it again; by environment (absent for one never used).",
+            labels: [MetricLabel("environment", allowed: environments)])
+        apnsUnreachableSeconds = registry.gauge(
+            "apnsd_apns_unreachable_seconds",
+            help:
+                "How long this worker has not reached APNs (0 while it does); by environment (absent for one never used).",
+            labels: [MetricLabel("environment", allowed: environments)])
         providerTokensMinted = registry.counter(
             "apnsd_provider_tokens_minted_total", help: "Provider authentication tokens (JWT) signed.")
         credentialPaused = registry.gauge(

@@ -18,6 +18,7 @@ enum PGSchema {
         ("0003-broadcast-channels", v3),
         ("0004-broadcasts", v4),
         ("0005-worker-process", v5),
+        ("0006-worker-view", v6),
         ("0007-due-at", v7),
     ]
 
@@ -312,6 +313,11 @@ enum PGSchema {
     /// `process_start` of `workers`, NULL in rows of older workers.
     private static let v5 = """
         ALTER TABLE workers ADD COLUMN boot_id text, ADD COLUMN pid_namespace bigint, ADD COLUMN process_start bigint;
+        """
+
+    /// What the worker sees (WorkerView's JSON), written with its heartbeat.
+    private static let v6 = """
+        ALTER TABLE workers ADD COLUMN view text;
         """
 
     /// When a pending delivery that a worker holds became due, as SQLite's 0019: `deliveries.due_at` and its partial

@@ -24,13 +24,16 @@ extension PostgresStore {
         }
     }
 
-    /// Records that `worker` is alive at `now`. False when its row is gone: another worker found its heartbeat
-    /// stale and took its leases over, so it must drop what it claimed and register again.
-    public func heartbeat(_ worker: WorkerID, now: Date = Date()) throws(StoreError) -> Bool {
+    /// Records that `worker` is alive at `now`, and what it sees (`view`, kept as it was when nil). False when its
+    /// row is gone: another worker found its heartbeat stale and took its leases over, so it must drop what it
+    /// claimed and register again.
+    public func heartbeat(_ worker: WorkerID, view: WorkerView? = nil, now: Date = Date()) throws(StoreError) -> Bool {
         try write { db in
             try db.query(
-                "UPDATE workers SET heartbeat_at = GREATEST(heartbeat_at, $2) WHERE id = $1",
-                worker.rawValue, now.storeMilliseconds
+                """
+                UPDATE workers SET heartbeat_at = GREATEST(heartbeat_at, $2), view = COALESCE($3::text, view)
+                WHERE id = $1
+                """, worker.rawValue, now.storeMilliseconds, view?.json
             ).changes > 0
         }
     }
@@ -161,6 +164,12 @@ extension PostgresStore {
         }
     }
 
+    /// A write that changes nothing (no worker has id 0), in a write transaction as every write: throws when this
+    /// connection cannot write now (a read-only server or transaction refuses the statement itself).
+    public func probeWrite() throws(StoreError) {
+        try write { db in _ = try db.query("UPDATE workers SET heartbeat_at = heartbeat_at WHERE id = 0") }
+    }
+
     /// The registered workers, oldest first, with the leases each holds.
     public func workers() throws(StoreError) -> [WorkerRecord] {
         try read { db in
@@ -168,7 +177,7 @@ extension PostgresStore {
                 """
                 SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
                        (SELECT COUNT(*) FROM deliveries d WHERE d.leased_by = w.id),
-                       w.boot_id, w.pid_namespace, w.process_start
+                       w.boot_id, w.pid_namespace, w.process_start, w.view
                 FROM workers w ORDER BY w.id
                 """
             ).eachRow { rows, row in
@@ -179,7 +188,8 @@ extension PostgresStore {
                     id: WorkerID(try rows.int64(row, 0)), process: process,
                     startedAt: Milliseconds.date(try rows.int64(row, 3)),
                     heartbeatAt: Milliseconds.date(try rows.int64(row, 4)),
-                    leases: try rows.int(row, 5))
+                    leases: try rows.int(row, 5),
+                    view: try rows.optionalString(row, 9).flatMap(WorkerView.init(json:)))
             }
         }
     }

@@ -13,12 +13,16 @@ import Foundation
 public protocol DeliveryStore: Actor {
     /// Registers a worker, as `process`; returns its id.
     func registerWorker(_ process: ProcessIdentity, now: Date) async throws(StoreError) -> WorkerID
-    /// The worker is alive; false when it was declared dead (its leases were taken over).
-    func heartbeat(_ worker: WorkerID, now: Date) async throws(StoreError) -> Bool
+    /// The worker is alive, and sees `view` (stored with the heartbeat when given); false when it was declared dead
+    /// (its leases were taken over).
+    func heartbeat(_ worker: WorkerID, view: WorkerView?, now: Date) async throws(StoreError) -> Bool
     /// Takes over the leases of workers whose heartbeat is older than `staleAfter`.
     func rescueStaleWorkers(now: Date, staleAfter: Duration, except: WorkerID?) async throws(StoreError) -> RescueReport
     /// Takes over the leases of these workers, whose processes are known to be gone, and removes their rows.
     func takeOver(_ workers: [WorkerID], now: Date) async throws(StoreError) -> RescueReport
+    /// A write that changes nothing, through the path every write takes: throws when this connection cannot write
+    /// now (`/readyz`'s `database` check; a file's mode says nothing of a connection already open).
+    func probeWrite() async throws(StoreError)
     /// The registered workers with the leases each holds (what another worker judges their liveness from).
     func workers() async throws(StoreError) -> [WorkerRecord]
     /// Releases the worker's leases and removes it.

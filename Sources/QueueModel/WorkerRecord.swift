@@ -1,7 +1,7 @@
 import Foundation
 
 /// A registered worker as `apnsd workers` shows it: its row, with the leases it holds. Each concern of the row is a
-/// member of its own (`process`), so that what a worker will also report later (its view of APNs) is one more.
+/// member of its own (`process`, `view`).
 public struct WorkerRecord: Hashable, Sendable {
     public var id: WorkerID
     /// Which process it is (host, pid, and what tells whether that process still lives).
@@ -10,13 +10,20 @@ public struct WorkerRecord: Hashable, Sendable {
     public var heartbeatAt: Date
     /// Deliveries it holds leased (claimed and not yet recorded or released).
     public var leases: Int
+    /// What it saw at its last heartbeat (APNs, credentials, why it waits); nil before its first, or from a
+    /// version that did not store one.
+    public var view: WorkerView?
 
-    public init(id: WorkerID, process: ProcessIdentity, startedAt: Date, heartbeatAt: Date, leases: Int) {
+    public init(
+        id: WorkerID, process: ProcessIdentity, startedAt: Date, heartbeatAt: Date, leases: Int,
+        view: WorkerView? = nil
+    ) {
         self.id = id
         self.process = process
         self.startedAt = startedAt
         self.heartbeatAt = heartbeatAt
         self.leases = leases
+        self.view = view
     }
 
     /// The host name the worker runs on.

@@ -24,6 +24,7 @@ enum Schema {
         .init(id: "0015-broadcast-channels", sql: v15),
         .init(id: "0016-broadcasts", sql: v16),
         .init(id: "0017-worker-process", sql: v17),
+        .init(id: "0018-worker-view", sql: v18),
         .init(id: "0019-due-at", sql: v19),
     ])
 
@@ -374,6 +375,11 @@ enum Schema {
         ALTER TABLE workers ADD COLUMN boot_id TEXT;
         ALTER TABLE workers ADD COLUMN pid_namespace INTEGER;
         ALTER TABLE workers ADD COLUMN process_start INTEGER;
+        """
+
+    /// What the worker sees (WorkerView's JSON), written with its heartbeat.
+    private static let v18 = """
+        ALTER TABLE workers ADD COLUMN view TEXT;
         """
 
     /// When a pending delivery that a worker holds became due (`due_at`): set by the claim from `next_attempt_at`,

@@ -26,12 +26,14 @@ extension Store {
         }
     }
 
-    /// Records that `worker` is alive at `now`. False when its row is gone: another worker found its heartbeat
-    /// stale and took its leases over, so it must drop what it claimed and register again.
-    public func heartbeat(_ worker: WorkerID, now: Date = Date()) throws(StoreError) -> Bool {
+    /// Records that `worker` is alive at `now`, and what it sees (`view`, kept as it was when nil). False when its
+    /// row is gone: another worker found its heartbeat stale and took its leases over, so it must drop what it
+    /// claimed and register again.
+    public func heartbeat(_ worker: WorkerID, view: WorkerView? = nil, now: Date = Date()) throws(StoreError) -> Bool {
         try write { db in
-            try db.cached("UPDATE workers SET heartbeat_at = MAX(heartbeat_at, ?2) WHERE id = ?1")
-                .bind(worker.rawValue, now.storeMilliseconds).run()
+            try db.cached(
+                "UPDATE workers SET heartbeat_at = MAX(heartbeat_at, ?2), view = COALESCE(?3, view) WHERE id = ?1"
+            ).bind(worker.rawValue, now.storeMilliseconds, view?.json).run()
             return db.changes > 0
         }
     }
@@ -153,6 +155,12 @@ extension Store {
         }
     }
 
+    /// A write that changes nothing (no worker has id 0), in a write transaction as every write: throws when this
+    /// connection cannot write now.
+    public func probeWrite() throws(StoreError) {
+        try write { db in try db.cached("UPDATE workers SET heartbeat_at = heartbeat_at WHERE id = 0").run() }
+    }
+
     /// The registered workers, oldest first, with the leases each holds.
     public func workers() throws(StoreError) -> [WorkerRecord] {
         try read { db in
@@ -160,7 +168,7 @@ extension Store {
                 """
                 SELECT w.id, w.host, w.pid, w.started_at, w.heartbeat_at,
                        (SELECT count(*) FROM deliveries d WHERE d.leased_by = w.id),
-                       w.boot_id, w.pid_namespace, w.process_start
+                       w.boot_id, w.pid_namespace, w.process_start, w.view
                 FROM workers w ORDER BY w.id
                 """
             ).bind()
@@ -174,7 +182,8 @@ extension Store {
                     WorkerRecord(
                         id: WorkerID(statement.int64(0)), process: process,
                         startedAt: Milliseconds.date(statement.int64(3)),
-                        heartbeatAt: Milliseconds.date(statement.int64(4)), leases: statement.int(5)))
+                        heartbeatAt: Milliseconds.date(statement.int64(4)), leases: statement.int(5),
+                        view: statement.optionalString(9).flatMap(WorkerView.init(json:))))
             }
             return workers
         }

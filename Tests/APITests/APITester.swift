@@ -52,7 +52,9 @@ final class APITester: Sendable {
         let api = API(
             store: store, events: feed, metrics: metrics,
             settings: APISettings(defaultTopic: defaultTopic, lease: .seconds(2), topicRoutes: topicRoutes),
-            readiness: { [("database", "ok")] }, channels: channels?(store),
+            readiness: { [("database", "ok")] },
+            status: { await StatusReport.json(store: store, database: "ok", lease: .seconds(2), webhook: nil) },
+            channels: channels?(store),
             accessLog: Logger(
                 label: "apnsd.api", minimumLevel: .warning, sink: .custom { line in lines.withLock { $0.append(line) } }
             ))

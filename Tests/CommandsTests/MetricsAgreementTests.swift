@@ -75,6 +75,20 @@ import Testing
         #expect(metrics[#"apnsd_queue_wait_seconds_count{class="bulk"}"#] == Double(mock.requests))
         #expect(metrics[#"apnsd_queue_oldest_due_age_seconds{class="bulk"}"#] == 0)
         #expect(metrics[#"apnsd_workers{state="live"}"#] == 1 && metrics[#"apnsd_workers{state="stale"}"#] == 0)
+        // Every family the shipped alerting rules read is declared in this real exposition.
+        let text = await HTTPClient.request("GET", base + "/metrics", headers: [])?.body ?? ""
+        let rules = try String(
+            contentsOf: PrometheusRules.repository.appendingPathComponent(PrometheusRules.path), encoding: .utf8)
+        let used = PrometheusRules.metricNames(in: rules)
+        #expect(used.count >= 5, "\(used)")
+        for name in used.sorted() {
+            let family = ["_bucket", "_count", "_sum"].reduce(name) { name, suffix in
+                name.hasSuffix(suffix) && text.contains("# TYPE \(name.dropLast(suffix.count)) histogram")
+                    ? String(name.dropLast(suffix.count)) : name
+            }
+            #expect(
+                text.contains("# TYPE \(family) "), "\(name) is used in \(PrometheusRules.path) but not in /metrics")
+        }
         #expect(await serve.terminate(within: 30) != nil, "\(serve.log.suffix(2000))")
     }
 

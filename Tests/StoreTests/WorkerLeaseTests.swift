@@ -23,7 +23,7 @@ import Testing
         let claimed = try await store.claim(now: at(1), limit: 4, leaseFor: .seconds(30), worker: a)
         #expect(claimed.count == 4)
         // Long after leaseFor, and with A heartbeating, nobody else gets them, and nothing says they are due.
-        #expect(try await store.heartbeat(a, now: at(100)))
+        #expect(try await store.heartbeat(a, view: nil, now: at(100)))
         let b = try await store.registerWorker(host: "h", pid: 2, now: at(100))
         let rescue = try await store.rescueStaleWorkers(now: at(100), staleAfter: .seconds(30), except: b)
         #expect(rescue.workers.isEmpty && rescue.deliveries == 0)
@@ -44,7 +44,7 @@ import Testing
         let live = try await store.registerWorker(host: "h", pid: 2, now: at(0))
         let lost = try await store.claim(now: at(1), limit: 3, leaseFor: .seconds(30), worker: dead)
         let kept = try await store.claim(now: at(1), limit: 3, leaseFor: .seconds(30), worker: live)
-        #expect(try await store.heartbeat(live, now: at(25)))
+        #expect(try await store.heartbeat(live, view: nil, now: at(25)))
         let rescuer = try await store.registerWorker(host: "h", pid: 3, now: at(31))
         let report = try await store.rescueStaleWorkers(now: at(31), staleAfter: .seconds(30), except: rescuer)
         #expect(report.workers == [dead] && report.deliveries == 3)
@@ -54,7 +54,7 @@ import Testing
         #expect(again.filter { lost.map(\.id).contains($0.id) }.allSatisfy { $0.attempts == 0 })
         // The dead worker comes back: its heartbeat says it lost everything; its late retry changes nothing,
         // its late final answer is still the truth.
-        #expect(try await !store.heartbeat(dead, now: at(32)))
+        #expect(try await !store.heartbeat(dead, view: nil, now: at(32)))
         let late = try await store.record(
             [
                 .retry(lost[0], at: at(90), httpStatus: 503, reason: .serviceUnavailable),
