@@ -155,10 +155,15 @@ extension Store {
         }
     }
 
-    /// A write that changes nothing (no worker has id 0), in a write transaction as every write: throws when this
-    /// connection cannot write now.
+    /// A write that SQLite must commit to the file: `PRAGMA user_version`, which apnsd uses for nothing else (the
+    /// schema's version is `schema_migrations`), counts the probes. Throws when this connection cannot write now (a
+    /// full disk, a file that refuses writes). A write that changed nothing would commit without touching the file
+    /// and see neither.
     public func probeWrite() throws(StoreError) {
-        try write { db in try db.cached("UPDATE workers SET heartbeat_at = heartbeat_at WHERE id = 0").run() }
+        try write { db in
+            let probes = try db.cached("PRAGMA user_version").scalarInt64() ?? 0
+            try db.execute("PRAGMA user_version = \((probes + 1) % 1_000_000_000)")
+        }
     }
 
     /// The registered workers, oldest first, with the leases each holds.
