@@ -5,7 +5,7 @@ import Testing
 /// notes a reader cannot open.
 @Suite struct DocumentLinksTests {
     static let scanned = ["Sources", "Tests", "Benchmarks", "scripts", "deploy", "docs"]
-    static let documents = ["README.md", "BENCHMARKS.md", "FUZZING.md", "Package.swift"]
+    static let documents = ["README.md", "BENCHMARKS.md", "FUZZING.md", "OPERATIONS.md", "Package.swift"]
 
     @Test func everyMarkdownFileNamedExists() throws {
         let files = Self.scanned.flatMap { Repository.files(under: $0) }
