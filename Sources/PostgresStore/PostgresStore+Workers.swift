@@ -59,17 +59,7 @@ extension PostgresStore {
                 """, staleBefore, except?.rawValue
             ).eachRow { rows, row in try rows.int64(row, 0) }.sorted()
             report.workers = stale.map { WorkerID($0) }
-            if !stale.isEmpty {
-                report.deliveries += try db.query(
-                    """
-                    UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                        next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END,
-                        due_at = \(PGQueue.keptUnlessPaused())
-                    WHERE leased_by = ANY($1)
-                    """, [.ints(stale), .int(nowMS)]
-                ).changes
-                try db.query("DELETE FROM cancel_acks WHERE worker_id = ANY($1)", [.ints(stale)])
-            }
+            if !stale.isEmpty { report.deliveries += try Self.releaseLeases(db, of: stale, now: nowMS) }
             report.deliveries += try db.query(
                 """
                 UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
@@ -112,15 +102,7 @@ extension PostgresStore {
             ).eachRow { rows, row in try rows.int64(row, 0) }.sorted()
             report.workers = gone.map { WorkerID($0) }
             guard !gone.isEmpty else { return report }
-            report.deliveries = try db.query(
-                """
-                UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END,
-                    due_at = \(PGQueue.keptUnlessPaused())
-                WHERE leased_by = ANY($1)
-                """, [.ints(gone), .int(now.storeMilliseconds)]
-            ).changes
-            try db.query("DELETE FROM cancel_acks WHERE worker_id = ANY($1)", [.ints(gone)])
+            report.deliveries = try Self.releaseLeases(db, of: gone, now: now.storeMilliseconds)
             if report.deliveries > 0 { try Self.notifyWorkers(db) }
             return report
         }
@@ -192,5 +174,20 @@ extension PostgresStore {
                     view: try rows.optionalString(row, 9).flatMap(WorkerView.init(json:)))
             }
         }
+    }
+
+    /// Releases every lease of `workers` (rows already removed): their pending deliveries are due at `now` (ms),
+    /// attempts unchanged, and their cancel acknowledgements go. Returns how many deliveries were released.
+    static func releaseLeases(_ db: PGConnection, of workers: [Int64], now: Int64) throws -> Int {
+        let released = try db.query(
+            """
+            UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
+                next_attempt_at = CASE WHEN status = 'pending' THEN \(PGQueue.dueUnlessPaused("$2")) ELSE next_attempt_at END,
+                due_at = \(PGQueue.keptUnlessPaused())
+            WHERE leased_by = ANY($1)
+            """, [.ints(workers), .int(now)]
+        ).changes
+        try db.query("DELETE FROM cancel_acks WHERE worker_id = ANY($1)", [.ints(workers)])
+        return released
     }
 }

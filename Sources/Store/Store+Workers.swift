@@ -102,16 +102,7 @@ extension Store {
                 try db.cached("DELETE FROM workers WHERE id = ?").bind(worker.rawValue).run()
                 guard db.changes > 0 else { continue }
                 report.workers.append(worker)
-                try db.cached(
-                    """
-                    UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                        next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END,
-                    due_at = \(Self.keptUnlessPaused)
-                    WHERE leased_by = ?1
-                    """
-                ).bind(worker.rawValue, now.storeMilliseconds).run()
-                report.deliveries += db.changes
-                try db.cached("DELETE FROM cancel_acks WHERE worker_id = ?").bind(worker.rawValue).run()
+                report.deliveries += try Self.releaseLeases(db, of: worker, now: now)
             }
             return report
         }
@@ -122,17 +113,8 @@ extension Store {
     @discardableResult
     public func unregisterWorker(_ worker: WorkerID, now: Date = Date()) throws(StoreError) -> Int {
         try write { db in
-            try db.cached(
-                """
-                UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
-                    next_attempt_at = CASE WHEN status = 'pending' THEN \(Self.dueUnlessPaused("?2")) ELSE next_attempt_at END,
-                    due_at = \(Self.keptUnlessPaused)
-                WHERE leased_by = ?1
-                """
-            ).bind(worker.rawValue, now.storeMilliseconds).run()
-            let released = db.changes
+            let released = try Self.releaseLeases(db, of: worker, now: now)
             try db.cached("DELETE FROM workers WHERE id = ?").bind(worker.rawValue).run()
-            try db.cached("DELETE FROM cancel_acks WHERE worker_id = ?").bind(worker.rawValue).run()
             return released
         }
     }
@@ -192,5 +174,21 @@ extension Store {
             }
             return workers
         }
+    }
+
+    /// Releases every lease of `worker`: its pending deliveries are due at `now` (attempts unchanged), its cancel
+    /// acknowledgements go. Returns how many deliveries were released.
+    static func releaseLeases(_ db: Connection, of worker: WorkerID, now: Date) throws -> Int {
+        try db.cached(
+            """
+            UPDATE deliveries SET leased_by = NULL, leased_until = NULL,
+                next_attempt_at = CASE WHEN status = 'pending' THEN \(dueUnlessPaused("?2")) ELSE next_attempt_at END,
+                due_at = \(keptUnlessPaused)
+            WHERE leased_by = ?1
+            """
+        ).bind(worker.rawValue, now.storeMilliseconds).run()
+        let released = db.changes
+        try db.cached("DELETE FROM cancel_acks WHERE worker_id = ?").bind(worker.rawValue).run()
+        return released
     }
 }
