@@ -154,3 +154,15 @@ let package = Package(
             dependencies: ["TestSupport", "HTTP2Transport", "APNsMock", "ProviderAuth", "APNs", "Threads"]),
     ]
 )
+
+// scripts/test's sanitizer passes build only the test targets they run. APNSD_TEST_TARGETS is a comma-separated list of
+// test target names: the named ones are kept (all of them when none is named), and a name after "-" is left out,
+// with whatever only it depends on. Unset: every test target.
+if let list = Context.environment["APNSD_TEST_TARGETS"] {
+    let names = list.split(separator: ",").map(String.init)
+    let left = Set(names.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) })
+    let kept = Set(names.filter { !$0.hasPrefix("-") })
+    package.targets.removeAll {
+        $0.type == .test && (left.contains($0.name) || (!kept.isEmpty && !kept.contains($0.name)))
+    }
+}

@@ -54,7 +54,9 @@ import Threads
             await Fleet.eventually(30, every: 0.05) {
                 let values = await Self.samples(base)
                 scraped.withLock { $0 = values }
+                // The counters move when APNs answers, the queue gauge when the answers are recorded: wait for both.
                 return values[#"apnsd_deliveries_total{status="accepted",reason="none"}"#] == 5
+                    && values[#"apnsd_queue_pending{class="bulk"}"#] == 0
             }, "\(scraped.withLock { $0 })")
         let metrics = scraped.withLock { $0 }
         #expect(metrics[#"apnsd_apns_requests_total{environment="production",status="200"}"#] == 5, "\(metrics)")
