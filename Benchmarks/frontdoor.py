@@ -5,10 +5,12 @@
     frontdoor.py longpoll URL N KEY         N keep-alive GET /v1/events?wait=12 with a read key
     frontdoor.py declare URL N PID          N unauthenticated POSTs declaring a 64 MiB body and sending 1 byte
 
-slowloris and longpoll print the seconds a fresh client waited for GET /healthz (5 probes, 30 s timeout each; a
-timeout counts as 30) and how many of the hostile sockets the server had closed by the end. declare prints serve's
-VmRSS and VmSize (address space) before and after, and how many of the POSTs were answered. One `key value` line
-each, for Benchmarks/run.
+The hostile sockets come from 127.0.0.1, the fresh client from 127.0.0.2 (another client address, as an attacker's and
+a user's would be). slowloris and longpoll keep their sockets for PHASE seconds (50), the trickle going on in a thread
+of its own, while a fresh client asks GET /healthz again and again (30 s timeout each; a timeout counts as 30); they
+print the median and worst wait, and how many hostile sockets the server had closed (or answered) by the end. declare
+prints serve's VmRSS and VmSize (address space) before and 3 s after, and how many of the POSTs were answered. One
+`key value` line each, for Benchmarks/run.
 """
 import os
 import resource
@@ -16,10 +18,14 @@ import select
 import socket
 import statistics
 import sys
+import threading
 import time
 from urllib.parse import urlparse
 
 PROBE_TIMEOUT = 30.0
+PHASE = 50.0
+HOSTILE_SOURCE = "127.0.0.1"
+PROBE_SOURCE = "127.0.0.2"
 
 
 def address(url):
@@ -28,7 +34,7 @@ def address(url):
 
 
 def connect(host, port):
-    sock = socket.create_connection((host, port), timeout=10)
+    sock = socket.create_connection((host, port), timeout=10, source_address=(HOSTILE_SOURCE, 0))
     sock.setblocking(False)
     return sock
 
@@ -37,7 +43,7 @@ def probe(host, port):
     """Seconds until GET /healthz answers (its status line read), or PROBE_TIMEOUT."""
     started = time.monotonic()
     try:
-        with socket.create_connection((host, port), timeout=PROBE_TIMEOUT) as sock:
+        with socket.create_connection((host, port), timeout=PROBE_TIMEOUT, source_address=(PROBE_SOURCE, 0)) as sock:
             sock.settimeout(max(0.1, PROBE_TIMEOUT - (time.monotonic() - started)))
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
             if not sock.recv(64).startswith(b"HTTP/1.1 200"):
@@ -66,15 +72,15 @@ def closed_by_server(sockets):
     return closed
 
 
-def probes(host, port, hostile, trickle=None):
+def probes(host, port, hostile, started):
+    """Probes /healthz until PHASE seconds after `started`, then reports."""
     times = []
-    for _ in range(5):
-        if trickle:
-            trickle()
+    while time.monotonic() - started < PHASE or not times:
         times.append(probe(host, port))
-        time.sleep(1)
+        time.sleep(0.5)
     print(f"healthz_median {statistics.median(times):.3f}")
     print(f"healthz_max {max(times):.3f}")
+    print(f"probes {len(times)}")
     print(f"closed {closed_by_server(hostile)}")
     print(f"hostile {len(hostile)}")
 
@@ -91,30 +97,33 @@ def open_many(host, port, count):
 
 def slowloris(url, count):
     host, port = address(url)
+    started = time.monotonic()
     sockets = open_many(host, port, count)
     for sock in sockets:
         try:
             sock.send(b"GET /healthz HTTP/1.1\r\nHost: bench\r\n")
         except OSError:
             pass
-    last = [time.monotonic()]
+    done = threading.Event()
 
     def trickle():
-        if time.monotonic() - last[0] < 5:
-            return
-        last[0] = time.monotonic()
-        for sock in sockets:
-            try:
-                sock.send(b"X-Trickle: 1\r\n")
-            except OSError:
-                pass
+        while not done.wait(5):
+            for sock in sockets:
+                try:
+                    sock.send(b"X-Trickle: 1\r\n")
+                except OSError:
+                    pass
 
-    time.sleep(2)
-    probes(host, port, sockets, trickle)
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    time.sleep(1)
+    probes(host, port, sockets, started)
+    done.set()
 
 
 def longpoll(url, count, key):
     host, port = address(url)
+    started = time.monotonic()
     sockets = open_many(host, port, count)
     request = f"GET /v1/events?wait=12 HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {key}\r\n\r\n".encode()
     for sock in sockets:
@@ -122,8 +131,8 @@ def longpoll(url, count, key):
             sock.send(request)
         except OSError:
             pass
-    time.sleep(2)
-    probes(host, port, sockets)
+    time.sleep(1)
+    probes(host, port, sockets, started)
 
 
 def memory(pid):
