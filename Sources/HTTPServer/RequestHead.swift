@@ -63,10 +63,18 @@ struct RequestHead: Sendable {
     }
 
     /// Header fields that frame the body or name the client one way to this server and maybe another to a proxy in
-    /// front: a repeated single field, Content-Length beside Transfer-Encoding, a transfer coding other than chunked.
+    /// front: a name that is not a token (libmicrohttpd keeps `Transfer-Encoding :` as a field of its own, which a
+    /// proxy may read as the real one), a control character in a value, a repeated single field, Content-Length
+    /// beside Transfer-Encoding, a transfer coding other than chunked.
     private func framingRefusal(_ limits: RequestLimits) -> HeadRefusal? {
         var seen: Set<String> = []
         for field in headers {
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
+                return .invalid("a header name holds a character other than letters, digits and !#$%&'*+-.^_`|~")
+            }
+            if field.value.utf8.contains(where: { Self.isControl($0) && $0 != UInt8(ascii: "\t") }) {
+                return .invalid("the \(field.name) header holds a control character")
+            }
             let name = field.name.lowercased()
             if limits.singleHeaders.contains(name), !seen.insert(name).inserted {
                 return .invalid("the \(field.name) header is repeated")
@@ -123,6 +131,16 @@ struct RequestHead: Sendable {
     }
 
     private static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
+
+    /// RFC 9110's tchar.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {

@@ -83,6 +83,8 @@ import Testing
             "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
             "Transfer-Encoding: gzip, chunked\r\n",
             "Host: y\r\nContent-Length: 5\r\n",
+            "Transfer-Encoding : chunked\r\nContent-Length: 5\r\n",
+            "Content-Length: 5\r\nX-Note: a\u{01}b\r\n",
         ]
         for head in heads {
             // A second request follows on the same connection: it must not be read as one.
