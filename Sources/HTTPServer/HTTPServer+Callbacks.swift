@@ -2,8 +2,9 @@ internal import CMicroHTTPD
 import Foundation
 
 /// libmicrohttpd's callbacks, on its daemon thread. A request goes: the target callback (HTTPServer+Head) → first
-/// call (headers: judge the head, decide the limit, refuse a declared oversize body) → calls with body bytes (kept up to the limit) → a call with none left (suspend the
-/// connection, run the handler as a task) → after resume, a call that queues the handler's response.
+/// call (headers: judge the head, decide the limit, refuse a declared oversize body) → calls with body bytes (kept up
+/// to the limit, dropped past it) → a call with none left (a 413 for a body dropped; else suspend the connection, run
+/// the handler as a task) → after resume, a call that queues the handler's response.
 extension HTTPServer {
     static let accessCallback: MHD_AccessHandlerCallback = {
         cls, connection, url, method, version, upload, uploadSize, context in
