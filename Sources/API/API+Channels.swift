@@ -94,9 +94,10 @@ extension API {
     /// base64url: '-' for '+', '_' for '/') with `apnsStorage`, its policy as APNs reads it now (null once deleted).
     func getChannel(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         try Self.allowOnly([], request)
+        let reference = try Self.channelReference(request)
         let manager = try channelManager()
         do {
-            let shown = try await manager.show(Self.channelReference(request))
+            let shown = try await manager.show(reference)
             return JSONResponse.make(
                 200, shown.channel.json.adding([("apnsStorage", .string(shown.apnsStorage?.rawValue))]).description)
         } catch {
@@ -107,9 +108,10 @@ extension API {
     /// `DELETE /v1/channels/{id}`: deletes the channel at APNs, then marks its row deleted (kept); 200 with the row.
     func deleteChannel(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         try Self.allowOnly([], request)
+        let reference = try Self.channelReference(request)
         let manager = try channelManager()
         do {
-            let channel = try await manager.delete(Self.channelReference(request))
+            let channel = try await manager.delete(reference)
             return JSONResponse.make(200, channel.json.description)
         } catch {
             throw Self.channelError(error)
@@ -126,8 +128,14 @@ extension API {
     }
 
     /// The `{id}` of a channel path: digits name the local number; base64url spelling is read as base64.
-    static func channelReference(_ request: APIRequest) -> ChannelReference {
+    /// A local number is canonical decimal (`+1` and `0001` are refused, not read as 1).
+    static func channelReference(_ request: APIRequest) throws(APIError) -> ChannelReference {
         let text = request.parameters["id"] ?? ""
+        if CanonicalNumber.isNonCanonicalNumber(text) {
+            throw .invalid(
+                "'\(text)' is not a channel's local number (digits only, no leading zero) nor an APNs channel id",
+                field: "id")
+        }
         return ChannelReference(String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }))
     }
 

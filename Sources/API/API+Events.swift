@@ -8,7 +8,8 @@ extension API {
     static let maximumEventWait = 30
 
     /// `GET /v1/events?after=CURSOR&wait=SECONDS&limit=`: deactivations and failed deliveries after the cursor;
-    /// when there are none, waits up to `wait` seconds for some (the connection is suspended, no thread held).
+    /// when there are none, waits up to `wait` seconds for some (the connection is suspended, no thread held), if a
+    /// long-poll slot is free (`LongPollBudget`); if none is, answers at once with `Retry-After`.
     func listEvents(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         try Self.allowOnly(["after", "wait", "limit"], request)
         var after: EventID?
@@ -27,9 +28,14 @@ extension API {
             wait = seconds
         }
         let limit = try Self.limit(request, default: 100, maximum: 1000)
+        // Beyond the long-poll slots: what there is now, and when to ask again.
+        let key = request.key?.name ?? ""
+        let waits = wait > 0 && longPolls.take(key)
+        defer { if waits { longPolls.release(key) } }
+        let headers = wait > 0 && !waits ? [("Retry-After", "1")] : []
         do {
-            let page = try await events.events(after: after, limit: limit, wait: .seconds(wait))
-            return JSONResponse.make(200, page.json)
+            let page = try await events.events(after: after, limit: limit, wait: .seconds(waits ? wait : 0))
+            return JSONResponse.make(200, page.json, headers: headers)
         } catch {
             throw .store(error)
         }

@@ -124,8 +124,9 @@ extension API {
     /// The `{id}` path parameter.
     func campaignID(_ request: APIRequest) throws(APIError) -> CampaignID {
         let text = request.parameters["id"] ?? ""
-        guard let id = CampaignID(text) else {
-            throw .invalid("'\(text)' is not an id (a positive whole number)", field: "id")
+        guard CanonicalNumber.isCanonical(text), let id = CampaignID(text) else {
+            throw .invalid(
+                "'\(text)' is not an id (a positive whole number, digits only, no leading zero)", field: "id")
         }
         return id
     }

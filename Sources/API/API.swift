@@ -17,11 +17,20 @@ public struct APISettings: Sendable {
     /// Which credential sends which topic (`apns.credentials`): a topic none sends is refused at enqueue. nil: no
     /// credential configured here, no topic refused.
     public var topicRoutes: TopicRoutes?
+    /// `api.maxLongPolls`: `GET /v1/events` requests waiting at once; more are answered at once.
+    public var maxLongPolls: Int
+    /// `api.maxLongPollsPerKey`: of those, how many one API key may hold.
+    public var maxLongPollsPerKey: Int
 
-    public init(defaultTopic: String?, lease: Duration, topicRoutes: TopicRoutes? = nil) {
+    public init(
+        defaultTopic: String?, lease: Duration, topicRoutes: TopicRoutes? = nil, maxLongPolls: Int = 256,
+        maxLongPollsPerKey: Int = 16
+    ) {
         self.defaultTopic = defaultTopic
         self.lease = lease
         self.topicRoutes = topicRoutes
+        self.maxLongPolls = maxLongPolls
+        self.maxLongPollsPerKey = maxLongPollsPerKey
     }
 }
 
@@ -40,6 +49,7 @@ public final class API: Sendable {
     let authenticator: Authenticator
     let enqueueQueue: EnqueueQueue
     let rates = CampaignRates()
+    let longPolls: LongPollBudget
     /// `api.accessLog`: one line per request (nil: off).
     let accessLog: Logger?
     private static let router = Router(routes)
@@ -66,7 +76,11 @@ public final class API: Sendable {
         self.refreshMetrics = refreshMetrics
         authenticator = Authenticator(store: store)
         enqueueQueue = EnqueueQueue(store: store)
+        longPolls = LongPollBudget(total: settings.maxLongPolls, perKey: settings.maxLongPollsPerKey)
     }
+
+    /// Long polls (`GET /v1/events` with a wait) waiting now.
+    public var longPollsWaiting: Int { longPolls.inUse }
 
     /// The settings, with the topic routes of the credentials loaded last.
     var settings: APISettings {
@@ -83,9 +97,12 @@ public final class API: Sendable {
         reloadable.withLock { $0 = (channels, topicRoutes) }
     }
 
-    /// The HTTP server's own answers (a body over its limit, a request during a stop) in the API's error format.
+    /// The HTTP server's own answers (a head refused, a body over its limit, a request during a stop) in the API's
+    /// error format; the API's credentials and idempotency keys come once per request.
     public static var serverOptions: HTTPServer.Options {
         var options = HTTPServer.Options()
+        options.refused = { APIError($0.status, $0.code, $0.message).response }
+        options.limits.singleHeaders.formUnion(["authorization", "idempotency-key"])
         options.tooLarge =
             APIError(
                 413, "body_too_large",

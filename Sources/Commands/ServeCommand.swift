@@ -48,7 +48,8 @@ enum ServeCommand {
             store: store, events: events, metrics: metricsFeed.metrics,
             settings: APISettings(
                 defaultTopic: configuration.topic, lease: configuration.lease,
-                topicRoutes: try Self.topicRoutes(configuration)),
+                topicRoutes: try Self.topicRoutes(configuration), maxLongPolls: configuration.apiMaxLongPolls,
+                maxLongPollsPerKey: configuration.apiMaxLongPollsPerKey),
             readiness: { await readiness.checks() },
             status: {
                 let sender = webhookSender.withLock { $0 }

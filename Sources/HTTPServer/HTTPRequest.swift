@@ -1,7 +1,7 @@
 /// One request as the handler sees it: its body read whole (within the route's limit) before the handler runs.
 public struct HTTPRequest: Sendable {
     public var method: String
-    /// The path without the query, percent-decoded by libmicrohttpd.
+    /// The path without the query, percent-decoded (`RequestHead`: never a control character or an encoded `/`).
     public var path: String
     /// The query's items in order, decoded; `?flag` has a nil value.
     public var query: [(name: String, value: String?)]

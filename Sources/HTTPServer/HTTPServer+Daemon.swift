@@ -33,6 +33,7 @@ extension HTTPServer {
                 MHD_OptionItem(option: .HTTPS_MEM_KEY, value: 0, ptr_value: UnsafeMutableRawPointer(strings.key)))
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
+        items += Self.headOptions(me, options.limits)
         let started: OpaquePointer? = try Self.withSocketAddress(listen) { socketAddress in
             items.append(MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: socketAddress))
             items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))

@@ -6,8 +6,8 @@ extension HTTPServer {
     /// Suspends the connection and runs the handler as a task; its answer resumes the connection.
     func hand(_ request: RequestState, on connection: OpaquePointer) -> MHD_Result {
         let incoming = HTTPRequest(
-            method: request.method, path: request.path, query: Self.query(connection),
-            headers: Self.headers(connection), body: request.body,
+            method: request.method, path: request.path, query: request.query,
+            headers: request.headers, body: request.body,
             remoteAddress: Self.remoteAddress(connection))
         request.body = []
         request.handed = true
@@ -73,10 +73,6 @@ extension HTTPServer {
                 }, Unmanaged.passUnretained(collected).toOpaque())
         }
         return collected.items
-    }
-
-    static func query(_ connection: OpaquePointer) -> [(name: String, value: String?)] {
-        pairs(connection, .GET_ARGUMENT_KIND)
     }
 
     static func headers(_ connection: OpaquePointer) -> HTTPHeaders {

@@ -24,6 +24,10 @@ public final class HTTPServer: @unchecked Sendable {
         public var threads = 1
         /// The answer to a body over its route's limit (given before the handler runs).
         public var tooLarge = HTTPResponse(status: 413, text: "request body too large\n")
+        /// What a request head may hold; beyond it, `refused` answers before any handler runs.
+        public var limits = RequestLimits()
+        /// The answer to a head refused (400, 414 or 431); its connection is closed after it.
+        public var refused: @Sendable (HeadRefusal) -> HTTPResponse = { $0.plainResponse }
         /// The answer to a request the stopping server will not run, or whose handler outlived the stop deadline.
         public var unavailable = HTTPResponse(status: 503, text: "server shutting down\n")
         public init() {}

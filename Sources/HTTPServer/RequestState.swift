@@ -1,16 +1,26 @@
 import Threads
 
-/// One request's progress through the server, owned by libmicrohttpd's per-request pointer from its first
-/// callback to the request-completed callback. `body` and `rejected` are touched only on the connection's
-/// daemon thread; `response` is handed from the handler's task to that thread.
+/// One request's progress through the server, owned by libmicrohttpd's per-request pointer from the target
+/// callback (the request line read) to the request-completed callback. Everything but `response` is touched only on
+/// the connection's daemon thread; `response` is handed from the handler's task to that thread.
 final class RequestState: @unchecked Sendable {
-    let method: String
-    let path: String
+    /// The request target exactly as sent, up to a raw NUL if it held one.
+    let target: [UInt8]
+    /// Set by the first access call, once the head is whole: then `method`, `path`, `query`, `headers` and `limit`
+    /// hold.
+    var begun = false
+    var method = ""
+    /// The path, decoded by `RequestHead`.
+    var path = ""
+    var query: [(name: String, value: String?)] = []
+    var headers: HTTPHeaders = [:]
     /// The most body bytes this route accepts, decided before any is read.
-    let limit: Int
+    var limit = 0
     var body: [UInt8] = []
-    /// Set once a 413 is queued: the rest of the body is dropped unread into memory.
+    /// Set once a refusal is queued: the rest of the body is dropped unread into memory.
     var rejected = false
+    /// Bytes of a chunked body dropped past `limit`: answered 413 when the body ends.
+    var dropped = 0
     /// Set when the handler has been started (the connection is suspended until it answers).
     var handed = false
     /// The suspended connection, while the handler runs.
@@ -18,9 +28,5 @@ final class RequestState: @unchecked Sendable {
     /// The handler's answer (or the shutdown's 503), queued when the connection resumes.
     let response = Locked<HTTPResponse?>(nil)
 
-    init(method: String, path: String, limit: Int) {
-        self.method = method
-        self.path = path
-        self.limit = max(0, limit)
-    }
+    init(target: [UInt8]) { self.target = target }
 }

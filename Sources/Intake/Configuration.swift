@@ -38,6 +38,10 @@ public struct Configuration: Sendable {
     public var apiTLSKey: String?
     /// `api.accessLog`: `apnsd serve` logs one `api.request` line per request.
     public var apiAccessLog = true
+    /// `api.maxLongPolls`: `GET /v1/events` requests waiting at once; more are answered at once.
+    public var apiMaxLongPolls = 256
+    /// `api.maxLongPollsPerKey`: of those, how many one API key may hold.
+    public var apiMaxLongPollsPerKey = 16
     /// `webhook.url`: where events are POSTed; nil = no webhook.
     public var webhookURL: String?
     /// `webhook.secret`: the HMAC-SHA256 key of the `X-Apnsd-Signature` header. Never logged.
@@ -192,6 +196,15 @@ public struct Configuration: Sendable {
             "api.accessLog", "APNSD_API_ACCESS_LOG", "api-access-log", "BOOL", default: "true",
             "`apnsd serve` logs one `api.request` line per request (method, route template, status, duration, API key name, replay), whatever `log.level` says; `false` turns it off"
         ) { c, v in c.apiAccessLog = try boolean(v, "api.accessLog") },
+        Setting(
+            "api.maxLongPolls", "APNSD_API_MAX_LONG_POLLS", "api-max-long-polls", "N", default: "256",
+            "`GET /v1/events` requests waiting at once (1-100000); more are answered at once, with `Retry-After`"
+        ) { c, v in c.apiMaxLongPolls = try integer(v, "api.maxLongPolls", 1...100_000) },
+        Setting(
+            "api.maxLongPollsPerKey", "APNSD_API_MAX_LONG_POLLS_PER_KEY", "api-max-long-polls-per-key", "N",
+            default: "16",
+            "of those, how many one API key may hold (1-100000); more are answered at once, with `Retry-After`"
+        ) { c, v in c.apiMaxLongPollsPerKey = try integer(v, "api.maxLongPollsPerKey", 1...100_000) },
         Setting(
             "webhook.url", "APNSD_WEBHOOK_URL", "webhook-url", "URL", default: "none",
             "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret)"

@@ -39,9 +39,10 @@ final class APITester: Sendable {
 
     /// `defaultTopic`: `apns.topic`. `channels`: channel management on the tester's store, as serve builds it from
     /// its credentials (none: the channel routes answer 503).
+    /// `longPolls`: `api.maxLongPolls` and `api.maxLongPollsPerKey`.
     init(
         topicRoutes: TopicRoutes? = nil, defaultTopic: String = APITester.topic,
-        channels: (@Sendable (Store) -> ChannelManager)? = nil
+        channels: (@Sendable (Store) -> ChannelManager)? = nil, longPolls: (total: Int, perKey: Int) = (256, 16)
     ) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -51,7 +52,9 @@ final class APITester: Sendable {
         // At warning level, as an operator may set it: the access log is written whatever the level.
         let api = API(
             store: store, events: feed, metrics: metrics,
-            settings: APISettings(defaultTopic: defaultTopic, lease: .seconds(2), topicRoutes: topicRoutes),
+            settings: APISettings(
+                defaultTopic: defaultTopic, lease: .seconds(2), topicRoutes: topicRoutes,
+                maxLongPolls: longPolls.total, maxLongPollsPerKey: longPolls.perKey),
             readiness: { [("database", "ok")] },
             status: { await StatusReport.json(store: store, database: "ok", lease: .seconds(2), webhook: nil) },
             channels: channels?(store),
