@@ -1,4 +1,5 @@
 import APNs
+import Events
 import Foundation
 import HTTPServer
 import Intake
@@ -44,7 +45,10 @@ enum ConfigCheckCommand {
                 name: "topic", ok: true,
                 detail: configuration.topic.map { "default topic \($0)" } ?? "no default topic (each send names one)"))
         if let webhook = configuration.webhookURL {
-            checks.append(Check(name: "webhook", ok: true, detail: "\(webhook) (signed with webhook.secret)"))
+            checks.append(
+                Check(
+                    name: "webhook", ok: true, detail: "\(WebhookSender.redacted(webhook)) (signed with webhook.secret)"
+                ))
         }
         let ok = checks.allSatisfy(\.ok)
         if arguments.flag("json") {
