@@ -384,7 +384,10 @@ enum Help {
 
           --no-worker    The API only; run 'apnsd worker' separately.
           The first line on stdout is 'listening on http://HOST:PORT' (https with a certificate): with
-          port 0 it names the port the kernel picked.
+          port 0 it names the port the kernel picked. Plain HTTP on an address other than loopback logs a
+          warning (serve.plain_http): put TLS in front, or set api.tlsCert and api.tlsKey.
+          Webhook        With webhook.url, events are POSTed there, signed (X-Apnsd-Signature: t=…,v1=…);
+                         'apnsd webhook status' shows what waits and what was parked.
           GET /healthz   200 {"status": "ok"} while the process runs.
           GET /readyz    Whether this process can do its job now (for a load balancer): 200 when the
                          database is writable and answers and the worker (if any) runs; else 503

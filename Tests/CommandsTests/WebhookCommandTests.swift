@@ -203,6 +203,19 @@ import Threads
         #expect(missing.status == 1 && missing.stdout.isEmpty, "\(missing)")
         #expect(missing.stderr.contains("cannot read webhook.secretFile \(cli.path("absent.secret"))"))
 
+        // `config check` reads the file as serve does, and names the URL without its query, never the secret.
+        for (file, readable) in [(cli.path("absent.secret"), false), (try cli.write("ok.secret", Self.secret), true)] {
+            let checked = try await cli.run(
+                ["config", "check", "--json"],
+                environment: ["APNSD_WEBHOOK_URL": "http://127.0.0.1:1/hook?k=v", "APNSD_WEBHOOK_SECRET_FILE": file])
+            let webhook = try #require(
+                (try Fleet.json(checked.stdout)["checks"] as? [String: Any])?["webhook"] as? [String: Any],
+                "\(checked)")
+            #expect(webhook["ok"] as? Bool == readable, "\(webhook)")
+            #expect((webhook["detail"] as? String)?.hasPrefix("http://127.0.0.1:1/hook") == true, "\(webhook)")
+            #expect(!checked.stdout.contains("k=v") && !checked.stdout.contains(Self.secret))
+        }
+
         let unset = try await cli.run(["webhook", "retry"])
         #expect(unset.status == 64 && unset.stderr.contains("webhook.url is not set"), "\(unset)")
     }
