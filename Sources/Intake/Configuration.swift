@@ -202,7 +202,7 @@ public struct Configuration: Sendable {
         ) { c, v in c.apiAccessLog = try boolean(v, "api.accessLog") },
         Setting(
             "webhook.url", "APNSD_WEBHOOK_URL", "webhook-url", "URL", default: "none",
-            "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret)"
+            "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret or webhook.secretFile)"
         ) { c, v in c.webhookURL = try ServiceURL.validateWebhook(v, setting: "webhook.url") },
         Setting(
             "webhook.secret", "APNSD_WEBHOOK_SECRET", "webhook-secret", "S", default: "none",

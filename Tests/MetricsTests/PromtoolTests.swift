@@ -44,7 +44,7 @@ import Testing
             "apnsd_devices",
             "apnsd_http_requests_total",
             "apnsd_http_request_duration_seconds", "apnsd_queue_wait_seconds", "apnsd_workers",
-            "apnsd_webhook_backlog_events",
+            "apnsd_webhook_backlog_events", "apnsd_webhook_parked_events_total",
         ] {
             #expect(text.contains("# TYPE \(name) "), "\(name) is declared")
         }
