@@ -150,7 +150,8 @@ public actor WebhookSender {
                 error: Self.describe(status: status, detail: detail), now: options.clock())
             failure = failed
             if options.parking.parks(failed, now: options.clock()), await park(failed) {
-                cursor = failed.last
+                // Parked here, or passed by another process: go on from the stored cursor.
+                loaded = false
                 failure = nil
                 failures = 0
                 continue
@@ -162,10 +163,10 @@ public actor WebhookSender {
         }
     }
 
-    /// Parks `failure`'s batch; false (logged) when the store did not take it.
+    /// Parks `failure`'s batch; true too when the cursor was already past it, false (logged) when the store failed.
     private func park(_ failure: WebhookFailure) async -> Bool {
         do {
-            let batch = try await store.parkWebhookBatch(failure, now: options.clock())
+            guard let batch = try await store.parkWebhookBatch(failure, now: options.clock()) else { return true }
             logger.warning(
                 "webhook.parked", ("batch", .string(String(batch.id))), ("events", .int(batch.events)),
                 ("first", .string(batch.first.description)), ("last", .string(batch.last.description)),

@@ -41,9 +41,14 @@ extension PostgresStore {
     }
 
     /// Sets `failure`'s batch aside: a parked row, the cursor at its last event, the failure removed; one transaction.
-    public func parkWebhookBatch(_ failure: WebhookFailure, now: Date = Date()) throws(StoreError) -> ParkedWebhookBatch
+    /// Nil (nothing written) when the cursor is already past the batch's first event (another process moved it); the
+    /// cursor's row is locked first, so two processes parking the same batch park it once.
+    public func parkWebhookBatch(_ failure: WebhookFailure, now: Date = Date()) throws(StoreError)
+        -> ParkedWebhookBatch?
     {
         try write { db in
+            let cursor = try db.query("SELECT event_id FROM webhook_cursor WHERE id = 1 FOR UPDATE").scalarInt64() ?? 0
+            guard cursor < failure.first.rawValue else { return nil }
             let id = try db.query(
                 """
                 INSERT INTO webhook_parked

@@ -15,8 +15,9 @@ public protocol EventStore: Actor {
     /// Records `failure`, replacing the one recorded before.
     func recordWebhookFailure(_ failure: WebhookFailure) async throws(StoreError)
     /// Sets `failure`'s batch aside in one transaction: a parked batch, the cursor moved to its last event (later
-    /// events go on; retention counts it acknowledged), the failure removed. Returns the parked batch.
-    func parkWebhookBatch(_ failure: WebhookFailure, now: Date) async throws(StoreError) -> ParkedWebhookBatch
+    /// events go on; retention counts it acknowledged), the failure removed. Returns the parked batch; nil, with
+    /// nothing written, when the cursor is already past the batch (another process delivered or parked it).
+    func parkWebhookBatch(_ failure: WebhookFailure, now: Date) async throws(StoreError) -> ParkedWebhookBatch?
     /// The parked batches, oldest first.
     func parkedWebhookBatches() async throws(StoreError) -> [ParkedWebhookBatch]
     /// Removes a parked batch (delivered again, or its events all pruned); false when there was none `id`.

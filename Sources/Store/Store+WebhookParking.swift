@@ -29,19 +29,23 @@ extension Store {
     }
 
     /// Sets `failure`'s batch aside: a parked row, the cursor at its last event, the failure removed; one transaction.
-    public func parkWebhookBatch(_ failure: WebhookFailure, now: Date = Date()) throws(StoreError) -> ParkedWebhookBatch
+    /// Nil (nothing written) when the cursor is already past the batch's first event (another process moved it).
+    public func parkWebhookBatch(_ failure: WebhookFailure, now: Date = Date()) throws(StoreError)
+        -> ParkedWebhookBatch?
     {
         try write { db in
             try db.cached(
                 """
                 INSERT INTO webhook_parked
                     (first_event_id, last_event_id, events, attempts, first_failure_at, parked_at, last_error)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+                WHERE COALESCE((SELECT event_id FROM webhook_cursor WHERE id = 1), 0) < ?1
                 """
             ).bind(
                 failure.first.rawValue, failure.last.rawValue, Int64(failure.events), Int64(failure.attempts),
                 failure.firstFailureAt.storeMilliseconds, now.storeMilliseconds, failure.lastError
             ).run()
+            guard db.changes > 0 else { return nil }
             let id = db.lastInsertRowID
             try Self.advanceCursor(db, to: failure.last, now: now)
             return ParkedWebhookBatch(
