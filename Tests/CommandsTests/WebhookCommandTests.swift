@@ -23,12 +23,20 @@ import Threads
         let accepted = Locked<[String]>([])
         let refused = Locked(0)
         let badSignatures = Locked(0)
+        /// Each POST's `v1=` count and whether it had the legacy header.
+        let signatures = Locked<[(v1: Int, legacy: Bool)]>([])
         let server: HTTPServer
 
         init() throws {
             let (accepting, accepted, refused, bad) = (accepting, accepted, refused, badSignatures)
+            let signatures = signatures
             server = try HTTPServer.start(listen: try ListenAddress(parsing: "127.0.0.1:0")) { request in
                 let parts = (request.headers["X-Apnsd-Signature"] ?? "").split(separator: ",")
+                signatures.withLock {
+                    $0.append(
+                        (parts.filter { $0.hasPrefix("v1=") }.count, request.headers["X-Apnsd-Signature-Legacy"] != nil)
+                    )
+                }
                 let t = parts.first.flatMap { $0.hasPrefix("t=") ? String($0.dropFirst(2)) : nil } ?? ""
                 let v1 = HMACSHA256.hex(
                     key: Array(WebhookCommandTests.secret.utf8), message: Array("\(t).".utf8) + request.body)
@@ -105,9 +113,11 @@ import Threads
                     first: EventID(1), last: EventID(1), events: 1, attempts: 19, firstFailureAt: since,
                     lastError: "HTTP 400", updatedAt: since))
         }
+        // Rotating (a second v1 with the previous secret), the legacy header off.
         let webhook = [
             "APNSD_WEBHOOK_URL": receiver.url,
             "APNSD_WEBHOOK_SECRET_FILE": try cli.write("webhook.secret", Self.secret + "\n"),
+            "APNSD_WEBHOOK_PREVIOUS_SECRET": "the-previous-webhook-secret", "APNSD_WEBHOOK_LEGACY_SIGNATURE": "false",
         ]
         let before = try await Self.status(cli, webhook)
         #expect(before["backlog"] as? Int == 3 && before["lastError"] as? String == "HTTP 400", "\(before)")
@@ -145,6 +155,8 @@ import Threads
         #expect(receiver.accepted.withLock { $0 } == ["4", "1", "2", "3"])
         #expect((try await Self.status(cli, webhook)["parked"] as? [Any])?.isEmpty == true)
         #expect(receiver.badSignatures.withLock { $0 } == 0)
+        let signatures = receiver.signatures.withLock { $0 }
+        #expect(signatures.count >= 4 && signatures.allSatisfy { $0.v1 == 2 && !$0.legacy }, "\(signatures)")
         await receiver.server.stop()
     }
 
