@@ -58,7 +58,9 @@ let package = Package(
             exclude: ["Embedded"], plugins: ["EmbedTextPlugin"]),
         .target(
             name: "Events",
-            dependencies: ["APNs", "QueueModel", "Threads", "Logging", "ProviderAuth", "HTTP2Transport", "Intake"]),
+            dependencies: [
+                "APNs", "QueueModel", "QueueRules", "Threads", "Logging", "ProviderAuth", "HTTP2Transport", "Intake",
+            ]),
         .target(name: "Channels", dependencies: ["APNs", "QueueModel", "ProviderAuth", "HTTP2Transport"]),
         .target(
             name: "Dispatcher",
@@ -136,7 +138,7 @@ let package = Package(
             name: "CommandsTests",
             dependencies: [
                 "TestSupport", "CLITestSupport", "APNsMock", "ProviderAuth", "QueueModel", "Store", "APNs", "Intake",
-                "API", "Logging", "PostgresStore", "Dispatcher", "Threads",
+                "API", "Logging", "PostgresStore", "Dispatcher", "Threads", "HTTPServer",
             ]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         // The README's module table, the documents named in comments and deploy/'s units, held to the tree.

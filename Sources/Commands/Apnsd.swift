@@ -94,6 +94,9 @@ public enum Apnsd {
             case "show": try await ChannelCommands.show(args)
             default: try await ChannelCommands.delete(args)
             }
+        case "webhook":
+            let (sub, args) = try subcommand(rest, of: "webhook", ["status", "retry"])
+            if sub == "retry" { try await WebhookCommands.retry(args) } else { try await WebhookCommands.status(args) }
         case "api-key":
             let (sub, args) = try subcommand(rest, of: "api-key", ["create", "list", "revoke"])
             switch sub {

@@ -1,4 +1,5 @@
 import APNs
+import Events
 import Foundation
 import HTTPServer
 import Intake
@@ -44,7 +45,15 @@ enum ConfigCheckCommand {
                 name: "topic", ok: true,
                 detail: configuration.topic.map { "default topic \($0)" } ?? "no default topic (each send names one)"))
         if let webhook = configuration.webhookURL {
-            checks.append(Check(name: "webhook", ok: true, detail: "\(webhook) (signed with webhook.secret)"))
+            // The secret file is read as serve reads it; the secret itself is never printed.
+            let shown = WebhookSender.redacted(webhook)
+            do {
+                _ = try configuration.webhookSecretValue()
+                let source = configuration.webhookSecretFile.map { "webhook.secretFile \($0)" } ?? "webhook.secret"
+                checks.append(Check(name: "webhook", ok: true, detail: "\(shown) (signed with \(source))"))
+            } catch {
+                checks.append(Check(name: "webhook", ok: false, detail: "\(shown): \(error.description)"))
+            }
         }
         let ok = checks.allSatisfy(\.ok)
         if arguments.flag("json") {

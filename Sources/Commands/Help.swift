@@ -73,6 +73,7 @@ enum Help {
                                    Keys for the HTTP API: a secret printed once, only its hash stored.
           channel create|list|show|delete
                                    iOS 18 broadcast channels (Live Activities), at APNs and in a local table.
+          webhook status|retry     The webhook's backlog, failing batch and parked batches; send parked ones again.
 
         Run 'apnsd <command> --help' (e.g. 'apnsd device add --help') for a command's options;
         'apnsd --version' for the version and build.
@@ -383,7 +384,10 @@ enum Help {
 
           --no-worker    The API only; run 'apnsd worker' separately.
           The first line on stdout is 'listening on http://HOST:PORT' (https with a certificate): with
-          port 0 it names the port the kernel picked.
+          port 0 it names the port the kernel picked. Plain HTTP on an address other than loopback logs a
+          warning (serve.plain_http): put TLS in front, or set api.tlsCert and api.tlsKey.
+          Webhook        With webhook.url, events are POSTed there, signed (X-Apnsd-Signature: t=…,v1=…);
+                         'apnsd webhook status' shows what waits and what was parked.
           GET /healthz   200 {"status": "ok"} while the process runs.
           GET /readyz    Whether this process can do its job now (for a load balancer): 200 when the
                          database is writable and answers and the worker (if any) runs; else 503
@@ -408,7 +412,8 @@ enum Help {
         check; each worker (id, host, pid, heartbeatAge, leases, state: sending, waiting or stale) and why
         it waits; APNs per environment and the credentials as the live workers last reported them (each
         worker stores its view with its heartbeat); pending deliveries and the oldest due one's age by
-        class; paused campaigns; the webhook's backlog (lastError: only serve's GET /v1/status knows it).
+        class; paused campaigns; the webhook's backlog (lastError: only serve's GET /v1/status knows it;
+        'apnsd webhook status' shows the stored one and the parked batches).
 
         USAGE: apnsd status [--json]
 
@@ -443,6 +448,20 @@ enum Help {
           --attempts     under each row, every answer APNs gave it (a 429 and a 503 before its 200)
           JSON Lines with --json: id, campaign, token, status, httpStatus, reason, apnsId, attempts, updatedAt
           (ids are JSON strings), and with --attempts an "answers" array.
+        """,
+        "webhook": """
+        OVERVIEW: The webhook (webhook.url): what waits for it and what it set aside. A batch the receiver
+        refuses webhook.maxAttempts times, and that has failed for at least an hour, is parked: later events go
+        on, and its events stay readable through GET /v1/events while events are kept.
+
+        USAGE:
+          apnsd webhook status [--json]   The backlog (events not yet acknowledged), the batch failing now with
+                                          its last error, and the parked batches.
+          apnsd webhook retry             POST every parked batch once more, signed afresh: they arrive after
+                                          later events (out of order). Delivered ones are no longer parked;
+                                          exit 1 when the receiver refused one again.
+
+          --json         One object: url (without query), backlog, lastError, failing, parked, parkedEvents.
         """,
         "api-key": """
         OVERVIEW: Keys for the HTTP API (every /v1 request sends 'Authorization: Bearer SECRET').

@@ -24,6 +24,8 @@ enum ServeCommand {
             throw .usage("api.listen: \(error)")
         }
         let tls = try tlsPEM(configuration)
+        // The secret is read now (webhook.secretFile), so that one that cannot be read stops serve before it starts.
+        let signing = configuration.webhookConfigured ? try configuration.webhookSigning() : nil
         let setup = arguments.flag("no-worker") ? nil : try WorkerSetup(configuration)
         let level = configuration.loggerLevel
         let logger = Logger(label: "apnsd.serve", minimumLevel: level)
@@ -32,13 +34,13 @@ enum ServeCommand {
         let readiness = Readiness(store: store, worker: workerState)
         // The webhook sender starts after the server; `/v1/status` reads its last error once it runs.
         let webhookSender = Locked<WebhookSender?>(nil)
-        let webhookConfigured = configuration.webhookURL != nil && configuration.webhookSecret != nil
+        let webhookConfigured = configuration.webhookConfigured
         let lease = configuration.lease
         // Metrics (#12): the worker, transport and token cache report to `metricsFeed`; the store's gauges are read
         // just before each /metrics render.
         let metricsFeed = MetricsFeed(
             metrics: APNsdMetrics(version: BuildInfo.version), store: store, lease: configuration.lease,
-            webhook: configuration.webhookURL != nil && configuration.webhookSecret != nil)
+            webhook: webhookConfigured)
         let events = EventFeed(store: store)
         // Channel management uses the credentials loaded at start, then those a SIGHUP reload rebuilds (with the
         // worker); with --no-worker, the credentials when they are configured and load, or no channel routes (503).
@@ -72,12 +74,25 @@ enum ServeCommand {
         }
         Output.line("listening on \(server.isTLS ? "https" : "http")://\(server.address)")
         logger.info("serve.started", ("address", .string(server.address.description)), ("worker", .bool(setup != nil)))
+        if !server.isTLS && !Self.isLoopback(listen) {
+            logger.warning(
+                "serve.plain_http", ("address", .string(server.address.description)),
+                (
+                    "hint",
+                    .string("API keys and payloads cross the network in clear: put TLS in front or set api.tlsCert")
+                ))
+        }
+        configuration.warnAboutSecretsOnTheCommandLine(arguments, logger: logger)
         // A file-size limit reached by the database must be a write error the worker can wait out, not a kill.
         signal(SIGXFSZ, SIG_IGN)
         var webhook: WebhookSender?
-        if let url = configuration.webhookURL, let secret = configuration.webhookSecret {
+        if let url = configuration.webhookURL, let signing {
+            var options = WebhookSender.Options()
+            options.maxAttempts = configuration.webhookMaxAttempts
+            let metrics = metricsFeed.metrics
             let sender = WebhookSender(
-                store: store, url: url, secret: secret, logger: Logger(label: "apnsd.webhook", minimumLevel: level))
+                store: store, url: url, signing: signing, logger: Logger(label: "apnsd.webhook", minimumLevel: level),
+                options: options, parked: { metrics.webhookParkedEvents.increment(by: Double($0.events)) })
             await sender.start()
             webhook = sender
             webhookSender.withLock { $0 = sender }
@@ -141,6 +156,11 @@ enum ServeCommand {
             state.set(.failed(reason))
         }
         await transport.shutdown(deadline: .now + .seconds(5))
+    }
+
+    /// Whether `listen` is a loopback address (127.0.0.0/8, ::1), reachable from this host only.
+    static func isLoopback(_ listen: ListenAddress) -> Bool {
+        listen.host.hasPrefix("127.") || listen.host == "::1"
     }
 
     /// Which credential sends which topic, so the API refuses a topic none sends.

@@ -23,8 +23,7 @@ enum StatusCommand {
         }
         // The webhook's last error is known only to the serve that posts; its backlog is in the database.
         let webhook =
-            configuration.webhookURL != nil && configuration.webhookSecret != nil
-            ? StatusReport.Webhook(lastError: nil) : nil
+            configuration.webhookConfigured ? StatusReport.Webhook(lastError: nil) : nil
         let json = await StatusReport.json(
             store: store, database: database, lease: configuration.lease, webhook: webhook)
         await store.close()

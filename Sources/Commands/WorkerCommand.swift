@@ -30,7 +30,7 @@ enum WorkerCommand {
             ? nil
             : MetricsFeed(
                 metrics: APNsdMetrics(version: BuildInfo.version), store: store, lease: configuration.lease,
-                webhook: configuration.webhookURL != nil && configuration.webhookSecret != nil)
+                webhook: configuration.webhookConfigured)
         let (worker, transport) = setup.makeWorker(store: store, feed: feed)
         let state = WorkerState()
         let server: HTTPServer?

@@ -4,8 +4,8 @@ import QueueModel
 import Threads
 
 /// Deletes old events for `apnsd serve`: those written more than `retention` ago, and, when a webhook delivers
-/// them, only once it has acknowledged them (an unreachable receiver never loses events). Once at start, then
-/// every `interval`, until its task is cancelled.
+/// them, only once it has acknowledged them or parked them (an unreachable receiver never loses events). Once at
+/// start, then every `interval`, until its task is cancelled.
 public struct EventPruner: Sendable {
     /// How long events stay for `GET /v1/events` readers after they were written.
     public static let defaultRetention: Duration = .seconds(7 * 24 * 3600)

@@ -46,6 +46,14 @@ public struct Configuration: Sendable {
     public var webhookURL: String?
     /// `webhook.secret`: the HMAC-SHA256 key of the `X-Apnsd-Signature` header. Never logged.
     public var webhookSecret: String?
+    /// `webhook.secretFile`: a file holding the secret instead (read by the commands that sign, `webhookSecretValue`).
+    public var webhookSecretFile: String?
+    /// `webhook.previousSecret`: the secret being rotated out, signed with too while set. Never logged.
+    public var webhookPreviousSecret: String?
+    /// `webhook.legacySignature`: also send the old `X-Apnsd-Signature-Legacy: sha256=…` header.
+    public var webhookLegacySignature = true
+    /// `webhook.maxAttempts`: refusals after which a batch failing for an hour is parked.
+    public var webhookMaxAttempts = 20
     /// `retention.deliveriesOlderThan`: `apnsd prune` deletes finished deliveries last changed longer ago than this.
     public var retentionDeliveries = TimeSpan(30, "d")
     /// `retention.devicesInactiveFor`: `apnsd prune` deletes devices deactivated, or not refreshed, for longer.
@@ -207,12 +215,29 @@ public struct Configuration: Sendable {
         ) { c, v in c.apiMaxLongPollsPerKey = try integer(v, "api.maxLongPollsPerKey", 1...100_000) },
         Setting(
             "webhook.url", "APNSD_WEBHOOK_URL", "webhook-url", "URL", default: "none",
-            "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret)"
+            "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret or webhook.secretFile)"
         ) { c, v in c.webhookURL = try ServiceURL.validateWebhook(v, setting: "webhook.url") },
         Setting(
             "webhook.secret", "APNSD_WEBHOOK_SECRET", "webhook-secret", "S", default: "none",
             "key of the webhook's HMAC-SHA256 signature (`X-Apnsd-Signature`), at least 16 characters"
         ) { c, v in c.webhookSecret = try secret(v, "webhook.secret") },
+        Setting(
+            "webhook.secretFile", "APNSD_WEBHOOK_SECRET_FILE", "webhook-secret-file", "PATH", default: "none",
+            "file holding webhook.secret (trailing newline ignored; relative to `$CREDENTIALS_DIRECTORY` in the config file, for `LoadCredential=`); not with webhook.secret"
+        ) { c, v in c.webhookSecretFile = try nonEmpty(v, "webhook.secretFile") },
+        Setting(
+            "webhook.previousSecret", "APNSD_WEBHOOK_PREVIOUS_SECRET", "webhook-previous-secret", "S", default: "none",
+            "the secret being rotated out: while set, `X-Apnsd-Signature` carries a second `v1=` signed with it"
+        ) { c, v in c.webhookPreviousSecret = try secret(v, "webhook.previousSecret") },
+        Setting(
+            "webhook.legacySignature", "APNSD_WEBHOOK_LEGACY_SIGNATURE", "webhook-legacy-signature", "BOOL",
+            default: "true",
+            "also send the old body-only signature, `X-Apnsd-Signature-Legacy: sha256=…` (replayable: move receivers to `X-Apnsd-Signature`, then set `false`)"
+        ) { c, v in c.webhookLegacySignature = try boolean(v, "webhook.legacySignature") },
+        Setting(
+            "webhook.maxAttempts", "APNSD_WEBHOOK_MAX_ATTEMPTS", "webhook-max-attempts", "N", default: "20",
+            "refusals after which a batch failing for at least an hour is parked, so later events go on (`apnsd webhook retry` sends it again)"
+        ) { c, v in c.webhookMaxAttempts = try integer(v, "webhook.maxAttempts", 1...10_000) },
         Setting(
             "retention.deliveriesOlderThan", "APNSD_RETENTION_DELIVERIES_OLDER_THAN", "deliveries-older-than", "AGE",
             default: "30d",
@@ -328,12 +353,37 @@ public struct Configuration: Sendable {
                 description: "api.tlsCert and api.tlsKey go together: set both (HTTPS) or neither (HTTP)", isUsage: true
             )
         }
-        if (configuration.webhookURL == nil) != (configuration.webhookSecret == nil) {
+        if configuration.webhookSecret != nil && configuration.webhookSecretFile != nil {
             throw LoadError(
-                description: "webhook.url and webhook.secret go together: set both (signed webhooks) or neither",
+                description: "webhook.secret and webhook.secretFile both give the webhook's secret: set one",
+                isUsage: true)
+        }
+        if (configuration.webhookURL == nil)
+            != (configuration.webhookSecret == nil && configuration.webhookSecretFile == nil)
+        {
+            throw LoadError(
+                description:
+                    "webhook.url and webhook.secret (or webhook.secretFile) go together: set both (signed webhooks) or neither",
                 isUsage: true)
         }
         return configuration
+    }
+
+    /// Whether a webhook is configured (`webhook.url`, with its secret given one way or the other).
+    public var webhookConfigured: Bool { webhookURL != nil && (webhookSecret != nil || webhookSecretFile != nil) }
+
+    /// The webhook's secret: `webhook.secret`, or the contents of `webhook.secretFile` (its trailing newline
+    /// ignored), checked as `webhook.secret` is; nil when neither is set. Read only by the commands that sign.
+    public func webhookSecretValue() throws(IntakeError) -> String? {
+        guard let path = webhookSecretFile else { return webhookSecret }
+        guard let bytes = try? BoundedRead.file(path, limit: 4096), var text = String(bytes: bytes, encoding: .utf8)
+        else {
+            throw IntakeError("cannot read webhook.secretFile \(path) (missing, unreadable, or over 4 KiB)")
+        }
+        while let last = text.unicodeScalars.last, last == "\n" || last == "\r" { text.unicodeScalars.removeLast() }
+        do { return try secret(text, "webhook.secretFile's secret") } catch {
+            throw IntakeError("webhook.secretFile \(path): the secret must be at least 16 printable characters")
+        }
     }
 
     /// How long after its last heartbeat a worker's leases may be taken over.

@@ -117,14 +117,15 @@ public struct CredentialSetting: Sendable, Hashable {
 }
 
 extension Configuration {
-    /// Makes the config file's relative key, certificate and password file paths (`apns.keyFile` and those of
-    /// `apns.credentials`) paths in `directory`: systemd's `$CREDENTIALS_DIRECTORY`, where `LoadCredential=` puts
+    /// Makes the config file's relative key, certificate and password file paths (`apns.keyFile`, those of
+    /// `apns.credentials`, and `webhook.secretFile`) paths in `directory`: systemd's `$CREDENTIALS_DIRECTORY`, where `LoadCredential=` puts
     /// the private copy of each file it names, so `"keyFile": "shop.p8"` is the credential `shop.p8`.
     mutating func resolveCredentialFiles(in directory: String) {
         func resolved(_ path: String) -> String {
             path.hasPrefix("/") ? path : (directory.hasSuffix("/") ? directory : directory + "/") + path
         }
         keyFile = keyFile.map(resolved)
+        webhookSecretFile = webhookSecretFile.map(resolved)
         for index in credentials.indices {
             switch credentials[index].authentication {
             case .token(let keyFile, let keyID, let teamID):

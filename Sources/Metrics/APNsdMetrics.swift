@@ -28,6 +28,7 @@ public final class APNsdMetrics: Sendable {
     public let queueWait: MetricFamily
     public let workers: MetricFamily
     public let webhookBacklog: MetricFamily
+    public let webhookParkedEvents: MetricFamily
     public let apnsConnections: MetricFamily
     public let apnsConnectFailures: MetricFamily
     public let apnsReachable: MetricFamily
@@ -92,6 +93,11 @@ public final class APNsdMetrics: Sendable {
             "apnsd_webhook_backlog_events",
             help: "Events the webhook has not acknowledged yet; absent when no webhook is configured.")
         webhookBacklog.sample { [] }
+        webhookParkedEvents = registry.counter(
+            "apnsd_webhook_parked_events_total",
+            help:
+                "Events the webhook set aside in parked batches (refused webhook.maxAttempts times, failing for an hour) so that later events go on."
+        )
         apnsConnections = registry.gauge(
             "apnsd_apns_connections",
             help:

@@ -14,7 +14,7 @@ extension PostgresStore: MigrationTarget {
     private static let allTables = [
         "devices", "campaigns", "campaign_counts", "campaign_audience", "deliveries", "delivery_attempts",
         "cancel_requests", "cancel_acks", "workers", "api_keys", "idempotency_keys", "events",
-        "webhook_cursor", "outcome_counts", "gauge_counts", "channels",
+        "webhook_cursor", "outcome_counts", "gauge_counts", "channels", "webhook_failure", "webhook_parked",
     ]
 
     public func nonEmptyTables() throws(StoreError) -> [String] {
@@ -94,7 +94,9 @@ extension PostgresStore: MigrationTarget {
 
     public func finishImport() throws(StoreError) {
         try write { db in
-            for table in ["devices", "campaigns", "deliveries", "workers", "api_keys", "events", "channels"] {
+            for table in [
+                "devices", "campaigns", "deliveries", "workers", "api_keys", "events", "channels", "webhook_parked",
+            ] {
                 try db.execute(
                     "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"
                 )

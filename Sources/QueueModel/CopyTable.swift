@@ -58,6 +58,18 @@ public struct CopyTable: Sendable, Hashable {
                 "delivery_id", "at",
             ]),
         CopyTable("webhook_cursor", key: ["id"], columns: ["event_id", "updated_at"]),
+        CopyTable(
+            "webhook_failure", key: ["id"],
+            columns: [
+                "first_event_id", "last_event_id", "events", "attempts", "first_failure_at", "last_error",
+                "updated_at",
+            ]),
+        CopyTable(
+            "webhook_parked", key: ["id"],
+            columns: [
+                "first_event_id", "last_event_id", "events", "attempts", "first_failure_at", "parked_at",
+                "last_error",
+            ]),
         CopyTable("outcome_counts", key: ["minute", "status", "reason"], columns: ["count", "requests"]),
     ]
 }

@@ -26,6 +26,7 @@ enum Schema {
         .init(id: "0017-worker-process", sql: v17),
         .init(id: "0018-worker-view", sql: v18),
         .init(id: "0019-due-at", sql: v19),
+        .init(id: "0021-webhook-parked", sql: v21),
     ])
 
     private static let v1 = """
@@ -390,5 +391,33 @@ enum Schema {
     private static let v19 = """
         ALTER TABLE deliveries ADD COLUMN due_at INTEGER;
         CREATE INDEX deliveries_due_at ON deliveries (priority_class, due_at) WHERE status = 'pending' AND due_at IS NOT NULL;
+        """
+
+    /// The webhook's failing batch and the batches it set aside. `webhook_failure` holds one row while a batch
+    /// fails (its events at the last attempt, refused attempts, first failure, last error), so the count survives a
+    /// restart and `apnsd webhook status` reads it; `webhook_parked` holds one row per batch parked after
+    /// `webhook.maxAttempts` refusals and an hour of failing (its events stay in `events`: the cursor moved past
+    /// them, so retention counts them acknowledged), until `apnsd webhook retry` delivers it.
+    private static let v21 = """
+        CREATE TABLE webhook_failure (
+            id               INTEGER PRIMARY KEY CHECK (id = 1),
+            first_event_id   INTEGER NOT NULL,
+            last_event_id    INTEGER NOT NULL,
+            events           INTEGER NOT NULL,
+            attempts         INTEGER NOT NULL,
+            first_failure_at INTEGER NOT NULL,
+            last_error       TEXT    NOT NULL,
+            updated_at       INTEGER NOT NULL
+        );
+        CREATE TABLE webhook_parked (
+            id               INTEGER PRIMARY KEY,
+            first_event_id   INTEGER NOT NULL,
+            last_event_id    INTEGER NOT NULL CHECK (last_event_id >= first_event_id),
+            events           INTEGER NOT NULL,
+            attempts         INTEGER NOT NULL,
+            first_failure_at INTEGER NOT NULL,
+            parked_at        INTEGER NOT NULL,
+            last_error       TEXT    NOT NULL
+        );
         """
 }

@@ -27,17 +27,10 @@ extension Store: EventStore {
         }
     }
 
-    /// Records that the webhook acknowledged every event up to `cursor`; a cursor never moves back.
+    /// Records that the webhook acknowledged every event up to `cursor`; a cursor never moves back. A failure
+    /// recorded for a batch it passes is over and removed.
     public func advanceWebhookCursor(to cursor: EventID, now: Date = Date()) throws(StoreError) {
-        try write { db in
-            try db.cached(
-                """
-                INSERT INTO webhook_cursor (id, event_id, updated_at) VALUES (1, ?1, ?2)
-                ON CONFLICT (id) DO UPDATE SET event_id = excluded.event_id, updated_at = excluded.updated_at
-                WHERE excluded.event_id > webhook_cursor.event_id
-                """
-            ).bind(cursor.rawValue, now.storeMilliseconds).run()
-        }
+        try write { db in try Self.advanceCursor(db, to: cursor, now: now) }
     }
 
     /// Deletes events written before `cutoff`; with `keepUndelivered` (a webhook is configured), only those the

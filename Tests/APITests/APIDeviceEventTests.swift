@@ -9,7 +9,7 @@ import Threads
 /// The device routes and `GET /v1/events` over a real socket, and the signed webhook the events go out by.
 @Suite struct APIDeviceEventTests {
     /// A webhook receiver (python3's http.server): answers 500 to the first POST, then 200; appends each body
-    /// and its signature header to `received`, one JSON line each.
+    /// and its signature headers to `received`, one JSON line each.
     static let receiver = #"""
         import http.server, json, sys
         out, failed = sys.argv[2], [False]
@@ -20,7 +20,8 @@ import Threads
                     failed[0] = True
                     self.send_response(500); self.end_headers(); return
                 with open(out, "a") as f:
-                    f.write(json.dumps({"body": body.decode(), "signature": self.headers["X-Apnsd-Signature"]}) + "\n")
+                    f.write(json.dumps({"body": body.decode(), "signature": self.headers["X-Apnsd-Signature"],
+                                        "legacy": self.headers["X-Apnsd-Signature-Legacy"]}) + "\n")
                 self.send_response(200); self.end_headers()
             def log_message(self, *args): pass
         http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()
@@ -41,7 +42,7 @@ import Threads
         // What `apnsd serve --webhook-url --webhook-secret` runs beside the API, its log kept to read back.
         let logged = Locked("")
         let webhook = WebhookSender(
-            store: api.store, url: "http://127.0.0.1:\(port)/hook", secret: secret,
+            store: api.store, url: "http://127.0.0.1:\(port)/hook", signing: WebhookSigning(secret: secret),
             logger: Logger(
                 label: "apnsd.webhook", minimumLevel: .debug, sink: .custom { line in logged.withLock { $0 += line } }))
         await webhook.start()
@@ -84,8 +85,14 @@ import Threads
         for line in lines {
             let post = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
             let body = try #require(post["body"])
+            #expect(post["legacy"] == "sha256=" + HMACSHA256.hex(key: Array(secret.utf8), message: Array(body.utf8)))
+            // t=<seconds>,v1=<HMAC of "<t>.<body>">.
+            let parts = (post["signature"] ?? "").split(separator: ",")
+            let t = try #require(parts.first.flatMap { $0.hasPrefix("t=") ? Int($0.dropFirst(2)) : nil })
             #expect(
-                post["signature"] == "sha256=" + HMACSHA256.hex(key: Array(secret.utf8), message: Array(body.utf8)))
+                parts.dropFirst().map(String.init) == [
+                    "v1=" + HMACSHA256.hex(key: Array(secret.utf8), message: Array("\(t).\(body)".utf8))
+                ])
         }
         #expect(logged.withLock { !$0.isEmpty && !$0.contains(secret) }, "the secret is never logged")
     }

@@ -44,7 +44,7 @@ import Testing
             "apnsd_devices",
             "apnsd_http_requests_total",
             "apnsd_http_request_duration_seconds", "apnsd_queue_wait_seconds", "apnsd_workers",
-            "apnsd_webhook_backlog_events",
+            "apnsd_webhook_backlog_events", "apnsd_webhook_parked_events_total",
         ] {
             #expect(text.contains("# TYPE \(name) "), "\(name) is declared")
         }
@@ -90,7 +90,7 @@ import Testing
         let tests = try String(
             contentsOf: PrometheusRules.repository.appendingPathComponent(PrometheusRules.testPath), encoding: .utf8)
         let alerts = PrometheusRules.alerts(in: rules)
-        #expect(alerts.count == 8 && Set(alerts).count == alerts.count, "\(alerts)")
+        #expect(alerts.count == 9 && Set(alerts).count == alerts.count, "\(alerts)")
         let cases = PrometheusRules.testedCases(in: tests)
         for alert in alerts {
             #expect(cases[alert]?.fires == true, "no unit test sees \(alert) fire")
@@ -106,6 +106,7 @@ import Testing
             PrometheusRules.metricNames(in: rules) == [
                 "apnsd_apns_unreachable_seconds", "apnsd_queue_oldest_due_age_seconds", "apnsd_deliveries_total",
                 "apnsd_workers", "apnsd_credential_paused", "apnsd_webhook_backlog_events",
+                "apnsd_webhook_parked_events_total",
             ])
         // Functions, keywords, grouping labels, label values, ranges, offsets and numbers are not metric names; a
         // recording rule's output is.

@@ -96,4 +96,59 @@ import Threads
         #expect(try await reopened.events(after: nil, limit: 500).map(\.reason) == [.removed])
         #expect(try await reopened.webhookCursor() == EventID(1))
     }
+
+    /// A failure is stored and replaced; parking records the batch, moves the cursor past it and ends the failure in
+    /// one go; parked events count as acknowledged for pruning but stay readable until then; a batch is removed
+    /// once, and a refusal of a parked batch is counted. The gauge's backlog starts after the parked batch.
+    @Test(arguments: Engine.all) func webhookFailuresAndParkedBatches(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        try await store.registerDevices(0..<5)
+        for n in 0..<5 {
+            _ = try await store.deactivateDevice(token: token(n), topic: topic, reason: .removed, now: at(Double(n)))
+        }
+        let ids = try await store.events(after: nil, limit: 10).map(\.id)
+        #expect(try await store.webhookFailure() == nil)
+        #expect(try await store.gauges(now: at(10)).webhookBacklog == 5)
+
+        var failure = WebhookFailure(
+            first: ids[0], last: ids[1], events: 2, attempts: 1, firstFailureAt: at(10), lastError: "HTTP 400",
+            updatedAt: at(10))
+        try await store.recordWebhookFailure(failure)
+        failure.last = ids[2]
+        failure.events = 3
+        failure.attempts = 2
+        failure.updatedAt = at(11)
+        try await store.recordWebhookFailure(failure)
+        #expect(try await store.webhookFailure() == failure)
+
+        let parked = try #require(try await store.parkWebhookBatch(failure, now: at(3700)))
+        #expect(parked.first == ids[0] && parked.last == ids[2] && parked.events == 3 && parked.attempts == 2)
+        #expect(parked.firstFailureAt == at(10) && parked.parkedAt == at(3700) && parked.lastError == "HTTP 400")
+        #expect(try await store.webhookCursor() == ids[2])
+        #expect(try await store.webhookFailure() == nil)
+        #expect(try await store.parkedWebhookBatches() == [parked])
+        #expect(try await store.parkWebhookBatch(failure, now: at(3701)) == nil, "parked once: the cursor is past it")
+        #expect(try await store.parkedWebhookBatches() == [parked])
+        #expect(try await store.gauges(now: at(3700)).webhookBacklog == 2)
+        #expect(try await store.events(after: nil, limit: 10).map(\.id) == ids, "parked events stay readable")
+
+        // A failure of the next batch, ended when the cursor passes it.
+        try await store.recordWebhookFailure(
+            WebhookFailure(
+                first: ids[3], last: ids[4], events: 2, attempts: 1, firstFailureAt: at(3701), lastError: "HTTP 500",
+                updatedAt: at(3701)))
+        try await store.advanceWebhookCursor(to: ids[4], now: at(3702))
+        #expect(try await store.webhookFailure() == nil)
+
+        try await store.recordParkedWebhookRefusal(id: parked.id, error: "HTTP 422")
+        let refused = try await store.parkedWebhookBatches()
+        #expect(refused.map(\.attempts) == [3] && refused.map(\.lastError) == ["HTTP 422"])
+        // Retention: parked events are acknowledged, so a webhook's pruning takes them with the rest.
+        #expect(try await store.pruneEvents(writtenBefore: at(3), keepUndelivered: true) == 3)
+        #expect(try await store.removeParkedWebhookBatch(id: parked.id))
+        #expect(try await !store.removeParkedWebhookBatch(id: parked.id))
+        #expect(try await store.parkedWebhookBatches().isEmpty)
+    }
 }

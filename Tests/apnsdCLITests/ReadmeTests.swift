@@ -97,6 +97,62 @@ import Testing
         }
     }
 
+    /// The receiver of "The webhook", run as written against the POSTs of `apnsd serve`: it handles a real event
+    /// (checking `t=…,v1=…`), refuses the same body signed 10 minutes ago and one signed with another secret, and
+    /// handles an id it has seen only once.
+    @Test func theWebhookReceiverTakesServesPostsAndRefusesReplays() async throws {
+        let text = try String(contentsOf: Self.readme, encoding: .utf8)
+        let python = try Self.block(text, after: "### The webhook", fence: "```python")
+        var cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(await cli.run("init").status == 0)
+        let secret = "a-readme-webhook-secret"
+        let port = Ports.free()
+        let handled = cli.path("handled.txt")
+        let receiver = try ChildProcess(
+            "/usr/bin/env",
+            [
+                "-i", "PATH=/usr/bin:/bin", "WEBHOOK_SECRET=\(secret)", "PORT=\(port)", "python3",
+                try cli.write(
+                    "receiver.py", python),
+            ],
+            stdout: .file(handled), stderr: .file(cli.path("receiver.log")))
+        defer { receiver.stop(signal: SIGKILL) }
+        try #require(await Poll.until(20) { Ports.isListening(port) }, "the receiver did not start")
+        cli.environment["APNSD_WEBHOOK_URL"] = "http://127.0.0.1:\(port)/hook"
+        cli.environment["APNSD_WEBHOOK_SECRET_FILE"] = try cli.write("webhook.secret", secret + "\n")
+        let (serve, _) = try ServeTests.start(cli, ["--no-worker"])
+        defer { serve.killIfRunning() }
+
+        let token = Tokens.hex(7)
+        try #require(await cli.run("device", "add", token, "--topic", "com.example.app").status == 0)
+        try #require(await cli.run("device", "remove", token, "--topic", "com.example.app").status == 0)
+        let lines = { ((try? String(contentsOfFile: handled, encoding: .utf8)) ?? "").split(separator: "\n") }
+        #expect(
+            await Poll.until(30) { lines() == ["handled 1 device.deactivated \(token)"] },
+            "\(lines()); serve: \(serve.log.suffix(1500))")
+        #expect(serve.log.contains("webhook.delivered"), "\(serve.log.suffix(1500))")
+
+        let body = #"{"events":[{"id":"1","type":"device.deactivated","token":"\#(token)"}]}"#
+        func post(_ body: String, secret: String, age: Int) async -> Int? {
+            let t = Int(Date().timeIntervalSince1970) - age
+            let v1 = HMACSHA256.hex(key: Array(secret.utf8), message: Array("\(t).\(body)".utf8))
+            return await LoopbackHTTP.request(
+                port: port, "POST", "/hook",
+                headers: ["Content-Type: application/json", "X-Apnsd-Signature: t=\(t),v1=\(v1)"],
+                body: Data(body.utf8))?.status
+        }
+        #expect(await post(body, secret: secret, age: 600) == 401, "a replay signed 10 minutes ago")
+        #expect(await post(body, secret: "another-secret-altogether", age: 0) == 401, "a wrong signature")
+        #expect(await post(body, secret: secret, age: 0) == 204, "a duplicate: accepted")
+        let next = body.replacingOccurrences(of: #""id":"1""#, with: #""id":"2""#)
+        #expect(await post(next, secret: secret, age: 0) == 204)
+        #expect(
+            await Poll.until(10) { lines().count == 2 },
+            "the duplicate is dropped, the new id handled: \(lines())")
+        #expect(lines().last == "handled 2 device.deactivated \(token)")
+    }
+
     /// One request of the block and what its comment says of the answer.
     struct Expectation {
         var request: String
