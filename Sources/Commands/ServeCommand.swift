@@ -62,8 +62,9 @@ enum ServeCommand {
         let server: HTTPServer
         do {
             server = try HTTPServer.start(
-                listen: listen, tls: tls, options: API.serverOptions,
+                listen: listen, tls: tls, options: serverOptions(configuration),
                 bodyLimit: { api.bodyLimit(method: $0, path: $1) },
+                headCheck: { head in await api.checkHead(head) },
                 handler: { request in await api.handle(request) })
         } catch {
             await store.close()
@@ -140,6 +141,17 @@ enum ServeCommand {
             state.set(.failed(reason))
         }
         await transport.shutdown(deadline: .now + .seconds(5))
+    }
+
+    /// The API's server answers with the connection budget of the `api.*` settings.
+    private static func serverOptions(_ configuration: Configuration) -> HTTPServer.Options {
+        var options = API.serverOptions
+        options.maxConnections = configuration.apiMaxConnections
+        options.maxConnectionsPerClient = configuration.apiMaxConnectionsPerClient
+        options.headerTimeout = configuration.apiHeaderTimeout
+        options.bodyTimeout = configuration.apiBodyTimeout
+        options.maxBodyBytesInFlight = configuration.apiMaxBodyBytesInFlight
+        return options
     }
 
     /// Which credential sends which topic, so the API refuses a topic none sends.

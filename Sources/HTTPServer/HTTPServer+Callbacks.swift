@@ -1,9 +1,12 @@
 internal import CMicroHTTPD
 import Foundation
+import Threads
 
 /// libmicrohttpd's callbacks, on its daemon thread. A request goes: first call (headers: decide the limit, refuse a
-/// declared oversize body) → calls with body bytes (kept up to the limit) → a call with none left (suspend the
-/// connection, run the handler as a task) → after resume, a call that queues the handler's response.
+/// declared oversize body, admit it: the probe reserve, the head check on a suspended connection and, after resume,
+/// a call with its answer) → calls with body bytes (kept up to the limit and the in-flight budget) → a call with
+/// none left (suspend the connection, run the handler as a task) → after resume, a call that queues the handler's
+/// response.
 extension HTTPServer {
     static let accessCallback: MHD_AccessHandlerCallback = {
         cls, connection, url, method, _, upload, uploadSize, context in
@@ -16,43 +19,57 @@ extension HTTPServer {
             context.pointee = Unmanaged.passRetained(request).toOpaque()
             server.state.withLock { $0.active += 1 }
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-                let length = Int(String(cString: declared))
+                let length = Int(String(cString: declared)), length > request.limit
             {
-                if length > request.limit {
-                    request.rejected = true
-                    return server.queue(server.options.tooLarge, on: connection, close: true)
-                }
-                // Within the limit: one allocation for the whole body instead of doubling (and copying) up to it.
-                request.body.reserveCapacity(length)
+                request.rejected = true
+                return server.queue(server.options.tooLarge, on: connection, close: true)
             }
-            return .YES
+            // Nothing is reserved from a declared length: the body grows with the bytes that actually arrive.
+            return server.admit(request, on: connection)
         }
         let request = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+        if request.checking { return server.afterCheck(request, on: connection) }
         if uploadSize.pointee > 0 {
             let count = uploadSize.pointee
             uploadSize.pointee = 0
-            if request.rejected { return .YES }
+            if request.rejected || request.overBudget { return .YES }
             if request.body.count + count > request.limit {
                 request.rejected = true
                 request.body = []
+                server.release(request)
                 return server.queue(server.options.tooLarge, on: connection, close: true)
+            }
+            guard server.hold(count, for: request) else {
+                // libmicrohttpd answers nothing queued mid-body: the rest is read and dropped, then answered 503.
+                request.overBudget = true
+                request.body = []
+                server.release(request)
+                return .YES
             }
             if let upload { request.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: count)) }
             return .YES
         }
         if request.rejected { return .YES }
+        if request.overBudget {
+            request.rejected = true
+            return server.queue(server.options.bodiesBusy, on: connection, close: true)
+        }
         if let response = request.response.withLock({ $0 }) {
+            server.watch.enter(key(connection), .held, now: MonotonicClock.nanoseconds())
             return server.queue(response, on: connection, close: false)
         }
         if request.handed { return .YES }
         return server.hand(request, on: connection)
     }
 
-    static let completedCallback: MHD_RequestCompletedCallback = { cls, _, context, _ in
+    static let completedCallback: MHD_RequestCompletedCallback = { cls, connection, context, _ in
         guard let cls, let context, let existing = context.pointee else { return }
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
         context.pointee = nil
-        Unmanaged<RequestState>.fromOpaque(existing).release()
+        let request = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
+        server.release(request)
+        // A keep-alive connection's next head is timed from here.
+        if let connection { server.watch.enter(key(connection), .head, now: MonotonicClock.nanoseconds()) }
         server.state.withLock { $0.active -= 1 }
     }
 }

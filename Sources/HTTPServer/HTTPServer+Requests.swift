@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import Threads
 
 /// Running a handler on a suspended connection, and queueing responses.
 extension HTTPServer {
@@ -20,10 +21,12 @@ extension HTTPServer {
         }
         guard suspended else { return queue(options.unavailable, on: connection, close: true) }
         let handler = handler
-        Task {
+        let task = Task {
             let response = await handler(incoming)
             self.finish(request, with: response)
         }
+        // A client that leaves meanwhile is seen by the watch, which cancels the handler (a long poll ends early).
+        watch.enter(Self.key(connection), .handling, now: MonotonicClock.nanoseconds(), cancel: { task.cancel() })
         return .YES
     }
 

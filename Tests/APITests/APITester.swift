@@ -38,10 +38,10 @@ final class APITester: Sendable {
     var database: String { folder.appendingPathComponent("apnsd.sqlite").path }
 
     /// `defaultTopic`: `apns.topic`. `channels`: channel management on the tester's store, as serve builds it from
-    /// its credentials (none: the channel routes answer 503).
+    /// its credentials (none: the channel routes answer 503). `options`: the server's, its connection budget.
     init(
         topicRoutes: TopicRoutes? = nil, defaultTopic: String = APITester.topic,
-        channels: (@Sendable (Store) -> ChannelManager)? = nil
+        channels: (@Sendable (Store) -> ChannelManager)? = nil, options: HTTPServer.Options = API.serverOptions
     ) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -61,8 +61,9 @@ final class APITester: Sendable {
         self.store = store
         self.api = api
         server = try HTTPServer.start(
-            listen: try ListenAddress(host: "127.0.0.1", port: 0), options: API.serverOptions,
-            bodyLimit: { api.bodyLimit(method: $0, path: $1) }, handler: { await api.handle($0) })
+            listen: try ListenAddress(host: "127.0.0.1", port: 0), options: options,
+            bodyLimit: { api.bodyLimit(method: $0, path: $1) }, headCheck: { await api.checkHead($0) },
+            handler: { await api.handle($0) })
         base = "http://127.0.0.1:\(server.address.port)"
         backend = try await Self.key(store, "backend", [.send, .read])
         reader = try await Self.key(store, "reader", [.read])
