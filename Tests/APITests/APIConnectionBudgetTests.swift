@@ -8,8 +8,7 @@ import Testing
 /// the Bearer scheme's spelling, the 503s in the API's error format, and an events long poll whose client left.
 @Suite struct APIConnectionBudgetTests {
     static func options(_ change: (inout HTTPServer.Options) -> Void) -> HTTPServer.Options {
-        var options = API.serverOptions
-        options.maxConnectionsPerClient = 0
+        var options = APITester.options
         change(&options)
         return options
     }

@@ -33,6 +33,13 @@ final class APITester: Sendable {
     let admin: String
 
     static let topic = "com.example.app"
+    /// The API's server options without the per-client cap: every test client shares 127.0.0.1, as clients behind a
+    /// reverse proxy share its address, and some tests send hundreds of requests at once.
+    static var options: HTTPServer.Options {
+        var options = API.serverOptions
+        options.maxConnectionsPerClient = 0
+        return options
+    }
     static let payload = #"{"aps":{"alert":"hi"}}"#
 
     var database: String { folder.appendingPathComponent("apnsd.sqlite").path }
@@ -41,7 +48,7 @@ final class APITester: Sendable {
     /// its credentials (none: the channel routes answer 503). `options`: the server's, its connection budget.
     init(
         topicRoutes: TopicRoutes? = nil, defaultTopic: String = APITester.topic,
-        channels: (@Sendable (Store) -> ChannelManager)? = nil, options: HTTPServer.Options = API.serverOptions
+        channels: (@Sendable (Store) -> ChannelManager)? = nil, options: HTTPServer.Options = APITester.options
     ) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
