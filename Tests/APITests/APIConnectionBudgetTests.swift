@@ -31,7 +31,6 @@ import Testing
 
     @Test func aRequestIsRefusedFromItsHeadBeforeItsBodyIsSent() async throws {
         let api = try await APITester()
-        defer { Task { await api.close() } }
         let port = api.server.address.port
         let cases: [(head: String, status: Int, code: String)] = [
             ("POST /v1/notifications/batch HTTP/1.1\r\nContent-Length: 67108864\r\n", 401, "unauthorized"),
@@ -65,11 +64,11 @@ import Testing
         #expect(sent.status == 202, "\(sent.status) \(sent.text)")
         let logged = api.accessLog.withLock { $0 }
         #expect(logged.contains { $0.contains(#""status":401"#) && $0.contains(#""route":"/v1/notifications/batch""#) })
+        await api.close()
     }
 
     @Test func theBearerSchemeIsCaseInsensitiveAndTakesExactlyOneSpace() async throws {
         let api = try await APITester()
-        defer { Task { await api.close() } }
         for scheme in ["Bearer ", "bearer ", "BEARER ", "bEaReR "] {
             let reply = await api.call("GET", "/v1/stats", key: nil, headers: ["Authorization: \(scheme)\(api.reader)"])
             #expect(reply.status == 200, "\(scheme): \(reply.status) \(reply.text)")
@@ -78,6 +77,7 @@ import Testing
             let reply = await api.call("GET", "/v1/stats", key: nil, headers: ["Authorization: \(scheme)\(api.reader)"])
             #expect(reply.status == 401, "\(scheme.debugDescription): \(reply.status)")
         }
+        await api.close()
     }
 
     @Test func pastItsBudgetsTheServerAnswers503InTheAPIFormat() async throws {
@@ -87,7 +87,6 @@ import Testing
                 $0.probeReserve = 2
                 $0.maxBodyBytesInFlight = 64
             })
-        defer { Task { await api.close() } }
         let port = api.server.address.port
         let busy = await api.call(
             "POST", "/v1/notifications", key: api.backend, json: APITester.notification(Tokens.hex(2)))
@@ -104,11 +103,11 @@ import Testing
             refused?.status == 503 && Self.code(refused) == "too_many_connections", "\(String(describing: refused))")
         #expect(refused?.headers["retry-after"] == "1")
         withExtendedLifetime(idle) {}
+        await api.close()
     }
 
     @Test func anEventsLongPollWhoseClientLeftFreesItsSlot() async throws {
         let api = try await APITester(options: Self.options { $0.maxConnections = 2 })
-        defer { Task { await api.close() } }
         let port = api.server.address.port
         var polls = try (0..<2).map { _ in try RawHTTPConnection(port: port) }
         for poll in polls {
@@ -122,5 +121,6 @@ import Testing
         #expect(await Self.eventually(seconds: 20) { api.server.openConnections == 0 })
         let reply = await api.call("GET", "/v1/stats", key: api.reader)
         #expect(reply.status == 200)
+        await api.close()
     }
 }
