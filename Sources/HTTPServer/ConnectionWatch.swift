@@ -4,7 +4,8 @@ import Threads
 /// Every open connection of the server with the phase of its current request, and a watchdog thread that enforces
 /// the deadlines libmicrohttpd's idle timeout cannot: a whole request head within `headerTimeout` and a whole body
 /// within `bodyTimeout`, however slowly the bytes trickle. It also notices a client that went away while its
-/// handler runs (the suspended connection is read by no one) and cancels that handler.
+/// handler runs (the suspended connection is read by no one): it shuts the connection down, so that it closes as
+/// soon as the handler answers, and cancels the handler of a read (a long poll ends at once).
 ///
 /// A connection past its deadline is `shutdown(2)`, never closed: libmicrohttpd owns the socket, sees the end of
 /// it and closes the connection itself. The lock is held across the shutdown and across the removal in `closed`,
@@ -27,7 +28,7 @@ final class ConnectionWatch: @unchecked Sendable {
         case fine
         /// Past its deadline: shut down.
         case overdue
-        /// Its handler runs: shut down and cancel it if the client has closed.
+        /// Its handler runs: shut down (and cancel a read's handler) if the client has closed.
         case watchClient
     }
 
@@ -51,7 +52,7 @@ final class ConnectionWatch: @unchecked Sendable {
         var phase: Phase
         /// When the phase began (MonotonicClock nanoseconds).
         var since: UInt64
-        /// Cancels the handler (set while handling).
+        /// Cancels the handler (set while a read is handled).
         var cancel: (@Sendable () -> Void)?
         /// Shut down already: libmicrohttpd will close it.
         var shut = false

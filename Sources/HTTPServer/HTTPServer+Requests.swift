@@ -25,8 +25,11 @@ extension HTTPServer {
             let response = await handler(incoming)
             self.finish(request, with: response)
         }
-        // A client that leaves meanwhile is seen by the watch, which cancels the handler (a long poll ends early).
-        watch.enter(Self.key(connection), .handling, now: MonotonicClock.nanoseconds(), cancel: { task.cancel() })
+        // A client that leaves meanwhile is seen by the watch, which closes the connection once the handler answers
+        // and cancels a read's handler (a long poll ends early); a request that writes is let finish whole.
+        var cancel: (@Sendable () -> Void)?
+        if request.method == "GET" || request.method == "HEAD" { cancel = { task.cancel() } }
+        watch.enter(Self.key(connection), .handling, now: MonotonicClock.nanoseconds(), cancel: cancel)
         return .YES
     }
 

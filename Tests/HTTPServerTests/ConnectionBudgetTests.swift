@@ -219,6 +219,39 @@ import Threads
         await server.stop()
     }
 
+    @Test func aWriteWhoseClientLeftIsLetFinishThenItsConnectionCloses() async throws {
+        let writing = Flag()
+        let release = Flag()
+        let outcomes = Locked<[String: Bool]>([:])
+        let server = try HTTPServer.start(listen: Self.local, options: Self.options { _ in }) { request in
+            if request.method == "POST" {
+                writing.set()
+                await release.wait()
+            } else {
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+            }
+            outcomes.withLock { $0[request.method] = Task.isCancelled }
+            return HTTPResponse(status: 200, text: "done\n")
+        }
+        let port = server.address.port
+        var write: RawHTTPConnection? = try RawHTTPConnection(port: port)
+        write?.send("POST /write HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok")
+        #expect(await writing.wait())
+        var read: RawHTTPConnection? = try RawHTTPConnection(port: port)
+        read?.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await Self.eventually { server.openConnections == 2 })
+        // Both clients leave, the writer first: once the read's handler is cancelled, the watch has seen both.
+        write = nil
+        read = nil
+        #expect(await Self.eventually { outcomes.withLock { $0["GET"] } == true })
+        #expect(outcomes.withLock { $0["POST"] } == nil, "the write's handler ended before it was released")
+        release.set()
+        #expect(
+            await Self.eventually { outcomes.withLock { $0["POST"] } == false }, "the write's handler was cancelled")
+        #expect(await Self.eventually { server.openConnections == 0 })
+        await server.stop()
+    }
+
     @Test func aHeadCheckRefusesBeforeTheBodyAndClosesTheConnection() async throws {
         let checked = Locked<[String]>([])
         let server = try HTTPServer.start(
