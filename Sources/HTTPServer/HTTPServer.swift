@@ -7,8 +7,10 @@ import Threads
 public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 
 /// The API's HTTP/1.1 layer: libmicrohttpd with its own polling thread (epoll on Linux), keep-alive, optional TLS
-/// (GnuTLS), bodies limited per route before they are read, handlers run as tasks while their connection is
-/// suspended, and a graceful stop. It never logs headers (they carry credentials).
+/// (GnuTLS), bodies limited per route before they are read, a head check (authentication) before any body byte,
+/// a connection budget (head and body deadlines, per-client and global caps with a probe reserve, body bytes in
+/// flight), handlers run as tasks while their connection is suspended, and a graceful stop. It never logs headers
+/// (they carry credentials).
 public final class HTTPServer: @unchecked Sendable {
     /// The body limit when the `bodyLimit` closure does not raise it: 1 MiB.
     public static let defaultBodyLimit = 1 << 20
