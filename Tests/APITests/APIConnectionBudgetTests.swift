@@ -86,6 +86,8 @@ import Testing
                 $0.maxConnections = 2
                 $0.probeReserve = 2
                 $0.maxBodyBytesInFlight = 64
+                // The idle connections filling the cap stay open for the whole test, however loaded the machine.
+                $0.headerTimeout = 600
             })
         let port = api.server.address.port
         let busy = await api.call(
