@@ -52,7 +52,7 @@ public final class API: Sendable {
     let longPolls: LongPollBudget
     /// `api.accessLog`: one line per request (nil: off).
     let accessLog: Logger?
-    private static let router = Router(routes)
+    static let router = Router(routes)
 
     /// `readiness` answers `/readyz`'s checks ("ok" or a reason each) and `status` `/v1/status`'s object
     /// (`StatusReport`); `refreshMetrics` updates the sampled gauges
@@ -97,8 +97,9 @@ public final class API: Sendable {
         reloadable.withLock { $0 = (channels, topicRoutes) }
     }
 
-    /// The HTTP server's own answers (a head refused, a body over its limit, a request during a stop) in the API's
-    /// error format; the API's credentials and idempotency keys come once per request.
+    /// The HTTP server's own answers (a head refused, a body over its limit, a request during a stop, too many
+    /// connections or bodies in flight) in the API's error format; the API's credentials and idempotency keys come
+    /// once per request.
     public static var serverOptions: HTTPServer.Options {
         var options = HTTPServer.Options()
         options.refused = { APIError($0.status, $0.code, $0.message).response }
@@ -111,6 +112,19 @@ public final class API: Sendable {
         options.unavailable =
             APIError(
                 503, "shutting_down", "apnsd is stopping; retry on another instance or shortly",
+                headers: [("Retry-After", "1")]
+            ).response
+        options.busy =
+            APIError(
+                503, "too_many_connections",
+                "apnsd has api.maxConnections connections open; retry shortly (/healthz, /readyz and /metrics are "
+                    + "still answered)",
+                headers: [("Retry-After", "1")]
+            ).response
+        options.bodiesBusy =
+            APIError(
+                503, "too_many_bodies_in_flight",
+                "apnsd holds api.maxBodyBytesInFlight bytes of request bodies; retry shortly",
                 headers: [("Retry-After", "1")]
             ).response
         return options
@@ -134,6 +148,15 @@ public final class API: Sendable {
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let start = ContinuousClock.now
         let (template, key, response) = await answer(request)
+        record(request.method, template, key, response, since: start)
+        return response
+    }
+
+    /// Counts an answered request in the metrics and writes its access log line.
+    func record(
+        _ method: String, _ template: String, _ key: String?, _ response: HTTPResponse,
+        since start: ContinuousClock.Instant
+    ) {
         let elapsed = ContinuousClock.now - start
         metrics.httpRequest(
             route: template, code: response.status,
@@ -143,13 +166,12 @@ public final class API: Sendable {
             let replay = response.headers["Idempotent-Replayed"] == "true"
             let fields: [(String, Logger.Value)] =
                 [
-                    ("method", .string(request.method)), ("route", .string(template)),
+                    ("method", .string(method)), ("route", .string(template)),
                     ("status", .int(response.status)),
                     ("duration_ms", .decimal(elapsed.seconds * 1000, places: 3)),
                 ] + (key.map { [("api_key", .string($0))] } ?? []) + [("replay", .bool(replay))]
             accessLog.log(.info, "api.request", fields, always: true)
         }
-        return response
     }
 
     /// The route's template (`unmatched` when none), the name of the API key that was accepted (nil: none, or
@@ -157,27 +179,13 @@ public final class API: Sendable {
     private func answer(_ request: HTTPRequest) async -> (String, String?, HTTPResponse) {
         switch Self.router.match(method: request.method, path: request.path) {
         case .notFound:
-            return ("unmatched", nil, APIError.notFound("no route for \(request.path)").response)
+            return ("unmatched", nil, Self.unrouted(request.path))
         case .methodNotAllowed(let template, let allowed):
-            let list = allowed.joined(separator: ", ")
-            return (
-                template, nil,
-                APIError(
-                    405, "method_not_allowed", "\(template) allows \(list), not \(request.method)",
-                    headers: [("Allow", list)]
-                ).response
-            )
+            return (template, nil, Self.notAllowed(template, allowed, request.method))
         case .found(let route, let parameters):
             var matched = APIRequest(http: request, parameters: parameters, key: nil)
             do throws(APIError) {
-                if let scope = route.scope {
-                    let key = try await authenticator.authenticate(request.headers["Authorization"])
-                    guard key.allows(scope) else {
-                        throw APIError(
-                            403, "forbidden", "API key '\(key.name)' lacks the \(scope) scope this route needs")
-                    }
-                    matched.key = key
-                }
+                matched.key = try await authorize(route, request.headers)
                 return (route.template, matched.key?.name, try await route.handler(self, matched))
             } catch {
                 return (route.template, matched.key?.name, error.response)

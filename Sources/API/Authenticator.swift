@@ -16,12 +16,11 @@ final class Authenticator: Sendable {
 
     /// The key the request's bearer secret belongs to; 401 when none is given or it matches no live key.
     func authenticate(_ authorization: String?) async throws(APIError) -> APIKeyRecord {
-        guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
+        guard let authorization, let secret = Self.bearerSecret(authorization) else {
             throw APIError(
                 401, "unauthorized", "send an API key as Authorization: Bearer SECRET (apnsd api-key create NAME)",
                 headers: [("WWW-Authenticate", "Bearer")])
         }
-        let secret = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
         guard APIKeySecret.isWellFormed(secret) else { throw Self.unknownKey }
         let hash = APIKeySecret.hash(secret)
         let now = Date()
@@ -36,6 +35,16 @@ final class Authenticator: Sendable {
             cache[hash] = (record, now.addingTimeInterval(Self.memory))
         }
         return record
+    }
+
+    /// What follows `Bearer` (the scheme in any case, RFC 7235) and exactly one space: nothing is trimmed, so extra
+    /// spaces or a tab make the secret malformed. nil when the scheme is not Bearer or nothing follows.
+    static func bearerSecret(_ authorization: String) -> String? {
+        let bytes = Array(authorization.utf8)
+        // `| 0x20` lowercases an ASCII letter; only `B` and `b` become `b`, and so on for each letter.
+        guard bytes.count > 7, bytes[6] == 0x20, zip(bytes[0..<6], "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
+        return String(decoding: bytes[7...], as: UTF8.self)
     }
 
     private static let unknownKey = APIError(

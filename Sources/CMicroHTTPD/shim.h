@@ -30,4 +30,9 @@ static inline const struct sockaddr *apnsd_mhd_client_address(struct MHD_Connect
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
 }
+// The connection's socket, for the connection watch's deadlines (shutdown, never close: libmicrohttpd owns it).
+static inline int apnsd_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
 #endif

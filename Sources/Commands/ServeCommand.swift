@@ -65,8 +65,9 @@ enum ServeCommand {
         let server: HTTPServer
         do {
             server = try HTTPServer.start(
-                listen: listen, tls: tls, options: API.serverOptions,
+                listen: listen, tls: tls, options: serverOptions(configuration),
                 bodyLimit: { api.bodyLimit(method: $0, path: $1) },
+                headCheck: { head in await api.checkHead(head) },
                 handler: { request in await api.handle(request) })
         } catch {
             await store.close()
@@ -161,6 +162,17 @@ enum ServeCommand {
     /// Whether `listen` is a loopback address (127.0.0.0/8, ::1), reachable from this host only.
     static func isLoopback(_ listen: ListenAddress) -> Bool {
         listen.host.hasPrefix("127.") || listen.host == "::1"
+    }
+
+    /// The API's server answers with the connection budget of the `api.*` settings.
+    private static func serverOptions(_ configuration: Configuration) -> HTTPServer.Options {
+        var options = API.serverOptions
+        options.maxConnections = configuration.apiMaxConnections
+        options.maxConnectionsPerClient = configuration.apiMaxConnectionsPerClient
+        options.headerTimeout = configuration.apiHeaderTimeout
+        options.bodyTimeout = configuration.apiBodyTimeout
+        options.maxBodyBytesInFlight = configuration.apiMaxBodyBytesInFlight
+        return options
     }
 
     /// Which credential sends which topic, so the API refuses a topic none sends.

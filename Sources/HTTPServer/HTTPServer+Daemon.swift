@@ -11,9 +11,18 @@ extension HTTPServer {
             flags |= MHD_USE_POLL.rawValue
         #endif
         if listen.family == .ipv6 { flags |= MHD_USE_IPv6.rawValue }
+        let me = Unmanaged.passUnretained(self).toOpaque()
         var items: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: max(1, options.connectionLimit), ptr_value: nil),
+            MHD_OptionItem(
+                option: .CONNECTION_LIMIT, value: max(1, options.maxConnections) + max(0, options.probeReserve),
+                ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(1, options.connectionTimeout), ptr_value: nil),
+            MHD_OptionItem(
+                option: .PER_IP_CONNECTION_LIMIT, value: max(0, options.maxConnectionsPerClient), ptr_value: nil),
+            // A function pointer travels in the item's value; its argument in ptr_value.
+            MHD_OptionItem(
+                option: .NOTIFY_CONNECTION, value: unsafeBitCast(HTTPServer.connectionCallback, to: Int.self),
+                ptr_value: me),
         ]
         if options.threads > 1 {
             items.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: options.threads, ptr_value: nil))
@@ -32,7 +41,6 @@ extension HTTPServer {
             items.append(
                 MHD_OptionItem(option: .HTTPS_MEM_KEY, value: 0, ptr_value: UnsafeMutableRawPointer(strings.key)))
         }
-        let me = Unmanaged.passUnretained(self).toOpaque()
         items += Self.headOptions(me, options.limits)
         let started: OpaquePointer? = try Self.withSocketAddress(listen) { socketAddress in
             items.append(MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: socketAddress))

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import Threads
 
 /// Running a handler on a suspended connection, and queueing responses.
 extension HTTPServer {
@@ -20,10 +21,15 @@ extension HTTPServer {
         }
         guard suspended else { return queue(options.unavailable, on: connection, close: true) }
         let handler = handler
-        Task {
+        let task = Task {
             let response = await handler(incoming)
             self.finish(request, with: response)
         }
+        // A client that leaves meanwhile is seen by the watch, which closes the connection once the handler answers
+        // and cancels a read's handler (a long poll ends early); a request that writes is let finish whole.
+        var cancel: (@Sendable () -> Void)?
+        if request.method == "GET" || request.method == "HEAD" { cancel = { task.cancel() } }
+        watch.enter(Self.key(connection), .handling, now: MonotonicClock.nanoseconds(), cancel: cancel)
         return .YES
     }
 

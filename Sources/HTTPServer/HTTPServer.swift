@@ -7,16 +7,32 @@ import Threads
 public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 
 /// The API's HTTP/1.1 layer: libmicrohttpd with its own polling thread (epoll on Linux), keep-alive, optional TLS
-/// (GnuTLS), bodies limited per route before they are read, handlers run as tasks while their connection is
-/// suspended, and a graceful stop. It never logs headers (they carry credentials).
+/// (GnuTLS), bodies limited per route before they are read, a head check (authentication) before any body byte,
+/// a connection budget (head and body deadlines, per-client and global caps with a probe reserve, body bytes in
+/// flight), handlers run as tasks while their connection is suspended, and a graceful stop. It never logs headers
+/// (they carry credentials).
 public final class HTTPServer: @unchecked Sendable {
     /// The body limit when the `bodyLimit` closure does not raise it: 1 MiB.
     public static let defaultBodyLimit = 1 << 20
 
     /// How many connections, how slow, how many daemon threads.
     public struct Options: Sendable {
-        /// Connections open at once; more wait in the listen backlog.
-        public var connectionLimit = 512
+        /// Connections served in full at once. Past it, a reserve of `probeReserve` more connections is answered
+        /// only on `probePaths` (anything else gets `busy`); beyond that, connections wait in the listen backlog.
+        public var maxConnections = 512
+        /// Connections kept above `maxConnections` for the probes (libmicrohttpd counts at accept, before the path).
+        public var probeReserve = 16
+        /// The paths still served past `maxConnections`.
+        public var probePaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
+        /// Connections from one client address; more are closed at accept. 0: no cap (behind a reverse proxy).
+        public var maxConnectionsPerClient = 64
+        /// Seconds a request's whole head may take, from the connection's start or its previous request's end.
+        public var headerTimeout: Double = 10
+        /// Seconds a request's whole body may take, from the end of its head (or of its head check).
+        public var bodyTimeout: Double = 60
+        /// Body bytes received and held by requests not completed yet; a request that would go over is answered
+        /// `bodiesBusy` and its connection closed.
+        public var maxBodyBytesInFlight = 256 << 20
         /// Seconds a connection may sit idle (or trickle nothing) before it is closed. Suspended connections (a
         /// handler running) do not time out.
         public var connectionTimeout = 30
@@ -30,6 +46,14 @@ public final class HTTPServer: @unchecked Sendable {
         public var refused: @Sendable (HeadRefusal) -> HTTPResponse = { $0.plainResponse }
         /// The answer to a request the stopping server will not run, or whose handler outlived the stop deadline.
         public var unavailable = HTTPResponse(status: 503, text: "server shutting down\n")
+        /// The answer past `maxConnections` to anything but a probe.
+        public var busy = HTTPResponse(
+            status: 503, headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "1"],
+            body: Array("too many connections\n".utf8))
+        /// The answer to a body that would take the bytes in flight over `maxBodyBytesInFlight`.
+        public var bodiesBusy = HTTPResponse(
+            status: 503, headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "1"],
+            body: Array("too many request bodies in flight\n".utf8))
         public init() {}
     }
 
@@ -41,8 +65,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// Read from the daemon once it listens; not changed after `start` returns.
     var boundPort = 0
     let handler: HTTPHandler
+    let headCheck: HTTPHeadCheck?
     let bodyLimit: @Sendable (String, String) -> Int
     let options: Options
+    /// Every open connection and its request's phase; its thread enforces the head and body deadlines.
+    let watch: ConnectionWatch
+    /// Body bytes held by requests not completed yet (`maxBodyBytesInFlight`).
+    let bodyBytes = Locked(0)
     /// The daemon; nil once stopped. Held while resuming a connection, so the daemon cannot stop under it.
     let daemon = Locked<OpaquePointer?>(nil)
     let state = Locked(ServerState())
@@ -60,25 +89,33 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private init(
-        address: ListenAddress, handler: @escaping HTTPHandler, bodyLimit: @escaping @Sendable (String, String) -> Int,
-        options: Options
+        address: ListenAddress, handler: @escaping HTTPHandler, headCheck: HTTPHeadCheck?,
+        bodyLimit: @escaping @Sendable (String, String) -> Int, options: Options
     ) {
         self.requested = address
         self.options = options
         self.handler = handler
+        self.headCheck = headCheck
         self.bodyLimit = bodyLimit
+        watch = ConnectionWatch(
+            limits: ConnectionWatch.Limits(headerTimeout: options.headerTimeout, bodyTimeout: options.bodyTimeout))
     }
 
     /// Starts listening on `listen` (https when `tls` gives a PEM certificate chain and key). `bodyLimit(method, path)`
     /// decides each request's limit before its body is read; a larger body is answered 413 and its connection closed.
+    /// `headCheck` decides on a request announcing a body before any of it is read (authentication): its refusal
+    /// is answered at once and the connection closed.
     public static func start(
         listen: ListenAddress, tls: (certificatePEM: String, keyPEM: String)? = nil,
         options: Options = Options(),
         bodyLimit: @escaping @Sendable (_ method: String, _ path: String) -> Int = { _, _ in defaultBodyLimit },
+        headCheck: HTTPHeadCheck? = nil,
         handler: @escaping HTTPHandler
     ) throws -> HTTPServer {
-        let server = HTTPServer(address: listen, handler: handler, bodyLimit: bodyLimit, options: options)
+        let server = HTTPServer(
+            address: listen, handler: handler, headCheck: headCheck, bodyLimit: bodyLimit, options: options)
         try server.launch(listen: listen, tls: tls, options: options)
+        server.watch.start()
         return server
     }
 
@@ -125,6 +162,7 @@ public final class HTTPServer: @unchecked Sendable {
             answerSuspended()
             MHD_stop_daemon(running)
             daemon = nil
+            watch.stop()
         }
         if let strings = tlsStrings {
             free(strings.certificate)

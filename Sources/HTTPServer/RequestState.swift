@@ -17,8 +17,14 @@ final class RequestState: @unchecked Sendable {
     /// The most body bytes this route accepts, decided before any is read.
     var limit = 0
     var body: [UInt8] = []
-    /// Set once a refusal is queued: the rest of the body is dropped unread into memory.
+    /// Body bytes received and counted against the server's in-flight budget until the request completes.
+    var held = 0
+    /// Set once a refusal (413, 503, the head check's) is queued: the rest of the body is dropped unread into memory.
     var rejected = false
+    /// Set when the body went over the in-flight budget: the rest is dropped unread into memory, then answered 503.
+    var overBudget = false
+    /// Set while the head check runs on the suspended connection; its answer (a refusal or nil) is in `response`.
+    var checking = false
     /// Bytes of a chunked body dropped past `limit`: answered 413 when the body ends.
     var dropped = 0
     /// Set when the handler has been started (the connection is suspended until it answers).

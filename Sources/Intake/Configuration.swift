@@ -42,6 +42,16 @@ public struct Configuration: Sendable {
     public var apiMaxLongPolls = 256
     /// `api.maxLongPollsPerKey`: of those, how many one API key may hold.
     public var apiMaxLongPollsPerKey = 16
+    /// `api.maxConnections`: connections served in full; a small reserve above it answers only the probes.
+    public var apiMaxConnections = 512
+    /// `api.maxConnectionsPerClient`: connections from one address (0: no cap, behind a reverse proxy).
+    public var apiMaxConnectionsPerClient = 64
+    /// `api.headerTimeout`: seconds for a request's whole head.
+    public var apiHeaderTimeout: Double = 10
+    /// `api.bodyTimeout`: seconds for a request's whole body.
+    public var apiBodyTimeout: Double = 60
+    /// `api.maxBodyBytesInFlight`: request body bytes held in memory at once.
+    public var apiMaxBodyBytesInFlight = 268_435_456
     /// `webhook.url`: where events are POSTed; nil = no webhook.
     public var webhookURL: String?
     /// `webhook.secret`: the HMAC-SHA256 key of the `X-Apnsd-Signature` header. Never logged.
@@ -213,6 +223,28 @@ public struct Configuration: Sendable {
             default: "16",
             "of those, how many one API key may hold (1-100000); more are answered at once, with `Retry-After`"
         ) { c, v in c.apiMaxLongPollsPerKey = try integer(v, "api.maxLongPollsPerKey", 1...100_000) },
+        Setting(
+            "api.maxConnections", "APNSD_API_MAX_CONNECTIONS", "api-max-connections", "N", default: "512",
+            "connections `apnsd serve` serves at once; past it only `/healthz`, `/readyz` and `/metrics` are answered (16 more connections are kept for them), anything else gets 503"
+        ) { c, v in c.apiMaxConnections = try integer(v, "api.maxConnections", 1...100_000) },
+        Setting(
+            "api.maxConnectionsPerClient", "APNSD_API_MAX_CONNECTIONS_PER_CLIENT", "api-max-connections-per-client",
+            "N", default: "64",
+            "connections from one client address; more are closed at accept (0 = no cap: set it behind a reverse proxy)"
+        ) { c, v in c.apiMaxConnectionsPerClient = try integer(v, "api.maxConnectionsPerClient", 0...100_000) },
+        Setting(
+            "api.headerTimeout", "APNSD_API_HEADER_TIMEOUT", "api-header-timeout", "S", default: "10",
+            "seconds for a request's whole head (from the connection's start, or its previous request's end); then the connection is closed"
+        ) { c, v in c.apiHeaderTimeout = try number(v, "api.headerTimeout", 0.1...3600) },
+        Setting(
+            "api.bodyTimeout", "APNSD_API_BODY_TIMEOUT", "api-body-timeout", "S", default: "60",
+            "seconds for a request's whole body; then the connection is closed"
+        ) { c, v in c.apiBodyTimeout = try number(v, "api.bodyTimeout", 0.1...3600) },
+        Setting(
+            "api.maxBodyBytesInFlight", "APNSD_API_MAX_BODY_BYTES_IN_FLIGHT", "api-max-body-bytes-in-flight", "N",
+            default: "268435456",
+            "request body bytes held in memory at once (bodies received, requests not answered yet); a request that would go over gets 503 and Retry-After"
+        ) { c, v in c.apiMaxBodyBytesInFlight = try integer(v, "api.maxBodyBytesInFlight", 1...(1 << 40)) },
         Setting(
             "webhook.url", "APNSD_WEBHOOK_URL", "webhook-url", "URL", default: "none",
             "`http://` or `https://` URL `apnsd serve` POSTs events to (with webhook.secret or webhook.secretFile)"

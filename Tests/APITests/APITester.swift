@@ -33,16 +33,24 @@ final class APITester: Sendable {
     let admin: String
 
     static let topic = "com.example.app"
+    /// The API's server options without the per-client cap: every test client shares 127.0.0.1, as clients behind a
+    /// reverse proxy share its address, and some tests send hundreds of requests at once.
+    static var options: HTTPServer.Options {
+        var options = API.serverOptions
+        options.maxConnectionsPerClient = 0
+        return options
+    }
     static let payload = #"{"aps":{"alert":"hi"}}"#
 
     var database: String { folder.appendingPathComponent("apnsd.sqlite").path }
 
     /// `defaultTopic`: `apns.topic`. `channels`: channel management on the tester's store, as serve builds it from
-    /// its credentials (none: the channel routes answer 503).
-    /// `longPolls`: `api.maxLongPolls` and `api.maxLongPollsPerKey`.
+    /// its credentials (none: the channel routes answer 503). `longPolls`: `api.maxLongPolls` and
+    /// `api.maxLongPollsPerKey`. `options`: the server's, its connection budget.
     init(
         topicRoutes: TopicRoutes? = nil, defaultTopic: String = APITester.topic,
-        channels: (@Sendable (Store) -> ChannelManager)? = nil, longPolls: (total: Int, perKey: Int) = (256, 16)
+        channels: (@Sendable (Store) -> ChannelManager)? = nil, longPolls: (total: Int, perKey: Int) = (256, 16),
+        options: HTTPServer.Options = APITester.options
     ) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("api-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -64,8 +72,9 @@ final class APITester: Sendable {
         self.store = store
         self.api = api
         server = try HTTPServer.start(
-            listen: try ListenAddress(host: "127.0.0.1", port: 0), options: API.serverOptions,
-            bodyLimit: { api.bodyLimit(method: $0, path: $1) }, handler: { await api.handle($0) })
+            listen: try ListenAddress(host: "127.0.0.1", port: 0), options: options,
+            bodyLimit: { api.bodyLimit(method: $0, path: $1) }, headCheck: { await api.checkHead($0) },
+            handler: { await api.handle($0) })
         base = "http://127.0.0.1:\(server.address.port)"
         backend = try await Self.key(store, "backend", [.send, .read])
         reader = try await Self.key(store, "reader", [.read])
