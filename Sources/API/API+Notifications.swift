@@ -130,12 +130,16 @@ extension API {
         return id
     }
 
-    /// The request's `Idempotency-Key`, scoped to its API key, with the hash of its body.
+    /// The request's `Idempotency-Key`, scoped to its API key (by the key's id, never its name: a key created again
+    /// under a revoked key's name has none of its keys), with the hash of its body.
     func idempotency(_ request: APIRequest) throws(APIError) -> IdempotencyKey? {
         guard let key = request.http.headers["Idempotency-Key"] else { return nil }
         if let problem = IdempotencyKey.validate(key) { throw .invalid(problem, field: "Idempotency-Key") }
+        guard let owner = request.key else {
+            throw APIError(401, "unauthorized", "an Idempotency-Key needs an API key (Authorization: Bearer SECRET)")
+        }
         return IdempotencyKey(
-            scope: "api:" + (request.key?.name ?? ""), key: key, requestHash: SHA256.hex(request.http.body))
+            scope: .apiKey(id: owner.id), key: key, requestHash: SHA256.hex(request.http.body))
     }
 
     /// Writes through the grouping queue; counts what was created under `source` (the route, as the metric's label).

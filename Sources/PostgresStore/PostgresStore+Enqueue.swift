@@ -113,7 +113,7 @@ extension PostgresStore {
     /// with one key, the second sees what the first remembered (and replays it) instead of enqueueing again.
     /// Two-key advisory locks (a key space apart from the event lock's), taken in one order against deadlocks.
     private static func lockKeys(_ db: PGConnection, _ keys: [IdempotencyKey]) throws {
-        let unique = Set(keys.map { $0.scope + "\n" + $0.key })
+        let unique = Set(keys.map(name))
         try db.query(
             """
             SELECT pg_advisory_xact_lock(\(PGLocks.idempotency), h) FROM (
@@ -139,8 +139,8 @@ extension PostgresStore {
         spec.kind == .single && spec.audience.channel == nil
     }
 
-    /// A key's name in a group: its scope and key.
-    private static func name(_ key: IdempotencyKey) -> String { key.scope + "\n" + key.key }
+    /// A key's name in a group (and its advisory lock's): its scope's stored id and the key.
+    private static func name(_ key: IdempotencyKey) -> String { "\(key.scope.storedKeyID)\n" + key.key }
 
     /// Writes the requests at `indices` (in order); returns what each created. Consecutive requests made only of
     /// single sends go in together (`insertSingles`), which keeps the ids in request order.
@@ -201,13 +201,14 @@ extension PostgresStore {
     )] {
         let rows = try db.query(
             """
-            SELECT scope, key, request_hash, campaign_ids, deliveries FROM idempotency_keys
-            WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND created_at >= $3
-            """, [.texts(keys.map(\.scope)), .texts(keys.map(\.key)), .int(now - keyLifetime)])
+            SELECT api_key_id, key, request_hash, campaign_ids, deliveries FROM idempotency_keys
+            WHERE (api_key_id, key) IN (SELECT * FROM unnest($1::bigint[], $2::text[])) AND created_at >= $3
+            """, [.ints(keys.map(\.scope.storedKeyID)), .texts(keys.map(\.key)), .int(now - keyLifetime)])
         var found: [String: (hash: String, result: Enqueued)] = [:]
         for row in 0..<rows.count {
             let key = IdempotencyKey(
-                scope: try rows.string(row, 0), key: try rows.string(row, 1), requestHash: try rows.string(row, 2))
+                scope: IdempotencyScope(storedKeyID: try rows.int64(row, 0)), key: try rows.string(row, 1),
+                requestHash: try rows.string(row, 2))
             found[name(key)] = (
                 key.requestHash, try replay(campaignIDs: rows.string(row, 3), deliveries: rows.string(row, 4))
             )
@@ -222,15 +223,15 @@ extension PostgresStore {
         guard !entries.isEmpty else { return }
         try db.query(
             """
-            INSERT INTO idempotency_keys (scope, key, request_hash, campaign_ids, deliveries, created_at)
-            SELECT scope, key, request_hash, campaign_ids, deliveries, $6
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-                AS r(scope, key, request_hash, campaign_ids, deliveries)
-            ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash,
+            INSERT INTO idempotency_keys (api_key_id, key, request_hash, campaign_ids, deliveries, created_at)
+            SELECT api_key_id, key, request_hash, campaign_ids, deliveries, $6
+            FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+                AS r(api_key_id, key, request_hash, campaign_ids, deliveries)
+            ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = excluded.request_hash,
                 campaign_ids = excluded.campaign_ids, deliveries = excluded.deliveries, created_at = excluded.created_at
             """,
             [
-                .texts(entries.map(\.key.scope)), .texts(entries.map(\.key.key)),
+                .ints(entries.map(\.key.scope.storedKeyID)), .texts(entries.map(\.key.key)),
                 .texts(entries.map(\.key.requestHash)),
                 .texts(entries.map { $0.result.ids.map { String($0.rawValue) }.joined(separator: ",") }),
                 .texts(entries.map { $0.result.deliveries.map(String.init).joined(separator: ",") }), .int(now),

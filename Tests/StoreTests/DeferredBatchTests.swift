@@ -83,7 +83,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = try await Store.open(at: folder.databasePath)
-        let key = IdempotencyKey(scope: "api:a", key: "k", requestHash: "h")
+        let key = IdempotencyKey(scope: .apiKey(id: 1), key: "k", requestHash: "h")
         var request = batch(0..<25)
         request.idempotency = key
         let first = try await store.enqueue([request], now: t0)[0].get()

@@ -8,7 +8,7 @@ import Testing
 
 /// Grouped enqueues (the HTTP API's transactions), idempotency keys, the newest-first log and apns-id.
 @Suite struct EnqueueTests {
-    private func key(_ key: String, _ hash: String, scope: String = "api:a") -> IdempotencyKey {
+    private func key(_ key: String, _ hash: String, scope: IdempotencyScope = .apiKey(id: 1)) -> IdempotencyKey {
         IdempotencyKey(scope: scope, key: key, requestHash: hash)
     }
 
@@ -46,7 +46,7 @@ import Testing
             [
                 EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1")),
                 EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2")),
-                EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2", scope: "api:b")),
+                EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2", scope: .apiKey(id: 2))),
             ], now: at(10))
         let replay = try group[0].get()
         #expect(replay.isReplay && replay.ids == first.ids && replay.deliveries == [1])
@@ -73,8 +73,8 @@ import Testing
         let b = try await store.beginCampaign(spec, now: t0)
         try await store.appendTokens([token(1)], to: a)
         try await store.appendTokens([token(1)], to: b)
-        let sealedA = try await store.sealCampaign(a, remembering: key("cron", "h", scope: "cli"), now: t0)
-        let sealedB = try await store.sealCampaign(b, remembering: key("cron", "h", scope: "cli"), now: t0)
+        let sealedA = try await store.sealCampaign(a, remembering: key("cron", "h", scope: .commandLine), now: t0)
+        let sealedB = try await store.sealCampaign(b, remembering: key("cron", "h", scope: .commandLine), now: t0)
         #expect(sealedA.ids == [a] && sealedB.ids == [a] && sealedB.isReplay)
         #expect(try await store.campaigns(kind: .bulk, status: nil, before: nil, limit: 10).map(\.id) == [a])
     }
