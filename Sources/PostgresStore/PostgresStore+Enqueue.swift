@@ -19,6 +19,11 @@ extension PostgresStore {
         Enqueued, StoreError
     >] {
         let nowMS = now.storeMilliseconds
+        // Specs made again from a request's body are made once here: the statements below read them several times.
+        let requests = requests.map { request in
+            request.specs.areSingleSendsDueNow == true
+                ? EnqueueRequest(specs: request.specs.values, idempotency: request.idempotency) : request
+        }
         return try write { db in
             let keys = requests.compactMap(\.idempotency)
             var known: [String: (hash: String, result: Enqueued)] = [:]
@@ -42,7 +47,7 @@ extension PostgresStore {
                     }
                     if writerOfKey[Self.name(key)] != nil { continue }
                 }
-                if let invalid = try Self.fault(db, request.specs, now: nowMS) {
+                if let invalid = try Self.fault(db, request.specs.values, now: nowMS) {
                     results[index] = .failure(invalid)
                     continue
                 }
@@ -151,7 +156,7 @@ extension PostgresStore {
         var run: [Int] = []
         func flush() throws {
             guard !run.isEmpty else { return }
-            let inserted = try insertSingles(db, ArraySlice(run.flatMap { requests[$0].specs }), now: now)
+            let inserted = try insertSingles(db, ArraySlice(run.flatMap { requests[$0].specs.values }), now: now)
             var next = 0
             for index in run {
                 let part = inserted[next..<next + requests[index].specs.count]
@@ -166,7 +171,7 @@ extension PostgresStore {
                 continue
             }
             try flush()
-            written[index] = try write(db, requests[index].specs, now: now)
+            written[index] = try write(db, requests[index].specs.values, now: now)
         }
         try flush()
         return written

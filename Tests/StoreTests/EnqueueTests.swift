@@ -64,6 +64,32 @@ import Testing
         #expect(try await store.idempotentResult(key("k", "h9"), now: at(24 * 3600 + 2))?.ids == later.ids)
     }
 
+    /// Specs made again as they are read (a large API batch's) are written as the same notifications as the same
+    /// specs held as values, on each engine, and replay under a key as those do.
+    @Test(arguments: Engine.all) func specsMadeAgainAreWrittenAsValuesAre(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        let specs = (0..<40).map { n in
+            n % 3 == 0 ? CampaignSpec.single(to: token(n), content: single(token(n)).content) : single(token(n))
+        }
+        let made = CampaignSpecs(singleSendsDueNow: specs.count) { specs[$0] }
+        #expect(Array(made) == specs && made.values == specs && made.areSingleSendsDueNow == true)
+        let first = try await store.enqueue(
+            [EnqueueRequest(specs: made, idempotency: key("big", "h"))], now: t0)[0].get()
+        let second = try await store.enqueue([EnqueueRequest(specs: specs)], now: t0)[0].get()
+        #expect(first.deliveries == second.deliveries && first.ids.count == 40)
+        for index in [0, 17, 39] {
+            let (a, b) = (try await store.campaign(first.ids[index]), try await store.campaign(second.ids[index]))
+            #expect(a.content == b.content && a.audience == b.audience && a.kind == b.kind)
+        }
+        let replay = try await store.enqueue(
+            [EnqueueRequest(specs: made, idempotency: key("big", "h"))], now: at(1))[0].get()
+        #expect(replay.isReplay && replay.ids == first.ids)
+        try await store.expandAll(now: at(2))
+        #expect(try await store.allLog().count == 80)
+    }
+
     @Test(arguments: Engine.all) func sealingUnderAKeyDropsADuplicateDraft(engine: Engine) async throws {
         let database = try TestDatabase(engine)
         defer { database.remove() }
