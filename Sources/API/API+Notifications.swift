@@ -23,11 +23,39 @@ extension API {
         let key = try idempotency(request)
         let answer = { (done: Enqueued) in #"{"ids":\#(JSONResponse.array(done.ids.map { "\"\($0)\"" }))}"# }
         if let replay = try await replay(key, answer) { return replay }
-        let specs = try Self.batchItems(
+        let specs = try Self.batchRequestSpecs(
             body: request.http.body, contentType: request.http.headers["Content-Type"],
             defaultTopic: settings.defaultTopic, routes: settings.topicRoutes)
         let done = try await enqueue(EnqueueRequest(specs: specs, idempotency: key), source: "batch")
         return accepted(done, json: answer(done))
+    }
+
+    /// A batch body this large or larger is validated item by item without keeping the specs, which the store then
+    /// makes again one at a time as it writes them (`CampaignSpecs`): held all at once, a batch's specs (each a copy
+    /// of its payload, a heap string per token) take about 1.5 times the body besides it. Smaller ones keep theirs.
+    static let madeAgainBytes = 8 << 20
+
+    /// The batch's specs as the route enqueues them: validated here (every refusal is the same as `batchItems`'),
+    /// kept as values, or for a body of `madeAgainBytes` or more made again from the parsed body when read.
+    static func batchRequestSpecs(
+        body bytes: [UInt8], contentType: String?, defaultTopic: String?, routes: TopicRoutes?, now: Date = Date()
+    ) throws(APIError) -> CampaignSpecs {
+        guard bytes.count >= madeAgainBytes else {
+            return CampaignSpecs(
+                try batchItems(body: bytes, contentType: contentType, defaultTopic: defaultTopic, routes: routes))
+        }
+        let (tree, items) = try batchItemNodes(body: bytes, contentType: contentType)
+        for (index, item) in items.enumerated() {
+            _ = try batchItem(tree, item, index: index, defaultTopic: defaultTopic, routes: routes, now: now)
+        }
+        return CampaignSpecs(singleSendsDueNow: items.count) { index in
+            do {
+                return try batchItem(
+                    tree, items[index], index: index, defaultTopic: defaultTopic, routes: routes, now: now)
+            } catch {
+                preconditionFailure("batch item \(index) was valid when read, and is refused made again: \(error)")
+            }
+        }
     }
 
     /// `POST /v1/notifications/batch`'s body parsed and validated into one spec per item, as the route does it (public
@@ -42,6 +70,20 @@ extension API {
     static func batchItems(body bytes: [UInt8], contentType: String?, defaultTopic: String?, routes: TopicRoutes?)
         throws(APIError) -> [CampaignSpec]
     {
+        let (tree, items) = try batchItemNodes(body: bytes, contentType: contentType)
+        var specs: [CampaignSpec] = []
+        specs.reserveCapacity(items.count)
+        let now = Date()
+        for (index, item) in items.enumerated() {
+            specs.append(try batchItem(tree, item, index: index, defaultTopic: defaultTopic, routes: routes, now: now))
+        }
+        return specs
+    }
+
+    /// The batch body parsed, and its items' nodes: `notifications`, 1 to 10,000 of them, and nothing else.
+    private static func batchItemNodes(body bytes: [UInt8], contentType: String?) throws(APIError) -> (
+        tree: JSONTree, items: [Int]
+    ) {
         var body = try JSONBody.parse(bytes, contentType: contentType)
         guard let items = try body.array("notifications") else {
             throw .invalid("notifications is required", field: "notifications")
@@ -53,20 +95,22 @@ extension API {
                 "\(items.count) notifications; at most \(NotificationFields.maximumRecipients) per batch",
                 field: "notifications")
         }
-        var specs: [CampaignSpec] = []
-        specs.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() {
-            do {
-                var itemBody = try JSONBody(body.tree, node: item)
-                specs.append(try NotificationFields.notification(&itemBody, defaultTopic: defaultTopic, routes: routes))
-            } catch {
-                var error = error
-                error.index = index
-                error.message = "notifications[\(index)]: \(error.message)"
-                throw error
-            }
+        return (body.tree, Array(items))
+    }
+
+    /// Item `index` of a batch (its node `item`) as a spec; a refusal names its index.
+    private static func batchItem(
+        _ tree: JSONTree, _ item: Int, index: Int, defaultTopic: String?, routes: TopicRoutes?, now: Date
+    ) throws(APIError) -> CampaignSpec {
+        do {
+            var itemBody = try JSONBody(tree, node: item)
+            return try NotificationFields.notification(&itemBody, defaultTopic: defaultTopic, routes: routes, now: now)
+        } catch {
+            var error = error
+            error.index = index
+            error.message = "notifications[\(index)]: \(error.message)"
+            throw error
         }
-        return specs
     }
 
     /// `GET /v1/notifications/{id}`: status, counts and the first 1,000 deliveries.
@@ -131,12 +175,16 @@ extension API {
         return id
     }
 
-    /// The request's `Idempotency-Key`, scoped to its API key, with the hash of its body.
+    /// The request's `Idempotency-Key`, scoped to its API key (by the key's id, never its name: a key created again
+    /// under a revoked key's name has none of its keys), with the hash of its body.
     func idempotency(_ request: APIRequest) throws(APIError) -> IdempotencyKey? {
         guard let key = request.http.headers["Idempotency-Key"] else { return nil }
         if let problem = IdempotencyKey.validate(key) { throw .invalid(problem, field: "Idempotency-Key") }
+        guard let owner = request.key else {
+            throw APIError(401, "unauthorized", "an Idempotency-Key needs an API key (Authorization: Bearer SECRET)")
+        }
         return IdempotencyKey(
-            scope: "api:" + (request.key?.name ?? ""), key: key, requestHash: SHA256.hex(request.http.body))
+            scope: .apiKey(id: owner.id), key: key, requestHash: SHA256.hex(request.http.body))
     }
 
     /// Writes through the grouping queue; counts what was created under `source` (the route, as the metric's label).

@@ -12,10 +12,11 @@ enum NotificationFields {
     /// Validates the plan once (Intake's `EnqueuePlan`, as the CLI does), naming the member a refusal is about;
     /// `audienceMember` names the audience in a notification (`token`, `users`…), `audience` in a campaign.
     static func validate(
-        _ plan: EnqueuePlan, _ body: JSONBody, defaultTopic: String?, routes: TopicRoutes?, audienceMember: String
+        _ plan: EnqueuePlan, _ body: JSONBody, defaultTopic: String?, routes: TopicRoutes?, audienceMember: String,
+        now: Date = Date()
     ) throws(APIError) -> CampaignSpec {
         do {
-            return try plan.validate(defaultTopic: defaultTopic, routes: routes)
+            return try plan.validate(defaultTopic: defaultTopic, routes: routes, now: now)
         } catch {
             let field: String =
                 switch error.field {
@@ -42,10 +43,11 @@ enum NotificationFields {
     /// The members that name a notification's audience: exactly one of them is given.
     private static let audienceMembers: [StaticString] = ["token", "tokens", "user", "users"]
 
-    /// `POST /v1/notifications`' object (one item of a batch): exactly one of token, tokens, user, users.
-    static func notification(_ body: inout JSONBody, defaultTopic: String?, routes: TopicRoutes?) throws(APIError)
-        -> CampaignSpec
-    {
+    /// `POST /v1/notifications`' object (one item of a batch): exactly one of token, tokens, user, users. `now` is
+    /// when it is checked against (a Live Activity's timestamp): the same `now` gives the same answer every time.
+    static func notification(
+        _ body: inout JSONBody, defaultTopic: String?, routes: TopicRoutes?, now: Date = Date()
+    ) throws(APIError) -> CampaignSpec {
         var givenCount = 0
         for name in audienceMembers where body.has(name) { givenCount += 1 }
         guard givenCount == 1 else {
@@ -85,7 +87,7 @@ enum NotificationFields {
         let given = audienceMembers.first { body.has($0) }?.description ?? "token"
         return try validate(
             EnqueuePlan(kind: .single, fields: fields, audience: audience), body, defaultTopic: defaultTopic,
-            routes: routes, audienceMember: given)
+            routes: routes, audienceMember: given, now: now)
     }
 
     /// `POST /v1/campaigns`' object, and whether it asks for a dry run (`dryRun`).
@@ -125,11 +127,13 @@ enum NotificationFields {
             }
             audience = .users(users)
         } else {
-            let tokens = try audienceBody.strings("tokens", maximum: Int.max) ?? []
+            // Straight from the body's bytes, as a notification's tokens: no `String` per token on the way (a
+            // campaign of a million inline tokens would hold a million of them besides the tokens themselves).
+            let tokens = try audienceBody.stringNodes("tokens", maximum: Int.max) ?? []
             var parsed: [DeviceToken] = []
             parsed.reserveCapacity(tokens.count)
             for (i, token) in tokens.enumerated() {
-                parsed.append(try Self.token(token, field: "audience.tokens", index: i))
+                parsed.append(try Self.token(audienceBody.tree, token, field: "audience.tokens", index: i))
             }
             audience = .tokens(parsed)
         }

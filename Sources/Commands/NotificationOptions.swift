@@ -84,7 +84,8 @@ struct NotificationOptions {
         }
     }
 
-    /// `--idempotency-key K`: scoped to the command line, with the hash of what this run would enqueue (`spec`,
+    /// `--idempotency-key K`: scoped to the command line (one scope for every user of the CLI, apart from every API
+    /// key's), with the hash of what this run would enqueue (`spec`,
     /// and `extra`, e.g. a tokens file's own hash), so a rerun of the same command replays and a different one is refused.
     static func idempotency(_ arguments: Arguments, spec: CampaignSpec, extra: String = "") throws(CLIError)
         -> IdempotencyKey?
@@ -112,6 +113,6 @@ struct NotificationOptions {
             spec.scheduledAt.map { "\($0.timeIntervalSince1970)" } ?? "now", extra,
         ]
         let request = Array(fields.joined(separator: "\n").utf8) + [0] + c.payload.bytes
-        return IdempotencyKey(scope: "cli", key: key, requestHash: SHA256.hex(request))
+        return IdempotencyKey(scope: .commandLine, key: key, requestHash: SHA256.hex(request))
     }
 }

@@ -20,6 +20,7 @@ enum PGSchema {
         ("0005-worker-process", v5),
         ("0006-worker-view", v6),
         ("0007-due-at", v7),
+        ("0008-idempotency-by-key-id", v8),
         ("0009-webhook-parked", v9),
     ]
 
@@ -326,6 +327,21 @@ enum PGSchema {
     private static let v7 = """
         ALTER TABLE deliveries ADD COLUMN due_at bigint;
         CREATE INDEX deliveries_due_at ON deliveries (priority_class, due_at) WHERE status = 'pending' AND due_at IS NOT NULL;
+        """
+
+    /// Idempotency keys belong to an API key's row id, as SQLite's 0020: `idempotency_keys.scope` (`api:NAME` or
+    /// `cli`) becomes `api_key_id` (the key's id, 0 for the command line). The identity column never gives an id
+    /// twice already. A record of a name goes to the key of that name if it was made since that key was created;
+    /// one older than the key, or of a name no key has, was made with a revoked key and is dropped.
+    private static let v8 = """
+        ALTER TABLE idempotency_keys ADD COLUMN api_key_id bigint;
+        UPDATE idempotency_keys SET api_key_id = 0 WHERE scope = 'cli';
+        UPDATE idempotency_keys i SET api_key_id = k.id FROM api_keys k
+            WHERE i.scope = 'api:' || k.name AND i.created_at >= k.created_at;
+        DELETE FROM idempotency_keys WHERE api_key_id IS NULL;
+        ALTER TABLE idempotency_keys DROP COLUMN scope;
+        ALTER TABLE idempotency_keys ALTER COLUMN api_key_id SET NOT NULL;
+        ALTER TABLE idempotency_keys ADD PRIMARY KEY (api_key_id, key);
         """
 
     /// The webhook's failing batch and its parked batches, as SQLite's 0021.

@@ -17,22 +17,28 @@ extension PostgresStore {
             let inserted = try db.query(
                 """
                 INSERT INTO api_keys (name, secret_hash, scopes, created_at) VALUES ($1, $2, $3, $4)
-                ON CONFLICT (name) DO NOTHING
+                ON CONFLICT (name) DO NOTHING RETURNING id
                 """, name, secretHash, Self.scopesText(scopes), nowMS)
-            guard inserted.changes == 1 else { throw StoreError.duplicateAPIKey(name: name) }
-            return APIKeyRecord(name: name, scopes: scopes, createdAt: Milliseconds.date(nowMS))
+            guard inserted.count == 1 else { throw StoreError.duplicateAPIKey(name: name) }
+            return APIKeyRecord(
+                id: try inserted.int64(0, 0), name: name, scopes: scopes, createdAt: Milliseconds.date(nowMS))
         }
     }
 
     public func apiKeys() throws(StoreError) -> [APIKeyRecord] {
         try read { db in
-            let rows = try db.query("SELECT name, scopes, created_at, last_used_at FROM api_keys ORDER BY name")
+            let rows = try db.query("SELECT id, name, scopes, created_at, last_used_at FROM api_keys ORDER BY name")
             return try rows.map { row in try Self.apiKey(rows, row) }
         }
     }
 
+    /// The key's idempotency keys go with it: no later key is given its id, and none may see them.
     public func revokeAPIKey(name: String) throws(StoreError) -> Bool {
-        try write { db in try db.query("DELETE FROM api_keys WHERE name = $1", name).changes > 0 }
+        try write { db in
+            try db.query(
+                "DELETE FROM idempotency_keys WHERE api_key_id = (SELECT id FROM api_keys WHERE name = $1)", name)
+            return try db.query("DELETE FROM api_keys WHERE name = $1", name).changes > 0
+        }
     }
 
     /// Reads outside a transaction; writes only when the recorded use is a minute old or more. A failure of that
@@ -42,7 +48,7 @@ extension PostgresStore {
         guard Self.isSHA256Hex(secretHash) else { return nil }
         let found: APIKeyRecord? = try read { db in
             let rows = try db.query(
-                "SELECT name, scopes, created_at, last_used_at FROM api_keys WHERE secret_hash = $1", secretHash)
+                "SELECT id, name, scopes, created_at, last_used_at FROM api_keys WHERE secret_hash = $1", secretHash)
             return rows.count > 0 ? try Self.apiKey(rows, 0) : nil
         }
         guard var key = found else { return nil }
@@ -75,15 +81,16 @@ extension PostgresStore {
 
     private static func apiKey(_ rows: PGResult, _ row: Int) throws -> APIKeyRecord {
         var scopes: Set<APIKeyScope> = []
-        for text in try rows.string(row, 1).split(separator: ",") {
+        for text in try rows.string(row, 2).split(separator: ",") {
             guard let scope = APIKeyScope(rawValue: String(text)) else {
-                throw StoreError.corruptValue("API key scope '\(text)' of key '\(try rows.string(row, 0))'")
+                throw StoreError.corruptValue("API key scope '\(text)' of key '\(try rows.string(row, 1))'")
             }
             scopes.insert(scope)
         }
         return APIKeyRecord(
-            name: try rows.string(row, 0), scopes: scopes, createdAt: Milliseconds.date(try rows.int64(row, 2)),
-            lastUsedAt: try rows.optionalInt64(row, 3).map(Milliseconds.date))
+            id: try rows.int64(row, 0), name: try rows.string(row, 1), scopes: scopes,
+            createdAt: Milliseconds.date(try rows.int64(row, 3)),
+            lastUsedAt: try rows.optionalInt64(row, 4).map(Milliseconds.date))
     }
 
     /// Scopes as stored: comma-separated, in their canonical order (send, read, admin).

@@ -19,6 +19,11 @@ extension PostgresStore {
         Enqueued, StoreError
     >] {
         let nowMS = now.storeMilliseconds
+        // Specs made again from a request's body are made once here: the statements below read them several times.
+        let requests = requests.map { request in
+            request.specs.areSingleSendsDueNow == true
+                ? EnqueueRequest(specs: request.specs.values, idempotency: request.idempotency) : request
+        }
         return try write { db in
             let keys = requests.compactMap(\.idempotency)
             var known: [String: (hash: String, result: Enqueued)] = [:]
@@ -42,7 +47,7 @@ extension PostgresStore {
                     }
                     if writerOfKey[Self.name(key)] != nil { continue }
                 }
-                if let invalid = try Self.fault(db, request.specs, now: nowMS) {
+                if let invalid = try Self.fault(db, request.specs.values, now: nowMS) {
                     results[index] = .failure(invalid)
                     continue
                 }
@@ -113,7 +118,7 @@ extension PostgresStore {
     /// with one key, the second sees what the first remembered (and replays it) instead of enqueueing again.
     /// Two-key advisory locks (a key space apart from the event lock's), taken in one order against deadlocks.
     private static func lockKeys(_ db: PGConnection, _ keys: [IdempotencyKey]) throws {
-        let unique = Set(keys.map { $0.scope + "\n" + $0.key })
+        let unique = Set(keys.map(name))
         try db.query(
             """
             SELECT pg_advisory_xact_lock(\(PGLocks.idempotency), h) FROM (
@@ -139,8 +144,8 @@ extension PostgresStore {
         spec.kind == .single && spec.audience.channel == nil
     }
 
-    /// A key's name in a group: its scope and key.
-    private static func name(_ key: IdempotencyKey) -> String { key.scope + "\n" + key.key }
+    /// A key's name in a group (and its advisory lock's): its scope's stored id and the key.
+    private static func name(_ key: IdempotencyKey) -> String { "\(key.scope.storedKeyID)\n" + key.key }
 
     /// Writes the requests at `indices` (in order); returns what each created. Consecutive requests made only of
     /// single sends go in together (`insertSingles`), which keeps the ids in request order.
@@ -151,7 +156,7 @@ extension PostgresStore {
         var run: [Int] = []
         func flush() throws {
             guard !run.isEmpty else { return }
-            let inserted = try insertSingles(db, ArraySlice(run.flatMap { requests[$0].specs }), now: now)
+            let inserted = try insertSingles(db, ArraySlice(run.flatMap { requests[$0].specs.values }), now: now)
             var next = 0
             for index in run {
                 let part = inserted[next..<next + requests[index].specs.count]
@@ -166,7 +171,7 @@ extension PostgresStore {
                 continue
             }
             try flush()
-            written[index] = try write(db, requests[index].specs, now: now)
+            written[index] = try write(db, requests[index].specs.values, now: now)
         }
         try flush()
         return written
@@ -201,13 +206,14 @@ extension PostgresStore {
     )] {
         let rows = try db.query(
             """
-            SELECT scope, key, request_hash, campaign_ids, deliveries FROM idempotency_keys
-            WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND created_at >= $3
-            """, [.texts(keys.map(\.scope)), .texts(keys.map(\.key)), .int(now - keyLifetime)])
+            SELECT api_key_id, key, request_hash, campaign_ids, deliveries FROM idempotency_keys
+            WHERE (api_key_id, key) IN (SELECT * FROM unnest($1::bigint[], $2::text[])) AND created_at >= $3
+            """, [.ints(keys.map(\.scope.storedKeyID)), .texts(keys.map(\.key)), .int(now - keyLifetime)])
         var found: [String: (hash: String, result: Enqueued)] = [:]
         for row in 0..<rows.count {
             let key = IdempotencyKey(
-                scope: try rows.string(row, 0), key: try rows.string(row, 1), requestHash: try rows.string(row, 2))
+                scope: IdempotencyScope(storedKeyID: try rows.int64(row, 0)), key: try rows.string(row, 1),
+                requestHash: try rows.string(row, 2))
             found[name(key)] = (
                 key.requestHash, try replay(campaignIDs: rows.string(row, 3), deliveries: rows.string(row, 4))
             )
@@ -222,15 +228,15 @@ extension PostgresStore {
         guard !entries.isEmpty else { return }
         try db.query(
             """
-            INSERT INTO idempotency_keys (scope, key, request_hash, campaign_ids, deliveries, created_at)
-            SELECT scope, key, request_hash, campaign_ids, deliveries, $6
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-                AS r(scope, key, request_hash, campaign_ids, deliveries)
-            ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash,
+            INSERT INTO idempotency_keys (api_key_id, key, request_hash, campaign_ids, deliveries, created_at)
+            SELECT api_key_id, key, request_hash, campaign_ids, deliveries, $6
+            FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+                AS r(api_key_id, key, request_hash, campaign_ids, deliveries)
+            ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = excluded.request_hash,
                 campaign_ids = excluded.campaign_ids, deliveries = excluded.deliveries, created_at = excluded.created_at
             """,
             [
-                .texts(entries.map(\.key.scope)), .texts(entries.map(\.key.key)),
+                .ints(entries.map(\.key.scope.storedKeyID)), .texts(entries.map(\.key.key)),
                 .texts(entries.map(\.key.requestHash)),
                 .texts(entries.map { $0.result.ids.map { String($0.rawValue) }.joined(separator: ",") }),
                 .texts(entries.map { $0.result.deliveries.map(String.init).joined(separator: ",") }), .int(now),

@@ -2,6 +2,8 @@ import Foundation
 
 /// An API key as stored and listed: never its secret (the store keeps only the secret's hash).
 public struct APIKeyRecord: Hashable, Sendable {
+    /// The row id: never reused, so it names this key alone, whatever its name (idempotency keys belong to it).
+    public var id: Int64
     /// 1–64 characters of `A-Z a-z 0-9 . _ -` (`APIKeyRecord.validateName`); unique among live keys.
     public var name: String
     public var scopes: Set<APIKeyScope>
@@ -9,7 +11,8 @@ public struct APIKeyRecord: Hashable, Sendable {
     /// When a request last authenticated with it (updated at most once a minute); nil when never used.
     public var lastUsedAt: Date?
 
-    public init(name: String, scopes: Set<APIKeyScope>, createdAt: Date, lastUsedAt: Date? = nil) {
+    public init(id: Int64, name: String, scopes: Set<APIKeyScope>, createdAt: Date, lastUsedAt: Date? = nil) {
+        self.id = id
         self.name = name
         self.scopes = scopes
         self.createdAt = createdAt

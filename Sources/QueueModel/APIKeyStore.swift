@@ -11,7 +11,8 @@ public protocol APIKeyStore: Actor {
         -> APIKeyRecord
     /// Every live key, by name.
     func apiKeys() async throws(StoreError) -> [APIKeyRecord]
-    /// Revokes the key named `name`: false when there is none. Its name may be used again at once.
+    /// Revokes the key named `name`, with its idempotency keys: false when there is none. Its name may be used again
+    /// at once, by a new key (a new id).
     func revokeAPIKey(name: String) async throws(StoreError) -> Bool
     /// The key whose secret hashes to `secretHash`, nil when none. Records the use at `now` when the last
     /// recorded use is at least `APIKeyUse.recordEvery` old (so authenticating every request does not write

@@ -49,7 +49,7 @@ public struct CopyTable: Sendable, Hashable {
         CopyTable("cancel_requests", key: ["seq"], columns: ["campaign_id", "requested_at", "done_at"]),
         CopyTable("api_keys", key: ["id"], columns: ["name", "secret_hash", "scopes", "created_at", "last_used_at"]),
         CopyTable(
-            "idempotency_keys", key: ["scope", "key"],
+            "idempotency_keys", key: ["api_key_id", "key"],
             columns: ["request_hash", "campaign_ids", "deliveries", "created_at"]),
         CopyTable(
             "events", key: ["id"],

@@ -1,10 +1,14 @@
 /// One producer request to enqueue: a notification (one spec), a batch of notifications (one spec each, all or
 /// none), or a campaign; optionally under an idempotency key.
 public struct EnqueueRequest: Sendable {
-    public var specs: [CampaignSpec]
+    public var specs: CampaignSpecs
     public var idempotency: IdempotencyKey?
 
     public init(specs: [CampaignSpec], idempotency: IdempotencyKey? = nil) {
+        self.init(specs: CampaignSpecs(specs), idempotency: idempotency)
+    }
+
+    public init(specs: CampaignSpecs, idempotency: IdempotencyKey? = nil) {
         self.specs = specs
         self.idempotency = idempotency
     }

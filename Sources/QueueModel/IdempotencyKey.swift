@@ -1,7 +1,7 @@
-/// An idempotency key as a store keeps it: the key the producer chose, the scope it is unique in (`api:NAME` for
-/// an API key, `cli` for the command line) and the SHA-256 of the request it came with.
+/// An idempotency key as a store keeps it: the key the producer chose, the scope it is unique in (the API key that
+/// sent it, by id, or the command line) and the SHA-256 of the request it came with.
 public struct IdempotencyKey: Hashable, Sendable {
-    public var scope: String
+    public var scope: IdempotencyScope
     public var key: String
     /// Lowercase hex SHA-256 of the request (the JSON body, or the CLI's normalized arguments).
     public var requestHash: String
@@ -11,7 +11,7 @@ public struct IdempotencyKey: Hashable, Sendable {
     /// The longest key accepted, in bytes.
     public static let maximumLength = 255
 
-    public init(scope: String, key: String, requestHash: String) {
+    public init(scope: IdempotencyScope, key: String, requestHash: String) {
         self.scope = scope
         self.key = key
         self.requestHash = requestHash

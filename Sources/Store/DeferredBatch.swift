@@ -15,42 +15,45 @@ enum DeferredBatch {
         var out: [UInt8] = []
         out.reserveCapacity(specs.count * 128)
         var record: [UInt8] = []
-        for spec in specs {
-            record.removeAll(keepingCapacity: true)
-            let content = spec.content
-            switch spec.audience {
-            case .tokens(let tokens, let environment):
-                record.append(0)
-                record.append(code(environment))
-                appendVarint(UInt64(tokens.count), to: &record)
-                for token in tokens { appendText(token.hex, to: &record) }
-            case .users(let users, let environment):
-                record.append(1)
-                record.append(code(environment))
-                appendVarint(UInt64(users.count), to: &record)
-                for user in users { appendText(user, to: &record) }
-            case .all, .activities, .channel:
-                preconditionFailure(
-                    "a deferred single send never targets every device, activities or a channel (Store.defers)")
-            }
-            appendText(content.bundleID, to: &record)
-            appendText(content.pushType.rawValue, to: &record)
-            appendVarint(UInt64(content.priority.rawValue), to: &record)
-            let flags: UInt8 =
-                (content.expiration == nil ? 0 : 1) | (content.collapseID == nil ? 0 : 2)
-                | (content.apnsID == nil ? 0 : 4)
-            record.append(flags)
-            if let expiration = content.expiration {
-                appendVarint(UInt64(bitPattern: expiration.secondsSince1970), to: &record)
-            }
-            if let collapseID = content.collapseID { appendText(collapseID.value, to: &record) }
-            if let apnsID = content.apnsID { appendText(apnsID.uuidString, to: &record) }
-            appendVarint(UInt64(content.payload.bytes.count), to: &record)
-            record.append(contentsOf: content.payload.bytes)
-            appendVarint(UInt64(record.count), to: &out)
-            out.append(contentsOf: record)
-        }
+        for spec in specs { append(spec, to: &out, scratch: &record) }
         return out
+    }
+
+    /// Appends `spec`'s record, length first, to `out` (`record` is scratch space, kept between calls).
+    static func append(_ spec: CampaignSpec, to out: inout [UInt8], scratch record: inout [UInt8]) {
+        record.removeAll(keepingCapacity: true)
+        let content = spec.content
+        switch spec.audience {
+        case .tokens(let tokens, let environment):
+            record.append(0)
+            record.append(code(environment))
+            appendVarint(UInt64(tokens.count), to: &record)
+            for token in tokens { appendText(token.hex, to: &record) }
+        case .users(let users, let environment):
+            record.append(1)
+            record.append(code(environment))
+            appendVarint(UInt64(users.count), to: &record)
+            for user in users { appendText(user, to: &record) }
+        case .all, .activities, .channel:
+            preconditionFailure(
+                "a deferred single send never targets every device, activities or a channel (Store.defers)")
+        }
+        appendText(content.bundleID, to: &record)
+        appendText(content.pushType.rawValue, to: &record)
+        appendVarint(UInt64(content.priority.rawValue), to: &record)
+        let flags: UInt8 =
+            (content.expiration == nil ? 0 : 1) | (content.collapseID == nil ? 0 : 2)
+            | (content.apnsID == nil ? 0 : 4)
+        record.append(flags)
+        if let expiration = content.expiration {
+            appendVarint(UInt64(bitPattern: expiration.secondsSince1970), to: &record)
+        }
+        if let collapseID = content.collapseID { appendText(collapseID.value, to: &record) }
+        if let apnsID = content.apnsID { appendText(apnsID.uuidString, to: &record) }
+        appendVarint(UInt64(content.payload.bytes.count), to: &record)
+        record.append(contentsOf: content.payload.bytes)
+        appendVarint(UInt64(record.count), to: &out)
+        out.append(contentsOf: record)
     }
 
     /// Reads records from `offset` on; a record that does not decode is `StoreError.corruptValue`.

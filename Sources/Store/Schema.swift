@@ -26,6 +26,7 @@ enum Schema {
         .init(id: "0017-worker-process", sql: v17),
         .init(id: "0018-worker-view", sql: v18),
         .init(id: "0019-due-at", sql: v19),
+        .init(id: "0020-idempotency-by-key-id", sql: v20),
         .init(id: "0021-webhook-parked", sql: v21),
     ])
 
@@ -391,6 +392,44 @@ enum Schema {
     private static let v19 = """
         ALTER TABLE deliveries ADD COLUMN due_at INTEGER;
         CREATE INDEX deliveries_due_at ON deliveries (priority_class, due_at) WHERE status = 'pending' AND due_at IS NOT NULL;
+        """
+
+    /// Idempotency keys belong to an API key's row id, never to its name: `api_keys` is rebuilt with AUTOINCREMENT so
+    /// that an id is never given again (a key revoked and created again under its name is a new id), and
+    /// `idempotency_keys.scope` (`api:NAME` or `cli`) becomes `api_key_id` (the key's id, 0 for the command line).
+    /// A record of a name goes to the key of that name if it was made since that key was created; one older than the
+    /// key, or of a name no key has, was made with a revoked key and is dropped (no key may see it).
+    private static let v20 = """
+        CREATE TABLE api_keys_by_id (
+            id           INTEGER PRIMARY KEY AUTOINCREMENT,
+            name         TEXT    NOT NULL UNIQUE,
+            secret_hash  TEXT    NOT NULL UNIQUE CHECK (length(secret_hash) = 64),
+            scopes       TEXT    NOT NULL CHECK (scopes <> ''),
+            created_at   INTEGER NOT NULL,
+            last_used_at INTEGER
+        );
+        INSERT INTO api_keys_by_id (id, name, secret_hash, scopes, created_at, last_used_at)
+            SELECT id, name, secret_hash, scopes, created_at, last_used_at FROM api_keys;
+        DROP TABLE api_keys;
+        ALTER TABLE api_keys_by_id RENAME TO api_keys;
+
+        CREATE TABLE idempotency_keys_by_id (
+            api_key_id   INTEGER NOT NULL,
+            key          TEXT    NOT NULL,
+            request_hash TEXT    NOT NULL,
+            campaign_ids TEXT    NOT NULL,
+            deliveries   TEXT    NOT NULL,
+            created_at   INTEGER NOT NULL,
+            PRIMARY KEY (api_key_id, key)
+        ) WITHOUT ROWID;
+        INSERT INTO idempotency_keys_by_id (api_key_id, key, request_hash, campaign_ids, deliveries, created_at)
+            SELECT 0, key, request_hash, campaign_ids, deliveries, created_at FROM idempotency_keys WHERE scope = 'cli';
+        INSERT INTO idempotency_keys_by_id (api_key_id, key, request_hash, campaign_ids, deliveries, created_at)
+            SELECT k.id, i.key, i.request_hash, i.campaign_ids, i.deliveries, i.created_at
+            FROM idempotency_keys i JOIN api_keys k ON i.scope = 'api:' || k.name AND i.created_at >= k.created_at;
+        DROP TABLE idempotency_keys;
+        ALTER TABLE idempotency_keys_by_id RENAME TO idempotency_keys;
+        CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);
         """
 
     /// The webhook's failing batch and the batches it set aside. `webhook_failure` holds one row while a batch

@@ -17,14 +17,17 @@ extension Store: APIKeyStore {
             guard existing == 0 else { throw StoreError.duplicateAPIKey(name: name) }
             try db.cached("INSERT INTO api_keys (name, secret_hash, scopes, created_at) VALUES (?, ?, ?, ?)")
                 .bind(name, secretHash, Self.scopesText(scopes), nowMS).run()
-            return APIKeyRecord(name: name, scopes: scopes, createdAt: Milliseconds.date(nowMS))
+            return APIKeyRecord(
+                id: db.lastInsertRowID, name: name, scopes: scopes, createdAt: Milliseconds.date(nowMS))
         }
     }
 
     public func apiKeys() throws(StoreError) -> [APIKeyRecord] {
         try read { db in
-            let statement = try db.cached("SELECT name, scopes, created_at, last_used_at FROM api_keys ORDER BY name")
-                .bind()
+            let statement = try db.cached(
+                "SELECT id, name, scopes, created_at, last_used_at FROM api_keys ORDER BY name"
+            )
+            .bind()
             defer { statement.reset() }
             var keys: [APIKeyRecord] = []
             while try statement.step() { keys.append(try Self.apiKey(statement)) }
@@ -32,8 +35,11 @@ extension Store: APIKeyStore {
         }
     }
 
+    /// The key's idempotency keys go with it: no later key can be given its id, and none may see them.
     public func revokeAPIKey(name: String) throws(StoreError) -> Bool {
         try write { db in
+            try db.cached("DELETE FROM idempotency_keys WHERE api_key_id = (SELECT id FROM api_keys WHERE name = ?)")
+                .bind(name).run()
             try db.cached("DELETE FROM api_keys WHERE name = ?").bind(name).run()
             return db.changes > 0
         }
@@ -46,7 +52,7 @@ extension Store: APIKeyStore {
         guard Self.isSHA256Hex(secretHash) else { return nil }
         let found: APIKeyRecord? = try read { db in
             let statement = try db.cached(
-                "SELECT name, scopes, created_at, last_used_at FROM api_keys WHERE secret_hash = ?"
+                "SELECT id, name, scopes, created_at, last_used_at FROM api_keys WHERE secret_hash = ?"
             )
             .bind(secretHash)
             defer { statement.reset() }
@@ -75,15 +81,16 @@ extension Store: APIKeyStore {
 
     private static func apiKey(_ statement: Statement) throws -> APIKeyRecord {
         var scopes: Set<APIKeyScope> = []
-        for text in statement.string(1).split(separator: ",") {
+        for text in statement.string(2).split(separator: ",") {
             guard let scope = APIKeyScope(rawValue: String(text)) else {
-                throw StoreError.corruptValue("API key scope '\(text)' of key '\(statement.string(0))'")
+                throw StoreError.corruptValue("API key scope '\(text)' of key '\(statement.string(1))'")
             }
             scopes.insert(scope)
         }
         return APIKeyRecord(
-            name: statement.string(0), scopes: scopes, createdAt: Milliseconds.date(statement.int64(2)),
-            lastUsedAt: statement.optionalInt64(3).map(Milliseconds.date))
+            id: statement.int64(0), name: statement.string(1), scopes: scopes,
+            createdAt: Milliseconds.date(statement.int64(3)),
+            lastUsedAt: statement.optionalInt64(4).map(Milliseconds.date))
     }
 
     static func scopesText(_ scopes: Set<APIKeyScope>) -> String {

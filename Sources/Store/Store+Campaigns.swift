@@ -72,7 +72,7 @@ extension Store {
     public func appendTokens(_ tokens: [DeviceToken], to id: CampaignID) throws(StoreError) {
         try write { db in
             try requireDraft(db, id)
-            try stage(db, id, tokens.lazy.map(\.hex))
+            try stage(db, id, tokens.lazy.map(\.hex), count: tokens.count)
         }
     }
 
@@ -231,23 +231,35 @@ extension Store {
         return CampaignID(db.lastInsertRowID)
     }
 
+    /// An audience of this many tokens or users or more is staged through a small page cache (`withPageCache`):
+    /// its rows (about 80 bytes each) would otherwise sit in the cache until COMMIT, up to the cache's whole size.
+    static let largeAudience = 100_000
+
     private func stageAudience(_ db: Connection, _ id: CampaignID, _ audience: Audience) throws {
         switch audience {
-        case .tokens(let tokens, _): try stage(db, id, tokens.lazy.map(\.hex))
-        case .users(let users, _), .activities(_, _, let users?, _): try stage(db, id, users)
+        case .tokens(let tokens, _): try stage(db, id, tokens.lazy.map(\.hex), count: tokens.count)
+        case .users(let users, _), .activities(_, _, let users?, _): try stage(db, id, users, count: users.count)
         case .all, .activities(_, _, nil, _), .channel: break
         }
     }
 
-    /// Appends `values` (token hex or user ids) to the campaign's staged audience, numbering them on.
-    private func stage(_ db: Connection, _ id: CampaignID, _ values: some Sequence<String>) throws {
-        var seq = try db.cached("SELECT audience_size FROM campaigns WHERE id = ?").bind(id.rawValue).scalarInt64() ?? 0
-        let insert = try db.cached("INSERT INTO campaign_audience (campaign_id, seq, value) VALUES (?, ?, ?)")
-        for value in values {
-            seq += 1
-            try insert.bind(id.rawValue, seq, value).run()
+    /// Appends `values` (token hex or user ids, `count` of them) to the campaign's staged audience, numbering them on.
+    private func stage(_ db: Connection, _ id: CampaignID, _ values: some Sequence<String>, count: Int) throws {
+        func stageAll() throws {
+            var seq =
+                try db.cached("SELECT audience_size FROM campaigns WHERE id = ?").bind(id.rawValue).scalarInt64() ?? 0
+            let insert = try db.cached("INSERT INTO campaign_audience (campaign_id, seq, value) VALUES (?, ?, ?)")
+            for value in values {
+                seq += 1
+                try insert.bind(id.rawValue, seq, value).run()
+            }
+            try db.cached("UPDATE campaigns SET audience_size = ?2 WHERE id = ?1").bind(id.rawValue, seq).run()
         }
-        try db.cached("UPDATE campaigns SET audience_size = ?2 WHERE id = ?1").bind(id.rawValue, seq).run()
+        if count >= Self.largeAudience {
+            try db.withPageCache(kib: Self.largeItemsCacheKiB, stageAll)
+        } else {
+            try stageAll()
+        }
     }
 
     private func requireDraft(_ db: Connection, _ id: CampaignID) throws {

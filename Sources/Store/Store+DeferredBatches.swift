@@ -16,28 +16,87 @@ extension Store {
     static let deferredPageLimit = 1000
 
     /// Whether `specs` go in as a deferred batch.
-    static func defers(_ specs: [CampaignSpec], now: Date) -> Bool {
+    static func defers(_ specs: CampaignSpecs, now: Date) -> Bool {
         specs.count >= deferredBatchMinimum
-            && specs.allSatisfy { $0.kind == .single && $0.audience.channel == nil && ($0.scheduledAt ?? now) <= now }
+            && (specs.areSingleSendsDueNow
+                ?? specs.allSatisfy {
+                    $0.kind == .single && $0.audience.channel == nil && ($0.scheduledAt ?? now) <= now
+                })
     }
 
     /// Stores `specs` inside the caller's transaction: the last as its campaign now (so that every later campaign
-    /// id comes after the batch's range), the others as one `deferred_batches` row holding the ids before it.
+    /// id comes after the batch's range), the others as `deferred_batches` rows holding the ids before it (one row
+    /// unless their records pass `rowItems` bytes).
     /// Returns the ids in order, and the delivery rows each has or will have when its recipients are tokens
     /// (0 for users: known once written).
-    func insertDeferredBatch(_ db: Connection, _ specs: [CampaignSpec], now: Date) throws -> Enqueued {
-        assert(specs.allSatisfy(\.isValid), "a deferred batch holds a spec Intake would refuse")
+    func insertDeferredBatch(_ db: Connection, _ specs: CampaignSpecs, now: Date) throws -> Enqueued {
         let first = (try db.cached("SELECT COALESCE(MAX(id), 0) FROM campaigns").scalarInt64() ?? 0) + 1
         let count = specs.count - 1
         let last = try insertCampaign(db, specs[count], now: now, id: CampaignID(first + Int64(count)))
-        try db.cached("INSERT INTO deferred_batches (first_id, count, items, created_at) VALUES (?, ?, ?, ?)")
-            .bind(first, count, DeferredBatch.encode(specs[..<count]), now.storeMilliseconds).run()
-        var deliveries = specs[..<count].map { spec -> Int in
-            guard case .tokens(let tokens, _) = spec.audience else { return 0 }
-            return Set(tokens).count
-        }
+        var deliveries = try Self.insertItems(db, first: first, specs[..<count], now: now)
         deliveries.append(last.deliveries)
         return Enqueued(ids: (0...count).map { CampaignID(first + Int64($0)) }, deliveries: deliveries, isReplay: false)
+    }
+
+    /// The most bytes of records a `deferred_batches` row takes: a larger request is several rows in sequence
+    /// (ids, `created_at`), written in the same transaction. SQLite holds a row's blob twice while inserting it (the
+    /// bound value and the row's record built from it) and rewrites it whole at every cursor move, so a request near
+    /// the API's 64 MiB body limit as one row would cost its size twice more in memory, and its expansion a 64 MiB
+    /// rewrite per page.
+    static let rowItems = 1 << 20
+    /// Requests whose payloads and recipients come to this many bytes or more are written through a page cache of
+    /// `largeItemsCacheKiB`: their pages would otherwise sit in the cache until COMMIT, up to the cache's whole size.
+    static let largeItems = 8 << 20
+    static let largeItemsCacheKiB = 4 << 10
+
+    /// The `deferred_batches` rows of `specs`, the first taking campaign id `first`: each row's records are encoded
+    /// and inserted (bound without a copy) before the next row's are encoded, each spec read once (specs made again
+    /// from a request's body are made one at a time). Returns the delivery rows each will have when its recipients
+    /// are tokens (0 for users: known once written).
+    private static func insertItems(_ db: Connection, first: Int64, _ specs: Slice<CampaignSpecs>, now: Date)
+        throws -> [Int]
+    {
+        var deliveries: [Int] = []
+        deliveries.reserveCapacity(specs.count)
+        let insert = try db.cached(
+            "INSERT INTO deferred_batches (first_id, count, items, created_at) VALUES (?, ?, ?, ?)")
+        func write() throws {
+            defer { try? insert.bindAt(3, SQLNull()) }
+            var items: [UInt8] = []
+            items.reserveCapacity(rowItems + rowItems / 4)
+            var record: [UInt8] = []
+            var rowStart = specs.startIndex
+            for index in specs.indices {
+                let spec = specs[index]
+                assert(spec.isValid, "a deferred batch holds a spec Intake would refuse")
+                DeferredBatch.append(spec, to: &items, scratch: &record)
+                if case .tokens(let tokens, _) = spec.audience {
+                    deliveries.append(Set(tokens).count)
+                } else {
+                    deliveries.append(0)
+                }
+                guard items.count >= rowItems || index == specs.endIndex - 1 else { continue }
+                let count = index + 1 - rowStart
+                _ = try insert.bind(first + Int64(rowStart - specs.startIndex), count, SQLNull(), now.storeMilliseconds)
+                try items.withUnsafeBytes { bytes in
+                    try insert.bindBlob(3, bytes)
+                    try insert.run()
+                }
+                items.removeAll(keepingCapacity: true)
+                rowStart = index + 1
+            }
+        }
+        // Specs made again are a large body's (`CampaignSpecs`); others are measured by their payloads and tokens.
+        let large =
+            specs.base.areSingleSendsDueNow == true
+            || specs.reduce(0) { size, spec in
+                guard case .tokens(let tokens, _) = spec.audience else {
+                    return size + spec.content.payload.bytes.count
+                }
+                return size + spec.content.payload.bytes.count + tokens.count * 64
+            } >= largeItems
+        if large { try db.withPageCache(kib: largeItemsCacheKiB, write) } else { try write() }
+        return deliveries
     }
 
     /// Writes up to `limit` notifications of the oldest deferred batch as campaigns, in one transaction.

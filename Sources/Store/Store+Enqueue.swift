@@ -107,9 +107,10 @@ extension Store {
     private static func remembered(_ db: Connection, _ key: IdempotencyKey, now: Int64) throws -> Enqueued? {
         let statement = try db.cached(
             """
-            SELECT request_hash, campaign_ids, deliveries FROM idempotency_keys WHERE scope = ?1 AND key = ?2 AND created_at >= ?3
+            SELECT request_hash, campaign_ids, deliveries FROM idempotency_keys
+            WHERE api_key_id = ?1 AND key = ?2 AND created_at >= ?3
             """
-        ).bind(key.scope, key.key, now - Milliseconds.from(IdempotencyKey.lifetime))
+        ).bind(key.scope.storedKeyID, key.key, now - Milliseconds.from(IdempotencyKey.lifetime))
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         guard statement.string(0) == key.requestHash else { throw StoreError.idempotencyConflict(key: key.key) }
@@ -121,11 +122,12 @@ extension Store {
     private static func remember(_ db: Connection, _ key: IdempotencyKey, _ result: Enqueued, now: Int64) throws {
         try db.cached(
             """
-            INSERT OR REPLACE INTO idempotency_keys (scope, key, request_hash, campaign_ids, deliveries, created_at)
+            INSERT OR REPLACE INTO idempotency_keys (api_key_id, key, request_hash, campaign_ids, deliveries, created_at)
             VALUES (?, ?, ?, ?, ?, ?)
             """
         ).bind(
-            key.scope, key.key, key.requestHash, result.ids.map { String($0.rawValue) }.joined(separator: ","),
+            key.scope.storedKeyID, key.key, key.requestHash,
+            result.ids.map { String($0.rawValue) }.joined(separator: ","),
             result.deliveries.map(String.init).joined(separator: ","), now
         ).run()
     }

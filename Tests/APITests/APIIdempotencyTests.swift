@@ -179,7 +179,9 @@ import Testing
             bundleID: APITester.topic, payload: try Payload(bytes: Array(#"{"aps":{}}"#.utf8)))
         let spec = CampaignSpec(
             audience: .all(), content: content, scheduledAt: Date(timeIntervalSince1970: 1_577_836_800))
-        let key = IdempotencyKey(scope: "api:ops", key: "sale-2020", requestHash: SHA256.hex(Array(past.utf8)))
+        let ops = try #require(try await api.store.apiKeys().first { $0.name == "ops" })
+        let key = IdempotencyKey(
+            scope: .apiKey(id: ops.id), key: "sale-2020", requestHash: SHA256.hex(Array(past.utf8)))
         let first = try await api.store.enqueue([EnqueueRequest(specs: [spec], idempotency: key)], now: Date())[0].get()
         let retried = await api.call(
             "POST", "/v1/campaigns", key: api.admin, json: past, headers: ["Idempotency-Key: sale-2020"])
@@ -187,6 +189,46 @@ import Testing
             retried.status == 200 && retried.headers["idempotent-replayed"] == "true"
                 && retried.text.trimmingCharacters(in: .newlines) == #"{"id":"\#(first.ids[0])"}"#,
             "\(retried.status) \(retried.text)")
+    }
+
+    /// Keys belong to the API key's id, not its name: a key revoked and created again under the same name sends
+    /// the revoked key's `Idempotency-Key` as new work (202), with the old body (no replay) or another (no 422).
+    @Test func aKeyCreatedAgainUnderARevokedNameStartsAfresh() async throws {
+        let api = try await APITester()
+        defer { Task { await api.close() } }
+        let body = APITester.notification(Tokens.hex(1))
+        let old = try await api.key("rotated", [.send])
+        let first = await api.call(
+            "POST", "/v1/notifications", key: old, json: body, headers: ["Idempotency-Key: nightly"])
+        #expect(first.status == 202, "\(first.text)")
+        let firstID = try #require(try APITester.object(first)["id"] as? String)
+        let replay = await api.call(
+            "POST", "/v1/notifications", key: old, json: body, headers: ["Idempotency-Key: nightly"])
+        #expect(replay.status == 200 && replay.headers["idempotent-replayed"] == "true", "\(replay.text)")
+        let batch = #"{"notifications":[\#(APITester.notification(Tokens.hex(2)))]}"#
+        let oldBatch = await api.call(
+            "POST", "/v1/notifications/batch", key: old, json: batch, headers: ["Idempotency-Key: order-1"])
+        #expect(oldBatch.status == 202, "\(oldBatch.text)")
+
+        #expect(try await api.store.revokeAPIKey(name: "rotated"))
+        let new = try await api.key("rotated", [.send])
+        let campaigns = try #require(Int(try await api.query("SELECT count(*) FROM campaigns").first ?? ""))
+        let again = await api.call(
+            "POST", "/v1/notifications", key: new, json: body, headers: ["Idempotency-Key: nightly"])
+        #expect(again.status == 202 && again.headers["idempotent-replayed"] == nil, "\(again.status) \(again.text)")
+        let againID = try #require(try APITester.object(again)["id"] as? String)
+        #expect(againID != firstID)
+        let changed = await api.call(
+            "POST", "/v1/notifications", key: new, json: APITester.notification(Tokens.hex(3)),
+            headers: ["Idempotency-Key: order-1"])
+        #expect(changed.status == 202 && changed.headers["idempotent-replayed"] == nil, "\(changed.text)")
+        #expect(try await api.query("SELECT count(*) FROM campaigns") == ["\(campaigns + 2)"], "two new notifications")
+        // The new key's own keys replay as usual.
+        let newReplay = await api.call(
+            "POST", "/v1/notifications", key: new, json: body, headers: ["Idempotency-Key: nightly"])
+        #expect(
+            try newReplay.status == 200 && (try APITester.object(newReplay))["id"] as? String == againID,
+            "\(newReplay.text)")
     }
 
     @Test func concurrentDuplicatesEnqueueOnce() async throws {

@@ -333,4 +333,42 @@ import Testing
         }
         #expect(try await api.written() == before, "an invalid request wrote something")
     }
+
+    /// A batch body of 8 MB or more is validated without keeping its specs, which the store makes again as it
+    /// writes them: refused as a smaller one is (the index, the field, nothing written), accepted with one id per
+    /// notification, each stored as sent.
+    @Test func aBatchOfManyMegabytes() async throws {
+        let api = try await APITester()
+        defer { Task { await api.close() } }
+        let alert = String(repeating: "y", count: 3_900)
+        let items = (0..<2_200).map { n in
+            #"{"token":"\#(Tokens.hex(n))","payload":{"aps":{"alert":"\#(n) \#(alert)"}},"priority":5}"#
+        }
+        let before = try await api.written()
+        var refusedItems = items
+        refusedItems[5] = #"{"token":"bad","payload":{"aps":{}}}"#
+        let refusedBody = #"{"notifications":[\#(refusedItems.joined(separator: ","))]}"#
+        #expect(refusedBody.utf8.count >= 8 << 20)
+        let refused = await api.call("POST", "/v1/notifications/batch", key: api.backend, json: refusedBody)
+        #expect(refused.status == 400, "\(refused.text)")
+        let error = try APITester.error(refused)
+        #expect(
+            error["index"] as? Int == 5 && error["field"] as? String == "token"
+                && (error["message"] as? String)?.hasPrefix("notifications[5]: ") == true, "\(refused.text)")
+        #expect(try await api.written() == before, "a refused batch wrote something")
+
+        let accepted = await api.call(
+            "POST", "/v1/notifications/batch", key: api.backend,
+            json: #"{"notifications":[\#(items.joined(separator: ","))]}"#)
+        #expect(accepted.status == 202, "\(accepted.text.prefix(300))")
+        let ids = try #require(try APITester.object(accepted)["ids"] as? [String])
+        #expect(ids.count == 2_200)
+        #expect(try await api.query("SELECT sum(count) FROM deferred_batches") == ["2199"])
+        for index in [0, 1_234, 2_199] {
+            let shown = await api.call("GET", "/v1/notifications/\(ids[index])", key: api.backend)
+            #expect(shown.status == 200, "\(shown.text)")
+        }
+        let last = try await api.query("SELECT priority, CAST(payload AS TEXT) FROM campaigns WHERE id = \(ids[2_199])")
+        #expect(last == [#"5|{"aps":{"alert":"2199 \#(alert)"}}"#])
+    }
 }

@@ -19,7 +19,10 @@ import Testing
         defer { database.remove() }
         let created = try await store.createAPIKey(
             name: "backend", scopes: APIKeyScope.defaults, secretHash: Self.hash(1), now: at(0))
-        #expect(created == APIKeyRecord(name: "backend", scopes: [.send, .read], createdAt: at(0), lastUsedAt: nil))
+        #expect(
+            created
+                == APIKeyRecord(
+                    id: created.id, name: "backend", scopes: [.send, .read], createdAt: at(0), lastUsedAt: nil))
         _ = try await store.createAPIKey(name: "ops.admin", scopes: [.admin], secretHash: Self.hash(2), now: at(1))
         #expect(try await store.apiKeys().map(\.name) == ["backend", "ops.admin"])
 

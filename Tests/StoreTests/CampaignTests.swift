@@ -111,4 +111,21 @@ import Testing
         #expect(try await store.campaigns(kind: nil, status: .running, before: nil, limit: 100).map(\.id) == [b])
         #expect(try await store.campaigns(kind: nil, status: nil, before: c, limit: 1).map(\.id) == [b])
     }
+
+    /// A campaign of `largeAudience` tokens or more stages them through the small page cache: every token is there,
+    /// in order, and the connection's cache has its size again.
+    @Test func aLargeAudienceIsStagedThroughASmallCache() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let cacheSize = try await store.scalar("PRAGMA cache_size")
+        let count = Store.largeAudience
+        let id = try await store.createCampaign(bulk(.tokens((0..<count).map { token($0) })), now: t0)
+        #expect(try await store.campaign(id).audience.size == count)
+        #expect(try await store.scalar("SELECT count(*) FROM campaign_audience") == Int64(count))
+        #expect(
+            try await store.scalar("SELECT count(*) FROM campaign_audience WHERE value = '\(token(count - 1).hex)'")
+                == 1)
+        #expect(try await store.scalar("PRAGMA cache_size") == cacheSize)
+    }
 }

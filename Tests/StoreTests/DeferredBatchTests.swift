@@ -83,7 +83,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = try await Store.open(at: folder.databasePath)
-        let key = IdempotencyKey(scope: "api:a", key: "k", requestHash: "h")
+        let key = IdempotencyKey(scope: .apiKey(id: 1), key: "k", requestHash: "h")
         var request = batch(0..<25)
         request.idempotency = key
         let first = try await store.enqueue([request], now: t0)[0].get()
@@ -117,5 +117,39 @@ import Testing
         _ = try truncated.next()
         _ = try truncated.next()
         #expect(throws: StoreError.self) { try truncated.next() }
+    }
+
+    /// A batch of many megabytes is rows of about `rowItems` bytes each, ids in sequence, written through the small
+    /// page cache (which the connection has its size back after): every notification reads back, is written out by
+    /// the worker row after row, and a cancel in a later row finds its notification.
+    @Test func aBatchOfManyMegabytesIsRowsOfAMegabyte() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let cacheSize = try await store.scalar("PRAGMA cache_size")
+        let alert = String(repeating: "x", count: 3_900)
+        let content = try NotificationContent(
+            bundleID: topic, payload: Payload(json: #"{"aps":{"alert":"\#(alert)"}}"#))
+        let specs = (0..<2_200).map { CampaignSpec.single(to: token($0), content: content) }
+        let encoded = DeferredBatch.encode(specs.dropLast())
+        #expect(encoded.count >= Store.largeItems)
+        let done = try await store.enqueue([EnqueueRequest(specs: specs)], now: t0)[0].get()
+        #expect(done.ids.count == 2_200 && done.deliveries == Array(repeating: 1, count: 2_200))
+        #expect(try await store.scalar("PRAGMA cache_size") == cacheSize)
+        #expect(try await store.scalar("SELECT sum(length(items)) FROM deferred_batches") == Int64(encoded.count))
+        let rows = try #require(try await store.scalar("SELECT count(*) FROM deferred_batches"))
+        #expect(rows == Int64((encoded.count + Store.rowItems - 1) / Store.rowItems))
+        #expect(
+            try await store.scalar("SELECT max(length(items)) FROM deferred_batches")! < Int64(Store.rowItems + 4_200))
+        #expect(try await store.scalar("SELECT sum(count) FROM deferred_batches") == 2_199)
+        #expect(try await store.gauges(now: at(1)).pendingSingle == 2_200)
+        #expect(try await store.campaign(done.ids[2_000]).content == content)
+        let cancelled = try await store.cancel(done.ids[2_000], staleAfter: .seconds(30), waitUpTo: 0)
+        #expect(cancelled.campaign.status == .cancelled)
+        // Every other record reads back: the worker writes them all out, each to its own token.
+        while try await store.expandDeferredBatch(limit: 10_000).notifications > 0 {}
+        #expect(try await store.scalar("SELECT count(*) FROM deferred_batches") == 0)
+        #expect(try await store.scalar("SELECT count(DISTINCT token) FROM deliveries") == 2_200)
+        #expect(try await store.scalar("SELECT count(*) FROM campaigns") == 2_200)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 
 /// Grouped enqueues (the HTTP API's transactions), idempotency keys, the newest-first log and apns-id.
 @Suite struct EnqueueTests {
-    private func key(_ key: String, _ hash: String, scope: String = "api:a") -> IdempotencyKey {
+    private func key(_ key: String, _ hash: String, scope: IdempotencyScope = .apiKey(id: 1)) -> IdempotencyKey {
         IdempotencyKey(scope: scope, key: key, requestHash: hash)
     }
 
@@ -46,7 +46,7 @@ import Testing
             [
                 EnqueueRequest(specs: [single(token(1))], idempotency: key("k", "h1")),
                 EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2")),
-                EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2", scope: "api:b")),
+                EnqueueRequest(specs: [single(token(2))], idempotency: key("k", "h2", scope: .apiKey(id: 2))),
             ], now: at(10))
         let replay = try group[0].get()
         #expect(replay.isReplay && replay.ids == first.ids && replay.deliveries == [1])
@@ -64,6 +64,32 @@ import Testing
         #expect(try await store.idempotentResult(key("k", "h9"), now: at(24 * 3600 + 2))?.ids == later.ids)
     }
 
+    /// Specs made again as they are read (a large API batch's) are written as the same notifications as the same
+    /// specs held as values, on each engine, and replay under a key as those do.
+    @Test(arguments: Engine.all) func specsMadeAgainAreWrittenAsValuesAre(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        let specs = (0..<40).map { n in
+            n % 3 == 0 ? CampaignSpec.single(to: token(n), content: single(token(n)).content) : single(token(n))
+        }
+        let made = CampaignSpecs(singleSendsDueNow: specs.count) { specs[$0] }
+        #expect(Array(made) == specs && made.values == specs && made.areSingleSendsDueNow == true)
+        let first = try await store.enqueue(
+            [EnqueueRequest(specs: made, idempotency: key("big", "h"))], now: t0)[0].get()
+        let second = try await store.enqueue([EnqueueRequest(specs: specs)], now: t0)[0].get()
+        #expect(first.deliveries == second.deliveries && first.ids.count == 40)
+        for index in [0, 17, 39] {
+            let (a, b) = (try await store.campaign(first.ids[index]), try await store.campaign(second.ids[index]))
+            #expect(a.content == b.content && a.audience == b.audience && a.kind == b.kind)
+        }
+        let replay = try await store.enqueue(
+            [EnqueueRequest(specs: made, idempotency: key("big", "h"))], now: at(1))[0].get()
+        #expect(replay.isReplay && replay.ids == first.ids)
+        try await store.expandAll(now: at(2))
+        #expect(try await store.allLog().count == 80)
+    }
+
     @Test(arguments: Engine.all) func sealingUnderAKeyDropsADuplicateDraft(engine: Engine) async throws {
         let database = try TestDatabase(engine)
         defer { database.remove() }
@@ -73,8 +99,8 @@ import Testing
         let b = try await store.beginCampaign(spec, now: t0)
         try await store.appendTokens([token(1)], to: a)
         try await store.appendTokens([token(1)], to: b)
-        let sealedA = try await store.sealCampaign(a, remembering: key("cron", "h", scope: "cli"), now: t0)
-        let sealedB = try await store.sealCampaign(b, remembering: key("cron", "h", scope: "cli"), now: t0)
+        let sealedA = try await store.sealCampaign(a, remembering: key("cron", "h", scope: .commandLine), now: t0)
+        let sealedB = try await store.sealCampaign(b, remembering: key("cron", "h", scope: .commandLine), now: t0)
         #expect(sealedA.ids == [a] && sealedB.ids == [a] && sealedB.isReplay)
         #expect(try await store.campaigns(kind: .bulk, status: nil, before: nil, limit: 10).map(\.id) == [a])
     }

@@ -51,6 +51,15 @@ final class Statement {
         try check(sqlite3_bind_text(handle, index, start, Int32(range.count), nil))  // nil: SQLITE_STATIC
     }
 
+    /// Binds the blob `bytes` without SQLite copying it (a large value would otherwise be held twice while the row's
+    /// record is built from it): `bytes` must stay valid and unchanged until the statement is reset or rebound.
+    func bindBlob(_ index: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            return try check(sqlite3_bind_zeroblob(handle, index, 0))
+        }
+        try check(sqlite3_bind_blob64(handle, index, base, sqlite3_uint64(bytes.count), nil))  // nil: SQLITE_STATIC
+    }
+
     /// Steps once; `true` when a row is available, `false` when the statement is done.
     func step() throws -> Bool {
         let code = sqlite3_step(handle)
