@@ -111,10 +111,11 @@ final class APITester: Sendable {
 
     /// `method target` authorised by `secret` (no Authorization header when nil), with `body` (or `json`, or the
     /// file `bodyFile`) as `Content-Type: application/json` unless `headers` (`"Name: value"`) name another type.
-    /// No answer is recorded as an issue and reads as status 0.
+    /// No answer within `timeout` is recorded as an issue and reads as status 0.
     func call(
         _ method: String, _ target: String, _ body: String? = nil, key secret: String?, json: String? = nil,
-        bodyFile: String? = nil, headers extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+        bodyFile: String? = nil, headers extra: [String] = [], timeout: TimeInterval = 30,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Reply {
         var headers = extra
         if let secret { headers.append("Authorization: Bearer \(secret)") }
@@ -125,7 +126,7 @@ final class APITester: Sendable {
         let data = content.map { Data($0.utf8) } ?? bodyFile.flatMap { FileManager.default.contents(atPath: $0) }
         guard
             let response = await LoopbackHTTP.request(
-                port: Int(server.address.port), method, target, headers: headers, body: data)
+                port: Int(server.address.port), method, target, headers: headers, body: data, timeout: timeout)
         else {
             Issue.record("no answer to \(method) \(target)", sourceLocation: sourceLocation)
             return Reply(status: 0, headers: [:], text: "")

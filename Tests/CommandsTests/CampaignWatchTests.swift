@@ -13,7 +13,7 @@ import Testing
         defer { watch.stopIfRunning() }
         let worker = fleet.runWorker()
         defer { worker.stopIfRunning() }
-        #expect(await watch.waitForExit(60), "watch did not end; \(watch.output.suffix(500))")
+        #expect(await watch.waitForExit(120), "watch did not end; \(watch.output.suffix(500))")
         #expect(watch.exitStatus == 0, "\(watch.log)")
         let lines = try watch.output.split(separator: "\n").map { try Fleet.json(String($0)) }
         #expect(lines.count >= 2, "\(watch.output)")

@@ -11,7 +11,7 @@ import Testing
         let id = String(try #require(fleet.campaign))
         let worker = fleet.runWorker()
         defer { worker.stopIfRunning() }
-        #expect(await Fleet.eventually(30, every: 0.02) { fleet.accepted >= 10 }, "\(worker.log.suffix(1500))")
+        #expect(await Fleet.eventually(90, every: 0.02) { fleet.accepted >= 10 }, "\(worker.log.suffix(1500))")
         let paused = try await fleet.cli.run("campaign", "pause", id)
         #expect(
             paused.status == 0 && paused.stdout.hasPrefix("paused campaign \(id)"),

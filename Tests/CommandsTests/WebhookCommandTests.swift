@@ -135,7 +135,7 @@ import Threads
 
         try await Self.writeEvent(cli, 4)
         #expect(await Fleet.eventually(30) { receiver.accepted.withLock { $0 } == ["4"] }, "\(serve.log.suffix(2000))")
-        #expect(await serve.terminate(within: 30) != nil)
+        #expect(await serve.terminate(within: 90) != nil)
 
         let parked = try await Self.status(cli, webhook)
         #expect(parked["backlog"] as? Int == 0 && parked["lastError"] is NSNull, "\(parked)")
@@ -178,14 +178,14 @@ import Threads
         let flagged = open.events("config.secret_on_command_line")
         #expect(flagged.count == 1 && flagged.first?["setting"] as? String == "webhook.secret", "\(flagged)")
         #expect(!open.log.contains(Self.secret))
-        #expect(await open.terminate(within: 30) != nil)
+        #expect(await open.terminate(within: 90) != nil)
 
         let quiet = cli.launch(
             ["serve", "--no-worker", "--listen", "127.0.0.1:0"],
             environment: ["APNSD_WEBHOOK_URL": "http://127.0.0.1:1/hook", "APNSD_WEBHOOK_SECRET": Self.secret])
         defer { quiet.stopIfRunning() }
         _ = try await WorkerStatusTests.address(quiet)
-        #expect(await quiet.terminate(within: 30) != nil)
+        #expect(await quiet.terminate(within: 90) != nil)
         #expect(quiet.events("serve.plain_http").isEmpty && quiet.events("config.secret_on_command_line").isEmpty)
         #expect(quiet.events("serve.started").count == 1)
     }

@@ -18,6 +18,8 @@ import Threads
         options.maxConnectionsPerClient = 0
         options.headerTimeout = 600
         options.bodyTimeout = 600
+        // libmicrohttpd's own idle timeout too: on a loaded machine a test's idle connections may wait longer than 30 s.
+        options.connectionTimeout = 600
         change(&options)
         return options
     }

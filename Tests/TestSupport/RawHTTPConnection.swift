@@ -44,7 +44,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
 
     /// The next answer (a `Content-Length` body, or up to the close), skipping `100 Continue` unless `interim`; nil
     /// when none came whole within `seconds`.
-    public func answer(within seconds: Double = 30, interim: Bool = false) async -> Answer? {
+    public func answer(within seconds: Double = 90, interim: Bool = false) async -> Answer? {
         let end = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < end {
             if let answer = parse() {
@@ -58,7 +58,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
     }
 
     /// Whether the server ends the connection (end of stream or reset) within `seconds`; what it sends first is kept.
-    public func closed(within seconds: Double = 30) async -> Bool {
+    public func closed(within seconds: Double = 90) async -> Bool {
         let end = ContinuousClock.now + .seconds(seconds)
         while !ended, ContinuousClock.now < end { await readSome() }
         return ended
