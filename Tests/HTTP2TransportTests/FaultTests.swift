@@ -56,17 +56,19 @@ extension TransportIO {
 
         @Test func aSlowAnswerHitsTheRequestTimeout() async throws {
             let slow = String(repeating: "5a", count: 32)
-            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 3_000)]))
+            // A timeout long enough for the fast request's answer on a loaded machine (a sanitizer pass), and a delay
+            // well past it.
+            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 8_000)]))
             defer { mock.stop() }
             let connection = try APNsConnection(
-                configuration: mock.connectionConfiguration(requestTimeout: .milliseconds(300)))
+                configuration: mock.connectionConfiguration(requestTimeout: .milliseconds(1_500)))
             let result = await connection.send(try mock.request(device: slow))
             let fast = await connection.send(try mock.request())
             await connection.shutdown(timeout: .seconds(5))
             #expect(result.error?.kind == .timeout, "\(result)")
             #expect(result.error?.curlCode == 28)
             #expect(result.error?.isRetryable == true)
-            // (A timeout that did not fire would have returned the 200 the server sends after 3 s.)
+            // (A timeout that did not fire would have returned the 200 the server sends after 8 s.)
             #expect(fast.status == 200, "the connection still works: \(fast)")
         }
     }
