@@ -349,7 +349,9 @@ import Testing
         refusedItems[5] = #"{"token":"bad","payload":{"aps":{}}}"#
         let refusedBody = #"{"notifications":[\#(refusedItems.joined(separator: ","))]}"#
         #expect(refusedBody.utf8.count >= 8 << 20)
-        let refused = await api.call("POST", "/v1/notifications/batch", key: api.backend, json: refusedBody)
+        // Generous limits: under a sanitizer, on a loaded machine, parsing megabytes takes a while.
+        let refused = await api.call(
+            "POST", "/v1/notifications/batch", key: api.backend, json: refusedBody, timeout: 300)
         #expect(refused.status == 400, "\(refused.text)")
         let error = try APITester.error(refused)
         #expect(
@@ -359,7 +361,7 @@ import Testing
 
         let accepted = await api.call(
             "POST", "/v1/notifications/batch", key: api.backend,
-            json: #"{"notifications":[\#(items.joined(separator: ","))]}"#)
+            json: #"{"notifications":[\#(items.joined(separator: ","))]}"#, timeout: 300)
         #expect(accepted.status == 202, "\(accepted.text.prefix(300))")
         let ids = try #require(try APITester.object(accepted)["ids"] as? [String])
         #expect(ids.count == 2_200)

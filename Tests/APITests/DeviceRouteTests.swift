@@ -170,7 +170,8 @@ import Testing
                 group.addTask {
                     await h.call(
                         "POST", "/v1/notifications",
-                        #"{"token":"\#(Tokens.hex(n))","payload":{"aps":{"alert":"\#(n)"}}}"#, key: key)
+                        #"{"token":"\#(Tokens.hex(n))","payload":{"aps":{"alert":"\#(n)"}}}"#, key: key,
+                        timeout: 120)
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }

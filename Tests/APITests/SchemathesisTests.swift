@@ -14,7 +14,10 @@ import Testing
         return tools + "/schemathesis/bin/schemathesis"
     }
 
-    @Test func generatedRequestsGetDocumentedAnswers() async throws {
+    // Not under ThreadSanitizer: a conformance check of the answers, not of concurrency, whose minutes of generated
+    // requests held that pass's other suites past their limits. (The plain and address passes run it.)
+    @Test(.disabled(if: Sanitizers.thread, "a conformance check; the thread pass is for concurrency"))
+    func generatedRequestsGetDocumentedAnswers() async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.executable),
             "no \(Self.executable): run scripts/setup")

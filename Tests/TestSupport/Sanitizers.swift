@@ -16,6 +16,13 @@ public enum Sanitizers {
         let names: [String] = ["__tsan_init", "__asan_init"]
         return names.contains { dlsym(process, $0) != nil }
     }()
+
+    /// Whether this test process runs under ThreadSanitizer.
+    public static let thread: Bool = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return false }
+        defer { dlclose(process) }
+        return dlsym(process, "__tsan_init") != nil
+    }()
 }
 
 extension Trait where Self == ConditionTrait {
