@@ -13,16 +13,6 @@ import Testing
         return options
     }
 
-    /// Waits until `condition` holds; false if `seconds` pass first.
-    static func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
-        let end = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            if ContinuousClock.now > end { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     static func code(_ answer: RawHTTPConnection.Answer?) -> String? {
         guard let answer, let object = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
         else { return nil }
@@ -95,7 +85,7 @@ import Testing
         #expect(busy.status == 503 && busy.errorCode == "too_many_bodies_in_flight", "\(busy.status) \(busy.text)")
         #expect(busy.headers["retry-after"] == "1")
         let idle = try (0..<2).map { _ in try RawHTTPConnection(port: port) }
-        #expect(await Self.eventually { api.server.openConnections == 2 })
+        #expect(await Poll.until(30, every: 0.01) { api.server.openConnections == 2 })
         let probe = try RawHTTPConnection(port: port)
         probe.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await probe.answer()?.status == 200)
@@ -115,12 +105,12 @@ import Testing
         for poll in polls {
             poll.send("GET /v1/events?wait=30 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(api.reader)\r\n\r\n")
         }
-        #expect(await Self.eventually { api.server.openConnections == 2 })
+        #expect(await Poll.until(30, every: 0.01) { api.server.openConnections == 2 })
         // Both wait: no events, no answer yet; every slot is taken.
         #expect(await polls[0].answer(within: 0.2) == nil)
         polls.removeAll()
         // Well before the 30 s wait ends, both slots are free again.
-        #expect(await Self.eventually(seconds: 20) { api.server.openConnections == 0 })
+        #expect(await Poll.until(20, every: 0.01) { api.server.openConnections == 0 })
         let reply = await api.call("GET", "/v1/stats", key: api.reader)
         #expect(reply.status == 200)
         await api.close()

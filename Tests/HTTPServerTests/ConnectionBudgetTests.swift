@@ -28,16 +28,6 @@ import Threads
         HTTPResponse(status: 200, text: "\(request.method) \(request.path) body=\(request.body.count)\n")
     }
 
-    /// Waits until `condition` holds; false if `seconds` pass first.
-    static func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
-        let end = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            if ContinuousClock.now > end { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     /// Sends `head` line by line, a line every 100 ms, then header lines forever: true once the server closes it.
     static func trickle(_ connection: RawHTTPConnection, seconds: Double = 30) async -> Bool {
         let end = ContinuousClock.now + .seconds(seconds)
@@ -94,7 +84,7 @@ import Threads
         let port = server.address.port
         let first = try RawHTTPConnection(port: port)
         let second = try RawHTTPConnection(port: port)
-        #expect(await Self.eventually { server.openConnections == 2 })
+        #expect(await Poll.until(30, every: 0.01) { server.openConnections == 2 })
         let third = try RawHTTPConnection(port: port)
         third.send("GET /third HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await third.closed(), "the third connection from one address was served")
@@ -111,7 +101,7 @@ import Threads
             listen: Self.local, options: Self.options { $0.maxConnections = 4 }, handler: Self.echo)
         let port = server.address.port
         var idle = try (0..<4).map { _ in try RawHTTPConnection(port: port) }
-        #expect(await Self.eventually { server.openConnections == 4 })
+        #expect(await Poll.until(30, every: 0.01) { server.openConnections == 4 })
         let probe = try RawHTTPConnection(port: port)
         probe.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await probe.answer()?.status == 200)
@@ -123,7 +113,7 @@ import Threads
         #expect(await probe.closed())
         // Below the cap again, everything is served.
         idle.removeAll()
-        #expect(await Self.eventually { server.openConnections == 0 })
+        #expect(await Poll.until(30, every: 0.01) { server.openConnections == 0 })
         let later = try RawHTTPConnection(port: port)
         later.send("GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await later.answer()?.status == 200)
@@ -165,7 +155,7 @@ import Threads
         #expect(server.bodyBytesInFlight == 800)
         release.set()
         #expect(await holder.answer()?.body == "POST /hold body=800\n")
-        #expect(await Self.eventually { server.bodyBytesInFlight == 0 })
+        #expect(await Poll.until(30, every: 0.01) { server.bodyBytesInFlight == 0 })
         let fits = try RawHTTPConnection(port: port)
         fits.send("POST /fits HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n" + String(repeating: "c", count: 500))
         #expect(await fits.answer()?.body == "POST /fits body=500\n")
@@ -186,7 +176,9 @@ import Threads
         for connection in declared {
             connection.send("POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: 67108864\r\n\r\nx")
         }
-        #expect(await Self.eventually { server.bodyBytesInFlight == 32 }, "\(server.bodyBytesInFlight) bytes held")
+        #expect(
+            await Poll.until(30, every: 0.01) { server.bodyBytesInFlight == 32 },
+            "\(server.bodyBytesInFlight) bytes held")
         let small = try RawHTTPConnection(port: port)
         small.send(
             "POST /small HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "s", count: 1000))
@@ -210,10 +202,10 @@ import Threads
         let port = server.address.port
         var waiting = try (0..<2).map { _ in try RawHTTPConnection(port: port) }
         for connection in waiting { connection.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n") }
-        #expect(await Self.eventually { entered.withLock { $0 } == 2 })
+        #expect(await Poll.until(30, every: 0.01) { entered.withLock { $0 } == 2 })
         waiting.removeAll()
-        #expect(await Self.eventually { cancelled.withLock { $0 } == 2 }, "the handlers were not cancelled")
-        #expect(await Self.eventually { server.openConnections == 0 })
+        #expect(await Poll.until(30, every: 0.01) { cancelled.withLock { $0 } == 2 }, "the handlers were not cancelled")
+        #expect(await Poll.until(30, every: 0.01) { server.openConnections == 0 })
         let next = try RawHTTPConnection(port: port)
         next.send("GET /v1/next HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await next.answer()?.status == 200)
@@ -240,16 +232,17 @@ import Threads
         #expect(await writing.wait())
         var read: RawHTTPConnection? = try RawHTTPConnection(port: port)
         read?.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(await Self.eventually { server.openConnections == 2 })
+        #expect(await Poll.until(30, every: 0.01) { server.openConnections == 2 })
         // Both clients leave, the writer first: once the read's handler is cancelled, the watch has seen both.
         write = nil
         read = nil
-        #expect(await Self.eventually { outcomes.withLock { $0["GET"] } == true })
+        #expect(await Poll.until(30, every: 0.01) { outcomes.withLock { $0["GET"] } == true })
         #expect(outcomes.withLock { $0["POST"] } == nil, "the write's handler ended before it was released")
         release.set()
         #expect(
-            await Self.eventually { outcomes.withLock { $0["POST"] } == false }, "the write's handler was cancelled")
-        #expect(await Self.eventually { server.openConnections == 0 })
+            await Poll.until(30, every: 0.01) { outcomes.withLock { $0["POST"] } == false },
+            "the write's handler was cancelled")
+        #expect(await Poll.until(30, every: 0.01) { server.openConnections == 0 })
         await server.stop()
     }
 
