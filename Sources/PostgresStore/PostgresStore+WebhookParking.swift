@@ -58,10 +58,7 @@ extension PostgresStore {
                 failure.firstFailureAt.storeMilliseconds, now.storeMilliseconds, failure.lastError
             ).int64(0, 0)
             try Self.advanceCursor(db, to: failure.last, now: now)
-            return ParkedWebhookBatch(
-                id: id, first: failure.first, last: failure.last, events: failure.events, attempts: failure.attempts,
-                firstFailureAt: Milliseconds.date(failure.firstFailureAt.storeMilliseconds),
-                parkedAt: Milliseconds.date(now.storeMilliseconds), lastError: failure.lastError)
+            return ParkedWebhookBatch(id: id, parking: failure, at: now)
         }
     }
 

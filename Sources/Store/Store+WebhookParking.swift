@@ -48,10 +48,7 @@ extension Store {
             guard db.changes > 0 else { return nil }
             let id = db.lastInsertRowID
             try Self.advanceCursor(db, to: failure.last, now: now)
-            return ParkedWebhookBatch(
-                id: id, first: failure.first, last: failure.last, events: failure.events, attempts: failure.attempts,
-                firstFailureAt: Milliseconds.date(failure.firstFailureAt.storeMilliseconds),
-                parkedAt: Milliseconds.date(now.storeMilliseconds), lastError: failure.lastError)
+            return ParkedWebhookBatch(id: id, parking: failure, at: now)
         }
     }
 
