@@ -34,7 +34,7 @@ extension HTTPServer {
             if request.rejected || request.overBudget { return .YES }
             if request.dropped > 0 || request.body.count + count > request.limit {
                 server.release(request)
-                return server.drop(count, of: request)
+                return server.drop(count, of: request, on: connection)
             }
             guard server.hold(count, for: request) else {
                 // libmicrohttpd answers nothing queued mid-body: the rest is read and dropped, then answered 503.

@@ -65,10 +65,11 @@ extension HTTPServer {
 
     /// Body bytes past the route's limit, which only a chunked body can bring (a declared length over it is
     /// refused from the head): dropped, and the 413 queued once the body has ended; a body running on past
-    /// `chunkedOverrun` has its connection closed instead.
-    func drop(_ count: Int, of request: RequestState) -> MHD_Result {
+    /// `chunkedOverrun` is answered 413 on the socket at once and its connection closed.
+    func drop(_ count: Int, of request: RequestState, on connection: OpaquePointer) -> MHD_Result {
         request.body = []
         request.dropped += count
-        return request.dropped > options.limits.chunkedOverrun ? .NO : .YES
+        guard request.dropped > options.limits.chunkedOverrun else { return .YES }
+        return answerOnSocket(options.tooLarge, connection)
     }
 }

@@ -62,6 +62,24 @@ extension HTTPServer {
         return MHD_queue_response(connection, UInt32(response.status), created)
     }
 
+    /// Writes `response` straight to the connection's socket and returns `.NO`, which has libmicrohttpd close the
+    /// connection: for an answer due in the middle of a body, where libmicrohttpd 0.9.75 can queue none until the
+    /// body has ended. Over TLS the bytes would have to go through GnuTLS's session, so the connection is only closed.
+    func answerOnSocket(_ response: HTTPResponse, _ connection: OpaquePointer) -> MHD_Result {
+        let socket = apnsd_mhd_connection_fd(connection)
+        guard !isTLS, socket >= 0 else { return .NO }
+        let reason = MHD_get_reason_phrase_for(UInt32(response.status)).map { String(cString: $0) } ?? ""
+        var head = "HTTP/1.1 \(response.status) \(reason)\r\n"
+        for field in response.headers where field.name.lowercased() != "content-length" {
+            head += "\(field.name): \(field.value)\r\n"
+        }
+        head += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
+        let bytes = Array(head.utf8) + response.body
+        // A small answer into a socket buffer that holds nothing of ours yet: one send takes it whole.
+        _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return .NO
+    }
+
     private final class Pairs {
         var items: [(name: String, value: String?)] = []
     }

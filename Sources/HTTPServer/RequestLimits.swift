@@ -10,8 +10,8 @@ public struct RequestLimits: Sendable {
     /// can be read differently by a proxy in front, as can Content-Length beside Transfer-Encoding (refused too).
     public var singleHeaders: Set<String> = ["content-length", "transfer-encoding", "host"]
     /// How much of a chunked body past its route's limit is read and dropped so that the client, once it has sent
-    /// it all, reads the 413; a longer one has its connection closed without an answer (libmicrohttpd 0.9.75 can
-    /// answer only once the body has ended).
+    /// it all, reads the 413 in order; past it, the 413 is written at once and the connection closed (libmicrohttpd
+    /// 0.9.75 can queue an answer only once the body has ended).
     public var chunkedOverrun = 4 << 20
 
     public init() {}

@@ -114,6 +114,22 @@ import Testing
         #expect(within.reply.contains("POST /small  x= body=500"), "\(within.reply)")
     }
 
+    @Test func aChunkedBodyFarOverItsLimitIsAnswered413WithoutWaitingForItsEnd() async throws {
+        var options = HTTPServer.Options()
+        options.limits.chunkedOverrun = 8 << 10
+        let server = try HTTPServer.start(
+            listen: Self.local, options: options, bodyLimit: { _, _ in 1000 }, handler: HTTPServerTests.echo)
+        defer { Task { await server.stop() } }
+        let client = try RawHTTPConnection(port: server.address.port)
+        let chunk = "fa0\r\n" + String(repeating: "a", count: 4000) + "\r\n"
+        // 40 KB, past the limit and the overrun both, and no last chunk: the body has not ended.
+        client.send("POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: chunk, count: 10))
+        let answer = await client.answer()
+        #expect(answer?.status == 413 && answer?.headers["connection"] == "close", "\(String(describing: answer))")
+        #expect(answer?.body == "request body too large\n")
+        #expect(await client.closed())
+    }
+
     /// libmicrohttpd 0.9.75 answers a Content-Length that is not a number itself, before any callback of ours, and
     /// then queues the same answer's header block a second time (its state machine goes on past its own error).
     /// This test fails once the library no longer does, so that the README's note is updated.
