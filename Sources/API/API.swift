@@ -158,20 +158,39 @@ public final class API: Sendable {
         since start: ContinuousClock.Instant
     ) {
         let elapsed = ContinuousClock.now - start
-        metrics.httpRequest(
-            route: template, code: response.status,
-            seconds: elapsed.seconds)
-        if let accessLog {
-            // The route's template, never the path (it may hold a device token); the key's name, never its secret.
-            let replay = response.headers["Idempotent-Replayed"] == "true"
-            let fields: [(String, Logger.Value)] =
-                [
-                    ("method", .string(method)), ("route", .string(template)),
-                    ("status", .int(response.status)),
-                    ("duration_ms", .decimal(elapsed.seconds * 1000, places: 3)),
-                ] + (key.map { [("api_key", .string($0))] } ?? []) + [("replay", .bool(replay))]
-            accessLog.log(.info, "api.request", fields, always: true)
+        metrics.httpRequest(route: template, code: response.status, seconds: elapsed.seconds)
+        // The route's template, never the path (it may hold a device token); the key's name, never its secret.
+        let replay = response.headers["Idempotent-Replayed"] == "true"
+        logAccess(
+            method, template, response.status, elapsed.seconds,
+            (key.map { [("api_key", .string($0))] } ?? []) + [("replay", .bool(replay))])
+    }
+
+    /// Counts and logs an answer the HTTP server gave by itself (`HTTPServer.Options.answeredByServer`): a head
+    /// refused, a body over its limit or the budget, a connection past the cap, a stop. Its route is the template
+    /// the path matches, or `unmatched`; its log line says why (`refused`).
+    public func recordServerAnswer(_ answer: ServerAnswer) {
+        var template = "unmatched"
+        if let path = answer.path {
+            switch Self.router.match(method: answer.method, path: path) {
+            case .found(let route, _): template = route.template
+            case .methodNotAllowed(let matched, _): template = matched
+            case .notFound: break
+            }
         }
+        metrics.httpAnsweredByServer(route: template, code: answer.status)
+        logAccess(answer.method, template, answer.status, 0, [("refused", .string(answer.reason))])
+    }
+
+    private func logAccess(
+        _ method: String, _ template: String, _ status: Int, _ seconds: Double, _ more: [(String, Logger.Value)]
+    ) {
+        guard let accessLog else { return }
+        let fields: [(String, Logger.Value)] = [
+            ("method", .string(method)), ("route", .string(template)), ("status", .int(status)),
+            ("duration_ms", .decimal(seconds * 1000, places: 3)),
+        ]
+        accessLog.log(.info, "api.request", fields + more, always: true)
     }
 
     /// The route's template (`unmatched` when none), the name of the API key that was accepted (nil: none, or

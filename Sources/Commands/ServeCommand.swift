@@ -65,7 +65,7 @@ enum ServeCommand {
         let server: HTTPServer
         do {
             server = try HTTPServer.start(
-                listen: listen, tls: tls, options: serverOptions(configuration),
+                listen: listen, tls: tls, options: serverOptions(configuration, api),
                 bodyLimit: { api.bodyLimit(method: $0, path: $1) },
                 headCheck: { head in await api.checkHead(head) },
                 handler: { request in await api.handle(request) })
@@ -164,9 +164,11 @@ enum ServeCommand {
         listen.host.hasPrefix("127.") || listen.host == "::1"
     }
 
-    /// The API's server answers with the connection budget of the `api.*` settings.
-    private static func serverOptions(_ configuration: Configuration) -> HTTPServer.Options {
+    /// The API's server answers with the connection budget of the `api.*` settings; the server's own answers are
+    /// counted and logged by the API.
+    private static func serverOptions(_ configuration: Configuration, _ api: API) -> HTTPServer.Options {
         var options = API.serverOptions
+        options.answeredByServer = { api.recordServerAnswer($0) }
         options.maxConnections = configuration.apiMaxConnections
         options.maxConnectionsPerClient = configuration.apiMaxConnectionsPerClient
         options.headerTimeout = configuration.apiHeaderTimeout

@@ -14,8 +14,7 @@ extension HTTPServer {
         let key = Self.key(connection)
         watch.enter(key, .held, now: MonotonicClock.nanoseconds())
         if watch.count > options.maxConnections, !options.probePaths.contains(request.path) {
-            request.rejected = true
-            return queue(options.busy, on: connection, close: true)
+            return refuse(options.busy, "too_many_connections", request, on: connection)
         }
         guard Self.announcesBody(connection) else { return .YES }
         guard let headCheck else { return readBody(request, on: connection) }
@@ -30,10 +29,7 @@ extension HTTPServer {
             state.suspended[ObjectIdentifier(request)] = request
             return true
         }
-        guard suspended else {
-            request.rejected = true
-            return queue(options.unavailable, on: connection, close: true)
-        }
+        guard suspended else { return refuse(options.unavailable, "shutting_down", request, on: connection) }
         Task {
             let refusal = await headCheck(head)
             self.resume(request, answer: refusal)
@@ -84,8 +80,7 @@ extension HTTPServer {
             let length = Int(String(cString: declared)),
             bodyBytes.withLock({ $0 }) + length > options.maxBodyBytesInFlight
         {
-            request.rejected = true
-            return queue(options.bodiesBusy, on: connection, close: true)
+            return refuse(options.bodiesBusy, "too_many_bodies_in_flight", request, on: connection)
         }
         watch.enter(Self.key(connection), .body, now: MonotonicClock.nanoseconds())
         return .YES

@@ -21,8 +21,7 @@ extension HTTPServer {
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let length = Int(String(cString: declared)), length > request.limit
             {
-                request.rejected = true
-                return server.queue(server.options.tooLarge, on: connection, close: true)
+                return server.refuse(server.options.tooLarge, "body_too_large", request, on: connection)
             }
             // Nothing is reserved from a declared length: the body grows with the bytes that actually arrive.
             return server.admit(request, on: connection)
@@ -48,12 +47,10 @@ extension HTTPServer {
         }
         if request.rejected { return .YES }
         if request.dropped > 0 {
-            request.rejected = true
-            return server.queue(server.options.tooLarge, on: connection, close: true)
+            return server.refuse(server.options.tooLarge, "body_too_large", request, on: connection)
         }
         if request.overBudget {
-            request.rejected = true
-            return server.queue(server.options.bodiesBusy, on: connection, close: true)
+            return server.refuse(server.options.bodiesBusy, "too_many_bodies_in_flight", request, on: connection)
         }
         if let response = request.response.withLock({ $0 }) {
             server.watch.enter(key(connection), .held, now: MonotonicClock.nanoseconds())

@@ -53,8 +53,7 @@ extension HTTPServer {
         let head = RequestHead(target: request.target, headers: request.headers, targetComplete: complete)
         switch head.judge(options.limits) {
         case .failure(let refusal):
-            request.rejected = true
-            return queue(options.refused(refusal), on: connection, close: true)
+            return refuse(options.refused(refusal), refusal.code, request, on: connection)
         case .success(let accepted):
             request.path = accepted.path
             request.query = accepted.query
@@ -70,6 +69,6 @@ extension HTTPServer {
         request.body = []
         request.dropped += count
         guard request.dropped > options.limits.chunkedOverrun else { return .YES }
-        return answerOnSocket(options.tooLarge, connection)
+        return refuse(options.tooLarge, "body_too_large", request, on: connection, onSocket: true)
     }
 }

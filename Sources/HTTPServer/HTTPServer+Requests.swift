@@ -19,7 +19,7 @@ extension HTTPServer {
             state.suspended[ObjectIdentifier(request)] = request
             return true
         }
-        guard suspended else { return queue(options.unavailable, on: connection, close: true) }
+        guard suspended else { return refuse(options.unavailable, "shutting_down", request, on: connection) }
         let handler = handler
         let task = Task {
             let response = await handler(incoming)
@@ -43,6 +43,20 @@ extension HTTPServer {
             request.response.withLock { $0 = response }
             MHD_resume_connection(connection)
         }
+    }
+
+    /// Queues the server's own answer (`response`, for `reason`) instead of running the handler, reports it to
+    /// `answeredByServer`, and closes the connection after it; `onSocket` writes it at once (mid-body).
+    func refuse(
+        _ response: HTTPResponse, _ reason: String, _ request: RequestState, on connection: OpaquePointer,
+        onSocket: Bool = false
+    ) -> MHD_Result {
+        request.rejected = true
+        options.answeredByServer?(
+            ServerAnswer(
+                method: request.method, path: request.begun && !request.path.isEmpty ? request.path : nil,
+                status: response.status, reason: reason))
+        return onSocket ? answerOnSocket(response, connection) : queue(response, on: connection, close: true)
     }
 
     /// Queues `response`; `close` (or a stopping server) ends the connection after it.

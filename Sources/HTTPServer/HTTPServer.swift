@@ -54,6 +54,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var bodiesBusy = HTTPResponse(
             status: 503, headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "1"],
             body: Array("too many request bodies in flight\n".utf8))
+        /// Called on a daemon thread for each answer the server gives by itself (`ServerAnswer`), so that those
+        /// are counted and logged like the handler's; the head check's refusals are the head check's to record.
+        public var answeredByServer: (@Sendable (ServerAnswer) -> Void)?
         public init() {}
     }
 

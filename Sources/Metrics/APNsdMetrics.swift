@@ -191,6 +191,12 @@ public final class APNsdMetrics: Sendable {
         httpRequestDuration.observe(seconds, route)
     }
 
+    /// Counts a request the HTTP server answered by itself on `route` with `code` (a head refused, a body over a
+    /// limit, a connection past the cap): no handler ran, so no duration is observed.
+    public func httpAnsweredByServer(route: String, code: Int) {
+        httpRequests.increment(route, String(code))
+    }
+
     /// The exposition text, for `GET /metrics`.
     public func render() -> String { registry.render() }
 }

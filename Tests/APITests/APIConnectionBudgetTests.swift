@@ -98,6 +98,32 @@ import Testing
         await api.close()
     }
 
+    @Test func theServersOwnAnswersAreCountedAndLoggedWithTheirReason() async throws {
+        let api = try await APITester()
+        let port = api.server.address.port
+        let many = (0...100).map { "p\($0)=1" }.joined(separator: "&")
+        let head = try RawHTTPConnection(port: port)
+        head.send("GET /v1/stats?\(many) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(api.reader)\r\n\r\n")
+        let refused = await head.answer()
+        #expect(refused?.status == 400 && Self.code(refused) == "invalid_request", "\(String(describing: refused))")
+        let large = try RawHTTPConnection(port: port)
+        large.send("POST /v1/notifications HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n")
+        let tooLarge = await large.answer()
+        #expect(tooLarge?.status == 413 && Self.code(tooLarge) == "body_too_large", "\(String(describing: tooLarge))")
+        let text = api.metrics.render()
+        #expect(text.contains(#"apnsd_http_requests_total{route="unmatched",code="400"} 1"#), "\(text)")
+        #expect(text.contains(#"apnsd_http_requests_total{route="/v1/notifications",code="413"} 1"#), "\(text)")
+        #expect(!text.contains(#"apnsd_http_request_duration_seconds_count{route="unmatched"}"#))
+        let logged = api.accessLog.withLock { $0 }
+        for (status, reason) in [(400, "invalid_request"), (413, "body_too_large")] {
+            #expect(
+                logged.contains { $0.contains(#""status":\#(status)"#) && $0.contains(#""refused":"\#(reason)""#) },
+                "\(logged)")
+        }
+        #expect(!logged.contains { $0.contains(api.reader) })
+        await api.close()
+    }
+
     @Test func anEventsLongPollWhoseClientLeftFreesItsSlot() async throws {
         let api = try await APITester(options: Self.options { $0.maxConnections = 2 })
         let port = api.server.address.port

@@ -71,6 +71,8 @@ final class APITester: Sendable {
             ))
         self.store = store
         self.api = api
+        var options = options
+        options.answeredByServer = { api.recordServerAnswer($0) }
         server = try HTTPServer.start(
             listen: try ListenAddress(host: "127.0.0.1", port: 0), options: options,
             bodyLimit: { api.bodyLimit(method: $0, path: $1) }, headCheck: { await api.checkHead($0) },
