@@ -1,10 +1,50 @@
 /// A device token as APNs expects it in the request path: an even number of lowercase hex characters.
+///
+/// Kept compact: the usual 32-byte token (64 hex characters) is held as its bytes, inline (a 64-character `String`
+/// is a 112-byte heap allocation, and a campaign or an import holds a million tokens at once); any other length is
+/// kept as its text. `hex` spells it when asked.
 public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// The normalised (lowercase) hex string.
-    public let hex: String
+    private enum Storage: Hashable, Sendable {
+        /// The 32 bytes of a 64-character token, most significant first, so that comparing the words in order
+        /// compares the hex text (a lowercase digit's ASCII order is its value's).
+        case packed(UInt64, UInt64, UInt64, UInt64)
+        /// A token of any other length, as normalised text.
+        case text(String)
+    }
+
+    private let storage: Storage
 
     /// The longest token accepted; Apple's are 32 bytes today but Apple says not to assume a length.
     public static let maximumHexLength = 200
+
+    /// The normalised (lowercase) hex string.
+    public var hex: String {
+        switch storage {
+        case .text(let text): return text
+        case .packed(let a, let b, let c, let d):
+            return String(unsafeUninitializedCapacity: 64) { buffer in
+                func spell(_ word: UInt64, at offset: Int) {
+                    for i in 0..<16 {
+                        let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * i)) & 15
+                        buffer[offset + i] = nibble < 10 ? nibble &+ 48 : nibble &+ 87
+                    }
+                }
+                spell(a, at: 0)
+                spell(b, at: 16)
+                spell(c, at: 32)
+                spell(d, at: 48)
+                return 64
+            }
+        }
+    }
+
+    /// The hex text's length.
+    public var hexLength: Int {
+        switch storage {
+        case .text(let text): return text.utf8.count
+        case .packed: return 64
+        }
+    }
 
     /// Validates and lowercases `string`; surrounding whitespace is ignored.
     public init(_ string: some StringProtocol) throws(APNsError) {
@@ -27,14 +67,18 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
             default: throw .invalidDeviceToken("character \(i + 1) is not a hex digit")
             }
         }
-        hex = String(decoding: bytes, as: UTF8.self)
+        storage = bytes.withUnsafeBytes { Self.storage(normalized: $0) }
     }
 
     /// The token spelled by `bytes` when they are already normalised (lowercase even-length hex, nothing
     /// around it), else nil: the allocation-light path for bulk input. Use `init(_:)` to learn what is wrong.
     public init?(normalizedHex bytes: ArraySlice<UInt8>) {
-        guard bytes.withUnsafeBytes({ Self.isValidLowercaseHex($0) }) else { return nil }
-        hex = String(decoding: bytes, as: UTF8.self)
+        guard
+            let storage = bytes.withUnsafeBytes({ raw in
+                Self.isValidLowercaseHex(raw) ? Self.storage(normalized: raw) : nil
+            })
+        else { return nil }
+        self.storage = storage
     }
 
     /// Whether `bytes` is already a valid normalised token (lowercase even-length hex), without allocating.
@@ -49,10 +93,32 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
         return true
     }
 
-    /// A shortened form for logs and errors: the first 8 characters and the length.
-    public var description: String {
-        hex.count <= 12 ? hex : "\(hex.prefix(8))…(\(hex.count))"
+    /// The storage of validated lowercase hex.
+    private static func storage(normalized bytes: UnsafeRawBufferPointer) -> Storage {
+        guard bytes.count == 64 else { return .text(String(decoding: bytes, as: UTF8.self)) }
+        func word(_ w: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for i in 0..<16 {
+                let byte = bytes[w * 16 + i]
+                value = value << 4 | UInt64(byte <= UInt8(ascii: "9") ? byte &- 48 : byte &- 87)
+            }
+            return value
+        }
+        return .packed(word(0), word(1), word(2), word(3))
     }
 
-    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.hex < rhs.hex }
+    /// A shortened form for logs and errors: the first 8 characters and the length.
+    public var description: String {
+        let length = hexLength
+        return length <= 12 ? hex : "\(hex.prefix(8))…(\(length))"
+    }
+
+    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool {
+        if case .packed(let a1, let b1, let c1, let d1) = lhs.storage,
+            case .packed(let a2, let b2, let c2, let d2) = rhs.storage
+        {
+            return (a1, b1, c1, d1) < (a2, b2, c2, d2)
+        }
+        return lhs.hex < rhs.hex
+    }
 }

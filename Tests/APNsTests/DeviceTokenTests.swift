@@ -15,6 +15,24 @@ struct DeviceTokenTests {
         #expect(token.hex.count == length)
     }
 
+    @Test("tokens order, compare and hash as their hex does, whatever their length and however they were read")
+    func orderFollowsTheHex() throws {
+        var texts = (0..<200).map { i in
+            String((0..<[64, 64, 64, 32, 66][i % 5]).map { j in "0123456789abcdef".randomElement()! })
+        }
+        texts += ["f" + String(repeating: "0", count: 63), String(repeating: "f", count: 64), "00" + Self.hex64.dropLast(2)]
+        texts += [String(Self.hex64.prefix(32)), Self.hex64 + "00"]
+        let tokens = try texts.map { try DeviceToken($0) }
+        #expect(tokens.sorted().map(\.hex) == texts.sorted())
+        for (token, text) in zip(tokens, texts) {
+            #expect(DeviceToken(normalizedHex: Array(text.utf8)[...]) == token)
+            #expect(try DeviceToken(text.uppercased()).hashValue == token.hashValue)
+            #expect(token.hexLength == text.count)
+        }
+        #expect(Set(tokens).count == Set(texts).count)
+        #expect(MemoryLayout<DeviceToken>.size <= 40)
+    }
+
     @Test("a lowercase token is kept as is")
     func lowercase() throws {
         #expect(try DeviceToken(Self.hex64).hex == Self.hex64)
