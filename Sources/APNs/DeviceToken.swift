@@ -23,18 +23,64 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
         case .text(let text): return text
         case .packed(let a, let b, let c, let d):
             return String(unsafeUninitializedCapacity: 64) { buffer in
-                func spell(_ word: UInt64, at offset: Int) {
-                    for i in 0..<16 {
-                        let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * i)) & 15
-                        buffer[offset + i] = nibble < 10 ? nibble &+ 48 : nibble &+ 87
-                    }
-                }
-                spell(a, at: 0)
-                spell(b, at: 16)
-                spell(c, at: 32)
-                spell(d, at: 48)
+                Self.spell(a, into: buffer, at: 0)
+                Self.spell(b, into: buffer, at: 16)
+                Self.spell(c, into: buffer, at: 32)
+                Self.spell(d, into: buffer, at: 48)
                 return 64
             }
+        }
+    }
+
+    /// Calls `body` with the hex text's UTF-8 bytes, spelled on the stack for a packed token: for writers that copy
+    /// the bytes anyway (a bound statement, an encoded record), without a `String` per token.
+    public func withHexBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        switch storage {
+        case .text(let text):
+            var text = text
+            return try text.withUTF8(body)
+        case .packed(let a, let b, let c, let d):
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+                Self.spell(a, into: buffer, at: 0)
+                Self.spell(b, into: buffer, at: 16)
+                Self.spell(c, into: buffer, at: 32)
+                Self.spell(d, into: buffer, at: 48)
+                return try body(UnsafeBufferPointer(buffer))
+            }
+        }
+    }
+
+    /// The first 16 characters of `hex` as ASCII bytes, big-endian in two words, zero-padded: a sort key that agrees
+    /// with `<` (a token's key is never greater than that of a token after it).
+    public var hexPrefix: (high: UInt64, low: UInt64) {
+        switch storage {
+        case .packed(let a, _, _, _):
+            func ascii(_ nibbles: UInt64) -> UInt64 {
+                var word: UInt64 = 0
+                for i in 0..<8 {
+                    let nibble = nibbles >> UInt64(28 - 4 * i) & 15
+                    word = word << 8 | (nibble < 10 ? nibble + 48 : nibble + 87)
+                }
+                return word
+            }
+            return (ascii(a >> 32), ascii(a & 0xffff_ffff))
+        case .text(let text):
+            var words: (high: UInt64, low: UInt64) = (0, 0)
+            for (i, byte) in text.utf8.prefix(16).enumerated() {
+                if i < 8 {
+                    words.high |= UInt64(byte) << UInt64(56 - 8 * i)
+                } else {
+                    words.low |= UInt64(byte) << UInt64(56 - 8 * (i - 8))
+                }
+            }
+            return words
+        }
+    }
+
+    private static func spell(_ word: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        for i in 0..<16 {
+            let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * i)) & 15
+            buffer[offset + i] = nibble < 10 ? nibble &+ 48 : nibble &+ 87
         }
     }
 

@@ -1,3 +1,5 @@
+import APNs
+
 /// Sorting in the order SQLite's BINARY collation gives strings (byte by byte), fast: elements are sorted by
 /// their key's first 16 UTF-8 bytes taken as two integers, and only runs that tie on them are compared in full.
 package enum ByteOrder {
@@ -5,6 +7,16 @@ package enum ByteOrder {
     package struct Prefix: Comparable {
         var high: UInt64
         var low: UInt64
+
+        package init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
+
+        /// A token's key, without spelling its hex.
+        package init(_ token: DeviceToken) {
+            (high, low) = token.hexPrefix
+        }
 
         package init(_ string: String) {
             var bytes = (high: UInt64(0), low: UInt64(0))

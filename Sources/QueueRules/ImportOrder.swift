@@ -7,11 +7,11 @@ package enum ImportOrder {
     /// and its last user given, as if its registrations had been applied in input order.
     package static func of(_ registrations: [DeviceRegistration]) -> (order: [Int], merged: [Int: DeviceRegistration]) {
         let sorted = ByteOrder.indices(
-            count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token.hex) },
+            count: registrations.count, prefix: { ByteOrder.Prefix(registrations[$0].token) },
             precedes: { a, b in
                 let left = registrations[a]
                 let right = registrations[b]
-                if left.token != right.token { return ByteOrder.precedes(left.token.hex, right.token.hex) }
+                if left.token != right.token { return left.token < right.token }
                 if left.topic != right.topic { return ByteOrder.precedes(left.topic, right.topic) }
                 return a < b
             })

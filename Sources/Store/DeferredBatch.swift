@@ -28,7 +28,12 @@ enum DeferredBatch {
             record.append(0)
             record.append(code(environment))
             appendVarint(UInt64(tokens.count), to: &record)
-            for token in tokens { appendText(token.hex, to: &record) }
+            for token in tokens {
+                token.withHexBytes { hex in
+                    appendVarint(UInt64(hex.count), to: &record)
+                    record.append(contentsOf: hex)
+                }
+            }
         case .users(let users, let environment):
             record.append(1)
             record.append(code(environment))

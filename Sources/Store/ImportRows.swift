@@ -1,3 +1,4 @@
+import APNs
 import QueueModel
 
 /// Registrations laid out for multi-row statements: every text in one byte buffer, bound in place
@@ -31,10 +32,16 @@ struct ImportRows {
     private mutating func append(_ registration: borrowing DeviceRegistration) {
         rows.append(
             Row(
-                token: append(registration.token.hex), topic: append(registration.topic),
+                token: append(registration.token), topic: append(registration.topic),
                 environment: append(registration.environment.rawValue),
                 user: registration.user.map { append($0) }, kind: append(registration.kind.rawValue),
                 activityType: registration.activityType.map { append($0) }))
+    }
+
+    private mutating func append(_ token: DeviceToken) -> Range<Int> {
+        let start = bytes.count
+        token.withHexBytes { bytes.append(contentsOf: $0) }
+        return start..<bytes.count
     }
 
     private mutating func append(_ text: String) -> Range<Int> {

@@ -18,9 +18,11 @@ struct DeviceTokenTests {
     @Test("tokens order, compare and hash as their hex does, whatever their length and however they were read")
     func orderFollowsTheHex() throws {
         var texts = (0..<200).map { i in
-            String((0..<[64, 64, 64, 32, 66][i % 5]).map { j in "0123456789abcdef".randomElement()! })
+            String((0..<[64, 64, 64, 32, 66][i % 5]).map { _ in "0123456789abcdef".randomElement()! })
         }
-        texts += ["f" + String(repeating: "0", count: 63), String(repeating: "f", count: 64), "00" + Self.hex64.dropLast(2)]
+        texts += [
+            "f" + String(repeating: "0", count: 63), String(repeating: "f", count: 64), "00" + Self.hex64.dropLast(2),
+        ]
         texts += [String(Self.hex64.prefix(32)), Self.hex64 + "00"]
         let tokens = try texts.map { try DeviceToken($0) }
         #expect(tokens.sorted().map(\.hex) == texts.sorted())
@@ -28,6 +30,13 @@ struct DeviceTokenTests {
             #expect(DeviceToken(normalizedHex: Array(text.utf8)[...]) == token)
             #expect(try DeviceToken(text.uppercased()).hashValue == token.hashValue)
             #expect(token.hexLength == text.count)
+            #expect(token.withHexBytes { Array($0) } == Array(text.utf8))
+            var prefix = Array(text.utf8.prefix(16)) + Array(repeating: 0, count: max(0, 16 - text.count))
+            let words = token.hexPrefix
+            for word in [words.high, words.low] {
+                #expect(prefix.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == word)
+                prefix.removeFirst(8)
+            }
         }
         #expect(Set(tokens).count == Set(texts).count)
         #expect(MemoryLayout<DeviceToken>.size <= 40)

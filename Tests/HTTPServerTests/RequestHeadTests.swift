@@ -123,7 +123,8 @@ import Testing
         let client = try RawHTTPConnection(port: server.address.port)
         let chunk = "fa0\r\n" + String(repeating: "a", count: 4000) + "\r\n"
         // 40 KB, past the limit and the overrun both, and no last chunk: the body has not ended.
-        client.send("POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: chunk, count: 10))
+        client.send(
+            "POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: chunk, count: 10))
         let answer = await client.answer()
         #expect(answer?.status == 413 && answer?.headers["connection"] == "close", "\(String(describing: answer))")
         #expect(answer?.body == "request body too large\n")
