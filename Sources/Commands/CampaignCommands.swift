@@ -56,9 +56,10 @@ enum CampaignCommands {
         if let tokensFile {
             // Validate the whole file before writing anything, then stream it again in chunks.
             var count = 0
-            var hashed: [UInt8] = []
+            // The tokens' digest for the idempotency key, fed as the file is read: never the whole file in memory.
+            let hashed = SHA256.Hasher()
             for entry in try TokenFile(path: tokensFile) {
-                hashed += try entry.get().hex.utf8
+                try entry.get().withHexBytes { hashed.update($0) }
                 count += 1
             }
             guard count > 0 else { throw .usage("\(tokensFile) holds no tokens") }
@@ -73,12 +74,14 @@ enum CampaignCommands {
                 try await printDryRun(counted, configuration)
                 return nil
             }
-            let key = try NotificationOptions.idempotency(arguments, spec: spec, extra: SHA256.hex(hashed))
+            let key = try NotificationOptions.idempotency(arguments, spec: spec, extra: hashed.finish())
             store = try await StoreAccess.open(configuration)
             if let earlier = try await remembered(store, key) { return earlier }
             try checkTime(spec)
+            // The campaign is a draft, never sent, until the whole file is in it and it is sealed.
+            let id: CampaignID
+            do { id = try await store.beginCampaign(spec, now: Date()) } catch { throw .store(error) }
             do {
-                let id = try await store.beginCampaign(spec, now: Date())
                 var chunk: [DeviceToken] = []
                 chunk.reserveCapacity(10_000)
                 for entry in try TokenFile(path: tokensFile) {
@@ -94,7 +97,7 @@ enum CampaignCommands {
                 _ = try await store.sealCampaign(id)
                 return id
             } catch {
-                throw .store(error)
+                throw await abandon(id, store, after: error)
             }
         }
         let audience: Audience
@@ -126,6 +129,21 @@ enum CampaignCommands {
     {
         guard let key else { return nil }
         do { return try await store.idempotentResult(key, now: Date())?.ids[0] } catch { throw .store(error) }
+    }
+
+    /// A token-file campaign whose tokens could not all be added: its draft (never sent) is cancelled, so that
+    /// nothing of it is left to clean up and the command can simply be run again. The error says what was left.
+    private static func abandon(_ id: CampaignID, _ store: any ProducerStore, after error: any Error) async -> CLIError
+    {
+        let failure = CLIError.store(error).message
+        do {
+            _ = try await store.finishCancel(id, request: nil, unacknowledged: 0, now: Date())
+            return .failure("\(failure); campaign \(id) was cancelled before sending anything: run the command again")
+        } catch {
+            return .failure(
+                "\(failure); campaign \(id) is left a draft, which is never sent: 'apnsd campaign cancel \(id)' "
+                    + "removes it, and the command can be run again")
+        }
     }
 
     /// `--at` more than `EnqueuePlan.pastTolerance` ago is refused (exit 64).

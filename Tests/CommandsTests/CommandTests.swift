@@ -116,6 +116,29 @@ import Testing
             })
     }
 
+    @Test func aTokenFileCampaignRunAgainWithItsKeyIsTheSameCampaign() async throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(await cli.run("init").status == 0)
+        // More tokens than one chunk of the file's streaming (10,000).
+        let file = try cli.write("tokens.txt", (1...12_000).map { Tokens.hex($0) }.joined(separator: "\n") + "\n")
+        func create(_ path: String) async throws -> CLI.Result {
+            try await cli.run(
+                "campaign", "create", "--tokens", path, "--topic", Self.topic, "--payload", #"{"aps":{"alert":"x"}}"#,
+                "--at", "2099-01-01T00:00:00Z", "--idempotency-key", "nightly-1")
+        }
+        let first = try await create(file)
+        let again = try await create(file)
+        #expect(first.status == 0 && again.status == 0 && first.stdout == again.stdout, "\(first) \(again)")
+        let id = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let shown = try json(try #require(await cli.run("campaign", "show", id, "--json").lines.first))
+        #expect(shown["audienceSize"] as? Int == 12_000)
+        let other = try cli.write("other.txt", (2...12_001).map { Tokens.hex($0) }.joined(separator: "\n") + "\n")
+        let refused = try await create(other)
+        #expect(refused.status != 0 && refused.stdout.isEmpty, "\(refused)")
+        #expect(try await cli.run("campaign", "list", "--json").lines.count == 1)
+    }
+
     @Test func helpOnEveryLevel() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }
