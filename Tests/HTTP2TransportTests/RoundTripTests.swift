@@ -86,8 +86,9 @@ extension TransportIO {
         @Test func aNewConnectionCarriesOneRequestUntilItHasAnswered() async throws {
             // Its SETTINGS may still lower the stream limit (APNs: one stream until the first authorised request).
             let slow = String(repeating: "5c", count: 32)
-            // Answered after 3 s: a test task starved for a while still sees the four in flight together.
-            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 3_000)]))
+            // Answered after 10 s: a test task starved for seconds (a loaded ThreadSanitizer pass once starved it for
+            // more than 3) still sees the four in flight together.
+            let mock = try MockFixture(scenario: Scenario(tokens: [slow: TokenBehaviour(delayMs: 10_000)]))
             defer { mock.stop() }
             let connection = try APNsConnection(configuration: mock.connectionConfiguration())
             let request = try mock.request(device: slow)
