@@ -75,7 +75,8 @@ enum CampaignCommands {
                 return nil
             }
             let key = try NotificationOptions.idempotency(arguments, spec: spec, extra: hashed.finish())
-            store = try await StoreAccess.open(configuration)
+            // Appending only: a page cache bigger than a chunk's pages would just fill up with staged tokens.
+            store = try await StoreAccess.open(configuration, cacheSizeMiB: 8)
             if let earlier = try await remembered(store, key) { return earlier }
             try checkTime(spec)
             // The campaign is a draft, never sent, until the whole file is in it and it is sealed.
