@@ -84,6 +84,18 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
         }
     }
 
+    /// A 64-character token's 32 bytes as four words, most significant first (their order is the tokens'); nil for
+    /// a token of another length.
+    public var words: (UInt64, UInt64, UInt64, UInt64)? {
+        guard case .packed(let a, let b, let c, let d) = storage else { return nil }
+        return (a, b, c, d)
+    }
+
+    /// The 64-character token of these 32 bytes (`words`).
+    public init(words: (UInt64, UInt64, UInt64, UInt64)) {
+        storage = .packed(words.0, words.1, words.2, words.3)
+    }
+
     /// The hex text's length.
     public var hexLength: Int {
         switch storage {

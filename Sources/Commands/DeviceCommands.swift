@@ -5,11 +5,11 @@ import QueueModel
 
 /// `apnsd device add | remove | import | list`.
 enum DeviceCommands {
-    /// Lines handed to the store at once by `device import`. The store writes each batch in token order, so
-    /// one batch touches each page of the token index once; a million lines take about 150 MB.
-    static let importBatch = 1_000_000
-    /// Registrations per transaction while importing.
-    static let devicesPerTransaction = 100_000
+    /// Devices handed to the store at once by `device import`, in token order (`ImportSpool`), each call one
+    /// transaction; the next chunk is merged while the store writes one.
+    static let importChunk = 50_000
+    /// Devices per transaction within a chunk: more than one, so that a second connection checkpoints meanwhile.
+    static let devicesPerTransaction = 25_000
 
     static func add(_ words: [String]) async throws(CLIError) {
         let arguments = try Arguments(
@@ -121,45 +121,46 @@ enum DeviceCommands {
         else {
             throw .failure("cannot read \(source)")
         }
-        // A big page cache keeps the (token, topic) index in memory while a large file goes in.
-        let store = try await StoreAccess.open(configuration, cacheSizeMiB: 512)
-        var batch: [DeviceRegistration] = []
-        batch.reserveCapacity(Self.importBatch)
-        var imported = 0
+        // The sort's runs are freed before the store's work begins: given back to the system, not kept for later.
+        MallocTuning.returnLargeBlocks()
+        // The devices go in in index order, one sweep over the (token, topic) index: a small page cache serves it.
+        let store = try await StoreAccess.open(configuration, cacheSizeMiB: 16)
+        var spool = ImportSpool()
+        defer { spool.close() }
         var bad = 0
         var lineNumber = 0
-        var writing: Task<Int, any Error>?
+        for line in LineReader(handle: handle) {
+            lineNumber += 1
+            do {
+                guard let parsed = try ImportLine.parse(line) else { continue }
+                try await spool.add(parsed, number: lineNumber)
+            } catch let error as CLIError {
+                throw error
+            } catch {
+                Output.error("\(source):\(lineNumber): \(error)")
+                bad += 1
+            }
+        }
+        var imported = 0
         do {
-            for line in LineReader(handle: handle) {
-                lineNumber += 1
-                do {
-                    guard let parsed = try ImportLine.parse(line) else { continue }
-                    batch.append(
-                        DeviceRegistration(
-                            token: parsed.token, topic: topic, environment: parsed.environment ?? defaultEnvironment,
-                            user: parsed.user, kind: kind, activityType: activityType))
-                } catch {
-                    Output.error("\(source):\(lineNumber): \(error)")
-                    bad += 1
-                    continue
+            var writing: Task<Int, any Error>?
+            try await spool.devices(chunk: Self.importChunk) { devices in
+                let registrations = devices.map {
+                    DeviceRegistration(
+                        token: $0.token, topic: topic, environment: $0.environment ?? defaultEnvironment,
+                        user: $0.user, kind: kind, activityType: activityType)
                 }
-                if batch.count == Self.importBatch {
-                    // Parse the next batch while the store's thread writes this one.
-                    if let writing { imported += try await writing.value }
-                    let full = batch
-                    writing = Task {
-                        try await store.importDevices(full, now: Date(), commitEvery: Self.devicesPerTransaction)
-                    }
-                    batch = []
-                    batch.reserveCapacity(Self.importBatch)
+                if let writing { imported += try await writing.value }
+                writing = Task {
+                    try await store.importDevices(registrations, now: Date(), commitEvery: Self.devicesPerTransaction)
                 }
             }
             if let writing { imported += try await writing.value }
-            if !batch.isEmpty {
-                imported += try await store.importDevices(batch, now: Date(), commitEvery: Self.devicesPerTransaction)
-            }
         } catch {
-            throw .store(error)
+            let done = imported == 0 ? "nothing was imported" : "\(imported) device(s) were imported before it"
+            throw .failure(
+                "\(CLIError.store(error).message); \(done). Importing the file again is safe: a device imported "
+                    + "twice ends registered once, as its last line says")
         }
         Output.error("imported \(imported) device(s) for \(topic)\(bad > 0 ? "; \(bad) bad line(s) skipped" : "")")
         if bad > 0 { throw .failure("\(bad) bad line(s) in \(source) were not imported") }

@@ -20,11 +20,11 @@ public struct ImportLine: Hashable, Sendable {
         guard fields.count <= 3 else {
             throw IntakeError("expected token[,user[,environment]], got \(fields.count) fields")
         }
-        let token = try token(fields[0])
-        let user = fields.count > 1 && !fields[1].isEmpty ? try UserID.decode(fields[1]) : nil
+        let token = try token(fields.first)
+        let user = fields.count > 1 && !fields.second.isEmpty ? try UserID.decode(fields.second) : nil
         var environment: Environment?
-        if fields.count > 2 && !fields[2].isEmpty {
-            do { environment = try Environment.parse(String(decoding: fields[2], as: UTF8.self)) } catch {
+        if fields.count > 2 && !fields.third.isEmpty {
+            do { environment = try Environment.parse(String(decoding: fields.third, as: UTF8.self)) } catch {
                 throw IntakeError("\(error)")
             }
         }
@@ -59,14 +59,27 @@ public struct ImportLine: Hashable, Sendable {
         return content.isEmpty || content.first == UInt8(ascii: "#")
     }
 
-    static func fields(_ line: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        var fields: [ArraySlice<UInt8>] = []
+    /// The first three comma-separated fields of a line, trimmed, and how many fields it has: no array per line
+    /// (an import parses millions).
+    static func fields(_ line: ArraySlice<UInt8>) -> (
+        first: ArraySlice<UInt8>, second: ArraySlice<UInt8>, third: ArraySlice<UInt8>, count: Int
+    ) {
+        var fields = (first: line[line.endIndex...], second: line[line.endIndex...], third: line[line.endIndex...])
+        var count = 0
         var start = line.startIndex
-        while let comma = line[start...].firstIndex(of: UInt8(ascii: ",")) {
-            fields.append(trimmed(line[start..<comma]))
+        while true {
+            let comma = line[start...].firstIndex(of: UInt8(ascii: ","))
+            let field = trimmed(line[start..<(comma ?? line.endIndex)])
+            switch count {
+            case 0: fields.first = field
+            case 1: fields.second = field
+            case 2: fields.third = field
+            default: break
+            }
+            count += 1
+            guard let comma else { break }
             start = comma + 1
         }
-        fields.append(trimmed(line[start...]))
-        return fields
+        return (fields.first, fields.second, fields.third, count)
     }
 }

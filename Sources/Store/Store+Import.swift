@@ -8,6 +8,11 @@ extension Store {
     /// shared by many rows, without a statement so long that preparing it shows.
     static let rowsPerStatement = 500
 
+    /// Devices imported, over calls, before the WAL is checkpointed whole while the writer waits (`Checkpointer`):
+    /// about 250 MB of WAL. More often costs the import its overlap with the disk; never lets the WAL grow for as
+    /// long as the import goes on.
+    static let importsPerCatchUp = 250_000
+
     /// Registers (or re-registers, as `register`) many devices, `commitEvery` per transaction; returns how many
     /// registrations were written. The CLI's `device import` calls it with big chunks of a file.
     ///
@@ -29,8 +34,9 @@ extension Store {
         // usual automatic checkpoints once done.
         let checkpointer = plan.order.count > commitEvery ? try? Checkpointer(path: path) : nil
         if checkpointer != nil { try read { db in try db.execute("PRAGMA wal_autocheckpoint = 0") } }
+        var finished = false
         defer {
-            checkpointer?.stop()
+            if !finished { checkpointer?.stop() }
             if checkpointer != nil { _ = try? read { db in try db.execute("PRAGMA wal_autocheckpoint = 1000") } }
         }
         var start = 0
@@ -40,6 +46,12 @@ extension Store {
             try write { db in try Self.upsert(db, rows, registeredAt: registeredAt) }
             checkpointer?.request()
             start = end
+        }
+        importedSinceCatchUp += plan.order.count
+        if importedSinceCatchUp >= Self.importsPerCatchUp {
+            checkpointer?.finish()
+            finished = true
+            importedSinceCatchUp = 0
         }
         return registrations.count
     }

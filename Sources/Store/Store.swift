@@ -45,6 +45,8 @@ public actor Store {
     private let options: Options
     let executor: ThreadExecutor
     private var connection: Connection?
+    /// Devices imported since the WAL was last checkpointed whole (`importDevices`).
+    var importedSinceCatchUp = 0
     /// Fired after each commit that wrote events.
     public nonisolated let eventCommits = WorkSignal()
 

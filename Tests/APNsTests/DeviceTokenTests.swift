@@ -31,6 +31,7 @@ struct DeviceTokenTests {
             #expect(try DeviceToken(text.uppercased()).hashValue == token.hashValue)
             #expect(token.hexLength == text.count)
             #expect(token.withHexBytes { Array($0) } == Array(text.utf8))
+            #expect(token.words.map { DeviceToken(words: $0) } == (text.count == 64 ? token : nil))
             var prefix = Array(text.utf8.prefix(16)) + Array(repeating: 0, count: max(0, 16 - text.count))
             let words = token.hexPrefix
             for word in [words.high, words.low] {

@@ -26,4 +26,13 @@ final class Checkpointer: @unchecked Sendable {
 
     /// Lets a running checkpoint finish (without starting a requested one) and ends the thread.
     func stop() { thread.stop(leftovers: .drop, wait: true) }
+
+    /// Checkpoints everything committed, the writer idle meanwhile, and ends the thread. A checkpoint that runs
+    /// beside a writer that never pauses is always behind, and the WAL grows as long as the commits go on (6.6 GB
+    /// after 75 s of importing 4 million devices); once one has caught up, the next commit writes the WAL from its
+    /// start.
+    func finish() {
+        thread.submit(())
+        thread.stop(leftovers: .finish, wait: true)
+    }
 }
