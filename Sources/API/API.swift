@@ -170,14 +170,7 @@ public final class API: Sendable {
     /// refused, a body over its limit or the budget, a connection past the cap, a stop. Its route is the template
     /// the path matches, or `unmatched`; its log line says why (`refused`).
     public func recordServerAnswer(_ answer: ServerAnswer) {
-        var template = "unmatched"
-        if let path = answer.path {
-            switch Self.router.match(method: answer.method, path: path) {
-            case .found(let route, _): template = route.template
-            case .methodNotAllowed(let matched, _): template = matched
-            case .notFound: break
-            }
-        }
+        let template = answer.path.map { Self.router.match(method: answer.method, path: $0).template } ?? "unmatched"
         metrics.httpAnsweredByServer(route: template, code: answer.status)
         logAccess(answer.method, template, answer.status, 0, [("refused", .string(answer.reason))])
     }

@@ -54,6 +54,15 @@ struct Router: Sendable {
         /// The path is known but not for this method: the methods it allows.
         case methodNotAllowed(template: String, allowed: [String])
         case notFound
+
+        /// The route's template for the metrics and the access log: `unmatched` when no route's path matched.
+        var template: String {
+            switch self {
+            case .found(let route, _): route.template
+            case .methodNotAllowed(let template, _): template
+            case .notFound: "unmatched"
+            }
+        }
     }
 
     func match(method: String, path: String) -> Match {

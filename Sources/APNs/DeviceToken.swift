@@ -23,10 +23,7 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
         case .text(let text): return text
         case .packed(let a, let b, let c, let d):
             return String(unsafeUninitializedCapacity: 64) { buffer in
-                Self.spell(a, into: buffer, at: 0)
-                Self.spell(b, into: buffer, at: 16)
-                Self.spell(c, into: buffer, at: 32)
-                Self.spell(d, into: buffer, at: 48)
+                Self.spell((a, b, c, d), into: buffer)
                 return 64
             }
         }
@@ -41,10 +38,7 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
             return try text.withUTF8(body)
         case .packed(let a, let b, let c, let d):
             return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-                Self.spell(a, into: buffer, at: 0)
-                Self.spell(b, into: buffer, at: 16)
-                Self.spell(c, into: buffer, at: 32)
-                Self.spell(d, into: buffer, at: 48)
+                Self.spell((a, b, c, d), into: buffer)
                 return try body(UnsafeBufferPointer(buffer))
             }
         }
@@ -58,8 +52,7 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
             func ascii(_ nibbles: UInt64) -> UInt64 {
                 var word: UInt64 = 0
                 for i in 0..<8 {
-                    let nibble = nibbles >> UInt64(28 - 4 * i) & 15
-                    word = word << 8 | (nibble < 10 ? nibble + 48 : nibble + 87)
+                    word = word << 8 | UInt64(Self.digit(UInt8(truncatingIfNeeded: nibbles >> UInt64(28 - 4 * i))))
                 }
                 return word
             }
@@ -77,11 +70,23 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
         }
     }
 
-    private static func spell(_ word: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
-        for i in 0..<16 {
-            let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * i)) & 15
-            buffer[offset + i] = nibble < 10 ? nibble &+ 48 : nibble &+ 87
+    /// Writes the 64 hex digits of a packed token's words into `buffer`.
+    private static func spell(
+        _ words: (UInt64, UInt64, UInt64, UInt64), into buffer: UnsafeMutableBufferPointer<UInt8>
+    ) {
+        func spell(_ word: UInt64, at offset: Int) {
+            for i in 0..<16 { buffer[offset + i] = digit(UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * i))) }
         }
+        spell(words.0, at: 0)
+        spell(words.1, at: 16)
+        spell(words.2, at: 32)
+        spell(words.3, at: 48)
+    }
+
+    /// The lowercase hex digit of a nibble (the low 4 bits of `value`).
+    private static func digit(_ value: UInt8) -> UInt8 {
+        let nibble = value & 15
+        return nibble < 10 ? nibble &+ 48 : nibble &+ 87
     }
 
     /// A 64-character token's 32 bytes as four words, most significant first (their order is the tokens'); nil for

@@ -44,7 +44,6 @@ struct ImportSpool {
     private var runs: [Range<Int>] = []
     /// The run being sorted and written on another thread while the next one is gathered; its end offset.
     private var writing: Task<Int, any Error>?
-    private(set) var lines = 0
 
     /// `runLines`: lines sorted in memory at once (small in tests, to spool a few lines).
     init(runLines: Int = Self.runLines) {
@@ -55,7 +54,6 @@ struct ImportSpool {
     /// Adds one line (`number`: its line number in the file).
     mutating func add(_ line: ImportLine, number: Int) async throws(CLIError) {
         run.append(Line(token: line.token, user: line.user, environment: line.environment, number: number))
-        lines += 1
         if run.count == runLines { try await spill() }
     }
 
@@ -204,12 +202,12 @@ struct ImportSpool {
         if spool >= 0 { Glibc.close(spool) }
     }
 
-    static var directory: String {
-        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    }
+    /// `$TMPDIR`, or /tmp.
+    static var directory: String { FileManager.default.temporaryDirectory.path }
 
     private static func openSpool() throws(CLIError) -> Int32 {
-        let path = (directory as NSString).appendingPathComponent("apnsd-import-\(UUID().uuidString)")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-import-\(UUID().uuidString)")
+            .path
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw .failure(
@@ -240,7 +238,8 @@ struct ImportSpool {
             buffer.append(UInt8(bytes.count & 0xFF))
             buffer.append(contentsOf: bytes)
         } else {
-            buffer.append(contentsOf: [0xFF, 0xFF])
+            buffer.append(0xFF)
+            buffer.append(0xFF)
         }
         withUnsafeBytes(of: UInt64(line.number).littleEndian) { buffer.append(contentsOf: $0) }
     }

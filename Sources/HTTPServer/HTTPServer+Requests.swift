@@ -54,7 +54,7 @@ extension HTTPServer {
         request.rejected = true
         options.answeredByServer?(
             ServerAnswer(
-                method: request.method, path: request.begun && !request.path.isEmpty ? request.path : nil,
+                method: request.method, path: request.path.isEmpty ? nil : request.path,
                 status: response.status, reason: reason))
         return onSocket ? answerOnSocket(response, connection) : queue(response, on: connection, close: true)
     }
