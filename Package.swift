@@ -36,7 +36,7 @@ let package = Package(
             name: "EmbedTextPlugin", capability: .buildTool(), dependencies: ["EmbedText"],
             path: "Sources/EmbedTextPlugin"),
         .target(name: "Threads"),
-        .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL"]),
+        .target(name: "ProviderAuth", dependencies: ["APNs", "COpenSSL", "Threads"]),
         .target(name: "HTTP2Transport", dependencies: ["APNs", "Threads", "CCurl"]),
         .target(name: "HTTPServer", dependencies: ["Threads", "CMicroHTTPD"]),
         .target(name: "QueueModel", dependencies: ["APNs", "Threads"]),

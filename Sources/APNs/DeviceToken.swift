@@ -29,6 +29,22 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
         }
     }
 
+    /// The path of a notification to this device, `/3/device/<hex>`, spelled in one allocation.
+    public var devicePath: String {
+        let prefix: StaticString = "/3/device/"
+        switch storage {
+        case .text(let text): return "/3/device/" + text
+        case .packed(let a, let b, let c, let d):
+            return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + 64) { buffer in
+                let count = prefix.utf8CodeUnitCount
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[..<count]).initialize(
+                    from: UnsafeBufferPointer(start: prefix.utf8Start, count: count))
+                Self.spell((a, b, c, d), into: UnsafeMutableBufferPointer(rebasing: buffer[count...]))
+                return count + 64
+            }
+        }
+    }
+
     /// Calls `body` with the hex text's UTF-8 bytes, spelled on the stack for a packed token: for writers that copy
     /// the bytes anyway (a bound statement, an encoded record), without a `String` per token.
     public func withHexBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

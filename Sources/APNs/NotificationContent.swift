@@ -12,6 +12,8 @@ public struct NotificationContent: Hashable, Sendable {
     /// The `apns-id` the producer chose (sent with every delivery of this content); nil: APNs assigns one.
     public let apnsID: NotificationID?
     public let payload: Payload
+    /// `headers`, built once: every delivery of a campaign sends them.
+    private let builtHeaders: Derived<[(name: String, value: String)]>
 
     /// Checks the rules that tie the parts together; `priority` nil means the push type's default.
     public init(
@@ -41,23 +43,22 @@ public struct NotificationContent: Hashable, Sendable {
         self.collapseID = collapseID
         self.apnsID = apnsID
         self.payload = payload
-    }
-
-    /// The `apns-topic` header: the bundle id with the push type's suffix.
-    public var topic: String { pushType.topic(forBundleID: bundleID) }
-
-    /// The APNs headers of this content, in order; without `authorization` (per request).
-    public var headers: [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [
-            (HeaderName.topic, topic),
+            (HeaderName.topic, pushType.topic(forBundleID: bundleID)),
             (HeaderName.pushType, pushType.rawValue),
             (HeaderName.priority, String(priority.rawValue)),
         ]
         if let expiration { headers.append((HeaderName.expiration, String(expiration.secondsSince1970))) }
         if let collapseID { headers.append((HeaderName.collapseID, collapseID.value)) }
         if let apnsID { headers.append((HeaderName.id, apnsID.uuidString)) }
-        return headers
+        builtHeaders = Derived(headers)
     }
+
+    /// The `apns-topic` header: the bundle id with the push type's suffix.
+    public var topic: String { pushType.topic(forBundleID: bundleID) }
+
+    /// The APNs headers of this content, in order; without `authorization` (per request).
+    public var headers: [(name: String, value: String)] { builtHeaders.value }
 
     /// The path of a broadcast of this content (`POST /4/broadcasts/apps/<bundle id>`, no push-type suffix).
     public var broadcastPath: String { "/4/broadcasts/apps/" + bundleID }
@@ -90,4 +91,14 @@ public enum HeaderName {
 
     /// The `authorization` value for a provider token (JWT).
     public static func bearer(_ jwt: String) -> String { "bearer " + jwt }
+}
+
+/// A value computed from the others of its type: left out of its equality and hash, which the others decide.
+struct Derived<Value: Sendable>: Hashable, Sendable {
+    let value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

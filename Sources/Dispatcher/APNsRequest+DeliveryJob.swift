@@ -10,18 +10,17 @@ extension APNsRequest {
     /// A broadcast goes to its app's broadcast path with the channel's id.
     init(job: DeliveryJob, authorization: String?) {
         let path: String
-        var headers: [(name: String, value: String)]
+        let headers: [(name: String, value: String)]
         switch job.target {
         case .device(let token):
-            path = "/3/device/" + token.hex
+            path = token.devicePath
             headers = job.content.headers
         case .channel(_, let channelID):
             path = job.content.broadcastPath
             headers = job.content.broadcastHeaders(channelID: channelID)
         }
-        if let authorization { headers.insert((HeaderName.authorization, authorization), at: 0) }
         self.init(
-            path: path, headers: headers, body: job.content.payload.bytes,
+            path: path, authorization: authorization, headers: headers, body: job.content.payload.bytes,
             isExpedited: job.kind == .single, group: job.campaignID.rawValue)
     }
 }

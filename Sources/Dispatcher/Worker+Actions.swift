@@ -5,37 +5,29 @@ import QueueModel
 import QueueRules
 
 extension Worker {
-    typealias Group = ThrowingTaskGroup<Event, any Error>
-
     /// Carries out `actions` in order, each one's follow-ups before the next. While a storage fault lasts, store
     /// calls are skipped (the machine asks to write again when its backoff allows).
-    func perform(_ actions: [WorkerStateMachine.Action], _ machine: inout WorkerStateMachine, group: inout Group)
-        async throws
-    {
+    func perform(_ actions: [WorkerStateMachine.Action], _ machine: inout WorkerStateMachine) async throws {
         for action in actions {
             if machine.fault != nil && action.callsStore { continue }
             let next: [WorkerStateMachine.Action]
             do {
-                next = try await carryOut(action, &machine, group: &group)
+                next = try await carryOut(action, &machine)
             } catch let error as StoreError where error.isTransient {
                 next = machine.storageFailed(error, now: clock())
             }
-            if !next.isEmpty { try await perform(next, &machine, group: &group) }
+            if !next.isEmpty { try await perform(next, &machine) }
         }
     }
 
     /// Does what `action` asks and returns what the machine makes of the result.
-    private func carryOut(_ action: WorkerStateMachine.Action, _ machine: inout WorkerStateMachine, group: inout Group)
-        async throws -> [WorkerStateMachine.Action]
+    private func carryOut(_ action: WorkerStateMachine.Action, _ machine: inout WorkerStateMachine) async throws
+        -> [WorkerStateMachine.Action]
     {
         let (id, lease, now) = (machine.id, machine.configuration.lease, clock())
         switch action {
         case .send(let job, let credential, let expired):
-            // The job and credential wait in the closure, not in `send`'s frame: see `WorkerStateMachine.Sent`.
-            group.addTask {
-                let sent = await self.send(job, with: credential, after: expired)
-                return .answered(.init(job: job, credential: credential, sent: sent))
-            }
+            await dispatch(job, with: credential, after: expired)
             return []
         case .withdraw(let groups, let andLater, let why):
             let count = await transport.withdraw(groups: groups, andLater: andLater)

@@ -6,49 +6,55 @@ import QueueModel
 import Threads
 
 extension Worker {
-    /// Sends one job with `credential`: with a provider token from its cache, or minted again after `expired`,
-    /// which APNs said had expired (the decision to mint again is `DeliveryDecision`'s).
-    func send(_ job: DeliveryJob, with credential: SendingCredential, after expired: ProviderToken?) async
-        -> WorkerStateMachine.Sent
-    {
-        let key = credential.poolKey(job.environment)
-        guard case .token(let tokens, _, _, _) = credential.authorization else {
-            return .init(result: await transmit(APNsRequest(job: job, authorization: nil), on: key, for: job))
-        }
-        let token: ProviderToken
-        do {
-            if let expired {
-                token = try await tokens.tokenAfterExpired(expired)
-            } else {
-                token = try await tokens.token()
+    /// Hands one job to the transport with `credential`; its answer arrives in `inbox`. The provider token is the
+    /// cache's current one, or one minted again after `expired`, which APNs said had expired (the decision to mint
+    /// again is `DeliveryDecision`'s).
+    func dispatch(_ job: DeliveryJob, with credential: SendingCredential, after expired: ProviderToken?) async {
+        var carried: ProviderToken?
+        if case .token(let tokens, _, _, _) = credential.authorization {
+            do {
+                if let expired {
+                    carried = try await tokens.tokenAfterExpired(expired)
+                } else if let current = tokens.currentToken() {
+                    carried = current
+                } else {
+                    carried = try await tokens.token()
+                }
+            } catch {
+                let now = clock()
+                let request = AnswerInbox.Request(
+                    job: job, credential: credential, token: nil, tokenMinted: false, submitted: now)
+                inbox.post(.init(request: request, exchange: nil, tokenFailure: error, answered: now))
+                return
             }
-        } catch {
-            return .init(tokenFailure: error)
         }
-        let result = await transmit(
-            APNsRequest(job: job, authorization: token.authorizationHeader), on: key, for: job)
-        return .init(result: result, token: token, tokenMinted: expired != nil)
+        let (inbox, clock) = (self.inbox, self.clock)
+        let sent = AnswerInbox.Request(
+            job: job, credential: credential, token: carried, tokenMinted: expired != nil, submitted: clock())
+        transport.submit(
+            APNsRequest(job: job, authorization: carried?.authorizationHeader), on: credential.poolKey(job.environment)
+        ) { exchange in
+            inbox.post(.init(request: sent, exchange: exchange, tokenFailure: nil, answered: clock()))
+        }
     }
 
-    /// Sends one request on the transport, telling the observer how it went.
+    /// Tells the observer and the log how one request went.
     /// Only requests that were written count as requests to APNs (with the time from their first byte written to
     /// the answer, and the job's wait from due to written); one that could not connect is a failed connection
     /// attempt, counted by the transport.
-    private func transmit(_ request: APNsRequest, on key: PoolKey, for job: DeliveryJob) async -> TransportResult {
-        let start = clock()
-        let exchange = await transport.exchange(request, on: key)
-        let answer = exchange.result
+    func report(_ reply: AnswerInbox.Reply) {
+        guard let exchange = reply.exchange else { return }
+        let (job, answer) = (reply.request.job, exchange.result)
         // Taken back or cut by our own stop: says nothing about APNs.
-        if case .failure(let error) = answer, error.kind == .withdrawn || error.kind == .shutdown { return answer }
-        let end = clock()
-        let seconds = exchange.latency.map { $0.seconds } ?? max(0, end.timeIntervalSince(start))
+        if case .failure(let error) = answer, error.kind == .withdrawn || error.kind == .shutdown { return }
+        let seconds =
+            exchange.latency.map { $0.seconds } ?? max(0, reply.answered.timeIntervalSince(reply.request.submitted))
         if let latency = exchange.latency {
-            observer?.apnsAnswered(key.environment, status: answer.status, seconds: seconds)
+            observer?.apnsAnswered(job.environment, status: answer.status, seconds: seconds)
             // Written when its first byte went: the answer's time less the latency.
-            let written = end.addingTimeInterval(-latency.seconds)
+            let written = reply.answered.addingTimeInterval(-latency.seconds)
             observer?.queueWaited(job.kind, seconds: max(0, written.timeIntervalSince(job.dueAt)))
         }
         logAnswer(job, answer, seconds: seconds)
-        return answer
     }
 }

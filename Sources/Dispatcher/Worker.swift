@@ -40,6 +40,8 @@ public final class Worker: Sendable {
     /// wakes it at once; another process's is seen on the change count, read at most once per
     /// `WorkerStateMachine.tick`. The sleeps are real time; every decision reads the injected `clock`.
     static let longestSleep: Duration = .milliseconds(50)
+    /// The answers of the requests in flight, for the loop.
+    let inbox = AnswerInbox()
 
     public init(
         store: any DeliveryStore, credentials: CredentialSet, transport: TransportRegistry,
@@ -148,20 +150,15 @@ public final class Worker: Sendable {
         if released > 0 { logger.info("worker.leases_released", ("deliveries", .int(released))) }
     }
 
-    enum Event: Sendable {
-        case answered(WorkerStateMachine.Answer)
-        /// The clock reached the next deadline, something was committed in this process, or it is time to look
-        /// at `shouldStop` again.
-        case woke
-    }
-
-    /// One turn per answer or wake-up: what is due by the clock, then claims, sends, and writes.
+    /// One turn per batch of answers or wake-up: what is due by the clock, then claims, sends, and writes.
     private func loop(
         _ machine: inout WorkerStateMachine, shouldStop: @escaping @Sendable () -> Bool,
         shouldAbandon: @escaping @Sendable () -> Bool
     ) async throws {
-        try await withThrowingTaskGroup(of: Event.self) { group in
+        // The group holds the loop's wake-up only: requests in flight are the transport's, answered into `inbox`.
+        try await withThrowingDiscardingTaskGroup { group in
             var waking = false
+            var arrived = AnswerInbox.Batch()
             while true {
                 let now = clock()
                 let outages = machine.unreachableSince
@@ -171,40 +168,44 @@ public final class Worker: Sendable {
                     machine.turn(
                         now: now, stopAsked: shouldStop(), abandonAsked: shouldAbandon(),
                         configuration: settings.configuration, credentials: settings.credentials,
-                        generation: settings.generation), &machine, group: &group)
+                        generation: settings.generation), &machine)
                 if machine.abandoned { break }
-                try await perform(
-                    machine.lookForWork(now: now, commits: store.commits.current), &machine, group: &group)
-                try await perform(machine.submit(now: clock()), &machine, group: &group)
-                try await perform(machine.flushIfDue(now: now), &machine, group: &group)
+                try await perform(machine.lookForWork(now: now, commits: store.commits.current), &machine)
+                try await perform(machine.submit(now: clock()), &machine)
+                try await perform(machine.flushIfDue(now: now), &machine)
                 if machine.isDone(now: now) { break }
                 if !waking {
                     waking = true
                     let deadline = machine.nextDeadline(after: now)?.timeIntervalSince(now)
                     let wait = deadline.map { min(Self.longestSleep, .seconds($0)) } ?? Self.longestSleep
-                    let (commits, seen) = (store.commits, store.commits.current)
-                    group.addTask { await Self.wake(after: wait, orOn: commits, whileAt: seen) }
+                    let (commits, seen, inbox) = (store.commits, store.commits.current, inbox)
+                    group.addTask {
+                        await Self.wake(after: wait, orOn: commits, whileAt: seen)
+                        inbox.wake()
+                    }
                 }
-                guard let event = try await group.next() else { break }
-                switch event {
-                case .woke: waking = false
-                case .answered(let answer):
-                    try await perform(machine.answered(answer, now: clock()), &machine, group: &group)
+                await inbox.take(into: &arrived)
+                if arrived.woke { waking = false }
+                let answered = clock()
+                for reply in arrived.replies {
+                    report(reply)
+                    try await perform(machine.answered(reply.answer, now: answered), &machine)
                 }
+                arrived.replies.removeAll(keepingCapacity: true)
+                arrived.woke = false
             }
             group.cancelAll()
         }
     }
 
     /// Returns after `duration`, or sooner when `signal` moves from `seen`.
-    private static func wake(after duration: Duration, orOn signal: WorkSignal, whileAt seen: UInt64) async -> Event {
+    private static func wake(after duration: Duration, orOn signal: WorkSignal, whileAt seen: UInt64) async {
         await withTaskGroup(of: Void.self) { race in
             race.addTask { try? await Task.sleep(for: duration) }
             race.addTask { await signal.wait(whileAt: seen) }
             await race.next()
             race.cancelAll()
         }
-        return .woke
     }
 
     /// This machine's name, for `apnsd workers`.

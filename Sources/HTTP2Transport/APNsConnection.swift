@@ -39,8 +39,13 @@ public final class APNsConnection: Sendable {
     /// `send`, with the time APNs took once the request was written.
     public func exchange(_ request: APNsRequest) async -> TransportAnswer {
         await withUnsafeContinuation { continuation in
-            loop.submit(request, continuation: continuation)
+            loop.submit(request) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// `exchange` without a task waiting: `completion` gets the answer (see `TransportCompletion`).
+    public func submit(_ request: APNsRequest, completion: @escaping TransportCompletion) {
+        loop.submit(request, completion: completion)
     }
 
     /// Takes back the requests of `groups` (nil: all) that have not started on the wire; they fail with

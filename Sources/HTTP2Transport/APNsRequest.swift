@@ -5,7 +5,10 @@
 public struct APNsRequest: Sendable {
     /// The request path, e.g. `/3/device/<hex token>`.
     public var path: String
-    /// Header fields in order; names in lowercase. `authorization` is one of them unless the credential is a certificate.
+    /// The `authorization` header's value, sent first (a provider token); nil when the connection presents a client
+    /// certificate, or when `headers` carry it. Apart from `headers` so that a campaign's requests share one array.
+    public var authorization: String?
+    /// Header fields in order; names in lowercase.
     public var headers: [(name: String, value: String)]
     /// The request body (the notification's JSON payload).
     public var body: [UInt8]
@@ -17,14 +20,20 @@ public struct APNsRequest: Sendable {
     public var group: Int64?
 
     public init(
-        path: String, headers: [(name: String, value: String)], body: [UInt8], isExpedited: Bool = false,
-        group: Int64? = nil
+        path: String, authorization: String? = nil, headers: [(name: String, value: String)], body: [UInt8],
+        isExpedited: Bool = false, group: Int64? = nil
     ) {
         self.path = path
+        self.authorization = authorization
         self.headers = headers
         self.body = body
         self.isExpedited = isExpedited
         self.group = group
+    }
+
+    /// Every header as it is sent: `authorization` first, then `headers`.
+    public var fields: [(name: String, value: String)] {
+        (authorization.map { [(name: "authorization", value: $0)] } ?? []) + headers
     }
 }
 
@@ -36,6 +45,6 @@ extension APNsRequest: CustomStringConvertible {
             let token = path[path.index(after: slash)...]
             shownPath = "\(path[...slash])\(token.prefix(8))…(\(token.count))"
         }
-        return "POST \(shownPath) headers: [\(headers.map(\.name).joined(separator: ", "))] body: \(body.count) bytes"
+        return "POST \(shownPath) headers: [\(fields.map(\.name).joined(separator: ", "))] body: \(body.count) bytes"
     }
 }

@@ -18,7 +18,7 @@ extension ConnectionLoop {
                 guard let fresh = idle.popLast() ?? Transfer(configuration: configuration, owner: self) else {
                     admission.notHandedOver()
                     finish(
-                        submission.continuation,
+                        submission.completion,
                         .failure(
                             TransportError(
                                 kind: .other, curlCode: 0, message: "curl_easy_init failed", isConnectionFatal: false,
@@ -28,10 +28,10 @@ extension ConnectionLoop {
                 if let error = fresh.configure(submission.request, baseURL: baseURL) {
                     admission.notHandedOver()
                     recycle(fresh)
-                    finish(submission.continuation, .failure(error))
+                    finish(submission.completion, .failure(error))
                     continue
                 }
-                fresh.continuation = submission.continuation
+                fresh.completion = submission.completion
                 transfer = fresh
             }
             transfer.attempts += 1
@@ -111,7 +111,7 @@ extension ConnectionLoop {
             var count = 0
             for item in admission.remove(where: { matches($0.group) }) {
                 switch item {
-                case .fresh(let submission): finish(submission.continuation, .failure(.withdrawn()))
+                case .fresh(let submission): finish(submission.completion, .failure(.withdrawn()))
                 case .resend(let transfer): complete(transfer, .failure(withdrawnError(transfer)))
                 }
                 count += 1
@@ -158,7 +158,7 @@ extension ConnectionLoop {
             switch item {
             case .fresh(let submission):
                 failure.requestWasSent = false
-                finish(submission.continuation, .failure(failure))
+                finish(submission.completion, .failure(failure))
             case .resend(let transfer):
                 failure.requestWasSent = transfer.everSent
                 complete(transfer, .failure(failure))
@@ -179,25 +179,25 @@ extension ConnectionLoop {
     }
 
     private func complete(_ transfer: Transfer, _ result: TransportResult) {
-        if let continuation = transfer.continuation {
-            transfer.continuation = nil
+        if let completion = transfer.completion {
+            transfer.completion = nil
             let written = transfer.writtenAt
             let latency = written == 0 ? nil : Duration.nanoseconds(Int64(MonotonicClock.nanoseconds() &- written))
-            completions.append((continuation, TransportAnswer(result, latency: latency)))
+            completions.append((completion, TransportAnswer(result, latency: latency)))
             finishedSincePublish += 1
         }
         recycle(transfer)
     }
 
     /// Results are handed back after the libcurl work of this turn, outside any lock.
-    func finish(_ continuation: UnsafeContinuation<TransportAnswer, Never>, _ result: TransportResult) {
-        completions.append((continuation, TransportAnswer(result)))
+    func finish(_ completion: @escaping TransportCompletion, _ result: TransportResult) {
+        completions.append((completion, TransportAnswer(result)))
         finishedSincePublish += 1
     }
 
     func resumeCompletions() {
         guard !completions.isEmpty else { return }
-        for (continuation, result) in completions { continuation.resume(returning: result) }
+        for (completion, answer) in completions { completion(answer) }
         completions.removeAll(keepingCapacity: true)
     }
 

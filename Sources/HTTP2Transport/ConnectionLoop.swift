@@ -18,7 +18,7 @@ import Threads
 final class ConnectionLoop: @unchecked Sendable {
     struct Submission {
         var request: APNsRequest
-        var continuation: UnsafeContinuation<TransportAnswer, Never>
+        var completion: TransportCompletion
     }
 
     /// What waits for admission: a new request, or an attempt to send again on its configured transfer.
@@ -50,7 +50,7 @@ final class ConnectionLoop: @unchecked Sendable {
     var finishedSincePublish = 0
     /// A stop was requested: no more transport re-sends.
     var stopping = false
-    var completions: [(UnsafeContinuation<TransportAnswer, Never>, TransportAnswer)] = []
+    var completions: [(TransportCompletion, TransportAnswer)] = []
     /// Tests only: when set before `start`, the monotonic time at which libcurl started sending each
     /// attempt. Written by the loop thread; read it after `stop` returned.
     var sendLog: [UInt64]?
@@ -117,16 +117,15 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: caller side (any thread)
 
-    /// Queues `request`; the result comes back through `continuation`, resumed on the loop thread.
-    func submit(_ request: APNsRequest, continuation: UnsafeContinuation<TransportAnswer, Never>) {
-        switch mailbox.withLock({ $0.submit(Submission(request: request, continuation: continuation)) }) {
+    /// Queues `request`; `completion` gets the answer, on the loop thread (on the caller's when refused at once).
+    func submit(_ request: APNsRequest, completion: @escaping TransportCompletion) {
+        switch mailbox.withLock({ $0.submit(Submission(request: request, completion: completion)) }) {
         case .queued(let wake):
             if wake { wakeLoop() }
         case .refusedShutDown:
-            continuation.resume(
-                returning: TransportAnswer(.failure(.shutdown("connection '\(configuration.label)' is shut down"))))
+            completion(TransportAnswer(.failure(.shutdown("connection '\(configuration.label)' is shut down"))))
         case .refusedWithdrawn:
-            continuation.resume(returning: TransportAnswer(.failure(.withdrawn())))
+            completion(TransportAnswer(.failure(.withdrawn())))
         }
     }
 
@@ -254,7 +253,7 @@ final class ConnectionLoop: @unchecked Sendable {
         let late = mailbox.withLock { $0.close() }
         for submission in late {
             stats.failed += 1
-            finish(submission.continuation, .failure(.shutdown()))
+            finish(submission.completion, .failure(.shutdown()))
         }
         failEverything(.shutdown())
         idle.removeAll()  // curl_easy_cleanup in Transfer.deinit

@@ -50,34 +50,40 @@ public final class ConnectionPool: Sendable {
 
     /// `send`, with the time APNs took once the request was written.
     public func exchange(_ request: APNsRequest) async -> TransportAnswer {
-        var tried: Set<Int> = []
-        var slot = pick()
-        while true {
-            let answer = await connections[slot].exchange(request)
+        await withUnsafeContinuation { continuation in
+            submit(request) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// `exchange` without a task waiting: `completion` gets the answer (see `TransportCompletion`).
+    public func submit(_ request: APNsRequest, completion: @escaping TransportCompletion) {
+        submit(request, to: pick(), tried: [], completion: completion)
+    }
+
+    /// Sends on `slot`; a request that could not connect goes on to another ready connection not `tried` yet.
+    private func submit(
+        _ request: APNsRequest, to slot: Int, tried: Set<Int>, completion: @escaping TransportCompletion
+    ) {
+        connections[slot].submit(request) { [self] answer in
             let now = MonotonicClock.nanoseconds()
-            switch answer.result {
-            case .response:
+            guard case .failure(let error) = answer.result, !error.requestWasSent else {
                 routing.withLock { $0.reached(slot, now: now) }
-                return answer
-            case .failure(let error):
-                if error.requestWasSent {
-                    routing.withLock { $0.reached(slot, now: now) }
-                    return answer
-                }
-                guard error.meansNoConnection else {
-                    routing.withLock { $0.abandoned(slot, now: now) }
-                    return answer
-                }
-                tried.insert(slot)
-                let unit = random()
-                let loads = connections.map(\.outstanding)
-                let next = routing.withLock { routing in
-                    routing.connectFailed(slot, now: now, unit: unit)
-                    return routing.pick(loads: loads, now: now, excluding: tried)
-                }
-                guard let next else { return answer }
-                slot = next
+                return completion(answer)
             }
+            guard error.meansNoConnection else {
+                routing.withLock { $0.abandoned(slot, now: now) }
+                return completion(answer)
+            }
+            var tried = tried
+            tried.insert(slot)
+            let unit = random()
+            let loads = connections.map(\.outstanding)
+            let next = routing.withLock { routing in
+                routing.connectFailed(slot, now: now, unit: unit)
+                return routing.pick(loads: loads, now: now, excluding: tried)
+            }
+            guard let next else { return completion(answer) }
+            submit(request, to: next, tried: tried, completion: completion)
         }
     }
 

@@ -7,14 +7,14 @@ internal import CCurl
 #endif
 
 /// One reusable libcurl easy handle and everything it points at while a request is in flight:
-/// URL, header list, body, error buffer, the collected response and the caller's continuation.
+/// URL, header list, body, error buffer, the collected response and the caller's completion.
 ///
 /// Used only by its connection's event-loop thread. The header list and the body live in buffers owned
 /// here and reused from request to request, so a request costs no allocation once the handle is warm
 /// (CURLOPT_POSTFIELDS and CURLOPT_HTTPHEADER do not copy: they must stay valid until the transfer is done).
 final class Transfer {
     let easy: UnsafeMutableRawPointer
-    var continuation: UnsafeContinuation<TransportAnswer, Never>?
+    var completion: TransportCompletion?
     /// Monotonic nanoseconds at which libcurl started writing this attempt (0: not yet).
     var writtenAt: UInt64 = 0
     var attempts = 0
@@ -168,14 +168,15 @@ final class Transfer {
         path.withUTF8 { at = Self.append(UnsafeRawBufferPointer($0), to: UnsafeMutableRawPointer(url), at: at) }
         url[at] = 0
 
-        // Header list: our own curl_slist nodes over our own bytes, "name: value\0" each.
-        let count = request.headers.count + Self.removedHeaders.count
+        // Header list: our own curl_slist nodes over our own bytes, "name: value\0" each; `authorization` first.
+        let authorization = request.authorization.map { (name: "authorization", value: $0) }
+        let count = request.headers.count + (authorization == nil ? 0 : 1) + Self.removedHeaders.count
         if count > nodeCapacity {
             nodes.deallocate()
             nodeCapacity = count * 2
             nodes = .allocate(capacity: nodeCapacity)
         }
-        var bytes = 0
+        var bytes = authorization.map { $0.name.utf8.count + $0.value.utf8.count + 3 } ?? 0
         for header in request.headers { bytes += header.name.utf8.count + header.value.utf8.count + 3 }
         if bytes > headerCapacity {
             headerBytes.deallocate()
@@ -185,7 +186,7 @@ final class Transfer {
         let arena = UnsafeMutableRawPointer(headerBytes)
         at = 0
         var node = 0
-        for header in request.headers {
+        func add(_ header: (name: String, value: String)) -> TransportError? {
             let start = at
             var name = header.name
             var value = header.value
@@ -205,6 +206,11 @@ final class Transfer {
             at += 1
             nodes[node] = curl_slist(data: headerBytes + start, next: nil)
             node += 1
+            return nil
+        }
+        if let authorization, let error = add(authorization) { return error }
+        for header in request.headers {
+            if let error = add(header) { return error }
         }
         for removed in Self.removedHeaders {
             nodes[node] = curl_slist(data: removed, next: nil)

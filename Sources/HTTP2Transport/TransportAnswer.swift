@@ -10,3 +10,7 @@ public struct TransportAnswer: Sendable, Hashable {
         self.latency = latency
     }
 }
+
+/// Receives a request's answer: called once, on the connection's loop thread (or on the caller's, for a request
+/// refused at once). It must return quickly and never block: the connection waits for it.
+public typealias TransportCompletion = @Sendable (TransportAnswer) -> Void

@@ -62,6 +62,15 @@ public final class TransportRegistry: Sendable {
         }
     }
 
+    /// `exchange` without a task waiting: `completion` gets the answer (see `TransportCompletion`).
+    public func submit(_ request: APNsRequest, on key: PoolKey, completion: @escaping TransportCompletion) {
+        do {
+            try pool(for: key).submit(request, completion: completion)
+        } catch {
+            completion(TransportAnswer(.failure(error)))
+        }
+    }
+
     /// Takes back every request of `groups` (nil: every request) that has not started on the wire, in every
     /// pool: each fails with `TransportError.withdrawn` before this returns. With `andLater` (a cancelled
     /// campaign), requests of `groups` sent later fail the same way at once, so none that was on its way while

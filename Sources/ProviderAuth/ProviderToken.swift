@@ -11,16 +11,16 @@ public struct ProviderToken: Sendable, Hashable, CustomStringConvertible, Custom
     public let keyId: String
     /// The token's "iat" claim, whole seconds.
     public let issuedAt: Date
+    /// The value of the HTTP `authorization` header that carries this token: spelled once, sent with every request.
+    public let authorizationHeader: String
 
     /// Wraps an already-signed compact JWT; `mint` is the usual way to get one.
     public init(value: String, keyId: String, issuedAt: Date) {
         self.value = value
         self.keyId = keyId
         self.issuedAt = issuedAt
+        authorizationHeader = HeaderName.bearer(value)
     }
-
-    /// The value of the HTTP `authorization` header that carries this token.
-    public var authorizationHeader: String { HeaderName.bearer(value) }
 
     public var description: String {
         "ProviderToken(kid: \(keyId.prefix(3))…, iat: \(Int(issuedAt.timeIntervalSince1970)))"
@@ -32,6 +32,10 @@ public struct ProviderToken: Sendable, Hashable, CustomStringConvertible, Custom
 
     // dump() and debuggers walk the mirror: keep the JWT out of it too.
     public var customMirror: Mirror {
-        Mirror(self, children: ["keyId": keyId, "issuedAt": issuedAt, "value": "<redacted>"])
+        Mirror(
+            self,
+            children: [
+                "keyId": keyId, "issuedAt": issuedAt, "value": "<redacted>", "authorizationHeader": "<redacted>",
+            ])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Threads
 
 /// Hands out one provider token per key, re-minting it about every 50 minutes and at once when APNs says it expired.
 public actor ProviderTokenCache {
@@ -6,7 +7,11 @@ public actor ProviderTokenCache {
     private var credential: ProviderCredential
     private let clock: @Sendable () -> Date
     private let refreshAfter: TimeInterval
-    private var current: ProviderToken?
+    private var current: ProviderToken? {
+        didSet { published.withLock { $0 = current } }
+    }
+    /// `current`, for `currentToken` to read without the actor.
+    private let published = Locked<ProviderToken?>(nil)
     private let minted: @Sendable () -> Void
 
     /// How many tokens this cache has signed, for tests and metrics.
@@ -43,6 +48,15 @@ public actor ProviderTokenCache {
             return current
         }
         return try mint()
+    }
+
+    /// `token()` when it needs no minting, without waiting for the actor (nil: call `token()`). The worker asks this
+    /// for every request; a hop to the actor and back costs more than the request's own work.
+    public nonisolated func currentToken() -> ProviderToken? {
+        guard let token = published.withLock({ $0 }), clock().timeIntervalSince(token.issuedAt) < refreshAfter else {
+            return nil
+        }
+        return token
     }
 
     /// The token to retry with after APNs answered 403 ExpiredProviderToken to `rejected`: a new one if `rejected`

@@ -31,11 +31,11 @@ struct BroadcastJobTests {
             job: Self.job(expiration: 0, apnsID: "0f8b6a52-4c1e-4d1a-9b7e-2a3c4d5e6f70"), authorization: "bearer x")
         #expect(request.path == "/4/broadcasts/apps/com.example.scores")
         #expect(
-            request.headers.map(\.name) == [
+            request.fields.map(\.name) == [
                 "authorization", "apns-channel-id", "apns-push-type", "apns-priority", "apns-expiration",
                 "apns-request-id",
             ])
-        let values = Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let values = Dictionary(request.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         #expect(values["apns-channel-id"] == Self.channelID && values["apns-push-type"] == "LiveActivity")
         #expect(values["apns-priority"] == "1" && values["apns-expiration"] == "0")
         #expect(values["apns-request-id"] == "0f8b6a52-4c1e-4d1a-9b7e-2a3c4d5e6f70")
