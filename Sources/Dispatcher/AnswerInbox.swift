@@ -9,7 +9,7 @@ import Threads
 /// request in flight is a closure the transport holds rather than a task of its own.
 final class AnswerInbox: Sendable {
     /// One request handed to the transport: what the worker needs back with its answer. A class, so that the
-    /// transport's completion holds one reference and posting its reply copies no job.
+    /// transport's completion holds one reference (`answered`, no closure context) and posting copies no job.
     final class Request: Sendable {
         let job: DeliveryJob
         let credential: SendingCredential
@@ -19,14 +19,30 @@ final class AnswerInbox: Sendable {
         let tokenMinted: Bool
         /// When it was handed to the transport (the worker's clock).
         let submitted: Date
+        private let inbox: AnswerInbox
+        private let clock: @Sendable () -> Date
 
-        init(job: DeliveryJob, credential: SendingCredential, token: ProviderToken?, tokenMinted: Bool, submitted: Date)
-        {
+        init(
+            job: DeliveryJob, credential: SendingCredential, token: ProviderToken?, tokenMinted: Bool,
+            inbox: AnswerInbox, clock: @escaping @Sendable () -> Date
+        ) {
             self.job = job
             self.credential = credential
             self.token = token
             self.tokenMinted = tokenMinted
-            self.submitted = submitted
+            self.inbox = inbox
+            self.clock = clock
+            submitted = clock()
+        }
+
+        /// The transport's completion: posts the answer.
+        func answered(_ exchange: TransportAnswer) {
+            inbox.post(Reply(request: self, exchange: exchange, tokenFailure: nil, answered: clock()))
+        }
+
+        /// No provider token could be made: nothing is sent.
+        func unsent(_ failure: ProviderAuthError) {
+            inbox.post(Reply(request: self, exchange: nil, tokenFailure: failure, answered: submitted))
         }
     }
 

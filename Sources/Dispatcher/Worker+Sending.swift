@@ -10,32 +10,27 @@ extension Worker {
     /// cache's current one, or one minted again after `expired`, which APNs said had expired (the decision to mint
     /// again is `DeliveryDecision`'s).
     func dispatch(_ job: DeliveryJob, with credential: SendingCredential, after expired: ProviderToken?) async {
-        var carried: ProviderToken?
+        var token: ProviderToken?
+        var failure: ProviderAuthError?
         if case .token(let tokens, _, _, _) = credential.authorization {
             do {
                 if let expired {
-                    carried = try await tokens.tokenAfterExpired(expired)
+                    token = try await tokens.tokenAfterExpired(expired)
                 } else if let current = tokens.currentToken() {
-                    carried = current
+                    token = current
                 } else {
-                    carried = try await tokens.token()
+                    token = try await tokens.token()
                 }
             } catch {
-                let now = clock()
-                let request = AnswerInbox.Request(
-                    job: job, credential: credential, token: nil, tokenMinted: false, submitted: now)
-                inbox.post(.init(request: request, exchange: nil, tokenFailure: error, answered: now))
-                return
+                failure = error
             }
         }
-        let (inbox, clock) = (self.inbox, self.clock)
-        let sent = AnswerInbox.Request(
-            job: job, credential: credential, token: carried, tokenMinted: expired != nil, submitted: clock())
+        let request = AnswerInbox.Request(
+            job: job, credential: credential, token: token, tokenMinted: expired != nil, inbox: inbox, clock: clock)
+        if let failure { return request.unsent(failure) }
         transport.submit(
-            APNsRequest(job: job, authorization: carried?.authorizationHeader), on: credential.poolKey(job.environment)
-        ) { exchange in
-            inbox.post(.init(request: sent, exchange: exchange, tokenFailure: nil, answered: clock()))
-        }
+            APNsRequest(job: job, authorization: token?.authorizationHeader), on: credential.poolKey(job.environment),
+            completion: request.answered)
     }
 
     /// Tells the observer and the log how one request went.
