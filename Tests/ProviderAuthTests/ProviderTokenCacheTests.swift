@@ -27,6 +27,26 @@ struct ProviderTokenCacheTests {
         #expect(await cache.mintCount == 2)
     }
 
+    @Test("the current token is read without the actor while it needs no minting, and never stale or of an old key")
+    func currentTokenWithoutTheActor() async throws {
+        #expect(cache.currentToken() == nil, "nothing minted yet")
+        let first = try await cache.token()
+        #expect(cache.currentToken() == first)
+        clock.advance(by: 50 * 60 - 1)
+        #expect(cache.currentToken() == first)
+        clock.advance(by: 1)
+        #expect(cache.currentToken() == nil, "due for refresh: token() mints")
+        let second = try await cache.token()
+        #expect(cache.currentToken() == second && second != first)
+        let expired = try await cache.tokenAfterExpired(second)
+        #expect(cache.currentToken() == expired && expired != second)
+        await cache.replace(
+            key: try SigningKey.generate(),
+            credential: try ProviderCredential(keyId: "ROTATED002", teamId: "TEAMID0001"))
+        #expect(cache.currentToken() == nil, "a replaced key's token is never handed out")
+        #expect(await cache.mintCount == 3)
+    }
+
     @Test("a replaced key signs the next token, under its own key id, at once")
     func replacedKeySignsTheNextToken() async throws {
         let first = try await cache.token()
