@@ -55,10 +55,8 @@ public final class TransportRegistry: Sendable {
 
     /// `send`, with the time APNs took once the request was written.
     public func exchange(_ request: APNsRequest, on key: PoolKey) async -> TransportAnswer {
-        do {
-            return try await pool(for: key).exchange(request)
-        } catch {
-            return TransportAnswer(.failure(error))
+        await withUnsafeContinuation { continuation in
+            submit(request, on: key) { continuation.resume(returning: $0) }
         }
     }
 
