@@ -33,7 +33,7 @@ public struct DeviceToken: Hashable, Sendable, Comparable, CustomStringConvertib
     public var devicePath: String {
         let prefix: StaticString = "/3/device/"
         switch storage {
-        case .text(let text): return "/3/device/" + text
+        case .text(let text): return prefix.description + text
         case .packed(let a, let b, let c, let d):
             return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + 64) { buffer in
                 let count = prefix.utf8CodeUnitCount

@@ -24,7 +24,7 @@ public struct Notification: Hashable, Sendable {
     }
 
     /// The request path.
-    public var path: String { "/3/device/\(token.hex)" }
+    public var path: String { token.devicePath }
 
     /// The APNs headers for this notification, without `authorization`.
     public var headers: [(name: String, value: String)] {

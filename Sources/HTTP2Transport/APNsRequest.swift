@@ -1,5 +1,7 @@
-/// One HTTP/2 POST as the transport sends it: path, headers (with `authorization` for token-based
-/// authentication; none when the connection presents a client certificate), body.
+import APNs
+
+/// One HTTP/2 POST as the transport sends it: path, `authorization` (a provider token; none when the connection
+/// presents a client certificate), the other headers, body.
 ///
 /// The transport knows nothing about JWTs; it never logs or prints header values.
 public struct APNsRequest: Sendable {
@@ -33,7 +35,7 @@ public struct APNsRequest: Sendable {
 
     /// Every header as it is sent: `authorization` first, then `headers`.
     public var fields: [(name: String, value: String)] {
-        (authorization.map { [(name: "authorization", value: $0)] } ?? []) + headers
+        (authorization.map { [(name: HeaderName.authorization, value: $0)] } ?? []) + headers
     }
 }
 

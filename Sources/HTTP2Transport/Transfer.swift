@@ -1,3 +1,4 @@
+import APNs
 internal import CCurl
 
 #if canImport(Glibc)
@@ -169,7 +170,7 @@ final class Transfer {
         url[at] = 0
 
         // Header list: our own curl_slist nodes over our own bytes, "name: value\0" each; `authorization` first.
-        let authorization = request.authorization.map { (name: "authorization", value: $0) }
+        let authorization = request.authorization.map { (name: HeaderName.authorization, value: $0) }
         let count = request.headers.count + (authorization == nil ? 0 : 1) + Self.removedHeaders.count
         if count > nodeCapacity {
             nodes.deallocate()

@@ -7,11 +7,8 @@ public actor ProviderTokenCache {
     private var credential: ProviderCredential
     private let clock: @Sendable () -> Date
     private let refreshAfter: TimeInterval
-    private var current: ProviderToken? {
-        didSet { published.withLock { $0 = current } }
-    }
-    /// `current`, for `currentToken` to read without the actor.
-    private let published = Locked<ProviderToken?>(nil)
+    /// The token handed out now: behind a lock rather than the actor alone, so that `currentToken` reads it.
+    private let current = Locked<ProviderToken?>(nil)
     private let minted: @Sendable () -> Void
 
     /// How many tokens this cache has signed, for tests and metrics.
@@ -44,16 +41,14 @@ public actor ProviderTokenCache {
 
     /// The current token, minting a new one when there is none yet or it is `refreshAfter` old.
     public func token() throws(ProviderAuthError) -> ProviderToken {
-        if let current, clock().timeIntervalSince(current.issuedAt) < refreshAfter {
-            return current
-        }
+        if let fresh = currentToken() { return fresh }
         return try mint()
     }
 
     /// `token()` when it needs no minting, without waiting for the actor (nil: call `token()`). The worker asks this
     /// for every request; a hop to the actor and back costs more than the request's own work.
     public nonisolated func currentToken() -> ProviderToken? {
-        guard let token = published.withLock({ $0 }), clock().timeIntervalSince(token.issuedAt) < refreshAfter else {
+        guard let token = current.withLock({ $0 }), clock().timeIntervalSince(token.issuedAt) < refreshAfter else {
             return nil
         }
         return token
@@ -62,7 +57,7 @@ public actor ProviderTokenCache {
     /// The token to retry with after APNs answered 403 ExpiredProviderToken to `rejected`: a new one if `rejected`
     /// is still current (whatever its age), otherwise the current one, so concurrent rejections mint only once.
     public func tokenAfterExpired(_ rejected: ProviderToken) throws(ProviderAuthError) -> ProviderToken {
-        if current == rejected {
+        if current.withLock({ $0 }) == rejected {
             return try mint()
         }
         return try token()
@@ -72,13 +67,13 @@ public actor ProviderTokenCache {
     public func replace(key: SigningKey, credential: ProviderCredential) {
         self.key = key
         self.credential = credential
-        current = nil
+        current.withLock { $0 = nil }
     }
 
     // Synchronous on purpose: with no suspension point inside, actor isolation alone makes minting single-flight.
     private func mint() throws(ProviderAuthError) -> ProviderToken {
         let token = try ProviderToken.mint(key: key, credential: credential, issuedAt: clock())
-        current = token
+        current.withLock { $0 = token }
         mintCount += 1
         minted()
         return token
