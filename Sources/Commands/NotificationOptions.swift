@@ -106,11 +106,11 @@ struct NotificationOptions {
                 + (users?.joined(separator: "\u{0}") ?? "*")
         case .channel(let id): audience = "channel \(id)"
         }
-        let fields = [
-            "\(spec.kind)", audience, c.bundleID, c.pushType.rawValue, "\(c.priority.rawValue)",
-            c.expiration.map { "\($0.secondsSince1970)" } ?? "-", c.collapseID?.value ?? "-",
-            c.apnsID?.uuidString ?? "-",
-            spec.scheduledAt.map { "\($0.timeIntervalSince1970)" } ?? "now", extra,
+        let expiration: String = c.expiration.map { "\($0.secondsSince1970)" } ?? "-"
+        let scheduledAt: String = spec.scheduledAt.map { "\($0.timeIntervalSince1970)" } ?? "now"
+        let fields: [String] = [
+            "\(spec.kind)", audience, c.bundleID, c.pushType.rawValue, "\(c.priority.rawValue)", expiration,
+            c.collapseID?.value ?? "-", c.apnsID?.uuidString ?? "-", scheduledAt, extra,
         ]
         let request = Array(fields.joined(separator: "\n").utf8) + [0] + c.payload.bytes
         return IdempotencyKey(scope: .commandLine, key: key, requestHash: SHA256.hex(request))

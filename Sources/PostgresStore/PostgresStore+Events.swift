@@ -56,9 +56,10 @@ extension PostgresStore {
                 if let value = try rows.optionalInt64(row, 1) { counts[try rows.string(row, 0)] = value }
             }
             let at = now.storeMilliseconds
-            let age = { (priorityClass: Int) in
-                [counts["due.\(priorityClass)"], counts["held.\(priorityClass)"]].compactMap { $0 }.filter { $0 <= at }
-                    .min().map { Double(at - $0) / 1000 } ?? 0
+            let age = { (priorityClass: Int) -> Double in
+                let candidates: [Int64?] = [counts["due.\(priorityClass)"], counts["held.\(priorityClass)"]]
+                let oldest: Int64? = candidates.compactMap { $0 }.filter { $0 <= at }.min()
+                return oldest.map { Double(at - $0) / 1000 } ?? 0
             }
             return QueueGauges(
                 pendingSingle: Int(counts["pending.single", default: 0]),

@@ -29,7 +29,8 @@ import Testing
         var store = try await database.open()
         let expected = try await seed(store)
         // Device ids: 1…6000 and 6501…12845 for the topic (6001…6500 are the other topic's); every 7th id is inactive.
-        #expect(expected.all.count == (Array(1...6000) + Array(6501...12_845)).filter { $0 % 7 != 0 }.count)
+        let ids: [Int] = Array(1...6000) + Array(6501...12_845)
+        #expect(expected.all.count == ids.filter { $0 % 7 != 0 }.count)
         let id = try await store.createCampaign(bulk(.all()), now: t0)
 
         // One page, then "crash": close and reopen the file.
