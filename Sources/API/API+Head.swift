@@ -29,9 +29,9 @@ extension API {
     /// The key a route needs, checked: nil when the route needs none; 401 without a valid key, 403 when the key
     /// lacks the route's scope.
     func authorize(_ route: Route, _ headers: HTTPHeaders) async throws(APIError) -> APIKeyRecord? {
-        guard let scope = route.scope else { return nil }
+        if route.access == .open { return nil }
         let key = try await authenticator.authenticate(headers["Authorization"])
-        guard key.allows(scope) else {
+        if case .scope(let scope) = route.access, !key.allows(scope) {
             throw APIError(403, "forbidden", "API key '\(key.name)' lacks the \(scope) scope this route needs")
         }
         return key

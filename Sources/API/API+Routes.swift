@@ -48,7 +48,11 @@ extension API {
         },
         Route("GET", "/v1/events", scope: .read) { api, request throws(APIError) in try await api.listEvents(request) },
         Route("GET", "/v1/stats", scope: .read) { api, request throws(APIError) in try await api.getStats(request) },
+        Route("GET", "/v1/stats/series", scope: .read) { api, request throws(APIError) in
+            try await api.getStatsSeries(request)
+        },
         Route("GET", "/v1/status", scope: .read) { api, _ in await api.getStatus() },
+        Route("GET", "/v1/key", access: .anyKey) { _, request in API.getKey(request) },
 
         Route("GET", "/v1/devices", scope: .read) { api, request throws(APIError) in try await api.listDevices(request)
         },

@@ -1,14 +1,24 @@
 import HTTPServer
 import QueueModel
 
-/// One route: a method and a path template (`/v1/campaigns/{id}`), the scope its API key needs (nil: no key),
-/// its body limit, and its handler.
+/// Who may call a route.
+enum Access: Sendable, Hashable {
+    /// Anyone, without a key: the probes, the metrics and the OpenAPI document.
+    case open
+    /// Any live API key, whatever its scopes (`GET /v1/key`).
+    case anyKey
+    /// A live API key with this scope.
+    case scope(APIKeyScope)
+}
+
+/// One route: a method and a path template (`/v1/campaigns/{id}`), who may call it, its body limit, and its
+/// handler.
 struct Route: Sendable {
     typealias Handler = @Sendable (API, APIRequest) async throws(APIError) -> HTTPResponse
 
     var method: String
     var template: String
-    var scope: APIKeyScope?
+    var access: Access
     var bodyLimit: Int
     var handler: Handler
     /// The template's segments, split once.
@@ -18,13 +28,21 @@ struct Route: Sendable {
     static let defaultBodyLimit = 1 << 20
     static let largeBodyLimit = 64 << 20
 
+    /// A route for keys with `scope` (nil: open to anyone).
     init(
         _ method: String, _ template: String, scope: APIKeyScope?, bodyLimit: Int = defaultBodyLimit,
         _ handler: @escaping Handler
     ) {
+        self.init(method, template, access: scope.map(Access.scope) ?? .open, bodyLimit: bodyLimit, handler)
+    }
+
+    init(
+        _ method: String, _ template: String, access: Access, bodyLimit: Int = defaultBodyLimit,
+        _ handler: @escaping Handler
+    ) {
         self.method = method
         self.template = template
-        self.scope = scope
+        self.access = access
         self.bodyLimit = bodyLimit
         self.handler = handler
         segments = template.split(separator: "/", omittingEmptySubsequences: false)

@@ -22,6 +22,7 @@ enum PGSchema {
         ("0007-due-at", v7),
         ("0008-idempotency-by-key-id", v8),
         ("0009-webhook-parked", v9),
+        ("0010-campaign-outcome-counts", v10),
     ]
 
     private static let v1 = """
@@ -365,6 +366,19 @@ enum PGSchema {
             first_failure_at bigint NOT NULL,
             parked_at        bigint NOT NULL,
             last_error       text   NOT NULL
+        );
+        """
+
+    /// A bulk campaign's outcomes per minute and status, sharded by worker as `outcome_counts` is.
+    private static let v10 = """
+        CREATE TABLE campaign_outcome_counts (
+            campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+            minute      bigint NOT NULL,
+            status      text   NOT NULL,
+            shard       bigint NOT NULL,
+            count       bigint NOT NULL,
+            requests    bigint NOT NULL,
+            PRIMARY KEY (campaign_id, minute, status, shard)
         );
         """
 }

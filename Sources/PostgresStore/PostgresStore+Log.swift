@@ -122,6 +122,39 @@ extension PostgresStore {
         }
     }
 
+    /// Outcomes and requests per `step` since `since`, of everything or of one bulk campaign, from the per-minute
+    /// counters (every shard).
+    public func outcomeSeries(since: Date, step: Int, campaign: CampaignID?, now: Date) throws(StoreError)
+        -> OutcomeSeries
+    {
+        if let campaign { _ = try self.campaign(campaign) }
+        let window = OutcomeSeries.Window(since: since, step: step, now: now)
+        return try read { db in
+            let rows =
+                if let campaign {
+                    try db.query(
+                        """
+                        SELECT minute, status, SUM(count)::bigint, SUM(requests)::bigint FROM campaign_outcome_counts
+                        WHERE campaign_id = $1 AND minute >= $2 AND minute <= $3 GROUP BY 1, 2
+                        """, campaign.rawValue, window.firstMinute, window.lastMinute)
+                } else {
+                    try db.query(
+                        """
+                        SELECT minute, status, SUM(count)::bigint, SUM(requests)::bigint FROM outcome_counts
+                        WHERE minute >= $1 AND minute <= $2 GROUP BY 1, 2
+                        """, window.firstMinute, window.lastMinute)
+                }
+            var counts: [OutcomeSeries.MinuteCount] = []
+            for row in 0..<rows.count {
+                counts.append(
+                    OutcomeSeries.MinuteCount(
+                        minute: try rows.int64(row, 0), status: try rows.string(row, 1), count: try rows.int(row, 2),
+                        requests: try rows.int(row, 3)))
+            }
+            return OutcomeSeries(window, campaign: campaign, counts: counts)
+        }
+    }
+
     private static func attempt(_ rows: PGResult, _ row: Int) throws -> DeliveryAttempt {
         DeliveryAttempt(
             attempt: try rows.int(row, 1), at: Milliseconds.date(try rows.int64(row, 2)),

@@ -15,7 +15,10 @@ extension PostgresStore: MigrationTarget {
         "devices", "campaigns", "campaign_counts", "campaign_audience", "deliveries", "delivery_attempts",
         "cancel_requests", "cancel_acks", "workers", "api_keys", "idempotency_keys", "events",
         "webhook_cursor", "outcome_counts", "gauge_counts", "channels", "webhook_failure", "webhook_parked",
+        "campaign_outcome_counts",
     ]
+    /// The sharded counters: SQLite's rows go to shard 0.
+    private static let shardedTables: Set<String> = ["outcome_counts", "campaign_outcome_counts"]
 
     public func nonEmptyTables() throws(StoreError) -> [String] {
         try read { db in
@@ -49,7 +52,8 @@ extension PostgresStore: MigrationTarget {
                 return
             }
             try Self.insert(
-                db, into: table.name, columns: columns, cells, extra: table.name == "outcome_counts" ? ["shard"] : [])
+                db, into: table.name, columns: columns, cells,
+                extra: Self.shardedTables.contains(table.name) ? ["shard"] : [])
         }
     }
 

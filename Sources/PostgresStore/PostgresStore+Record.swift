@@ -30,6 +30,7 @@ extension PostgresStore {
             var report = plan.report
             try PGQueue.addCounts(db, plan.deltas, shard: PGQueue.shard(worker))
             try Self.countOutcomes(db, plan.outcomes, shard: PGQueue.shard(worker), now: nowMS)
+            try Self.countCampaignOutcomes(db, plan.campaignOutcomes, shard: PGQueue.shard(worker), now: nowMS)
             (report.devicesDeactivated, wroteEvents) = try Self.writeEvents(db, plan, now: nowMS)
             // Moves every listener's change count: `apnsd log --follow` on another host reads the new outcomes, and
             // a retry made due wakes the workers (an idle worker's claim that finds nothing due costs one read).
@@ -221,6 +222,29 @@ extension PostgresStore {
             """,
             [
                 .int(now / 60_000), .int(shard), .texts(keys.map(\.status)), .texts(keys.map(\.reason)),
+                .ints(keys.map { Int64(outcomes[$0]!.count) }), .ints(keys.map { Int64(outcomes[$0]!.requests) }),
+            ])
+    }
+
+    /// Adds a written batch's outcomes to this minute's counters of each bulk campaign, in the worker's shard.
+    private static func countCampaignOutcomes(
+        _ db: PGConnection, _ outcomes: [CampaignOutcomeKey: OutcomeCount], shard: Int64, now: Int64
+    ) throws {
+        guard !outcomes.isEmpty else { return }
+        let keys = outcomes.keys.sorted()
+        try db.query(
+            """
+            INSERT INTO campaign_outcome_counts (campaign_id, minute, status, shard, count, requests)
+            SELECT u.campaign_id, $1, u.status, $2, u.count, u.requests
+            FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::bigint[]) WITH ORDINALITY AS u(campaign_id, status, count, requests, n)
+            JOIN campaigns c ON c.id = u.campaign_id AND c.kind = 'bulk'
+            ORDER BY u.n
+            ON CONFLICT (campaign_id, minute, status, shard) DO UPDATE SET
+                count = campaign_outcome_counts.count + excluded.count,
+                requests = campaign_outcome_counts.requests + excluded.requests
+            """,
+            [
+                .int(now / 60_000), .int(shard), .ints(keys.map(\.campaign)), .texts(keys.map(\.status)),
                 .ints(keys.map { Int64(outcomes[$0]!.count) }), .ints(keys.map { Int64(outcomes[$0]!.requests) }),
             ])
     }

@@ -71,5 +71,7 @@ public struct CopyTable: Sendable, Hashable {
                 "last_error",
             ]),
         CopyTable("outcome_counts", key: ["minute", "status", "reason"], columns: ["count", "requests"]),
+        CopyTable(
+            "campaign_outcome_counts", key: ["campaign_id", "minute", "status"], columns: ["count", "requests"]),
     ]
 }

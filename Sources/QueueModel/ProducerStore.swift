@@ -14,6 +14,10 @@ public protocol ProducerStore: Actor {
     func resumeCampaign(_ id: CampaignID, now: Date) async throws(StoreError) -> (campaign: Campaign, resumed: Int)
     /// Outcomes, requests and deactivations since `since` (of one campaign when given), and the queue now.
     func stats(since: Date, campaign: CampaignID?, now: Date) async throws(StoreError) -> OutcomeStats
+    /// Outcomes and requests per `step` seconds (whole minutes) since `since`, of everything or of one bulk
+    /// campaign (`StoreError` not found when there is no such campaign; a single send has no series: all zeros).
+    func outcomeSeries(since: Date, step: Int, campaign: CampaignID?, now: Date) async throws(StoreError)
+        -> OutcomeSeries
     /// Registers (or re-registers: refreshes, reactivates) a device; says whether the device is new and which
     /// device `replaces` deactivated.
     func registerDevice(_ registration: DeviceRegistration, now: Date) async throws(StoreError) -> RegistrationResult

@@ -23,6 +23,22 @@ package struct OutcomeKey: Hashable, Sendable, Comparable {
     package static func < (a: OutcomeKey, b: OutcomeKey) -> Bool { (a.status, a.reason) < (b.status, b.reason) }
 }
 
+/// One bucket of a campaign's per-minute outcome counters: the campaign and a result's final status (`retry` for
+/// an answer to be tried again).
+package struct CampaignOutcomeKey: Hashable, Sendable, Comparable {
+    package var campaign: Int64
+    package var status: String
+
+    package init(campaign: Int64, status: String) {
+        self.campaign = campaign
+        self.status = status
+    }
+
+    package static func < (a: CampaignOutcomeKey, b: CampaignOutcomeKey) -> Bool {
+        (a.campaign, a.status) < (b.campaign, b.status)
+    }
+}
+
 /// How many results of a batch fell in one outcome bucket, and how many of them were requests sent.
 package struct OutcomeCount: Hashable, Sendable {
     package var count = 0

@@ -24,6 +24,9 @@ package struct RecordPlan: Hashable, Sendable {
     package var deltas: [Int64: CampaignCounters] = [:]
     /// This minute's outcome counts.
     package var outcomes: [OutcomeKey: OutcomeCount] = [:]
+    /// This minute's outcome counts per campaign, by status alone (a campaign's chart); the store keeps those of
+    /// bulk campaigns.
+    package var campaignOutcomes: [CampaignOutcomeKey: OutcomeCount] = [:]
     /// Deliveries that ended `failed`, in batch order: each writes a `delivery.failed` event.
     package var failed: [Int64] = []
     /// Applied results that ask to deactivate their device, in batch order; the first to deactivate a device
@@ -54,8 +57,13 @@ package struct RecordPlan: Hashable, Sendable {
                 deltas[campaign, default: CampaignCounters()][old] -= 1
                 deltas[campaign, default: CampaignCounters()][new] += 1
             }
-            outcomes[OutcomeKey(result), default: OutcomeCount()].count += 1
-            if result.countsAsAttempt { outcomes[OutcomeKey(result), default: OutcomeCount()].requests += 1 }
+            let key = OutcomeKey(result)
+            let request = result.countsAsAttempt ? 1 : 0
+            outcomes[key, default: OutcomeCount()].count += 1
+            outcomes[key, default: OutcomeCount()].requests += request
+            let campaignKey = CampaignOutcomeKey(campaign: campaign, status: key.status)
+            campaignOutcomes[campaignKey, default: OutcomeCount()].count += 1
+            campaignOutcomes[campaignKey, default: OutcomeCount()].requests += request
             if new == .failed { failed.append(result.deliveryID.rawValue) }
             if result.deactivation != nil, result.token != nil { deactivations.append(result) }
         }

@@ -28,6 +28,7 @@ enum Schema {
         .init(id: "0019-due-at", sql: v19),
         .init(id: "0020-idempotency-by-key-id", sql: v20),
         .init(id: "0021-webhook-parked", sql: v21),
+        .init(id: "0022-campaign-outcome-counts", sql: v22),
     ])
 
     private static let v1 = """
@@ -458,5 +459,18 @@ enum Schema {
             parked_at        INTEGER NOT NULL,
             last_error       TEXT    NOT NULL
         );
+        """
+
+    /// A bulk campaign's outcomes per minute and status (`GET /v1/stats/series?campaign=`), counted as they are
+    /// written (one upsert per status per written batch), so that a chart of its rate never scans its deliveries.
+    private static let v22 = """
+        CREATE TABLE campaign_outcome_counts (
+            campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+            minute      INTEGER NOT NULL,
+            status      TEXT    NOT NULL,
+            count       INTEGER NOT NULL,
+            requests    INTEGER NOT NULL,
+            PRIMARY KEY (campaign_id, minute, status)
+        ) WITHOUT ROWID;
         """
 }

@@ -42,6 +42,7 @@ extension Store {
             }
             wroteEvents = !deactivatedBy.isEmpty || !plan.failed.isEmpty
             try Self.countOutcomes(db, plan.outcomes, now: nowMS)
+            try Self.countCampaignOutcomes(db, plan.campaignOutcomes, now: nowMS)
             try Self.addCounters(db, plan.deltas)
             report.completedCampaigns = try Self.completeIfDone(db, plan.campaigns, now: nowMS)
             return report

@@ -18,6 +18,57 @@ extension Store {
         }
     }
 
+    /// Adds a written batch's outcomes to this minute's counters of each bulk campaign (in the batch's transaction).
+    static func countCampaignOutcomes(_ db: Connection, _ outcomes: [CampaignOutcomeKey: OutcomeCount], now: Int64)
+        throws
+    {
+        guard !outcomes.isEmpty else { return }
+        let upsert = try db.cached(
+            """
+            INSERT INTO campaign_outcome_counts (campaign_id, minute, status, count, requests)
+            SELECT ?1, ?2, ?3, ?4, ?5 FROM campaigns WHERE id = ?1 AND kind = 'bulk'
+            ON CONFLICT (campaign_id, minute, status) DO UPDATE SET count = count + excluded.count, requests = requests + excluded.requests
+            """)
+        for (key, value) in outcomes {
+            try upsert.bind(key.campaign, now / 60_000, key.status, value.count, value.requests).run()
+        }
+    }
+
+    /// Outcomes and requests per `step` since `since`, of everything or of one bulk campaign, from the per-minute
+    /// counters.
+    public func outcomeSeries(since: Date, step: Int, campaign: CampaignID?, now: Date) throws(StoreError)
+        -> OutcomeSeries
+    {
+        if let campaign { _ = try self.campaign(campaign) }
+        return try read { db in
+            let window = OutcomeSeries.Window(since: since, step: step, now: now)
+            let rows: Statement
+            if let campaign {
+                rows = try db.cached(
+                    """
+                    SELECT minute, status, count, requests FROM campaign_outcome_counts
+                    WHERE campaign_id = ?1 AND minute >= ?2 AND minute <= ?3
+                    """
+                ).bind(campaign.rawValue, window.firstMinute, window.lastMinute)
+            } else {
+                rows = try db.cached(
+                    """
+                    SELECT minute, status, SUM(count), SUM(requests) FROM outcome_counts
+                    WHERE minute >= ?1 AND minute <= ?2 GROUP BY 1, 2
+                    """
+                ).bind(window.firstMinute, window.lastMinute)
+            }
+            defer { rows.reset() }
+            var counts: [OutcomeSeries.MinuteCount] = []
+            while try rows.step() {
+                counts.append(
+                    OutcomeSeries.MinuteCount(
+                        minute: rows.int64(0), status: rows.string(1), count: rows.int(2), requests: rows.int(3)))
+            }
+            return OutcomeSeries(window, campaign: campaign, counts: counts)
+        }
+    }
+
     /// Outcomes since `since` from the per-minute counters (whole minutes: the first one may start up to a minute
     /// earlier), or — for one campaign — from its deliveries written since then; deactivations from the events by
     /// time; the queue from the gauges.
