@@ -5,6 +5,11 @@ extension API {
         Route("GET", "/readyz", scope: nil) { api, _ in await api.ready() },
         Route("GET", "/metrics", scope: nil) { api, _ in await api.metricsText() },
         Route("GET", "/openapi.json", scope: nil) { _, _ in OpenAPIDocument.response },
+        Route("GET", "/console", access: .open, documented: false) { _, _ in Console.redirect },
+        Route("GET", "/console/", access: .open, documented: false) { _, _ in Console.file("index.html") },
+        Route("GET", "/console/{file}", access: .open, documented: false) { _, request in
+            Console.file(request.parameters["file"] ?? "")
+        },
 
         Route("POST", "/v1/notifications", scope: .send) { api, request throws(APIError) in
             try await api.postNotification(request)

@@ -24,8 +24,9 @@ extension API {
 }
 
 extension API {
-    /// Most points a series answers (a day of minutes); a longer window takes a longer step.
-    static let maxSeriesPoints = 1440
+    /// Most points a series answers (a day of minutes fits, with the partial steps at both ends); a longer window
+    /// takes a longer step.
+    static let maxSeriesPoints = 1500
 
     /// `GET /v1/stats/series?since=&step=&campaign=`: outcomes and requests per step (since: default 1h; step:
     /// default 60s, whole minutes), of everything or of one bulk campaign, from per-minute counters.

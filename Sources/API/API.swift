@@ -139,9 +139,10 @@ public final class API: Sendable {
         return Route.defaultBodyLimit
     }
 
-    /// Every route's method and template (the OpenAPI document's test checks each is documented).
+    /// Every API route's method and template (the OpenAPI document's test checks each is documented): all but the
+    /// console's files.
     public static var routeTemplates: [(method: String, template: String)] {
-        router.all.map { ($0.method, $0.template) }
+        router.all.filter(\.documented).map { ($0.method, $0.template) }
     }
 
     /// Answers one request.

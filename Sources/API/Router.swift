@@ -19,6 +19,8 @@ struct Route: Sendable {
     var method: String
     var template: String
     var access: Access
+    /// In the OpenAPI document: every API route; not the console's files.
+    var documented: Bool
     var bodyLimit: Int
     var handler: Handler
     /// The template's segments, split once.
@@ -37,12 +39,13 @@ struct Route: Sendable {
     }
 
     init(
-        _ method: String, _ template: String, access: Access, bodyLimit: Int = defaultBodyLimit,
-        _ handler: @escaping Handler
+        _ method: String, _ template: String, access: Access, documented: Bool = true,
+        bodyLimit: Int = defaultBodyLimit, _ handler: @escaping Handler
     ) {
         self.method = method
         self.template = template
         self.access = access
+        self.documented = documented
         self.bodyLimit = bodyLimit
         self.handler = handler
         segments = template.split(separator: "/", omittingEmptySubsequences: false)

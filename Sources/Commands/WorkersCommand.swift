@@ -10,7 +10,9 @@ enum WorkersCommand {
         let arguments = try Arguments(words, valued: Configuration.flagNames, flagNames: ["json"])
         let configuration = try Configuration.load(arguments: arguments)
         _ = try arguments.positionals(exactly: [])
-        let store = try await StoreAccess.open(configuration)
+        // Read only: a listing waits on no writer (a worker stopped mid-transaction holds the write lock) and works
+        // on a file this user may only read.
+        let store = try await StoreAccess.open(configuration, readOnly: true)
         let workers: [WorkerRecord]
         do { workers = try await store.workers() } catch { throw .store(error) }
         let now = Date()

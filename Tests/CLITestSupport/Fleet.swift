@@ -9,6 +9,8 @@ import Testing
 public struct Fleet {
     public var cli: CLI
     public let server: MockServer
+    /// The mock's configuration: a test that stops `server` starts another with it on the same port (APNs back).
+    public let mockConfiguration: MockConfiguration
     public let devices: Int
     /// The campaign to every device, when one was created.
     public let campaign: Int?
@@ -25,13 +27,14 @@ public struct Fleet {
         let key = try SigningKey(contentsOfFile: CLI.fixture("keys/AuthKey_TESTKEY001.p8"))
         let identity = try TLSIdentity.throwaway()
         let ca = try cli.write("ca.pem", identity.caCertificatePEM!)
-        let server = try MockServer(
-            configuration: MockConfiguration(
-                identity: identity,
-                verifier: JWTVerifier(
-                    key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
-                // The tests compare the log with what the mock saw, token by token.
-                scenario: scenario, statsTokens: true))
+        var configuration = MockConfiguration(
+            identity: identity,
+            verifier: JWTVerifier(
+                key: key, credential: try ProviderCredential(keyId: "TESTKEY001", teamId: "TESTTEAM01")),
+            // The tests compare the log with what the mock saw, token by token.
+            scenario: scenario, statsTokens: true)
+        let server = try MockServer(configuration: configuration)
+        configuration.port = server.port
         let url = "https://127.0.0.1:\(server.port)"
         cli.environment.merge([
             "APNSD_KEY_FILE": CLI.fixture("keys/AuthKey_TESTKEY001.p8"), "APNSD_KEY_ID": "TESTKEY001",
@@ -43,6 +46,7 @@ public struct Fleet {
         if let database { cli.environment["APNSD_DATABASE"] = database }
         self.cli = cli
         self.server = server
+        mockConfiguration = configuration
         self.devices = devices
         do {
             try #require(await cli.run("init").status == 0)

@@ -1,0 +1,55 @@
+// Events: the live feed of deactivations and failures (GET /v1/events, long-polled), newest first, pausable.
+import { get } from './api.js';
+import { badge, fill, h, link, table, time, title } from './dom.js';
+
+const kept = 200;
+
+export function mount(view, context) {
+  const list = h('div');
+  const state = h('span', { role: 'status' });
+  let paused = false;
+  let events = [];
+  let cursor = null;
+  let running = true;
+  const toggle = h('button', { type: 'button', 'aria-pressed': 'false', onclick: () => {
+    paused = !paused;
+    toggle.setAttribute('aria-pressed', String(paused));
+    fill(toggle, paused ? 'Resume' : 'Pause');
+    fill(state, paused ? 'Paused: new events are not shown.' : 'Following.');
+  } }, 'Pause');
+  fill(view, title('Events', toggle, ' ', state), list);
+  fill(state, 'Following.');
+  const render = () => fill(list, table('Events', [
+    ['At', (e) => time(e.at)],
+    ['Event', (e) => badge(e.type.replace('.', '_'))],
+    ['Token', (e) => link(h('span', { class: 'token' }, e.token), 'devices', { token: e.token })],
+    ['Topic', (e) => e.topic],
+    ['Reason', (e) => e.reason ?? '—'],
+  ], events, 'No event since the page opened.'));
+  render();
+  // The feed from the oldest event kept: pages of 1,000 until caught up (the newest 200 shown), then long polls of up
+  // to 25 s, one a second at most.
+  const follow = async () => {
+    let caughtUp = false;
+    try {
+      while (running) {
+        const page = await get('/v1/events', { after: cursor, limit: 1000, wait: caughtUp ? 25 : 0 }, context.signal);
+        cursor = page.next ?? cursor;
+        if (page.events.length > 0 && !paused) events = [...page.events.reverse(), ...events].slice(0, kept);
+        caughtUp = page.events.length < 1000;
+        if (caughtUp) {
+          render();
+          context.updated();
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      }
+    } catch (error) {
+      if (error.name !== 'AbortError') fill(state, `Stopped: ${error.message}`);
+    }
+  };
+  return {
+    every: 0,
+    async refresh() { follow(); },
+    unmount() { running = false; },
+  };
+}
