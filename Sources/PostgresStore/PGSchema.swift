@@ -375,10 +375,11 @@ enum PGSchema {
             campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
             minute      bigint NOT NULL,
             status      text   NOT NULL,
+            reason      text   NOT NULL,
             shard       bigint NOT NULL,
             count       bigint NOT NULL,
             requests    bigint NOT NULL,
-            PRIMARY KEY (campaign_id, minute, status, shard)
+            PRIMARY KEY (campaign_id, minute, status, reason, shard)
         );
         """
 }

@@ -134,22 +134,23 @@ extension PostgresStore {
                 if let campaign {
                     try db.query(
                         """
-                        SELECT minute, status, SUM(count)::bigint, SUM(requests)::bigint FROM campaign_outcome_counts
-                        WHERE campaign_id = $1 AND minute >= $2 AND minute <= $3 GROUP BY 1, 2
+                        SELECT minute, status, reason, SUM(count)::bigint, SUM(requests)::bigint
+                        FROM campaign_outcome_counts
+                        WHERE campaign_id = $1 AND minute >= $2 AND minute <= $3 GROUP BY 1, 2, 3
                         """, campaign.rawValue, window.firstMinute, window.lastMinute)
                 } else {
                     try db.query(
                         """
-                        SELECT minute, status, SUM(count)::bigint, SUM(requests)::bigint FROM outcome_counts
-                        WHERE minute >= $1 AND minute <= $2 GROUP BY 1, 2
+                        SELECT minute, status, reason, SUM(count)::bigint, SUM(requests)::bigint FROM outcome_counts
+                        WHERE minute >= $1 AND minute <= $2 GROUP BY 1, 2, 3
                         """, window.firstMinute, window.lastMinute)
                 }
             var counts: [OutcomeSeries.MinuteCount] = []
             for row in 0..<rows.count {
                 counts.append(
                     OutcomeSeries.MinuteCount(
-                        minute: try rows.int64(row, 0), status: try rows.string(row, 1), count: try rows.int(row, 2),
-                        requests: try rows.int(row, 3)))
+                        minute: try rows.int64(row, 0), status: try rows.string(row, 1),
+                        reason: try rows.string(row, 2), count: try rows.int(row, 3), requests: try rows.int(row, 4)))
             }
             return OutcomeSeries(window, campaign: campaign, counts: counts)
         }

@@ -234,18 +234,20 @@ extension PostgresStore {
         let keys = outcomes.keys.sorted()
         try db.query(
             """
-            INSERT INTO campaign_outcome_counts (campaign_id, minute, status, shard, count, requests)
-            SELECT u.campaign_id, $1, u.status, $2, u.count, u.requests
-            FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::bigint[]) WITH ORDINALITY AS u(campaign_id, status, count, requests, n)
+            INSERT INTO campaign_outcome_counts (campaign_id, minute, status, reason, shard, count, requests)
+            SELECT u.campaign_id, $1, u.status, u.reason, $2, u.count, u.requests
+            FROM unnest($3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
+                WITH ORDINALITY AS u(campaign_id, status, reason, count, requests, n)
             JOIN campaigns c ON c.id = u.campaign_id AND c.kind = 'bulk'
             ORDER BY u.n
-            ON CONFLICT (campaign_id, minute, status, shard) DO UPDATE SET
+            ON CONFLICT (campaign_id, minute, status, reason, shard) DO UPDATE SET
                 count = campaign_outcome_counts.count + excluded.count,
                 requests = campaign_outcome_counts.requests + excluded.requests
             """,
             [
-                .int(now / 60_000), .int(shard), .ints(keys.map(\.campaign)), .texts(keys.map(\.status)),
-                .ints(keys.map { Int64(outcomes[$0]!.count) }), .ints(keys.map { Int64(outcomes[$0]!.requests) }),
+                .int(now / 60_000), .int(shard), .ints(keys.map(\.campaign)), .texts(keys.map(\.outcome.status)),
+                .texts(keys.map(\.outcome.reason)), .ints(keys.map { Int64(outcomes[$0]!.count) }),
+                .ints(keys.map { Int64(outcomes[$0]!.requests) }),
             ])
     }
 

@@ -72,6 +72,7 @@ public struct CopyTable: Sendable, Hashable {
             ]),
         CopyTable("outcome_counts", key: ["minute", "status", "reason"], columns: ["count", "requests"]),
         CopyTable(
-            "campaign_outcome_counts", key: ["campaign_id", "minute", "status"], columns: ["count", "requests"]),
+            "campaign_outcome_counts", key: ["campaign_id", "minute", "status", "reason"],
+            columns: ["count", "requests"]),
     ]
 }

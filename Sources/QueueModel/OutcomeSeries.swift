@@ -47,12 +47,14 @@ public struct OutcomeSeries: Sendable, Hashable {
     public struct MinuteCount: Sendable, Hashable {
         public var minute: Int64
         public var status: String
+        public var reason: String
         public var count: Int
         public var requests: Int
 
-        public init(minute: Int64, status: String, count: Int, requests: Int) {
+        public init(minute: Int64, status: String, reason: String, count: Int, requests: Int) {
             self.minute = minute
             self.status = status
+            self.reason = reason
             self.count = count
             self.requests = requests
         }
@@ -63,13 +65,16 @@ public struct OutcomeSeries: Sendable, Hashable {
     public var campaign: CampaignID?
     /// Every step of the window in time order, those without outcomes included; the last one is still going on.
     public var points: [Point]
+    /// The whole window's outcomes by status and reason (`none` without one).
+    public var reasons: [String: [String: Int]]
     /// When the series was read.
     public var until: Date
 
-    public init(step: Int, campaign: CampaignID?, points: [Point], until: Date) {
+    public init(step: Int, campaign: CampaignID?, points: [Point], reasons: [String: [String: Int]], until: Date) {
         self.step = step
         self.campaign = campaign
         self.points = points
+        self.reasons = reasons
         self.until = until
     }
 
@@ -80,12 +85,16 @@ public struct OutcomeSeries: Sendable, Hashable {
                 at: Date(timeIntervalSince1970: Double((window.firstStep + Int64(index)) * window.stepMinutes * 60)),
                 requests: 0, outcomes: [:])
         }
+        var reasons: [String: [String: Int]] = [:]
         for count in counts {
             let index = Int(count.minute / window.stepMinutes - window.firstStep)
             guard points.indices.contains(index) else { continue }
             points[index].requests += count.requests
             points[index].outcomes[count.status, default: 0] += count.count
+            reasons[count.status, default: [:]][count.reason, default: 0] += count.count
         }
-        self.init(step: Int(window.stepMinutes * 60), campaign: campaign, points: points, until: window.until)
+        self.init(
+            step: Int(window.stepMinutes * 60), campaign: campaign, points: points, reasons: reasons,
+            until: window.until)
     }
 }

@@ -23,19 +23,19 @@ package struct OutcomeKey: Hashable, Sendable, Comparable {
     package static func < (a: OutcomeKey, b: OutcomeKey) -> Bool { (a.status, a.reason) < (b.status, b.reason) }
 }
 
-/// One bucket of a campaign's per-minute outcome counters: the campaign and a result's final status (`retry` for
-/// an answer to be tried again).
+/// One bucket of a campaign's per-minute outcome counters: the campaign and the outcome (a result's final status,
+/// `retry` for an answer to be tried again, and its reason).
 package struct CampaignOutcomeKey: Hashable, Sendable, Comparable {
     package var campaign: Int64
-    package var status: String
+    package var outcome: OutcomeKey
 
-    package init(campaign: Int64, status: String) {
+    package init(campaign: Int64, outcome: OutcomeKey) {
         self.campaign = campaign
-        self.status = status
+        self.outcome = outcome
     }
 
     package static func < (a: CampaignOutcomeKey, b: CampaignOutcomeKey) -> Bool {
-        (a.campaign, a.status) < (b.campaign, b.status)
+        a.campaign != b.campaign ? a.campaign < b.campaign : a.outcome < b.outcome
     }
 }
 

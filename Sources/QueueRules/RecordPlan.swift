@@ -24,8 +24,8 @@ package struct RecordPlan: Hashable, Sendable {
     package var deltas: [Int64: CampaignCounters] = [:]
     /// This minute's outcome counts.
     package var outcomes: [OutcomeKey: OutcomeCount] = [:]
-    /// This minute's outcome counts per campaign, by status alone (a campaign's chart); the store keeps those of
-    /// bulk campaigns.
+    /// This minute's outcome counts per campaign (a campaign's chart and reasons); the store keeps those of bulk
+    /// campaigns.
     package var campaignOutcomes: [CampaignOutcomeKey: OutcomeCount] = [:]
     /// Deliveries that ended `failed`, in batch order: each writes a `delivery.failed` event.
     package var failed: [Int64] = []
@@ -61,7 +61,7 @@ package struct RecordPlan: Hashable, Sendable {
             let request = result.countsAsAttempt ? 1 : 0
             outcomes[key, default: OutcomeCount()].count += 1
             outcomes[key, default: OutcomeCount()].requests += request
-            let campaignKey = CampaignOutcomeKey(campaign: campaign, status: key.status)
+            let campaignKey = CampaignOutcomeKey(campaign: campaign, outcome: key)
             campaignOutcomes[campaignKey, default: OutcomeCount()].count += 1
             campaignOutcomes[campaignKey, default: OutcomeCount()].requests += request
             if new == .failed { failed.append(result.deliveryID.rawValue) }

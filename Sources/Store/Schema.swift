@@ -461,16 +461,18 @@ enum Schema {
         );
         """
 
-    /// A bulk campaign's outcomes per minute and status (`GET /v1/stats/series?campaign=`), counted as they are
-    /// written (one upsert per status per written batch), so that a chart of its rate never scans its deliveries.
+    /// A bulk campaign's outcomes per minute, status and reason (`GET /v1/stats/series?campaign=`), counted as they
+    /// are written (one upsert per outcome per written batch), so that its chart and its reasons never scan its
+    /// deliveries.
     private static let v22 = """
         CREATE TABLE campaign_outcome_counts (
             campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
             minute      INTEGER NOT NULL,
             status      TEXT    NOT NULL,
+            reason      TEXT    NOT NULL,
             count       INTEGER NOT NULL,
             requests    INTEGER NOT NULL,
-            PRIMARY KEY (campaign_id, minute, status)
+            PRIMARY KEY (campaign_id, minute, status, reason)
         ) WITHOUT ROWID;
         """
 }

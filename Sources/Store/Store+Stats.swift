@@ -25,12 +25,14 @@ extension Store {
         guard !outcomes.isEmpty else { return }
         let upsert = try db.cached(
             """
-            INSERT INTO campaign_outcome_counts (campaign_id, minute, status, count, requests)
-            SELECT ?1, ?2, ?3, ?4, ?5 FROM campaigns WHERE id = ?1 AND kind = 'bulk'
-            ON CONFLICT (campaign_id, minute, status) DO UPDATE SET count = count + excluded.count, requests = requests + excluded.requests
+            INSERT INTO campaign_outcome_counts (campaign_id, minute, status, reason, count, requests)
+            SELECT ?1, ?2, ?3, ?4, ?5, ?6 FROM campaigns WHERE id = ?1 AND kind = 'bulk'
+            ON CONFLICT (campaign_id, minute, status, reason) DO UPDATE SET count = count + excluded.count, requests = requests + excluded.requests
             """)
         for (key, value) in outcomes {
-            try upsert.bind(key.campaign, now / 60_000, key.status, value.count, value.requests).run()
+            try upsert.bind(
+                key.campaign, now / 60_000, key.outcome.status, key.outcome.reason, value.count, value.requests
+            ).run()
         }
     }
 
@@ -46,15 +48,15 @@ extension Store {
             if let campaign {
                 rows = try db.cached(
                     """
-                    SELECT minute, status, count, requests FROM campaign_outcome_counts
+                    SELECT minute, status, reason, count, requests FROM campaign_outcome_counts
                     WHERE campaign_id = ?1 AND minute >= ?2 AND minute <= ?3
                     """
                 ).bind(campaign.rawValue, window.firstMinute, window.lastMinute)
             } else {
                 rows = try db.cached(
                     """
-                    SELECT minute, status, SUM(count), SUM(requests) FROM outcome_counts
-                    WHERE minute >= ?1 AND minute <= ?2 GROUP BY 1, 2
+                    SELECT minute, status, reason, count, requests FROM outcome_counts
+                    WHERE minute >= ?1 AND minute <= ?2
                     """
                 ).bind(window.firstMinute, window.lastMinute)
             }
@@ -63,7 +65,8 @@ extension Store {
             while try rows.step() {
                 counts.append(
                     OutcomeSeries.MinuteCount(
-                        minute: rows.int64(0), status: rows.string(1), count: rows.int(2), requests: rows.int(3)))
+                        minute: rows.int64(0), status: rows.string(1), reason: rows.string(2), count: rows.int(3),
+                        requests: rows.int(4)))
             }
             return OutcomeSeries(window, campaign: campaign, counts: counts)
         }

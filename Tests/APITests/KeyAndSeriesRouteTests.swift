@@ -80,6 +80,9 @@ import Testing
         #expect(everything.accepted == 6 && everything.requests == 6, "\(everything)")
         let campaign = try await accepted("since=10m&step=5m&campaign=\(id)")
         #expect(campaign.accepted == 5 && campaign.requests == 5, "\(campaign)")
+        let reasons = try APITester.object(
+            await api.call("GET", "/v1/stats/series?since=10m&campaign=\(id)", key: api.reader))["reasons"]
+        #expect(reasons as? [String: [String: Int]] == ["accepted": ["none": 5]], "\(String(describing: reasons))")
         let alone = try await accepted("since=10m&campaign=\(singleID)")
         #expect(alone.accepted == 0, "a single send keeps no series")
     }

@@ -96,6 +96,10 @@ import Testing
                 ["accepted": 2], ["retry": 1, "unregistered": 1, "accepted": 1], [:], ["accepted": 1],
             ])
         #expect(everything.points.map(\.requests) == [2, 3, 0, 1])
+        #expect(
+            everything.reasons == [
+                "accepted": ["none": 4], "retry": ["TooManyRequests": 1], "unregistered": ["Unregistered": 1],
+            ], "\(everything.reasons)")
 
         // The campaign's own counters: the single send is not in them.
         let one = try await store.outcomeSeries(since: t0, step: 60, campaign: campaign, now: at(200))
@@ -103,6 +107,10 @@ import Testing
         #expect(
             one.points.map(\.outcomes) == [["accepted": 2], ["retry": 1, "unregistered": 1], [:], ["accepted": 1]])
         #expect(one.points.map(\.requests) == [2, 2, 0, 1])
+        #expect(
+            one.reasons == [
+                "accepted": ["none": 3], "retry": ["TooManyRequests": 1], "unregistered": ["Unregistered": 1],
+            ])
         let alone = try await store.outcomeSeries(since: t0, step: 60, campaign: send, now: at(200))
         #expect(alone.points.count == 4 && alone.points.allSatisfy { $0.requests == 0 && $0.outcomes.isEmpty })
 

@@ -76,6 +76,41 @@ struct ConsoleBrowserTests {
             !loaded.isEmpty && elsewhere.isEmpty, "requests elsewhere: \(elsewhere)", sourceLocation: sourceLocation)
     }
 
+    /// Text shown with less contrast than WCAG AA asks (4.5:1, 3:1 for large text) against its background.
+    static func contrastProblems(_ browser: Browser) async throws -> [String] {
+        try await browser.run(
+            #"""
+            const luminance = (color) => {
+              const [r, g, b] = color.match(/[0-9.]+/g).slice(0, 3).map((v) => {
+                const c = Number(v) / 255;
+                return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+              });
+              return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            };
+            const background = (element) => {
+              for (let e = element; e; e = e.parentElement) {
+                const color = getComputedStyle(e).backgroundColor;
+                if (color !== 'transparent' && !/rgba\(.*,\s*0\)$/.test(color)) return color;
+              }
+              return 'rgb(255, 255, 255)';
+            };
+            const problems = [];
+            for (const element of document.querySelectorAll('body *')) {
+              if (element.getClientRects().length === 0) continue;
+              if (![...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+              const style = getComputedStyle(element);
+              const [a, b] = [luminance(style.color), luminance(background(element))];
+              const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+              const size = parseFloat(style.fontSize);
+              const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+              if (ratio < (large ? 3 : 4.5)) {
+                problems.push(`${element.tagName}.${element.className} ${ratio.toFixed(2)}: ${element.textContent.trim().slice(0, 40)}`);
+              }
+            }
+            return problems;
+            """#) as? [String] ?? ["no answer"]
+    }
+
     @Test func aWrongKeyIsRefusedAReadOnlyKeySeesNoButtonsAndAPIStringsStayText() async throws {
         let fleet = try await Fleet(devices: 10, rate: 50, campaign: false)
         defer { fleet.stop() }
@@ -131,6 +166,13 @@ struct ConsoleBrowserTests {
             ),
             "an admin key sees the buttons")
         try await Self.expectClean(browser, origin: api.base)
+
+        // Revoked while signed in: the next refresh is refused, and the console asks for a key again.
+        #expect(try await fleet.cli.run("api-key", "revoke", "ops").status == 0)
+        try await Self.expect(
+            browser, "return !document.getElementById('sign-in').hidden && sessionStorage.length === 0",
+            "a revoked key stayed signed in")
+        #expect(try await browser.text("#sign-in-error")?.contains("revoked") == true)
     }
 
     @Test func everyPageFitsAPhoneAndTheOverviewDrawsTheHour() async throws {
@@ -163,9 +205,17 @@ struct ConsoleBrowserTests {
                     try await browser.run(
                         "return document.documentElement.scrollWidth <= document.documentElement.clientWidth") as? Bool
                 #expect(fits == true, "\(hash) is wider than \(width) px")
+                let faint = try await Self.contrastProblems(browser)
+                #expect(faint.isEmpty, "\(hash): text below WCAG AA contrast: \(faint)")
             }
         }
         try await Self.screenshot(browser, "phone-events")
+        // The contrast check sees faint text: grey #bbb on white is 1.9:1.
+        try await browser.run(
+            "const p = document.createElement('p'); p.id = 'faint'; p.textContent = 'faint'; p.style.color = '#bbb'; "
+                + "document.getElementById('page').append(p);")
+        #expect(try await Self.contrastProblems(browser).contains { $0.hasSuffix(": faint") })
+        try await browser.run("document.getElementById('faint').remove();")
         // The 410 token: found by a search, with its reason.
         try await Self.show(browser, "#/deliveries")
         try await browser.type("#search-token", Tokens.hex(3))
@@ -280,6 +330,8 @@ struct ConsoleBrowserTests {
             "return !document.getElementById('banner').hidden && document.getElementById('banner').innerText.includes('unreachable')",
             seconds: 90, "no banner")
         try await Self.screenshot(browser, "banner")
+        let faint = try await Self.contrastProblems(browser)
+        #expect(faint.isEmpty, "text below WCAG AA contrast: \(faint)")
 
         let back = try MockServer(configuration: fleet.mockConfiguration)
         defer { back.stop() }

@@ -1,12 +1,16 @@
 // A campaign: its counts by status and by reason, its rate over time, its failures and rejections with their
-// reasons, and a link to its deliveries (GET /v1/campaigns/{id}, /v1/stats/series?campaign=, /v1/stats?campaign=,
-// /v1/deliveries?campaign=).
+// reasons, and a link to its deliveries (GET /v1/campaigns/{id}, /v1/stats/series?campaign= for the chart and the
+// reasons, from per-minute counters; /v1/deliveries?campaign=).
 import { get } from './api.js';
 import { campaignActions, progress } from './actions.js';
 import { badge, decimal, fill, h, keepFocus, link, number, table, time, title } from './dom.js';
 import { seriesCharts } from './chart.js';
 
 const statuses = ['pending', 'accepted', 'unregistered', 'rejected', 'failed', 'cancelled'];
+
+/** "BadDeviceToken: 3, Unregistered: 1" from counts by reason; a dash for none. */
+const because = (counts = {}) => Object.entries(counts).filter(([reason]) => reason !== 'none')
+  .map(([reason, count]) => `${reason}: ${number(count)}`).join(', ') || '—';
 
 export function mount(view, context) {
   const id = context.argument;
@@ -19,7 +23,7 @@ export function mount(view, context) {
     charts, problems);
   let slowReadAt = 0;
   let readFinished = false;
-  let stats = { outcomes: {} };
+  let reasons = {};
   return {
     every: 1000,
     async refresh() {
@@ -37,9 +41,9 @@ export function mount(view, context) {
         table('Deliveries by status', [
           ['Status', (s) => badge(s)],
           ['Deliveries', (s) => number(report.counts[s])],
-          ['Reasons', (s) => Object.entries(stats.outcomes[s] ?? {}).filter(([reason]) => reason !== 'none')
-            .map(([reason, count]) => `${reason}: ${number(count)}`).join(', ') || '—'],
-        ], statuses));
+          ['Reasons', (s) => because(reasons[s])],
+        ], statuses),
+        reasons.retry ? h('p', {}, 'Answers to try again: ', because(reasons.retry)) : null);
       counts();
       // Reasons, the chart and the failures read more rows: every 10 s while it runs, once more when it has
       // finished.
@@ -50,15 +54,12 @@ export function mount(view, context) {
       const since = report.startedAt ?? report.createdAt;
       const minutes = (Date.now() - Date.parse(since)) / 60_000 + 2;
       const step = [1, 5, 15, 60, 360, 1440].find((size) => minutes / size < 1400) ?? 10_080;
-      let series;
-      let failed;
-      let rejected;
-      [stats, series, failed, rejected] = await Promise.all([
-        get('/v1/stats', { since: report.createdAt, campaign: id }, context.signal),
+      const [series, failed, rejected] = await Promise.all([
         get('/v1/stats/series', { since, step: `${step}m`, campaign: id }, context.signal),
         get('/v1/deliveries', { campaign: id, status: 'failed', limit: 20 }, context.signal),
         get('/v1/deliveries', { campaign: id, status: 'rejected', limit: 20 }, context.signal),
       ]);
+      reasons = series.reasons;
       counts();
       fill(charts, h('h2', { id: 'rate-heading' }, 'Rate'), seriesCharts(series, ' of this campaign'));
       const rows = [...failed.deliveries, ...rejected.deliveries];

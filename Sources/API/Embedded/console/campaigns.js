@@ -5,7 +5,7 @@ import { campaignActions, progress } from './actions.js';
 import { badge, decimal, fill, h, keepFocus, link, route, table, time, title } from './dom.js';
 
 const statuses = ['', 'draft', 'scheduled', 'running', 'completed', 'cancelled'];
-const kinds = ['bulk', 'single'];
+const kinds = ['bulk', 'single', 'verify'];
 
 export function mount(view, context) {
   const { kind = 'bulk', status = '' } = context.query;

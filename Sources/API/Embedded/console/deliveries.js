@@ -1,7 +1,7 @@
 // Deliveries: a search by token, user, status, reason, campaign and time window, newest first, a page at a time
 // with the API's cursor (GET /v1/deliveries). The search is kept in the page's address, so it can be shared.
 import { get } from './api.js';
-import { badge, fill, h, link, number, route, table, time, title } from './dom.js';
+import { badge, fill, h, keepFocus, link, number, route, table, time, title } from './dom.js';
 
 const fields = [
   ['token', 'Token', 'text'], ['user', 'User', 'text'], ['campaign', 'Campaign', 'text'], ['reason', 'Reason', 'text'],
@@ -25,10 +25,12 @@ export function mount(view, context) {
   fill(view, title('Deliveries'), form, results);
   const cursors = [];
   let after = query.after;
+  // A page asked for by a button: a failure is said where the results go.
+  const go = () => show().catch((error) => fill(results, h('p', { class: 'error', role: 'alert' }, error.message)));
   const show = async () => {
     const filters = Object.fromEntries(Object.entries(query).filter(([name]) => name !== 'after'));
     const page = await get('/v1/deliveries', { ...filters, after, limit: 50 }, context.signal);
-    fill(results,
+    keepFocus(results, () => fill(results,
       table('Deliveries', [
         ['Delivery', (d) => d.id],
         ['Campaign', (d) => (d.campaign ? link(d.campaign, `campaign/${d.campaign}`) : '—')],
@@ -40,8 +42,8 @@ export function mount(view, context) {
         ['Updated', (d) => time(d.updatedAt)],
       ], page.deliveries, 'No delivery matches.'),
       h('div', { class: 'pager' },
-        cursors.length > 0 ? h('button', { type: 'button', onclick: () => { after = cursors.pop(); show(); } }, 'Newer') : null,
-        page.next ? h('button', { type: 'button', onclick: () => { cursors.push(after); after = page.next; show(); } }, 'Older') : null));
+        cursors.length > 0 ? h('button', { type: 'button', 'data-key': 'newer', onclick: () => { after = cursors.pop(); go(); } }, 'Newer') : null,
+        page.next ? h('button', { type: 'button', 'data-key': 'older', onclick: () => { cursors.push(after); after = page.next; go(); } }, 'Older') : null)));
   };
   let shown = false;
   // The newest page follows what the worker writes; an older page stays as it was read.

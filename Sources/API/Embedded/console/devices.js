@@ -1,7 +1,7 @@
 // Devices: a token's registrations, or a user's devices, with registration, deactivation and its reason, and the
 // recent deliveries (GET /v1/devices/{token}, /v1/devices?user=, /v1/deliveries).
 import { APIError, get } from './api.js';
-import { badge, fill, h, link, number, route, table, time, title } from './dom.js';
+import { badge, fill, h, keepFocus, link, number, route, table, time, title } from './dom.js';
 
 export function mount(view, context) {
   const { token = '', user = '' } = context.query;
@@ -46,7 +46,7 @@ export function mount(view, context) {
           ['Reason', (d) => d.reason ?? '—'],
         ], devices, 'No device.'));
       const deliveries = await get('/v1/deliveries', token ? { token, limit: 10 } : { user, limit: 10 }, context.signal);
-      fill(recent, h('h2', {}, 'Recent deliveries'),
+      keepFocus(recent, () => fill(recent, h('h2', {}, 'Recent deliveries'),
         table('Recent deliveries', [
           ['Campaign', (d) => link(d.campaign, `campaign/${d.campaign}`)],
           ['Token', (d) => h('span', { class: 'token' }, d.token ?? '—')],
@@ -54,7 +54,7 @@ export function mount(view, context) {
           ['Reason', (d) => d.reason ?? '—'],
           ['Attempts', (d) => number(d.attempts)],
           ['Updated', (d) => time(d.updatedAt)],
-        ], deliveries.deliveries, 'No delivery yet.'));
+        ], deliveries.deliveries, 'No delivery yet.')));
     },
   };
 }

@@ -1,6 +1,6 @@
 // Events: the live feed of deactivations and failures (GET /v1/events, long-polled), newest first, pausable.
 import { get } from './api.js';
-import { badge, fill, h, link, table, time, title } from './dom.js';
+import { badge, fill, h, keepFocus, link, table, time, title } from './dom.js';
 
 const kept = 200;
 
@@ -19,13 +19,13 @@ export function mount(view, context) {
   } }, 'Pause');
   fill(view, title('Events', toggle, ' ', state), list);
   fill(state, 'Following.');
-  const render = () => fill(list, table('Events', [
+  const render = () => keepFocus(list, () => fill(list, table('Events', [
     ['At', (e) => time(e.at)],
     ['Event', (e) => badge(e.type.replace('.', '_'))],
     ['Token', (e) => link(h('span', { class: 'token' }, e.token), 'devices', { token: e.token })],
     ['Topic', (e) => e.topic],
     ['Reason', (e) => e.reason ?? '—'],
-  ], events, 'No event since the page opened.'));
+  ], events, 'No event yet.')));
   render();
   // The feed from the oldest event kept: pages of 1,000 until caught up (the newest 200 shown), then long polls of up
   // to 25 s, one a second at most.

@@ -1,7 +1,7 @@
 // Overview: APNs per environment, the queue, the last hour's requests and outcomes, the campaigns running or
 // paused, and the workers with their heartbeats (GET /v1/status, /v1/stats/series, /v1/campaigns).
 import { get } from './api.js';
-import { badge, decimal, duration, fill, h, link, number, table, time, title } from './dom.js';
+import { badge, decimal, duration, fill, h, keepFocus, link, number, table, time, title } from './dom.js';
 import { seriesCharts } from './chart.js';
 
 export function mount(view, context) {
@@ -73,14 +73,14 @@ function renderQueue(section, status) {
 }
 
 function renderCampaigns(section, campaigns) {
-  fill(section, h('h2', { id: 'running-heading' }, 'Campaigns running, scheduled or paused'),
+  keepFocus(section, () => fill(section, h('h2', { id: 'running-heading' }, 'Campaigns running, scheduled or paused'),
     table('Campaigns running, scheduled or paused', [
       ['Campaign', (c) => link(c.id, `campaign/${c.id}`)],
       ['Status', (c) => badge(c.paused ? 'paused' : c.status)],
       ['Topic', (c) => c.topic],
       ['Deliveries', (c) => number(c.total)],
       ['Scheduled', (c) => time(c.scheduledAt)],
-    ], campaigns, 'No campaign is running, scheduled or paused.'));
+    ], campaigns, 'No campaign is running, scheduled or paused.')));
 }
 
 function renderWorkers(section, status) {
