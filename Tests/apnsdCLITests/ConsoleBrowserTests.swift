@@ -111,6 +111,24 @@ struct ConsoleBrowserTests {
             """#) as? [String] ?? ["no answer"]
     }
 
+    /// Controls shown that a keyboard cannot reach (a negative tabindex) or that have no name a screen reader can say
+    /// (no text, no aria-label, no label).
+    static func unlabelledControls(_ browser: Browser) async throws -> [String] {
+        try await browser.run(
+            #"""
+            const problems = [];
+            for (const control of document.querySelectorAll('a[href], button, input, select, textarea, summary')) {
+              if (control.getClientRects().length === 0) continue;
+              const name = control.getAttribute('aria-label') || control.innerText?.trim()
+                || (control.id && document.querySelector(`label[for="${control.id}"]`)?.innerText.trim())
+                || control.closest('label')?.innerText.trim();
+              if (!name) problems.push(`${control.tagName}#${control.id} has no name`);
+              if (control.tabIndex < 0) problems.push(`${control.tagName}#${control.id} is out of the tab order`);
+            }
+            return problems;
+            """#) as? [String] ?? ["no answer"]
+    }
+
     @Test func aWrongKeyIsRefusedAReadOnlyKeySeesNoButtonsAndAPIStringsStayText() async throws {
         let fleet = try await Fleet(devices: 10, rate: 50, campaign: false)
         defer { fleet.stop() }
@@ -207,6 +225,8 @@ struct ConsoleBrowserTests {
                 #expect(fits == true, "\(hash) is wider than \(width) px")
                 let faint = try await Self.contrastProblems(browser)
                 #expect(faint.isEmpty, "\(hash): text below WCAG AA contrast: \(faint)")
+                let unlabelled = try await Self.unlabelledControls(browser)
+                #expect(unlabelled.isEmpty, "\(hash): \(unlabelled)")
             }
         }
         try await Self.screenshot(browser, "phone-events")
@@ -216,6 +236,11 @@ struct ConsoleBrowserTests {
                 + "document.getElementById('page').append(p);")
         #expect(try await Self.contrastProblems(browser).contains { $0.hasSuffix(": faint") })
         try await browser.run("document.getElementById('faint').remove();")
+        // And a button without a name.
+        try await browser.run(
+            "const b = document.createElement('button'); b.id = 'nameless'; document.getElementById('page').append(b);")
+        #expect(try await Self.unlabelledControls(browser) == ["BUTTON#nameless has no name"])
+        try await browser.run("document.getElementById('nameless').remove();")
         // The 410 token: found by a search, with its reason.
         try await Self.show(browser, "#/deliveries")
         try await browser.type("#search-token", Tokens.hex(3))
