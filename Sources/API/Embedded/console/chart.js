@@ -69,9 +69,11 @@ export function seriesCharts(series, what) {
     ? `per ${minutes / 60} hours` : `per ${minutes} minutes`;
   return h('div', { class: 'charts' },
     barChart({
-      label: `APNs requests ${per}${what}`,
-      points: series.points.map((point) => ({ at: point.at, values: { requests: point.requests } })),
-      keys: [['requests', 'Requests']],
+      label: `APNs requests per second${what}, averaged over ${minutes === 1 ? 'each minute' : `steps of ${per.replace('per ', '')}`}`,
+      points: series.points.map((point) => ({
+        at: point.at, values: { requests: Math.round((point.requests / series.step) * 10) / 10 },
+      })),
+      keys: [['requests', 'Requests per second']],
     }),
     barChart({
       label: `Outcomes ${per}${what}`,
