@@ -34,6 +34,18 @@ import Testing
                 OutcomeKey(status: "unregistered", reason: "Unregistered"): OutcomeCount(count: 1, requests: 1),
                 OutcomeKey(status: "rejected", reason: "BadDeviceToken"): OutcomeCount(count: 2, requests: 2),
             ])
+        // The same outcomes, per campaign: an ignored result (6) counts in neither.
+        func campaign(_ id: Int64, _ status: String, _ reason: String) -> CampaignOutcomeKey {
+            CampaignOutcomeKey(campaign: id, outcome: OutcomeKey(status: status, reason: reason))
+        }
+        #expect(
+            plan.campaignOutcomes == [
+                campaign(1, "accepted", "none"): OutcomeCount(count: 1, requests: 1),
+                campaign(1, "retry", "ServiceUnavailable"): OutcomeCount(count: 1, requests: 1),
+                campaign(1, "failed", "Expired"): OutcomeCount(count: 1, requests: 0),
+                campaign(2, "unregistered", "Unregistered"): OutcomeCount(count: 1, requests: 1),
+                campaign(2, "rejected", "BadDeviceToken"): OutcomeCount(count: 2, requests: 2),
+            ])
         #expect(plan.failed == [3])
         // A broadcast's answer has no token to deactivate.
         #expect(plan.deactivations.map(\.deliveryID.rawValue) == [4, 7])
@@ -48,6 +60,7 @@ import Testing
     @Test func anEmptyPlanDoesNothing() {
         let plan = RecordPlan([.accepted(Jobs.job(1), apnsID: nil)], replaced: [nil])
         #expect(plan.deltas.isEmpty && plan.outcomes.isEmpty && plan.failed.isEmpty && plan.deactivations.isEmpty)
+        #expect(plan.campaignOutcomes.isEmpty)
         #expect(plan.report.ignored == 1)
     }
 
