@@ -244,4 +244,27 @@ public final class BackgroundWorker {
 
     /// For `defer`: a test that failed half-way leaves no process behind.
     public func killIfRunning() { process.stop(signal: SIGKILL) }
+
+    /// SIGSTOP, then waits (up to `seconds`) until every thread of the process is stopped; whether they all are. A
+    /// thread can still be finishing a system call when `kill` returns (the write of a commit to the WAL, say), and
+    /// would change the database after the caller read it.
+    @discardableResult
+    public func suspend(within seconds: Double = 10) -> Bool {
+        kill(pid, SIGSTOP)
+        return Fleet.waitUntil(seconds, every: 0.01) { Self.everyThreadStopped(pid) }
+    }
+
+    /// Whether every thread of `pid` is stopped (`T` or `t` in its `/proc/PID/task/TID/stat`).
+    static func everyThreadStopped(_ pid: Int32) -> Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"),
+            !threads.isEmpty
+        else { return false }
+        return threads.allSatisfy { thread in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+                let name = stat.lastIndex(of: ")"), stat.distance(from: name, to: stat.endIndex) > 2
+            else { return false }
+            let state = stat[stat.index(name, offsetBy: 2)]
+            return state == "T" || state == "t"
+        }
+    }
 }

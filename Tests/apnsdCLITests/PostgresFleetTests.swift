@@ -58,7 +58,7 @@ import Testing
         let victimID = try #require(
             try await fleet.workers().first { $0["pid"] as? Int == Int(victim.pid) }?["id"] as? String)
         // Stopped first, so that what it holds can be read before the others see it dead (a stopped process lives).
-        kill(victim.pid, SIGSTOP)
+        #expect(victim.suspend(), "the victim did not stop")
         let held = Set(
             try fleet.query("SELECT token FROM deliveries WHERE leased_by = \(victimID) AND status = 'pending'"))
         #expect(!held.isEmpty && fleet.accepted < devices, "the kill came too late to test anything")

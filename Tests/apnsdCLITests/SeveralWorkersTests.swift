@@ -42,7 +42,7 @@ extension WorkerFleet {
 
             // Stopped first, so that what it held can be read before the survivor sees it dead: a stopped process
             // lives, and its heartbeat is fresh.
-            kill(victim.pid, SIGSTOP)
+            #expect(victim.suspend(), "the victim did not stop")
 
             // What it holds, then the listing (which proves the first read came before any takeover, since a
             // takeover removes the worker's row in the same transaction as its leases).
