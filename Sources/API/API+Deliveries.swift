@@ -13,9 +13,7 @@ extension API {
         var filter = LogFilter()
         var campaigns: [CampaignID] = []
         for name in ["campaign", "notification"] {
-            guard let text = request.query(name) else { continue }
-            guard let id = CampaignID(text) else { throw .invalid("\(name) must be an id", field: name) }
-            campaigns.append(id)
+            if let id = try Self.id(request, name) { campaigns.append(id) }
         }
         if campaigns.count == 2, campaigns[0] != campaigns[1] {
             throw .invalid("campaign and notification name the same thing; give one", field: "notification")

@@ -10,10 +10,7 @@ extension API {
         let now = Date()
         let since = try Self.time(request, "since") ?? now.addingTimeInterval(-3600)
         guard since <= now else { throw .invalid("since must be in the past", field: "since") }
-        let campaign = try request.query("campaign").map { (text: String) throws(APIError) -> CampaignID in
-            guard let id = CampaignID(text) else { throw .invalid("campaign must be an id", field: "campaign") }
-            return id
-        }
+        let campaign = try Self.id(request, "campaign")
         do {
             return JSONResponse.make(
                 200, try await store.stats(since: since, campaign: campaign, now: now).json.description)
@@ -50,10 +47,7 @@ extension API {
                 "since and step make \(points) points, more than \(Self.maxSeriesPoints): take a longer step",
                 field: "step")
         }
-        let campaign = try request.query("campaign").map { (text: String) throws(APIError) -> CampaignID in
-            guard let id = CampaignID(text) else { throw .invalid("campaign must be an id", field: "campaign") }
-            return id
-        }
+        let campaign = try Self.id(request, "campaign")
         do {
             let series = try await store.outcomeSeries(since: since, step: step, campaign: campaign, now: now)
             return JSONResponse.make(200, series.json.description)

@@ -9,15 +9,16 @@ enum Console {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-    /// The console's files by name.
-    static let files = EmbeddedText.console
+    /// Each file's answer by name, built once: bytes and headers never change while the binary runs.
+    static let responses: [String: HTTPResponse] = EmbeddedText.console.reduce(into: [:]) { responses, file in
+        guard let type = contentType(of: file.key) else { return }
+        responses[file.key] = HTTPResponse(
+            status: 200, headers: headers(contentType: type), body: Array(file.value.utf8))
+    }
 
     /// The file `name` (`index.html` for the folder itself), or 404.
     static func file(_ name: String) -> HTTPResponse {
-        guard let text = files[name], let type = contentType(of: name) else {
-            return APIError.notFound("the console has no file \(name)").response
-        }
-        return HTTPResponse(status: 200, headers: headers(contentType: type), body: Array(text.utf8))
+        responses[name] ?? APIError.notFound("the console has no file \(name)").response
     }
 
     /// `/console` without its slash: the pages' relative links need it.

@@ -1,5 +1,6 @@
 import Foundation
 import Intake
+import QueueModel
 
 extension API {
     /// Refuses query parameters other than `names` (a misspelt filter must not silently list everything).
@@ -25,6 +26,13 @@ extension API {
             throw .invalid("after must be a cursor from an earlier page's next", field: "after")
         }
         return value
+    }
+
+    /// A campaign's or notification's id (`campaign=`, `notification=`).
+    static func id(_ request: APIRequest, _ name: String) throws(APIError) -> CampaignID? {
+        guard let text = request.query(name) else { return nil }
+        guard let id = CampaignID(text) else { throw .invalid("\(name) must be an id", field: name) }
+        return id
     }
 
     /// A query parameter that must be one of an enumeration's values.

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import QueueModel
 
 extension OutcomeSeries {
@@ -8,20 +7,15 @@ extension OutcomeSeries {
     /// outcomes by status and reason (keys sorted).
     public var json: JSONLine {
         let points = points.map { point in
-            let outcomes = point.outcomes.sorted { $0.key < $1.key }.map { "\(JSONText.quote($0.key)):\($0.value)" }
-            return JSONLine([
+            JSONLine([
                 "at": .date(point.at), "requests": .int(point.requests),
-                "outcomes": .raw("{" + outcomes.joined(separator: ",") + "}"),
+                "outcomes": .raw(OutcomeStats.counts(point.outcomes)),
             ]).description
         }
-        let reasons = reasons.sorted { $0.key < $1.key }.map { status, counts in
-            let members = counts.sorted { $0.key < $1.key }.map { "\(JSONText.quote($0.key)):\($0.value)" }
-            return "\(JSONText.quote(status)):{" + members.joined(separator: ",") + "}"
-        }
+        let reasons = reasons.sorted { $0.key < $1.key }.map { ($0.key, OutcomeStats.counts($0.value)) }
         return JSONLine([
             "step": .int(step), "campaign": .string(campaign?.description), "until": .date(until),
-            "points": .raw("[" + points.joined(separator: ",") + "]"),
-            "reasons": .raw("{" + reasons.joined(separator: ",") + "}"),
+            "points": .raw("[" + points.joined(separator: ",") + "]"), "reasons": .raw(OutcomeStats.object(reasons)),
         ])
     }
 }

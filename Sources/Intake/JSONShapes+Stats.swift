@@ -22,11 +22,13 @@ extension OutcomeStats {
         ])
     }
 
-    private static func counts(_ values: [String: Int]) -> String {
+    /// A JSON object of counts, keys sorted.
+    static func counts(_ values: [String: Int]) -> String {
         object(values.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) })
     }
 
-    private static func object(_ members: [(String, String)]) -> String {
+    /// A JSON object of already-serialized values, in the order given.
+    static func object(_ members: [(String, String)]) -> String {
         "{" + members.map { "\(JSONText.quote($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }
 }

@@ -369,7 +369,7 @@ enum PGSchema {
         );
         """
 
-    /// A bulk campaign's outcomes per minute and status, sharded by worker as `outcome_counts` is.
+    /// A bulk campaign's outcomes per minute, status and reason, sharded by worker as `outcome_counts` is.
     private static let v10 = """
         CREATE TABLE campaign_outcome_counts (
             campaign_id bigint NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,

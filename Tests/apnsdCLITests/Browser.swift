@@ -33,7 +33,7 @@ final class Browser: Sendable {
         profile =
             FileManager.default.temporaryDirectory.appendingPathComponent("apnsd-chromium-\(UUID().uuidString)")
             .path
-        let port = try Self.freePort()
+        let port = Ports.free()
         var environment = ProcessInfo.processInfo.environment
         environment["TZ"] = "UTC"
         environment["LANG"] = "en_US.UTF-8"
@@ -177,24 +177,5 @@ final class Browser: Sendable {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try png.write(to: URL(fileURLWithPath: path))
-    }
-
-    /// A TCP port free now on 127.0.0.1 (bound, read and closed: chromedriver takes it a moment later).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket: \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw Failure(description: "bind: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
