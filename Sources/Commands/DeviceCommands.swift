@@ -152,12 +152,19 @@ enum DeviceCommands {
                 }
                 if let writing { imported += try await writing.value }
                 writing = Task {
-                    try await store.importDevices(registrations, now: Date(), commitEvery: Self.devicesPerTransaction)
+                    try await store.importDevices(
+                        registrations, now: Date(), commitEvery: Self.devicesPerTransaction, linkUsersLater: true)
                 }
             }
             if let writing { imported += try await writing.value }
+            // Also the links an import stopped before its end left waiting.
+            _ = try await store.linkImportedUsers()
         } catch {
-            let done = imported == 0 ? "nothing was imported" : "\(imported) device(s) were imported before it"
+            var done = imported == 0 ? "nothing was imported" : "\(imported) device(s) were imported before it"
+            if imported > 0 {
+                let linked = (try? await store.linkImportedUsers()) != nil
+                if !linked { done += " (their users are linked by the next device import)" }
+            }
             throw .failure(
                 "\(CLIError.store(error).message); \(done). Importing the file again is safe: a device imported "
                     + "twice ends registered once, as its last line says")

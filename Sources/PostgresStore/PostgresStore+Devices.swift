@@ -114,10 +114,11 @@ extension PostgresStore {
     /// registrations were written. Each transaction upserts its devices in (token, topic) order, so that it
     /// inserts a contiguous run of keys into the unique index, with a few statements over arrays (`unnest`). A
     /// device repeated in `registrations` ends as if its lines were registered one after the other.
+    /// `linkUsersLater` changes nothing here: a user's devices are found through an index on `devices.user_id`.
     @discardableResult
     public func importDevices(
         _ registrations: [DeviceRegistration], now: Date = Date(),
-        commitEvery: Int = 100_000
+        commitEvery: Int = 100_000, linkUsersLater: Bool = false
     ) throws(StoreError) -> Int {
         // Checked before anything is written: a bad registration fails the whole call and changes nothing.
         let registrations = try DeviceRegistration.checked(registrations)
@@ -143,6 +144,9 @@ extension PostgresStore {
         if plan.order.count >= Self.analyzeAfter { _ = try? read { db in try db.execute("ANALYZE devices") } }
         return registrations.count
     }
+
+    /// Nothing waits: the user is on the device row.
+    public func linkImportedUsers() throws(StoreError) -> Int { 0 }
 
     /// The device registered with `token` for `topic`, if any.
     public func device(token: DeviceToken, topic: String) throws(StoreError) -> Device? {

@@ -30,9 +30,15 @@ public protocol ProducerStore: Actor {
         -> Device?
     /// Deactivates every active device of `user` with `reason`; returns how many.
     func deactivateDevices(user: String, reason: Reason, now: Date) async throws(StoreError) -> Int
-    /// Registers many devices, `commitEvery` per transaction; returns how many registrations were written.
-    func importDevices(_ registrations: [DeviceRegistration], now: Date, commitEvery: Int) async throws(StoreError)
-        -> Int
+    /// Registers many devices, `commitEvery` per transaction; returns how many registrations were written. With
+    /// `linkUsersLater`, an engine may leave the devices' user links for `linkImportedUsers()` (a file imported in
+    /// many calls links its users once, at its end).
+    func importDevices(
+        _ registrations: [DeviceRegistration], now: Date, commitEvery: Int, linkUsersLater: Bool
+    ) async throws(StoreError) -> Int
+    /// Links the users of devices imported with `linkUsersLater` (and of an import stopped before its end); returns
+    /// how many links were waiting.
+    func linkImportedUsers() async throws(StoreError) -> Int
     /// The device registered with `token` for `topic`, if any.
     func device(token: DeviceToken, topic: String) async throws(StoreError) -> Device?
     /// One page of the registry in id order: devices with an id greater than `after`; `active`, `user` and `kind`
@@ -95,4 +101,13 @@ public protocol ProducerStore: Actor {
     func workers() async throws(StoreError) -> [WorkerRecord]
     /// Closes the store; later calls fail with `StoreError.closed`.
     func close() async
+}
+
+extension ProducerStore {
+    /// Registers many devices, `commitEvery` per transaction, each linked to its user before this returns.
+    public func importDevices(_ registrations: [DeviceRegistration], now: Date, commitEvery: Int)
+        async throws(StoreError) -> Int
+    {
+        try await importDevices(registrations, now: now, commitEvery: commitEvery, linkUsersLater: false)
+    }
 }

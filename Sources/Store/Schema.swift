@@ -29,6 +29,7 @@ enum Schema {
         .init(id: "0020-idempotency-by-key-id", sql: v20),
         .init(id: "0021-webhook-parked", sql: v21),
         .init(id: "0022-campaign-outcome-counts", sql: v22),
+        .init(id: "0023-device-users-pending", sql: v23),
     ])
 
     private static let v1 = """
@@ -474,5 +475,29 @@ enum Schema {
             requests    INTEGER NOT NULL,
             PRIMARY KEY (campaign_id, minute, status, reason)
         ) WITHOUT ROWID;
+        """
+
+    /// A big `device import` links users once, at its end, in user order (`device_users_pending`): linking each
+    /// transaction's devices as it went put random keys all over `device_users`, whose pages every commit wrote
+    /// again. A waiting link is dropped with the same triggers that drop a link, so that applying it later never
+    /// links a device that has since changed user or gone.
+    private static let v23 = """
+        CREATE TABLE device_users_pending (
+            device_id INTEGER PRIMARY KEY,
+            user_id   TEXT    NOT NULL
+        );
+        DROP TRIGGER devices_user_changed;
+        DROP TRIGGER devices_deleted;
+        CREATE TRIGGER devices_user_changed AFTER UPDATE OF user_id ON devices
+            WHEN OLD.user_id IS NOT NULL AND OLD.user_id IS NOT NEW.user_id
+        BEGIN
+            DELETE FROM device_users WHERE user_id = OLD.user_id AND device_id = OLD.id;
+            DELETE FROM device_users_pending WHERE device_id = OLD.id;
+        END;
+        CREATE TRIGGER devices_deleted AFTER DELETE ON devices WHEN OLD.user_id IS NOT NULL
+        BEGIN
+            DELETE FROM device_users WHERE user_id = OLD.user_id AND device_id = OLD.id;
+            DELETE FROM device_users_pending WHERE device_id = OLD.id;
+        END;
         """
 }

@@ -64,6 +64,30 @@ import Testing
         #expect(ISO8601DateFormatter().date(from: registered) != nil || registered.hasSuffix("Z"))
     }
 
+    @Test func importLinksTheUsersAnImportStoppedBeforeItsEndLeftWaiting() async throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        try #require(await cli.run("init").status == 0)
+        try #require(
+            await cli.run(["device", "import", "-", "--topic", Self.topic], stdin: Tokens.hex(1) + ",alice").status == 0
+        )
+        #expect(try await cli.run("device", "list", "--user", "alice", "--json").lines.count == 1)
+        // What a killed import leaves: its devices written with their users, the links still waiting.
+        try SQLiteQuery.execute(
+            cli.database,
+            """
+            DELETE FROM device_users;
+            INSERT INTO device_users_pending (device_id, user_id) SELECT id, user_id FROM devices;
+            """)
+        #expect(try await cli.run("device", "list", "--user", "alice", "--json").lines.isEmpty)
+        let next = try await cli.run(
+            ["device", "import", "-", "--topic", Self.topic], stdin: Tokens.hex(2) + ",bob")
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(try await cli.run("device", "list", "--user", "alice", "--json").lines.count == 1)
+        #expect(try await cli.run("device", "list", "--user", "bob", "--json").lines.count == 1)
+        #expect(try SQLiteQuery.query(cli.database, "SELECT COUNT(*) FROM device_users_pending") == ["0"])
+    }
+
     @Test func sendPrintsOnlyTheIdAndTheLogShowsIt() async throws {
         let cli = try CLI()
         defer { cli.cleanUp() }

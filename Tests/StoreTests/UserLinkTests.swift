@@ -100,6 +100,52 @@ import Testing
                 == 0)
     }
 
+    @Test(arguments: Engine.all) func anImportThatLinksLaterLinksEveryDeviceAtItsEnd(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        _ = try await store.register(DeviceRegistration(token: token(3), topic: topic, user: "carol"), now: t0)
+        let registrations = (0..<1_234).map {
+            DeviceRegistration(token: token($0), topic: topic, user: "u\(($0 * 7919) % 100)")
+        }
+        // Two calls, as `device import` makes one per chunk of its file.
+        #expect(
+            try await store.importDevices(
+                Array(registrations[..<600]), now: at(1), commitEvery: 250, linkUsersLater: true) == 600)
+        #expect(
+            try await store.importDevices(
+                Array(registrations[600...]), now: at(2), commitEvery: 250, linkUsersLater: true) == 634)
+        if engine == .sqlite {
+            #expect(try await store.scalar("SELECT COUNT(*) FROM device_users_pending") == 1_234)
+            // Only carol's link, which the import replaced with token 3's new user, was there before.
+            #expect(try await store.scalar("SELECT COUNT(*) FROM device_users") == 0)
+        }
+        #expect(try await store.linkImportedUsers() == (engine == .sqlite ? 1_234 : 0))
+        let linked = try await links(store, engine)
+        #expect(linked.count == 1_234)
+        #expect(linked.contains("u\((3 * 7919) % 100):0003"))
+        #expect(try await store.linkImportedUsers() == 0)
+
+        let id = try await store.createCampaign(bulk(.users(["u0"])), now: at(3))
+        try await store.expandAll(now: at(3))
+        #expect(try await store.allLog(LogFilter(campaign: id)).count == 13)
+    }
+
+    @Test func aLinkWaitingForTheImportsEndFollowsItsDeviceMeanwhile() async throws {
+        let database = try TestDatabase(.sqlite)
+        defer { database.remove() }
+        let store = try await database.open()
+        _ = try await store.importDevices(
+            (1...3).map { DeviceRegistration(token: token($0), topic: topic, user: "alice") }, now: t0,
+            commitEvery: 100, linkUsersLater: true)
+        // Before the import links its users, device 1 moves to bob and device 2 is deleted (prune does, for one).
+        _ = try await store.register(DeviceRegistration(token: token(1), topic: topic, user: "bob"), now: at(1))
+        try await store.execute("DELETE FROM devices WHERE token = '\(token(2).hex)'")
+        #expect(try await store.scalar("SELECT COUNT(*) FROM device_users_pending") == 1)
+        #expect(try await store.linkImportedUsers() == 1)
+        #expect(try await links(store, .sqlite) == ["bob:0001", "alice:0003"])
+    }
+
     @Test func migrationLinksTheUsersOfAnExistingRegistry() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
