@@ -146,6 +146,19 @@ import Testing
         #expect(try await links(store, .sqlite) == ["bob:0001", "alice:0003"])
     }
 
+    @Test func waitingLinksAreLinkedInTransactionsOfAFewDevices() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await Store.open(at: folder.databasePath)
+        let registrations = (0..<1_234).map {
+            DeviceRegistration(token: token($0), topic: topic, user: "u\(($0 * 7919) % 100)")
+        }
+        _ = try await store.importDevices(registrations, now: t0, commitEvery: 500, linkUsersLater: true)
+        #expect(try await store.linkImportedUsers(perTransaction: 100) == 1_234)
+        #expect(try await links(store, .sqlite).count == 1_234)
+        #expect(try await store.scalar("SELECT COUNT(*) FROM device_users_pending") == 0)
+    }
+
     @Test func migrationLinksTheUsersOfAnExistingRegistry() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
