@@ -14,7 +14,8 @@ public struct CopyTable: Sendable, Hashable {
 
     /// Everything `apnsd migrate` copies, parents before children. Not copied: `workers` and `cancel_acks` (the
     /// source's workers are stopped), counters kept by triggers (`gauge_counts`, rebuilt by the target), SQLite's
-    /// `device_users` (PostgreSQL reads `devices.user_id`) and `deferred_batches` (written out before copying).
+    /// `device_users` and `device_users_pending` (PostgreSQL reads `devices.user_id`) and `deferred_batches` (written
+    /// out before copying).
     public static let all: [CopyTable] = [
         CopyTable(
             "channels", key: ["id"],
