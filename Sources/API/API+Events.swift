@@ -10,8 +10,22 @@ extension API {
     /// `GET /v1/events?after=CURSOR&wait=SECONDS&limit=`: deactivations and failed deliveries after the cursor;
     /// when there are none, waits up to `wait` seconds for some (the connection is suspended, no thread held), if a
     /// long-poll slot is free (`LongPollBudget`); if none is, answers at once with `Retry-After`.
+    /// `GET /v1/events?last=N`: the newest N events at once, and the cursor to follow them with.
     func listEvents(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
-        try Self.allowOnly(["after", "wait", "limit"], request)
+        try Self.allowOnly(["after", "wait", "limit", "last"], request)
+        if let text = request.query("last") {
+            guard request.query("after") == nil, request.query("wait") == nil, request.query("limit") == nil else {
+                throw .invalid("last takes the newest events at once: ask without after, wait or limit", field: "last")
+            }
+            guard let count = Int(text), (1...1000).contains(count) else {
+                throw .invalid("last must be a whole number from 1 to 1000", field: "last")
+            }
+            do {
+                return JSONResponse.make(200, try await events.latest(limit: count).json)
+            } catch {
+                throw .store(error)
+            }
+        }
         var after: EventID?
         if let text = request.query("after") {
             guard let cursor = EventID(cursor: text) else {

@@ -38,4 +38,10 @@ public final class EventFeed: Sendable {
             await store.eventCommits.wait(whileAt: seen, timeout: min(pollInterval, deadline - now))
         }
     }
+
+    /// The newest `limit` events, and the cursor to follow them with (the feed's start when there is none).
+    public func latest(limit: Int) async throws(StoreError) -> EventPage {
+        let events = try await store.latestEvents(limit: limit)
+        return EventPage(events: events, next: events.last?.id ?? .start)
+    }
 }

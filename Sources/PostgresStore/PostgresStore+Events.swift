@@ -16,6 +16,16 @@ extension PostgresStore {
         }
     }
 
+    /// The newest `limit` events, in id order.
+    public func latestEvents(limit: Int) throws(StoreError) -> [Event] {
+        try read { db in
+            let rows = try db.query(
+                "SELECT \(Self.eventColumns) FROM (SELECT * FROM events ORDER BY id DESC LIMIT $1) AS newest ORDER BY id",
+                Int64(max(0, limit)))
+            return try rows.map { row in try Self.event(rows, row) }
+        }
+    }
+
     /// The last event the webhook acknowledged (nil before the first).
     public func webhookCursor() throws(StoreError) -> EventID? {
         try read { db in

@@ -5,6 +5,8 @@ import Foundation
 public protocol EventStore: Actor {
     /// Events with an id greater than `after` (all when nil), in id order, at most `limit`.
     func events(after: EventID?, limit: Int) async throws(StoreError) -> [Event]
+    /// The newest `limit` events, in id order.
+    func latestEvents(limit: Int) async throws(StoreError) -> [Event]
     /// The last event the webhook acknowledged (nil before the first).
     func webhookCursor() async throws(StoreError) -> EventID?
     /// Records that the webhook acknowledged every event up to `cursor`; a cursor never moves back. A failure

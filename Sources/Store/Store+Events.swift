@@ -18,6 +18,19 @@ extension Store: EventStore {
         }
     }
 
+    /// The newest `limit` events, in id order.
+    public func latestEvents(limit: Int) throws(StoreError) -> [Event] {
+        try read { db in
+            let statement = try db.cached(
+                "SELECT \(Self.eventColumns) FROM (SELECT * FROM events ORDER BY id DESC LIMIT ?) ORDER BY id"
+            ).bind(max(0, limit))
+            defer { statement.reset() }
+            var events: [Event] = []
+            while try statement.step() { events.append(try Self.event(from: statement)) }
+            return events
+        }
+    }
+
     /// The last event the webhook acknowledged (nil before the first).
     public func webhookCursor() throws(StoreError) -> EventID? {
         try read { db in

@@ -71,6 +71,17 @@ import Threads
         let events = feed["events"] as? [[String: Any]] ?? []
         #expect(events.map { $0["reason"] as? String } == ["Replaced", "Removed"], "\(feed)")
         #expect(events.map { $0["token"] as? String } == [old, new])
+        // The newest at once, with the cursor that follows them: the same as the whole feed's.
+        let newest = try APITester.object(await api.call("GET", "/v1/events?last=1", key: api.reader))
+        #expect((newest["events"] as? [[String: Any]])?.map { $0["reason"] as? String } == ["Removed"], "\(newest)")
+        #expect(newest["next"] as? String == feed["next"] as? String)
+        let both = try APITester.object(await api.call("GET", "/v1/events?last=1000", key: api.reader))
+        #expect((both["events"] as? [[String: Any]])?.count == 2)
+        let after = try #require(newest["next"] as? String)
+        for refused in ["last=0", "last=1001", "last=x", "last=5&after=\(after)", "last=5&wait=1", "last=5&limit=5"] {
+            let answer = await api.call("GET", "/v1/events?\(refused)", key: api.reader)
+            #expect(answer.status == 400 && answer.text.contains(#""field":"last""#), "\(refused): \(answer.text)")
+        }
 
         var lines: [String] = []
         let delivered = await Poll.until(60, every: 0.1) {

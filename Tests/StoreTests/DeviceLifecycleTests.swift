@@ -45,6 +45,22 @@ import Testing
         #expect(try await store.events(after: nil, limit: 500).count == 1)
     }
 
+    @Test(arguments: Engine.all) func theNewestEventsComeOldestFirst(engine: Engine) async throws {
+        let database = try TestDatabase(engine)
+        defer { database.remove() }
+        let store = try await database.open()
+        #expect(try await store.latestEvents(limit: 10).isEmpty)
+        for n in 1...4 {
+            _ = try await store.register(DeviceRegistration(token: token(n), topic: topic), now: at(0))
+            _ = try await store.deactivateDevice(token: token(n), topic: topic, reason: .removed, now: at(Double(n)))
+        }
+        let all = try await store.events(after: nil, limit: 500)
+        #expect(all.count == 4)
+        #expect(try await store.latestEvents(limit: 2).map(\.id) == all.suffix(2).map(\.id))
+        #expect(try await store.latestEvents(limit: 2).map(\.token) == [token(3), token(4)])
+        #expect(try await store.latestEvents(limit: 10).map(\.id) == all.map(\.id))
+    }
+
     @Test(arguments: Engine.all) func deactivatingByTokenNeedsTheTopicOnlyWhenAmbiguous(engine: Engine) async throws {
         let database = try TestDatabase(engine)
         defer { database.remove() }

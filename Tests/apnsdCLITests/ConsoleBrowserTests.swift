@@ -242,6 +242,10 @@ struct ConsoleBrowserTests {
                     #expect(unlabelled.isEmpty, "\(hash): \(unlabelled)")
                 }
             }
+            // The events page starts from the newest events (`last=`): the 410's deactivation is there.
+            try await Self.expect(
+                browser, "return document.getElementById('page').textContent.includes('\(Tokens.hex(3))')",
+                "the events page does not show the 410 token's deactivation")
             try await Self.screenshot(browser, "phone-events")
             // The contrast check sees faint text: grey #bbb on white is 1.9:1.
             try await browser.run(

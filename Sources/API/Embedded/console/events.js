@@ -27,17 +27,20 @@ export function mount(view, context) {
     ['Reason', (e) => e.reason ?? '—'],
   ], events, 'No event yet.')));
   render();
-  // The feed from the oldest event kept: pages of 1,000 until caught up (the newest 200 shown), then long polls of up
-  // to 25 s, one a second at most.
+  // The newest 200 events at once (last=), then long polls of up to 25 s after them, one a second at most; a burst of
+  // more than a page is read page by page without waiting.
   const follow = async () => {
-    let caughtUp = false;
     try {
+      const newest = await get('/v1/events', { last: kept }, context.signal);
+      cursor = newest.next;
+      events = newest.events.reverse();
+      render();
+      context.updated();
       while (running) {
-        const page = await get('/v1/events', { after: cursor, limit: 1000, wait: caughtUp ? 25 : 0 }, context.signal);
+        const page = await get('/v1/events', { after: cursor, limit: 1000, wait: 25 }, context.signal);
         cursor = page.next ?? cursor;
         if (page.events.length > 0 && !paused) events = [...page.events.reverse(), ...events].slice(0, kept);
-        caughtUp = page.events.length < 1000;
-        if (caughtUp) {
+        if (page.events.length < 1000) {
           render();
           context.updated();
           await new Promise((resolve) => setTimeout(resolve, 1000));
