@@ -9,26 +9,28 @@ extension Store: EventStore {
     /// Events with an id greater than `after` (all when nil), in id order, at most `limit`.
     public func events(after: EventID? = nil, limit: Int = 500) throws(StoreError) -> [Event] {
         try read { db in
-            let statement = try db.cached("SELECT \(Self.eventColumns) FROM events WHERE id > ? ORDER BY id LIMIT ?")
-                .bind(after?.rawValue ?? 0, limit)
-            defer { statement.reset() }
-            var events: [Event] = []
-            while try statement.step() { events.append(try Self.event(from: statement)) }
-            return events
+            try Self.events(
+                db.cached("SELECT \(Self.eventColumns) FROM events WHERE id > ? ORDER BY id LIMIT ?")
+                    .bind(after?.rawValue ?? 0, limit))
         }
     }
 
     /// The newest `limit` events, in id order.
     public func latestEvents(limit: Int) throws(StoreError) -> [Event] {
         try read { db in
-            let statement = try db.cached(
-                "SELECT \(Self.eventColumns) FROM (SELECT * FROM events ORDER BY id DESC LIMIT ?) ORDER BY id"
-            ).bind(max(0, limit))
-            defer { statement.reset() }
-            var events: [Event] = []
-            while try statement.step() { events.append(try Self.event(from: statement)) }
-            return events
+            try Self.events(
+                db.cached(
+                    "SELECT \(Self.eventColumns) FROM (SELECT * FROM events ORDER BY id DESC LIMIT ?) ORDER BY id"
+                ).bind(max(0, limit)))
         }
+    }
+
+    /// Every event `statement` selects (`eventColumns`), then resets it.
+    private static func events(_ statement: Statement) throws -> [Event] {
+        defer { statement.reset() }
+        var events: [Event] = []
+        while try statement.step() { events.append(try event(from: statement)) }
+        return events
     }
 
     /// The last event the webhook acknowledged (nil before the first).

@@ -29,8 +29,8 @@ extension Store {
     /// order. A device repeated in `registrations` ends as if its lines were registered one after the other.
     ///
     /// With `linkUsersLater`, the user links wait in `device_users_pending` (written in the same transactions as
-    /// their devices) until `linkImportedUsers()`: a file imported in many calls then links its users in one sweep
-    /// of `device_users`, in user order, instead of a random key per device at every commit.
+    /// their devices) until `linkImportedUsers()`: a file imported in many calls then links its users in user order,
+    /// a sweep of `device_users` per million devices, instead of a random key per device at every commit.
     @discardableResult
     public func importDevices(
         _ registrations: [DeviceRegistration], now: Date = Date(),
@@ -87,11 +87,19 @@ extension Store {
     /// `linkImportedUsers()`, `perTransaction` links per transaction (small in tests).
     func linkImportedUsers(perTransaction: Int) throws(StoreError) -> Int {
         // SQLite sorts the links in runs of about the page cache's size, each on a thread of its own, written to a
-        // temporary file (SQLITE_TMPDIR, else /var/tmp or /tmp): in memory, as this connection's other temporary
-        // data is, 10M links took 600 MB. 8 MiB runs on two threads sorted 1M links in 0.9 s at 37 MB, against
-        // 1.2 s at the same memory with 16 MiB and none. Neither setting may change inside a transaction.
-        try read { db in try db.execute("PRAGMA temp_store = FILE; PRAGMA threads = 2") }
-        defer { _ = try? read { db in try db.execute("PRAGMA temp_store = MEMORY; PRAGMA threads = 0") } }
+        // temporary file: in memory, 10M links took 600 MB. 8 MiB runs on two threads sorted 1M links in 0.9 s at
+        // 37 MB, against 1.2 s at the same memory with 16 MiB and none. Neither setting may change inside a
+        // transaction.
+        try guarded {
+            let db = try db()
+            try db.execute("PRAGMA threads = 2")
+            defer { try? db.execute("PRAGMA threads = 0") }
+            return try db.withTemporaryFiles { try moveWaitingLinks(perTransaction: perTransaction) }
+        }
+    }
+
+    /// Moves the waiting links to `device_users`, `perTransaction` devices per transaction; returns how many.
+    private func moveWaitingLinks(perTransaction: Int) throws(StoreError) -> Int {
         var linked = 0
         var after = Int64.min
         while true {
@@ -153,25 +161,15 @@ extension Store {
             // The ids, read back over the rows' token range in index order (cheaper than `RETURNING`, which
             // fills a temporary table per statement). Devices in the range that this call did not touch have
             // another registration time; any device linked to its current user is linked right anyway.
-            let range = try db.cached(linkScanSQL)
+            // Links that wait go from the scan straight into `device_users_pending`, in device order.
+            let range = try db.cached(target == .pending ? keepLinksSQL : linkScanSQL)
             try range.bindText(1, text, first.token)
             try range.bindText(2, text, last.token)
             try range.bindAt(3, registeredAt)
             defer { range.reset() }
             while try range.step() { links.append((range.string(1), range.int64(0))) }
         }
-        if target == .pending {
-            try inGroups(links, db: db, full: fullPendingSQL, sql: pendingSQL) { statement, group in
-                var parameter: Int32 = 1
-                for link in group {
-                    try statement.bindAt(parameter, link.device)
-                    try statement.bindAt(parameter + 1, link.user)
-                    parameter += 2
-                }
-                try statement.run()
-            }
-            return
-        }
+        guard !links.isEmpty else { return }
         let order = ByteOrder.indices(
             count: links.count, prefix: { ByteOrder.Prefix(links[$0].user) },
             precedes: { a, b in
@@ -194,6 +192,10 @@ extension Store {
         SELECT id, user_id FROM devices
         WHERE token >= ?1 AND token <= ?2 AND registered_at = ?3 AND user_id IS NOT NULL
         """
+
+    /// Keeps the links of `linkScanSQL`'s devices for `linkImportedUsers()`; a device's later link replaces its
+    /// earlier.
+    static let keepLinksSQL = "INSERT OR REPLACE INTO device_users_pending (device_id, user_id) " + linkScanSQL
 
     /// Registers or re-registers `rows` devices; ?1 is the registration time, then (token, topic, environment,
     /// user, kind, activity type) per device.
@@ -223,15 +225,7 @@ extension Store {
         return "INSERT OR IGNORE INTO device_users (user_id, device_id) VALUES \(values.joined(separator: ", "))"
     }
 
-    /// Keeps `rows` (device, user) links for `linkImportedUsers()`; a device's later link replaces its earlier.
-    private static func pendingSQL(rows: Int) -> String {
-        let values = (0..<rows).map { "(?\(1 + 2 * $0), ?\(2 + 2 * $0))" }
-        return
-            "INSERT OR REPLACE INTO device_users_pending (device_id, user_id) VALUES \(values.joined(separator: ", "))"
-    }
-
     private static let fullUpsertSQL = upsertSQL(rows: rowsPerStatement)
-    private static let fullPendingSQL = pendingSQL(rows: rowsPerStatement)
     private static let fullLinkSQL = linkSQL(rows: rowsPerStatement)
 
     /// Calls `body` with a statement for each group of up to `rowsPerStatement` elements: full groups share one

@@ -98,15 +98,13 @@ extension Store: RetentionStore {
         try guarded {
             let db = try db()
             guard try db.prepare("PRAGMA auto_vacuum").scalarInt64() != 2 else { return }
-            // Only VACUUM changes the mode of a file that has tables; it copies the file into a temporary database,
-            // then writes it back through the WAL. The copy goes to a temporary file (SQLITE_TMPDIR, else /var/tmp or
-            // /tmp), not memory as this connection's other temporary tables do: a file of gigabytes would be
-            // gigabytes of RAM.
-            try db.execute("PRAGMA temp_store = FILE")
-            defer { try? db.execute("PRAGMA temp_store = MEMORY") }
-            try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            try db.execute("VACUUM")
-            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            // Only VACUUM changes the mode of a file that has tables; it copies the file into a temporary database
+            // (a file, not memory), then writes it back through the WAL.
+            try db.withTemporaryFiles {
+                try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+                try db.execute("VACUUM")
+                try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
         }
     }
 
