@@ -43,6 +43,9 @@ final class Transfer {
     private var bodyCapacity: Int
     private var url: UnsafeMutablePointer<CChar>
     private var urlCapacity: Int
+    /// The header array whose bytes open the arena (empty: none), and how many bytes they take.
+    private var renderedHeaders: [(name: String, value: String)] = []
+    private var renderedBytes = 0
 
     /// The largest response body kept (APNs error bodies are tiny); more is read and dropped.
     static let maximumResponseBody = 64 * 1024
@@ -170,54 +173,49 @@ final class Transfer {
         url[at] = 0
 
         // Header list: our own curl_slist nodes over our own bytes, "name: value\0" each; `authorization` first.
-        let authorization = request.authorization.map { (name: HeaderName.authorization, value: $0) }
-        let count = request.headers.count + (authorization == nil ? 0 : 1) + Self.removedHeaders.count
+        // Node 0 is `authorization`'s, nodes 1...n the headers', then the removed ones. The headers' bytes open the
+        // arena and are rendered (and checked) once per array: a campaign's requests share one array.
+        let headerCount = request.headers.count
+        let count = 1 + headerCount + Self.removedHeaders.count
         if count > nodeCapacity {
             nodes.deallocate()
             nodeCapacity = count * 2
             nodes = .allocate(capacity: nodeCapacity)
+            renderedHeaders = []
         }
-        var bytes = authorization.map { $0.name.utf8.count + $0.value.utf8.count + 3 } ?? 0
-        for header in request.headers { bytes += header.name.utf8.count + header.value.utf8.count + 3 }
-        if bytes > headerCapacity {
-            headerBytes.deallocate()
-            headerCapacity = bytes * 2
-            headerBytes = .allocate(capacity: headerCapacity)
-        }
-        let arena = UnsafeMutableRawPointer(headerBytes)
-        at = 0
-        var node = 0
-        func add(_ header: (name: String, value: String)) -> TransportError? {
-            let start = at
-            var name = header.name
-            var value = header.value
-            let nameOK = name.withUTF8 { bytes in
-                !bytes.isEmpty && !bytes.contains { $0 <= 0x20 || $0 == UInt8(ascii: ":") || $0 >= 0x7F }
+        let authorizationBytes = request.authorization.map { HeaderName.authorization.utf8.count + $0.utf8.count + 3 }
+        if !isRendered(request.headers)
+            || renderedBytes + (authorizationBytes ?? 0) > headerCapacity
+        {
+            renderedHeaders = []
+            var bytes = authorizationBytes ?? 0
+            for header in request.headers { bytes += header.name.utf8.count + header.value.utf8.count + 3 }
+            if bytes > headerCapacity {
+                headerBytes.deallocate()
+                headerCapacity = bytes * 2
+                headerBytes = .allocate(capacity: headerCapacity)
             }
-            if !nameOK { return Self.invalid("header name '\(header.name)' is not a token") }
-            // The value is never printed: it may be the bearer token.
-            let valueOK = value.withUTF8 { bytes in !bytes.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D } }
-            if !valueOK { return Self.invalid("value of header '\(header.name)' contains CR, LF or NUL") }
-            name.withUTF8 { at = Self.append(UnsafeRawBufferPointer($0), to: arena, at: at) }
-            arena.storeBytes(of: UInt8(ascii: ":"), toByteOffset: at, as: UInt8.self)
-            arena.storeBytes(of: UInt8(ascii: " "), toByteOffset: at + 1, as: UInt8.self)
-            at += 2
-            value.withUTF8 { at = Self.append(UnsafeRawBufferPointer($0), to: arena, at: at) }
-            arena.storeBytes(of: 0, toByteOffset: at, as: UInt8.self)
-            at += 1
-            nodes[node] = curl_slist(data: headerBytes + start, next: nil)
-            node += 1
-            return nil
+            var at = 0
+            for (index, header) in request.headers.enumerated() {
+                let start = at
+                if let error = render(header, at: &at) { return error }
+                nodes[1 + index] = curl_slist(data: headerBytes + start, next: nil)
+            }
+            renderedHeaders = request.headers
+            renderedBytes = at
         }
-        if let authorization, let error = add(authorization) { return error }
-        for header in request.headers {
-            if let error = add(header) { return error }
+        var first = 1
+        if let authorization = request.authorization {
+            var at = renderedBytes
+            if let error = render((HeaderName.authorization, authorization), at: &at) { return error }
+            nodes[0] = curl_slist(data: headerBytes + renderedBytes, next: nil)
+            first = 0
         }
-        for removed in Self.removedHeaders {
-            nodes[node] = curl_slist(data: removed, next: nil)
-            node += 1
+        for (index, removed) in Self.removedHeaders.enumerated() {
+            nodes[1 + headerCount + index] = curl_slist(data: removed, next: nil)
         }
-        for i in 0..<(node - 1) { nodes[i].next = nodes + i + 1 }
+        for i in first..<(count - 1) { nodes[i].next = nodes + i + 1 }
+        nodes[count - 1].next = nil
 
         // Body: POSTFIELDS does not copy; our buffer stays until the next configure.
         let bodyCount = request.body.count
@@ -231,10 +229,41 @@ final class Transfer {
         }
 
         var ok = apnsd_easy_setopt_ptr(easy, CURLOPT_URL, url) == CURLE_OK
-        ok = ok && apnsd_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nodes) == CURLE_OK
+        ok = ok && apnsd_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nodes + first) == CURLE_OK
         ok = ok && apnsd_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyCount)) == CURLE_OK
         ok = ok && apnsd_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, body) == CURLE_OK
         return ok ? nil : Self.invalid("libcurl refused the request options")
+    }
+
+    /// Whether `headers` is the array whose bytes open the arena: the same storage, which `renderedHeaders` keeps
+    /// alive (so no other array can have its address) and unchanged (a change would copy it).
+    private func isRendered(_ headers: [(name: String, value: String)]) -> Bool {
+        guard !headers.isEmpty, headers.count == renderedHeaders.count else { return false }
+        let mine = renderedHeaders.withUnsafeBufferPointer { $0.baseAddress }
+        return headers.withUnsafeBufferPointer { $0.baseAddress == mine }
+    }
+
+    /// Writes "name: value\0" at `at` in the arena (its room already counted) and moves `at` past it; an error,
+    /// and nothing sent, when the name is not a token or the value holds CR, LF or NUL.
+    private func render(_ header: (name: String, value: String), at: inout Int) -> TransportError? {
+        var name = header.name
+        var value = header.value
+        let nameOK = name.withUTF8 { bytes in
+            !bytes.isEmpty && !bytes.contains { $0 <= 0x20 || $0 == UInt8(ascii: ":") || $0 >= 0x7F }
+        }
+        if !nameOK { return Self.invalid("header name '\(header.name)' is not a token") }
+        // The value is never printed: it may be the bearer token.
+        let valueOK = value.withUTF8 { bytes in !bytes.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D } }
+        if !valueOK { return Self.invalid("value of header '\(header.name)' contains CR, LF or NUL") }
+        let arena = UnsafeMutableRawPointer(headerBytes)
+        name.withUTF8 { at = Self.append(UnsafeRawBufferPointer($0), to: arena, at: at) }
+        arena.storeBytes(of: UInt8(ascii: ":"), toByteOffset: at, as: UInt8.self)
+        arena.storeBytes(of: UInt8(ascii: " "), toByteOffset: at + 1, as: UInt8.self)
+        at += 2
+        value.withUTF8 { at = Self.append(UnsafeRawBufferPointer($0), to: arena, at: at) }
+        arena.storeBytes(of: 0, toByteOffset: at, as: UInt8.self)
+        at += 1
+        return nil
     }
 
     /// Clears what the last attempt collected, before (re)sending.

@@ -30,6 +30,7 @@ enum Schema {
         .init(id: "0021-webhook-parked", sql: v21),
         .init(id: "0022-campaign-outcome-counts", sql: v22),
         .init(id: "0023-device-users-pending", sql: v23),
+        .init(id: "0024-due-unleased", sql: v24),
     ])
 
     private static let v1 = """
@@ -499,5 +500,15 @@ enum Schema {
             DELETE FROM device_users WHERE user_id = OLD.user_id AND device_id = OLD.id;
             DELETE FROM device_users_pending WHERE device_id = OLD.id;
         END;
+        """
+
+    /// A row a worker leases leaves `deliveries_due` instead of moving to its far end: the claim deletes one key
+    /// instead of deleting one and inserting another, and the record that ends the lease touches the index no more.
+    /// Leased rows were never due (`next_attempt_at` = `Lease.heldByOwner`), so every query of the index says
+    /// `leased_by IS NULL` and finds what it found before.
+    private static let v24 = """
+        DROP INDEX deliveries_due;
+        CREATE INDEX deliveries_due ON deliveries (priority_class, next_attempt_at)
+            WHERE status = 'pending' AND leased_by IS NULL;
         """
 }

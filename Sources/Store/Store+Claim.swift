@@ -30,7 +30,7 @@ extension Store {
             (
                 try db.cached(
                     """
-                    SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND priority_class = ?1 AND next_attempt_at <= ?2)
+                    SELECT EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending' AND leased_by IS NULL AND priority_class = ?1 AND next_attempt_at <= ?2)
                     """
                 ).bind(single, now.storeMilliseconds).scalarInt64() ?? 0, try Self.hasDeferredBatches(db)
             )
@@ -144,10 +144,10 @@ extension Store {
                 """
                 SELECT MIN(t) FROM (
                     SELECT MIN(next_attempt_at) AS t FROM deliveries
-                    WHERE status = 'pending' AND priority_class = 0 AND next_attempt_at < ?1
+                    WHERE status = 'pending' AND leased_by IS NULL AND priority_class = 0 AND next_attempt_at < ?1
                     UNION ALL
                     SELECT MIN(next_attempt_at) FROM deliveries
-                    WHERE status = 'pending' AND priority_class = 1 AND next_attempt_at < ?1
+                    WHERE status = 'pending' AND leased_by IS NULL AND priority_class = 1 AND next_attempt_at < ?1
                     UNION ALL
                     SELECT MIN(scheduled_at) FROM campaigns WHERE expanded = 0 AND status IN ('scheduled', 'running') AND paused = 0
                     UNION ALL
@@ -168,7 +168,7 @@ extension Store {
                IIF(d.attempts > 0, d.next_attempt_at - d.updated_at, NULL), d.channel_id,
                COALESCE(d.due_at, d.next_attempt_at)
         FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
-        WHERE d.status = 'pending' AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
+        WHERE d.status = 'pending' AND d.leased_by IS NULL AND d.priority_class = ?1 AND d.next_attempt_at <= ?2
         ORDER BY d.next_attempt_at, d.id LIMIT ?3
         """
 

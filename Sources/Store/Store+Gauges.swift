@@ -4,7 +4,7 @@ import QueueRules
 
 extension Store: GaugeStore {
     /// Four counters of `gauge_counts` (kept by migration 0007's triggers) and, per class, the first key of
-    /// `deliveries_due` (rows waiting: leased and parked rows sort last as never due) and of `deliveries_due_at`
+    /// `deliveries_due` (rows waiting, not leased: parked rows sort last as never due) and of `deliveries_due_at`
     /// (rows a worker holds or held, by when they became due): MINs the indexes answer in O(log n). Deferred batches
     /// are single sends due since they were written. The webhook's backlog: the ids after its cursor, two key reads.
     public func gauges(now: Date) throws(StoreError) -> QueueGauges {
@@ -17,7 +17,9 @@ extension Store: GaugeStore {
             var oldest: [Int64?] = [nil, nil]
             for priorityClass in [0, 1] {
                 for sql in [
-                    "SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND priority_class = ?1",
+                    """
+                    SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND leased_by IS NULL AND priority_class = ?1
+                    """,
                     """
                     SELECT MIN(due_at) FROM deliveries WHERE status = 'pending' AND priority_class = ?1 AND due_at IS NOT NULL
                     """,

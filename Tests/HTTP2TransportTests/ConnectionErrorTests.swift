@@ -126,5 +126,39 @@ extension TransportIO {
             #expect(fine.status == 200)
             #expect(mock.server.stats().totals.requests == 1)
         }
+
+        /// A campaign's requests share one header array, whose bytes a handle renders once: each request still goes
+        /// with its own authorization (or none), and a bad value in another array is refused.
+        @Test func requestsSharingTheirHeadersEachCarryTheirOwnAuthorization() async throws {
+            let mock = try MockFixture()
+            defer { mock.stop() }
+            let connection = try APNsConnection(configuration: mock.connectionConfiguration(maxInFlight: 1))
+            let signed = try mock.request()
+            #expect(signed.headers[0].name == HeaderName.authorization)
+            let bearer = signed.headers[0].value
+            let shared = APNsRequest(
+                path: signed.path, authorization: bearer, headers: Array(signed.headers.dropFirst()), body: signed.body)
+            func with(_ authorization: String?) -> APNsRequest {
+                var request = shared
+                request.authorization = authorization
+                return request
+            }
+            var statuses: [Int?] = []
+            var reasons: [String?] = []
+            for authorization in [bearer, nil, "bearer not-a-token", bearer] {
+                let result = await connection.send(with(authorization))
+                statuses.append(result.status)
+                reasons.append(result.errorResponse?.reason?.rawValue)
+            }
+            var injected = shared
+            injected.headers[0].value += "\r\nx-injected: 1"
+            let refused = await connection.send(injected)
+            let again = await connection.send(shared)
+            await connection.shutdown(timeout: .seconds(2))
+            #expect(statuses == [200, 403, 403, 200])
+            #expect(reasons == [nil, "MissingProviderToken", "InvalidProviderToken", nil])
+            #expect(refused.error?.kind == .invalidRequest)
+            #expect(again.status == 200)
+        }
     }
 }

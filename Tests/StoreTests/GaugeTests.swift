@@ -188,7 +188,7 @@ import Testing
         let plan = try await store.read { db in
             let statement = try db.prepare(
                 """
-                EXPLAIN QUERY PLAN SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND priority_class = 1
+                EXPLAIN QUERY PLAN SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND leased_by IS NULL AND priority_class = 1
                 """)
             var details: [String] = []
             while try statement.step() { details.append(statement.string(3)) }

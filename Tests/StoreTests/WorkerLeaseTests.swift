@@ -37,6 +37,27 @@ import Testing
                 && !workers[0].isStale(now: at(129), lease: .seconds(30)))
     }
 
+    /// SQLite keeps only rows no worker leases in `deliveries_due` (0024): a lease takes its row out, an answer
+    /// leaves it out, and a lease that ends unanswered (a release, a takeover) puts it back.
+    @Test func aLeasedRowLeavesTheDueIndexUntilItsLeaseEndsUnanswered() async throws {
+        let (store, database, _) = try await prepared(.sqlite)
+        defer { database.remove() }
+        // The index's own entries, as ANALYZE counts them (a query would filter by `leased_by` either way).
+        func inIndex() async throws -> Int64? {
+            try await store.execute("ANALYZE deliveries_due")
+            return try await store.scalar("SELECT CAST(stat AS INTEGER) FROM sqlite_stat1 WHERE idx = 'deliveries_due'")
+        }
+        #expect(try await inIndex() == 10)
+        let a = try await store.registerWorker(host: "h", pid: 1, now: at(0))
+        let claimed = try await store.claim(now: at(1), limit: 4, leaseFor: .seconds(30), worker: a)
+        #expect(try await inIndex() == 6)
+        try await store.record([.accepted(claimed[0], apnsID: nil)], by: a, now: at(2))
+        #expect(try await inIndex() == 6)
+        #expect(try await store.releaseLeases(now: at(3)) == 3)
+        #expect(try await inIndex() == 9)
+        #expect(try await store.claim(now: at(4), limit: 100, leaseFor: .seconds(30), worker: a).count == 9)
+    }
+
     @Test(arguments: Engine.all) func onlyAStaleWorkersLeasesAreTakenOverAndItLearnsSo(engine: Engine) async throws {
         let (store, database, campaign) = try await prepared(engine)
         defer { database.remove() }
