@@ -31,9 +31,10 @@ public struct DeliveryDecision: Hashable, Sendable {
     /// Attempts count only requests APNs answered or that timed out after being written. A request that
     /// never left (connect, DNS, TLS handshake) is `unreachable`; one cut with the connection after it was
     /// written is retried without spending an attempt (`retry.maxAge` and apns-expiration still bound it).
+    /// `unit` (a draw in [0, 1) for the retry's jitter) is drawn only for a retry: an accepted answer costs no draw.
     public static func decide(
         job: DeliveryJob, answer: TransportResult, credential: String, tokenMinted: Bool = false, now: Date,
-        policy: RetryPolicy, unit: Double
+        policy: RetryPolicy, unit: @autoclosure () -> Double
     ) -> DeliveryDecision {
         let attempts = job.attempts + 1
         switch answer {
@@ -106,11 +107,11 @@ public struct DeliveryDecision: Hashable, Sendable {
     }
 
     private static func retryOrFail(
-        job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: Double,
+        job: DeliveryJob, attempts: Int, now: Date, policy: RetryPolicy, unit: () -> Double,
         status: Int?, reason: Reason, countsAsAttempt: Bool = true
     ) -> DeliveryDecision {
         let at = now.addingTimeInterval(
-            policy.delay(afterAttempts: max(attempts, 1), unit: unit, previous: job.previousDelay).seconds)
+            policy.delay(afterAttempts: max(attempts, 1), unit: unit(), previous: job.previousDelay).seconds)
         let expired =
             job.content.expiration.map {
                 $0.forbidsAttempt(atUnixSeconds: Int64(at.timeIntervalSince1970.rounded(.up)))

@@ -53,6 +53,26 @@ struct DeliveryDecisionTests {
         if let reason { #expect(decision.result?.reason?.rawValue == reason) }
     }
 
+    /// The jitter's draw is a system call: an answer that is not retried makes none.
+    @Test func onlyARetryDrawsItsJitter() {
+        var draws = 0
+        func draw() -> Double {
+            draws += 1
+            return 0.5
+        }
+        for (status, reason) in [(200, nil), (410, "Unregistered"), (400, "BadDeviceToken")] as [(Int, String?)] {
+            _ = DeliveryDecision.decide(
+                job: Self.job(), answer: Self.response(status, reason), credential: "default", now: Self.now,
+                policy: Self.policy, unit: draw())
+        }
+        #expect(draws == 0)
+        let retry = DeliveryDecision.decide(
+            job: Self.job(), answer: Self.response(503, "ServiceUnavailable"), credential: "default", now: Self.now,
+            policy: Self.policy, unit: draw())
+        #expect(draws == 1)
+        #expect(retry.result?.disposition.status == .pending)
+    }
+
     @Test func deactivationCarriesThe410Timestamp() {
         let decision = DeliveryDecision.decide(
             job: Self.job(), answer: Self.response(410, "Unregistered", timestamp: 1_700_000_000_123),
