@@ -79,58 +79,60 @@ import Testing
 
     @Test func createListShowDeleteThroughTheAPI() async throws {
         let setup = try await Setup.start(withoutBroadcast: [Self.other])
-        defer { Task { await setup.stop() } }
-        let api = setup.api
-        // Scopes: create and delete are admin; a send+read key may not.
-        let forbidden = await api.call("POST", "/v1/channels", key: api.backend, json: #"{"topic":"\#(Self.topic)"}"#)
-        #expect(forbidden.status == 403, "\(forbidden.text)")
+        try await withCleanup(await setup.stop()) {
+            let api = setup.api
+            // Scopes: create and delete are admin; a send+read key may not.
+            let forbidden = await api.call(
+                "POST", "/v1/channels", key: api.backend, json: #"{"topic":"\#(Self.topic)"}"#)
+            #expect(forbidden.status == 403, "\(forbidden.text)")
 
-        let created = await api.call(
-            "POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(Self.topic)","storage":"none"}"#)
-        #expect(created.status == 201, "\(created.text)")
-        let channel = try APITester.object(created)
-        let id = try #require(channel["channelId"] as? String)
-        #expect(
-            channel["id"] as? String == "1" && channel["storage"] as? String == "none"
-                && channel["messageStoragePolicy"] as? Int == 0)
-        #expect(channel["environment"] as? String == "production" && channel["credential"] as? String == "default")
-        #expect(setup.server.stats().channels.byID[id]?.messageStoragePolicy == 0)
-        // No topic: apns.topic; no storage: latest.
-        let byDefault = try APITester.object(await api.call("POST", "/v1/channels", key: api.admin, json: "{}"))
-        #expect(
-            byDefault["topic"] as? String == Self.topic && byDefault["storage"] as? String == "latest",
-            "\(byDefault)")
+            let created = await api.call(
+                "POST", "/v1/channels", key: api.admin, json: #"{"topic":"\#(Self.topic)","storage":"none"}"#)
+            #expect(created.status == 201, "\(created.text)")
+            let channel = try APITester.object(created)
+            let id = try #require(channel["channelId"] as? String)
+            #expect(
+                channel["id"] as? String == "1" && channel["storage"] as? String == "none"
+                    && channel["messageStoragePolicy"] as? Int == 0)
+            #expect(channel["environment"] as? String == "production" && channel["credential"] as? String == "default")
+            #expect(setup.server.stats().channels.byID[id]?.messageStoragePolicy == 0)
+            // No topic: apns.topic; no storage: latest.
+            let byDefault = try APITester.object(await api.call("POST", "/v1/channels", key: api.admin, json: "{}"))
+            #expect(
+                byDefault["topic"] as? String == Self.topic && byDefault["storage"] as? String == "latest",
+                "\(byDefault)")
 
-        // Lists: the table, and with ?topic= the comparison with APNs.
-        let listed = try APITester.object(await api.call("GET", "/v1/channels", key: api.reader))
-        #expect((listed["channels"] as? [[String: Any]])?.count == 2)
-        let compared = try APITester.object(
-            await api.call("GET", "/v1/channels?topic=\(Self.topic)", key: api.reader))
-        let rows = try #require(compared["channels"] as? [[String: Any]])
-        #expect(
-            rows.count == 2 && rows[0]["atAPNs"] as? Bool == true
-                && (compared["notRecorded"] as? [Any])?.isEmpty == true, "\(compared)")
+            // Lists: the table, and with ?topic= the comparison with APNs.
+            let listed = try APITester.object(await api.call("GET", "/v1/channels", key: api.reader))
+            #expect((listed["channels"] as? [[String: Any]])?.count == 2)
+            let compared = try APITester.object(
+                await api.call("GET", "/v1/channels?topic=\(Self.topic)", key: api.reader))
+            let rows = try #require(compared["channels"] as? [[String: Any]])
+            #expect(
+                rows.count == 2 && rows[0]["atAPNs"] as? Bool == true
+                    && (compared["notRecorded"] as? [Any])?.isEmpty == true, "\(compared)")
 
-        // Show by local number and by APNs id (base64url in a path).
-        let shown = try APITester.object(await api.call("GET", "/v1/channels/1", key: api.reader))
-        #expect(shown["apnsStorage"] as? String == "none" && shown["channelId"] as? String == id)
-        let urlSafe = id.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        let byID = await api.call("GET", "/v1/channels/\(urlSafe)", key: api.reader)
-        let found = try APITester.object(byID)
-        #expect(byID.status == 200 && found["id"] as? String == "1", "\(byID.text)")
-        #expect(await api.call("GET", "/v1/channels/99", key: api.reader).status == 404)
+            // Show by local number and by APNs id (base64url in a path).
+            let shown = try APITester.object(await api.call("GET", "/v1/channels/1", key: api.reader))
+            #expect(shown["apnsStorage"] as? String == "none" && shown["channelId"] as? String == id)
+            let urlSafe = id.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            let byID = await api.call("GET", "/v1/channels/\(urlSafe)", key: api.reader)
+            let found = try APITester.object(byID)
+            #expect(byID.status == 200 && found["id"] as? String == "1", "\(byID.text)")
+            #expect(await api.call("GET", "/v1/channels/99", key: api.reader).status == 404)
 
-        // Delete: admin; the row is kept, marked; a second delete is a conflict.
-        #expect(await api.call("DELETE", "/v1/channels/1", key: api.reader).status == 403)
-        let deleted = await api.call("DELETE", "/v1/channels/1", key: api.admin)
-        let marked = try APITester.object(deleted)
-        #expect(deleted.status == 200 && marked["deletedAt"] is String, "\(deleted.text)")
-        #expect(setup.server.stats().channels.byID[id]?.deleted == true)
-        #expect(await api.call("DELETE", "/v1/channels/1", key: api.admin).status == 409)
-        let withDeleted = try APITester.object(await api.call("GET", "/v1/channels?deleted=true", key: api.reader))
-        #expect((withDeleted["channels"] as? [[String: Any]])?.count == 2)
-        let live = try APITester.object(await api.call("GET", "/v1/channels", key: api.reader))
-        #expect((live["channels"] as? [Any])?.count == 1)
+            // Delete: admin; the row is kept, marked; a second delete is a conflict.
+            #expect(await api.call("DELETE", "/v1/channels/1", key: api.reader).status == 403)
+            let deleted = await api.call("DELETE", "/v1/channels/1", key: api.admin)
+            let marked = try APITester.object(deleted)
+            #expect(deleted.status == 200 && marked["deletedAt"] is String, "\(deleted.text)")
+            #expect(setup.server.stats().channels.byID[id]?.deleted == true)
+            #expect(await api.call("DELETE", "/v1/channels/1", key: api.admin).status == 409)
+            let withDeleted = try APITester.object(await api.call("GET", "/v1/channels?deleted=true", key: api.reader))
+            #expect((withDeleted["channels"] as? [[String: Any]])?.count == 2)
+            let live = try APITester.object(await api.call("GET", "/v1/channels", key: api.reader))
+            #expect((live["channels"] as? [Any])?.count == 1)
+        }
     }
 
     @Test func refusalsAreAnsweredAndWriteNothing() async throws {
@@ -175,20 +177,21 @@ import Testing
     /// is still listed.
     @Test func withoutACredentialTheRoutesAreUnavailable() async throws {
         let api = try await APITester()
-        defer { Task { await api.close() } }
-        let listed = await api.call("GET", "/v1/channels", key: api.reader)
-        #expect(
-            listed.status == 200
-                && listed.text.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"channels":[]}"#,
-            "\(listed.text)")
-        for (method, path) in [
-            ("GET", "/v1/channels?topic=com.example.app"), ("GET", "/v1/channels/1"), ("DELETE", "/v1/channels/1"),
-        ] {
-            let answer = await api.call(method, path, key: method == "GET" ? api.reader : api.admin)
-            let error = try APITester.error(answer)
+        try await withCleanup(await api.close()) {
+            let listed = await api.call("GET", "/v1/channels", key: api.reader)
             #expect(
-                answer.status == 503 && error["code"] as? String == "channels_unavailable",
-                "\(method) \(path): \(answer.text)")
+                listed.status == 200
+                    && listed.text.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"channels":[]}"#,
+                "\(listed.text)")
+            for (method, path) in [
+                ("GET", "/v1/channels?topic=com.example.app"), ("GET", "/v1/channels/1"), ("DELETE", "/v1/channels/1"),
+            ] {
+                let answer = await api.call(method, path, key: method == "GET" ? api.reader : api.admin)
+                let error = try APITester.error(answer)
+                #expect(
+                    answer.status == 503 && error["code"] as? String == "channels_unavailable",
+                    "\(method) \(path): \(answer.text)")
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import API
 import Foundation
+import TestSupport
 import Testing
 
 /// `GET /openapi.json` documents exactly the routes the router serves: every method and template on both sides.
@@ -14,22 +15,23 @@ import Testing
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedRouteIsServed() async throws {
         let h = try await APITester()
-        defer { Task { await h.close() } }
+        try await withCleanup(await h.close()) {
 
-        let answer = await h.call("GET", "/openapi.json", key: nil)
-        #expect(
-            answer.status == 200 && answer.headers["content-type"] == "application/json",
-            "\(answer.status) \(answer.headers)")
-        let document = try APITester.object(answer)
-        #expect(document["openapi"] as? String == "3.1.0")
-        let documented = try Self.operations(document)
+            let answer = await h.call("GET", "/openapi.json", key: nil)
+            #expect(
+                answer.status == 200 && answer.headers["content-type"] == "application/json",
+                "\(answer.status) \(answer.headers)")
+            let document = try APITester.object(answer)
+            #expect(document["openapi"] as? String == "3.1.0")
+            let documented = try Self.operations(document)
 
-        let routed = Set(API.routeTemplates.map { "\($0.method) \($0.template)" })
-        #expect(routed.count == API.routeTemplates.count, "a method and template routed twice")
-        #expect(
-            routed.subtracting(documented).isEmpty,
-            "routed but not in /openapi.json: \(routed.subtracting(documented).sorted())")
-        let unserved = documented.subtracting(routed)
-        #expect(unserved.isEmpty, "in /openapi.json but not routed: \(unserved.sorted())")
+            let routed = Set(API.routeTemplates.map { "\($0.method) \($0.template)" })
+            #expect(routed.count == API.routeTemplates.count, "a method and template routed twice")
+            #expect(
+                routed.subtracting(documented).isEmpty,
+                "routed but not in /openapi.json: \(routed.subtracting(documented).sorted())")
+            let unserved = documented.subtracting(routed)
+            #expect(unserved.isEmpty, "in /openapi.json but not routed: \(unserved.sorted())")
+        }
     }
 }

@@ -51,7 +51,7 @@ import Testing
         let a = try await store.registerWorker(host: "h", pid: 1, now: at(0))
         let claimed = try await store.claim(now: at(1), limit: 4, leaseFor: .seconds(30), worker: a)
         #expect(try await inIndex() == 6)
-        try await store.record([.accepted(claimed[0], apnsID: nil)], by: a, now: at(2))
+        _ = try await store.record([.accepted(claimed[0], apnsID: nil)], by: a, now: at(2))
         #expect(try await inIndex() == 6)
         #expect(try await store.releaseLeases(now: at(3)) == 3)
         #expect(try await inIndex() == 9)
