@@ -17,6 +17,9 @@ final class DispatchHarness: @unchecked Sendable {
     let key: SigningKey
     let credential: ProviderCredential
     private var mock: MockServer?
+    /// While the simulator is down, the harness holds its port bound and not listening: connections are refused,
+    /// and no other test's server can take the port (which would answer TLS with a certificate we do not trust).
+    private var reservedPort: Int32?
     private let makeServer: @Sendable (Int) throws -> MockServer
     /// The simulator (started with the harness unless `startingServer` was false).
     var server: MockServer { mock! }
@@ -54,7 +57,9 @@ final class DispatchHarness: @unchecked Sendable {
             mock = try makeServer(0)
             port = mock!.port
         } else {
-            port = Ports.free()
+            let refusing = Ports.refusing()
+            reservedPort = refusing.descriptor
+            port = refusing.port
         }
         store = try await Store.open(at: directory.appendingPathComponent("apnsd.sqlite").path)
         transportConfiguration = TransportConfiguration(
@@ -68,6 +73,10 @@ final class DispatchHarness: @unchecked Sendable {
 
     /// Starts the simulator on the harness's port (for a harness made with `startingServer: false`).
     func startServer() throws {
+        if let reserved = reservedPort {
+            close(reserved)
+            reservedPort = nil
+        }
         mock = try makeServer(port)
     }
 
@@ -166,6 +175,7 @@ final class DispatchHarness: @unchecked Sendable {
             await store.close()
         }
         mock?.stop()
+        if let reserved = reservedPort { close(reserved) }
         await store.close()
         try? FileManager.default.removeItem(at: directory)
     }
