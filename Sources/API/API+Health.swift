@@ -11,7 +11,7 @@ extension API {
     /// `GET /readyz`: whether this process can do its job now: 200 when every check is "ok", else 503 with each
     /// check's reason (the database; the worker, where one runs in the process).
     func ready() async -> HTTPResponse {
-        await Self.ready(await readiness())
+        Self.ready(await readiness())
     }
 
     /// `GET /v1/status` (scope read): the rest of what an operator looks at (`StatusReport`).
