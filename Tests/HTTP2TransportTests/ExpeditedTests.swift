@@ -52,10 +52,12 @@ extension TransportIO {
             #expect(order.count == 32)
             let position = try #require(order.firstIndex(of: urgentID), "\(order)")
             // In arrival order it would be last; expedited, it goes out next: behind what the connection had already
-            // sent, and at most one request the throttle let through meanwhile.
+            // sent, and what the loop's turn under way admits. A turn takes callers' requests once, then admits
+            // twice (before libcurl runs, and into the slots it freed), each time with a token if one is due: on a
+            // loaded machine both may be, so two requests can go ahead of one that came in during the turn.
             let admitted = admittedWhenSubmitted.withLock { $0 }
             if 32 - admitted >= 6 {
-                #expect(position <= admitted + 1, "arrived after \(position) of 31 (\(admitted) sent when it came)")
+                #expect(position <= admitted + 2, "arrived after \(position) of 31 (\(admitted) sent when it came)")
             }
         }
     }
