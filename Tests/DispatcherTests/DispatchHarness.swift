@@ -73,11 +73,14 @@ final class DispatchHarness: @unchecked Sendable {
 
     /// Starts the simulator on the harness's port (for a harness made with `startingServer: false`).
     func startServer() throws {
-        if let reserved = reservedPort {
-            close(reserved)
-            reservedPort = nil
-        }
+        releasePort()
         mock = try makeServer(port)
+    }
+
+    /// Lets go of the port held while the simulator was down.
+    private func releasePort() {
+        if let reserved = reservedPort { close(reserved) }
+        reservedPort = nil
     }
 
     /// A worker with a fast retry policy, so backoffs take milliseconds.
@@ -175,7 +178,7 @@ final class DispatchHarness: @unchecked Sendable {
             await store.close()
         }
         mock?.stop()
-        if let reserved = reservedPort { close(reserved) }
+        releasePort()
         await store.close()
         try? FileManager.default.removeItem(at: directory)
     }
