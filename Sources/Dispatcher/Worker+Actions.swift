@@ -65,10 +65,11 @@ extension Worker {
             let changes = try await store.changeCount()
             machine.changeCountRead(changes, for: check, now: now)
             return []
-        case .expand(let pageSize):
-            let report = try await store.expandDueCampaigns(now: now, pageSize: pageSize, maxPages: 1)
+        case .expand(let pageSize, let limit):
+            let report = try await store.expandDueCampaigns(
+                now: now, pageSize: pageSize, leasing: limit, leaseFor: lease, worker: id)
             await reportExpansion(report)
-            return []
+            return machine.expanded(report.jobs, limit: limit, report: report, now: now)
         case .claim(let limit):
             let commits = store.commits.current
             let changes = try await store.changeCount()

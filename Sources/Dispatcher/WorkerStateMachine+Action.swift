@@ -34,8 +34,9 @@ extension WorkerStateMachine {
         case release([DeliveryID])
         /// `changeCount`, then `changeCountRead`.
         case readChangeCount(ChangeCheck)
-        /// `expandDueCampaigns` one page, and log the campaigns it started.
-        case expand(pageSize: Int)
+        /// `expandDueCampaigns` one page leasing up to `limit` of it to this worker, log the campaigns it started,
+        /// then `expanded`.
+        case expand(pageSize: Int, limit: Int)
         /// Read the commit signal and change count, `claim`, then `claimed`.
         case claim(limit: Int)
         /// `claimSingles`, then `singlesClaimed`.

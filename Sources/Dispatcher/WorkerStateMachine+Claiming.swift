@@ -28,15 +28,13 @@ extension WorkerStateMachine {
         return claimSinglesIfMoved(commits: commits)
     }
 
-    /// A refill, one expansion page at a time (a huge campaign never stalls the first sends).
+    /// A refill: due deliveries first (retries, released rows, other campaigns' rows), then one expansion page at a
+    /// time for what is still short (a huge campaign never stalls the first sends, nor the retries due meanwhile).
     mutating func claimIfDue(now: Date) -> [Action] {
         guard fault == nil && !stopping, now >= nextClaimAt,
             queued + heldCount < max(1, configuration.claimBatch / 2)
         else { return [] }
-        return [
-            .expand(pageSize: configuration.expansionPageSize),
-            .claim(limit: configuration.claimBatch - queued - heldCount),
-        ]
+        return [.claim(limit: configuration.claimBatch - queued - heldCount)]
     }
 
     /// Another connection's change count is `changes`.
@@ -51,7 +49,7 @@ extension WorkerStateMachine {
     }
 
     /// `jobs` were claimed of `limit` asked for; `commits` and `changes` were read just before the claim, so
-    /// whatever commits after it wakes the next idle turn.
+    /// whatever commits after it wakes the next idle turn. What is still short comes from an expansion page.
     mutating func claimed(_ jobs: [DeliveryJob], limit: Int, commits: UInt64, changes: Int64, now: Date) -> [Action] {
         commitsSeen = commits
         changesSeen = changes
@@ -60,8 +58,18 @@ extension WorkerStateMachine {
             nextClaimAt = now
             return []
         }
-        // Everything due is claimed: look again when the next thing comes due (or the leases of a worker that went
-        // quiet can be taken over), or at the poll interval.
+        return [.expand(pageSize: configuration.expansionPageSize, limit: limit - jobs.count)]
+    }
+
+    /// An expansion leased `jobs` to this worker of `limit` wanted. When it expanded a page, more may be due at once;
+    /// otherwise everything due is claimed: look again when the next thing comes due (or the leases of a worker that
+    /// went quiet can be taken over), or at the poll interval.
+    mutating func expanded(_ jobs: [DeliveryJob], limit: Int, report: ExpansionReport, now: Date) -> [Action] {
+        work.enqueueClaimed(jobs)
+        guard jobs.count < limit && report.pages == 0 && !report.moreRemaining else {
+            nextClaimAt = now
+            return []
+        }
         return [.findNextDates]
     }
 

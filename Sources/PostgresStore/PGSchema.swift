@@ -23,6 +23,7 @@ enum PGSchema {
         ("0008-idempotency-by-key-id", v8),
         ("0009-webhook-parked", v9),
         ("0010-campaign-outcome-counts", v10),
+        ("0011-unexpanded", v11),
     ]
 
     private static let v1 = """
@@ -381,5 +382,11 @@ enum PGSchema {
             requests    bigint NOT NULL,
             PRIMARY KEY (campaign_id, minute, status, reason, shard)
         );
+        """
+
+    /// A bulk campaign's audience not expanded yet, as SQLite's 0025 (`ExpansionCounts`): counted before its first
+    /// page, included in its counters. NULL: never counted.
+    private static let v11 = """
+        ALTER TABLE campaigns ADD COLUMN unexpanded bigint;
         """
 }

@@ -116,15 +116,21 @@ extension PostgresStore {
                 campaign: try fetchCampaign(db, id), cancelled: 0, inFlight: 0, unacknowledged: unacknowledged,
                 wasFinished: true)
         }
-        let cancelled = try db.query(
+        let rows = try db.query(
             """
             UPDATE deliveries SET \(CampaignCancel.stoppedSQL), updated_at = $2
             WHERE campaign_id = $1 AND status = 'pending'
             """, id.rawValue, now
         ).changes
+        // The audience counted and not expanded yet ends cancelled too (`ExpansionCounts`).
+        let unexpanded =
+            try db.query("SELECT COALESCE(unexpanded, 0)::bigint FROM campaigns WHERE id = $1", id.rawValue)
+            .scalarInt64() ?? 0
+        let cancelled = rows + Int(unexpanded)
         try db.query(
-            "UPDATE campaigns SET status = 'cancelled', finished_at = $2, expanded = true WHERE id = $1", id.rawValue,
-            now)
+            """
+            UPDATE campaigns SET status = 'cancelled', finished_at = $2, expanded = true, unexpanded = 0 WHERE id = $1
+            """, id.rawValue, now)
         if cancelled > 0 {
             try PGQueue.addCounts(
                 db, [id.rawValue: CampaignCounters(pending: -cancelled, cancelled: cancelled)], shard: 0)

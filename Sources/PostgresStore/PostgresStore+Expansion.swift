@@ -42,6 +42,17 @@ extension PostgresStore {
         return report
     }
 
+    /// One page as `expandDueCampaigns` expands it, then a claim of up to `limit` due deliveries for `worker`
+    /// (the report's `jobs`). The page's rows are inserted unleased and the claim leases them (`FOR NO KEY UPDATE
+    /// SKIP LOCKED`), so workers on many hosts share a page as they share any due rows.
+    public func expandDueCampaigns(
+        now: Date = Date(), pageSize: Int = 5000, leasing limit: Int, leaseFor lease: Duration, worker: WorkerID?
+    ) throws(StoreError) -> ExpansionReport {
+        var report = try expandDueCampaigns(now: now, pageSize: pageSize, maxPages: 1)
+        report.jobs = try claim(now: now, limit: limit, leaseFor: lease, worker: worker)
+        return report
+    }
+
     /// Whether a campaign is to be expanded at $1 (by this worker or another), without locking it.
     private static let campaignToExpandSQL = """
         SELECT 1 FROM campaigns
@@ -67,7 +78,7 @@ extension PostgresStore {
         let state = try db.query(
             """
             SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status,
-                   audience_activity_type, audience_activity_kind
+                   audience_activity_type, audience_activity_kind, unexpanded
             FROM campaigns WHERE id = $1 FOR NO KEY UPDATE
             """, id.rawValue)
         guard state.count == 1 else { throw StoreError.unknownCampaign(id) }
@@ -83,6 +94,12 @@ extension PostgresStore {
         let activity = try Decode.activitySelector(type: state.optionalString(0, 8), kind: state.optionalString(0, 9))
         // An activity audience's kind and type follow the page's other parameters.
         let activityParameters: [PGValue] = activity.map { [.text($0.kind.rawValue), .text($0.type)] } ?? []
+        let unexpanded = try state.optionalInt64(0, 10).map(Int.init)
+        // A bulk campaign's audience is counted before its first page (a single send is expanded whole at once).
+        let counted =
+            kind == .bulk && unexpanded == nil && cursor == 0
+            ? try countAudience(
+                db, id, audience, topic: topic, environment: environment, cursor: cursor, activity: activity) : nil
 
         let bounds: PGResult
         if audience == .all {
@@ -120,19 +137,72 @@ extension PostgresStore {
             }
         }
         let finished = count < pageSize
+        let counts = ExpansionCounts(
+            unexpanded: unexpanded, counted: counted, inserted: inserted, cancelled: cancelled, finished: finished)
         try db.query(
             """
             UPDATE campaigns SET expansion_cursor = COALESCE($2::bigint, expansion_cursor), expanded = $3,
-                status = CASE status WHEN 'scheduled' THEN 'running' ELSE status END, started_at = COALESCE(started_at, $4)
+                status = CASE status WHEN 'scheduled' THEN 'running' ELSE status END, started_at = COALESCE(started_at, $4),
+                unexpanded = $5::bigint
             WHERE id = $1
-            """, id.rawValue, upper, finished, now)
-        if inserted > 0 {
+            """, id.rawValue, upper, finished, now, counts.unexpanded.map(Int64.init))
+        if counts.total != 0 || counts.pending != 0 || counts.cancelled != 0 {
             try PGQueue.addCounts(
                 db,
-                [id.rawValue: CampaignCounters(total: inserted, pending: inserted - cancelled, cancelled: cancelled)],
+                [
+                    id.rawValue: CampaignCounters(
+                        total: counts.total, pending: counts.pending, cancelled: counts.cancelled)
+                ],
                 shard: 0)
         }
         return Page(inserted: inserted, finished: finished, started: started)
+    }
+
+    /// How many deliveries the campaign's audience makes from `cursor` on (`ExpansionCounts`): active devices of
+    /// the topic (and environment) for `.all`, the given users' devices for `.users`, the distinct tokens for `.tokens`.
+    static func countAudience(
+        _ db: PGConnection, _ id: CampaignID, _ audience: AudienceKind, topic: String, environment: String?,
+        cursor: Int64, activity: ActivitySelector?
+    ) throws -> Int {
+        let (sql, parameters) = countQuery(
+            id, audience, topic: topic, environment: environment, cursor: cursor, activity: activity)
+        return try db.query(sql, parameters).int(0, 0)
+    }
+
+    /// The SQL and parameters of `countAudience`.
+    static func countQuery(
+        _ id: CampaignID, _ audience: AudienceKind, topic: String, environment: String?, cursor: Int64,
+        activity: ActivitySelector?
+    ) -> (String, [PGValue]) {
+        let filter: [PGValue] = [.text(topic), environment.map { .text($0) } ?? .null]
+        let kinds: [PGValue] = activity.map { [.text($0.kind.rawValue), .text($0.type)] } ?? []
+        func kind(_ d: String, from first: Int) -> String {
+            activity == nil ? "\(d)kind = 'device'" : "\(d)kind = $\(first) AND \(d)activity_type = $\(first + 1)"
+        }
+        switch audience {
+        case .all:
+            return (
+                """
+                SELECT COUNT(*) FROM devices
+                WHERE topic = $1 AND active AND ($2::text IS NULL OR environment = $2::text) AND id > $3
+                  AND \(kind("", from: 4))
+                """, filter + [.int(cursor)] + kinds
+            )
+        case .users:
+            return (
+                """
+                SELECT COUNT(DISTINCT d.id) FROM campaign_audience a
+                JOIN devices d ON d.user_id = a.value AND d.topic = $1 AND d.active
+                                  AND ($2::text IS NULL OR d.environment = $2::text) AND \(kind("d.", from: 5))
+                WHERE a.campaign_id = $3 AND a.seq > $4
+                """, filter + [.int(id.rawValue), .int(cursor)] + kinds
+            )
+        case .tokens:
+            return (
+                "SELECT COUNT(DISTINCT value) FROM campaign_audience WHERE campaign_id = $1 AND seq > $2",
+                [.int(id.rawValue), .int(cursor)]
+            )
+        }
     }
 
     /// The last device id and the number of devices of the next page of an `.all` audience: $1 topic,

@@ -31,6 +31,10 @@ public protocol DeliveryStore: Actor {
     func release(_ deliveries: [DeliveryID], by worker: WorkerID, now: Date) async throws(StoreError) -> Int
     /// Expands due campaigns into delivery rows, at most `maxPages` pages of `pageSize`.
     func expandDueCampaigns(now: Date, pageSize: Int, maxPages: Int) async throws(StoreError) -> ExpansionReport
+    /// Expands one page of due campaigns (of `pageSize` at most) for `worker`, which gets up to `limit` of its
+    /// deliveries leased as a claim leases them (the report's `jobs`); what it does not get is left due.
+    func expandDueCampaigns(now: Date, pageSize: Int, leasing limit: Int, leaseFor: Duration, worker: WorkerID?)
+        async throws(StoreError) -> ExpansionReport
     /// Claims and leases up to `limit` due deliveries for `worker`, single sends first.
     func claim(now: Date, limit: Int, leaseFor: Duration, worker: WorkerID?) async throws(StoreError) -> [DeliveryJob]
     /// Claims up to `limit` due single sends only, and only when there are some (a read first, no write

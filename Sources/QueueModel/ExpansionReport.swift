@@ -8,6 +8,8 @@ public struct ExpansionReport: Hashable, Sendable {
     public var startedCampaigns: [CampaignID] = []
     /// Campaigns whose expansion finished during this call.
     public var expandedCampaigns: [CampaignID] = []
+    /// The deliveries inserted leased to the expanding worker, as its jobs (a leased expansion only).
+    public var jobs: [DeliveryJob] = []
     /// Whether some due campaign still has pages to expand: call again (between claims).
     public var moreRemaining = false
 

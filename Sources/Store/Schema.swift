@@ -31,6 +31,7 @@ enum Schema {
         .init(id: "0022-campaign-outcome-counts", sql: v22),
         .init(id: "0023-device-users-pending", sql: v23),
         .init(id: "0024-due-unleased", sql: v24),
+        .init(id: "0025-unexpanded", sql: v25),
     ])
 
     private static let v1 = """
@@ -510,5 +511,11 @@ enum Schema {
         DROP INDEX deliveries_due;
         CREATE INDEX deliveries_due ON deliveries (priority_class, next_attempt_at)
             WHERE status = 'pending' AND leased_by IS NULL;
+        """
+
+    /// A bulk campaign's audience not expanded yet, counted before its first page (`ExpansionCounts`): `total` and
+    /// `pending` include it. NULL: never counted (a single send; a campaign whose expansion began before this).
+    private static let v25 = """
+        ALTER TABLE campaigns ADD COLUMN unexpanded INTEGER;
         """
 }

@@ -113,10 +113,15 @@ extension Store {
             WHERE campaign_id = ?1 AND +status = 'pending'
             """
         ).bind(id.rawValue, now).run()
-        let cancelled = db.changes
+        let rows = db.changes
+        // The audience counted and not expanded yet ends cancelled too (`ExpansionCounts`).
+        let unexpanded =
+            try db.cached("SELECT COALESCE(unexpanded, 0) FROM campaigns WHERE id = ?").bind(id.rawValue)
+            .scalarInt64() ?? 0
+        let cancelled = rows + Int(unexpanded)
         try db.cached(
             """
-            UPDATE campaigns SET status = 'cancelled', finished_at = ?2, expanded = 1,
+            UPDATE campaigns SET status = 'cancelled', finished_at = ?2, expanded = 1, unexpanded = 0,
                 pending = pending - ?3, cancelled = cancelled + ?3
             WHERE id = ?1
             """

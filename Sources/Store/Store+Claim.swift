@@ -173,7 +173,7 @@ extension Store {
         """
 
     /// A campaign's sending parameters.
-    private static func sendingParameters(_ db: Connection, _ campaign: Int64) throws -> SendingParameters {
+    static func sendingParameters(_ db: Connection, _ campaign: Int64) throws -> SendingParameters {
         let statement = try db.cached(
             """
             SELECT kind, topic, push_type, priority, expiration, collapse_id, payload, apns_id FROM campaigns WHERE id = ?

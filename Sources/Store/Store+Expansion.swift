@@ -8,13 +8,37 @@ extension Store {
     /// `pageSize` audience entries per transaction, for at most `maxPages` pages. The page's rows and the
     /// campaign's cursor are written in the same transaction, so a crash loses nothing and duplicates nothing:
     /// the next call continues after the cursor. Memory is bounded by one page.
-    ///
-    /// The worker calls it between claims while `moreRemaining` is true, so sending never waits for a
-    /// million-device expansion.
     public func expandDueCampaigns(now: Date = Date(), pageSize: Int = 5000, maxPages: Int = 1) throws(StoreError)
         -> ExpansionReport
     {
+        try expand(now: now.storeMilliseconds, pageSize: pageSize, maxPages: maxPages, leasing: nil)
+    }
+
+    /// Expands one page of at most `limit` audience entries (of `pageSize` at most) and leases its deliveries to
+    /// `worker` as they are inserted, exactly as a claim would lease them, returning them as `jobs`. The worker
+    /// calls it between claims while `moreRemaining` is true, so sending never waits for a million-device
+    /// expansion; a campaign's delivery is written twice (inserted leased, then answered) instead of three times
+    /// (inserted, claimed, answered). A deferred batch is expanded as by `expandDueCampaigns`: the claim that
+    /// follows takes its single sends first.
+    public func expandDueCampaigns(
+        now: Date = Date(), pageSize: Int = 5000, leasing limit: Int, leaseFor lease: Duration, worker: WorkerID?
+    ) throws(StoreError) -> ExpansionReport {
+        guard limit > 0 else { return ExpansionReport() }
         let nowMS = now.storeMilliseconds
+        return try expand(
+            now: nowMS, pageSize: min(pageSize, limit), maxPages: 1,
+            leasing: LeasedInsert(lease: Lease(now: nowMS, duration: lease, worker: worker), worker: worker?.rawValue))
+    }
+
+    /// The lease a page's deliveries get as they are inserted, and the worker that holds it.
+    struct LeasedInsert {
+        var lease: Lease
+        var worker: Int64?
+    }
+
+    private func expand(now nowMS: Int64, pageSize: Int, maxPages: Int, leasing: LeasedInsert?) throws(StoreError)
+        -> ExpansionReport
+    {
         var report = ExpansionReport()
         while report.pages < max(1, maxPages) {
             // Deferred batches first: they hold single sends, which go ahead of bulk work.
@@ -25,9 +49,15 @@ extension Store {
                 continue
             }
             guard let id = try read({ db in try Self.nextCampaignToExpand(db, now: nowMS) }) else { return report }
-            let page = try write { db in try Self.expandPage(db, id, pageSize: max(1, pageSize), now: nowMS) }
+            // A first page's count reads the whole audience: outside the write lock (the page takes it only when
+            // the campaign is still uncounted; what changes meanwhile is made up by the last page).
+            let counted = try read { db in try Self.countBeforeFirstPage(db, id) }
+            let page = try write { db in
+                try Self.expandPage(db, id, pageSize: max(1, pageSize), now: nowMS, leasing: leasing, counted: counted)
+            }
             report.pages += 1
             report.deliveriesInserted += page.inserted
+            report.jobs += page.jobs
             if page.started { report.startedCampaigns.append(id) }
             if page.finished { report.expandedCampaigns.append(id) }
         }
@@ -42,7 +72,7 @@ extension Store {
     func expandCompletely(_ db: Connection, _ id: CampaignID, now: Int64) throws -> Int {
         var inserted = 0
         while true {
-            let page = try Self.expandPage(db, id, pageSize: 10_000, now: now)
+            let page = try Self.expandPage(db, id, pageSize: 10_000, now: now, leasing: nil, counted: nil)
             inserted += page.inserted
             if page.finished { return inserted }
         }
@@ -58,15 +88,16 @@ extension Store {
         ).bind(now).scalarInt64().map { CampaignID($0) }
     }
 
-    /// Inserts the delivery rows of the campaign's next page, moves its cursor and updates its counters.
-    /// `started`: a bulk campaign's first page (it was scheduled and runs from now on).
-    private static func expandPage(_ db: Connection, _ id: CampaignID, pageSize: Int, now: Int64)
-        throws -> (inserted: Int, finished: Bool, started: Bool)
-    {
+    /// Inserts the delivery rows of the campaign's next page (leased as they are, with `leasing`: returned as
+    /// `jobs`), moves its cursor and updates its counters (`ExpansionCounts`; `counted`: the audience counted for a
+    /// first page). `started`: a bulk campaign's first page (it was scheduled and runs from now on).
+    private static func expandPage(
+        _ db: Connection, _ id: CampaignID, pageSize: Int, now: Int64, leasing: LeasedInsert?, counted: Int?
+    ) throws -> (inserted: Int, finished: Bool, started: Bool, jobs: [DeliveryJob]) {
         let state = try db.cached(
             """
             SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status,
-                   audience_activity_type, audience_activity_kind
+                   audience_activity_type, audience_activity_kind, unexpanded
             FROM campaigns WHERE id = ?
             """
         ).bind(id.rawValue)
@@ -83,8 +114,11 @@ extension Store {
         let alreadyExpanded = state.int64(6) != 0
         let started = kind == .bulk && state.string(7) == CampaignStatus.scheduled.rawValue
         let activity = try Decode.activitySelector(type: state.optionalString(8), kind: state.optionalString(9))
+        let unexpanded = state.optionalInt64(10).map(Int.init)
         state.reset()
-        if alreadyExpanded { return (0, true, false) }
+        if alreadyExpanded { return (0, true, false, []) }
+        // The count applies to a campaign not counted yet (another worker's first page may have come first).
+        let counted = kind == .bulk && unexpanded == nil && cursor == 0 ? counted : nil
 
         let lastDelivery = try db.cached("SELECT COALESCE(MAX(id), 0) FROM deliveries").scalarInt64() ?? 0
         let bounds: Statement
@@ -109,19 +143,28 @@ extension Store {
 
         var inserted = 0
         var cancelled = 0
+        var jobs: [DeliveryJob] = []
         if let upper {
             // For tokens, ?6 is the environment of unregistered tokens (production unless given); otherwise a filter.
             let environmentParameter =
                 audience == .tokens
                 ? Recipient.unregisteredEnvironment(try environment.map(Decode.environment)).rawValue : environment
-            let insert = try db.cached(insertSQL(audience, activity: activity != nil))
+            let insert = try db.cached(insertSQL(audience, activity: activity != nil, leased: leasing != nil))
                 .bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environmentParameter, cursor, upper)
             if let activity {
                 try insert.bindAt(9, activity.kind.rawValue)
                 try insert.bindAt(10, activity.type)
             }
+            if let leasing {
+                try insert.bindAt(11, leasing.worker)
+                try insert.bindAt(12, leasing.lease.until)
+                try insert.bindAt(13, leasing.lease.dueAgain)
+            }
             try insert.run()
             inserted = db.changes
+            if let leasing, inserted > 0 {
+                jobs = try leasedJobs(db, id, insertedAfter: lastDelivery, leasedUntil: leasing.lease.until)
+            }
             if audience == .tokens {
                 cancelled = Int(
                     try db.cached("SELECT COUNT(*) FROM deliveries WHERE id > ? AND +status = 'cancelled'")
@@ -134,18 +177,101 @@ extension Store {
             }
         }
         let finished = count < pageSize
+        let counts = ExpansionCounts(
+            unexpanded: unexpanded, counted: counted, inserted: inserted, cancelled: cancelled, finished: finished)
         try db.cached(
             """
             UPDATE campaigns SET
                 expansion_cursor = COALESCE(?2, expansion_cursor), expanded = ?3,
-                total = total + ?4, pending = pending + ?4 - ?5, cancelled = cancelled + ?5,
+                total = total + ?4, pending = pending + ?5, cancelled = cancelled + ?6, unexpanded = ?8,
                 status = CASE status WHEN 'scheduled' THEN 'running' ELSE status END,
-                started_at = COALESCE(started_at, ?6)
+                started_at = COALESCE(started_at, ?7)
             WHERE id = ?1
             """
-        ).bind(id.rawValue, upper, finished, inserted, cancelled, now).run()
+        ).bind(id.rawValue, upper, finished, counts.total, counts.pending, counts.cancelled, now, counts.unexpanded)
+            .run()
         if finished { _ = try completeIfDone(db, [id.rawValue], now: now) }
-        return (inserted, finished, started)
+        return (inserted, finished, started, jobs)
+    }
+
+    /// How many deliveries a bulk campaign's audience makes, when its first page is next (`ExpansionCounts`): active
+    /// devices of the topic (and environment) for `.all`, the given users' devices for `.users`, the distinct tokens
+    /// for `.tokens`. nil when the campaign was counted or began expanding before counts were kept, or is a single
+    /// send.
+    private static func countBeforeFirstPage(_ db: Connection, _ id: CampaignID) throws -> Int? {
+        let state = try db.cached(
+            """
+            SELECT kind, audience, topic, audience_environment, audience_activity_type, audience_activity_kind
+            FROM campaigns WHERE id = ? AND unexpanded IS NULL AND expansion_cursor = 0 AND expanded = 0
+            """
+        ).bind(id.rawValue)
+        guard try state.step() else {
+            state.reset()
+            return nil
+        }
+        let kind = try Decode.campaignKind(state.string(0))
+        let audience = try Decode.audienceKind(state.string(1))
+        let topic = state.string(2)
+        let environment = state.optionalString(3)
+        let activity = try Decode.activitySelector(type: state.optionalString(4), kind: state.optionalString(5))
+        state.reset()
+        guard kind == .bulk else { return nil }
+        let statement = try db.cached(countSQL(audience, activity: activity != nil))
+            .bind(id.rawValue, topic, environment, Int64(0))
+        if let activity {
+            try statement.bindAt(9, activity.kind.rawValue)
+            try statement.bindAt(10, activity.type)
+        }
+        return Int(try statement.scalarInt64() ?? 0)
+    }
+
+    /// The count of `countBeforeFirstPage`: ?1 campaign, ?2 topic, ?3 environment filter or NULL, ?4 cursor (exclusive); for an
+    /// activity audience, ?9 kind and ?10 activity type.
+    static func countSQL(_ audience: AudienceKind, activity: Bool) -> String {
+        switch audience {
+        case .all:
+            return """
+                SELECT COUNT(*) FROM devices
+                WHERE topic = ?2 AND active = 1 AND (?3 IS NULL OR environment = ?3) AND id > ?4
+                  AND \(kindCondition("", activity: activity))
+                """
+        case .users:
+            return """
+                SELECT COUNT(DISTINCT d.id) FROM campaign_audience a
+                JOIN device_users u ON u.user_id = a.value
+                JOIN devices d ON d.id = u.device_id AND d.user_id = u.user_id AND d.topic = ?2 AND d.active = 1
+                                  AND (?3 IS NULL OR d.environment = ?3) AND \(kindCondition("d.", activity: activity))
+                WHERE a.campaign_id = ?1 AND a.seq > ?4
+                """
+        case .tokens:
+            return "SELECT COUNT(DISTINCT value) FROM campaign_audience WHERE campaign_id = ?1 AND seq > ?4"
+        }
+    }
+
+    /// The pending deliveries after the delivery ?1, with their registration times, in id order.
+    static let leasedJobsQuery = """
+        SELECT d.id, d.token, d.environment, dv.registered_at, d.created_at, d.due_at
+        FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
+        WHERE d.id > ?1 AND d.status = 'pending' ORDER BY d.id
+        """
+
+    /// The pending deliveries of campaign `id` inserted after the delivery `last` (this transaction's page, leased
+    /// as inserted), as the worker's jobs. Their devices are active: the page was selected from active devices.
+    private static func leasedJobs(_ db: Connection, _ id: CampaignID, insertedAfter last: Int64, leasedUntil: Int64)
+        throws -> [DeliveryJob]
+    {
+        let select = try db.cached(leasedJobsQuery).bind(last)
+        defer { select.reset() }
+        let parameters = try sendingParameters(db, id.rawValue)
+        var jobs: [DeliveryJob] = []
+        while try select.step() {
+            let row = ClaimedRow(
+                id: select.int64(0), campaign: id.rawValue, token: select.string(1), environment: select.string(2),
+                attempts: 0, deviceInactive: false, registeredAt: select.optionalInt64(3),
+                createdAt: select.int64(4), previousDelay: nil, dueAt: select.optionalInt64(5))
+            jobs.append(try row.job(parameters, leasedUntil: leasedUntil))
+        }
+        return jobs
     }
 
     /// The last device id and the number of devices of the next page of an `.all` audience: ?1 topic,
@@ -170,23 +296,34 @@ extension Store {
     /// The INSERT … SELECT of one page. Parameters: ?1 campaign, ?2 priority class, ?3 next_attempt_at (the
     /// scheduled time), ?4 now, ?5 topic, ?6 environment (filter; for tokens: the one for unregistered tokens),
     /// ?7 cursor (exclusive), ?8 upper bound (inclusive); for an activity audience (`activity`), ?9 kind and ?10
-    /// activity type. Tokens are sent as given, whatever their kind.
-    static func insertSQL(_ audience: AudienceKind, activity: Bool) -> String {
+    /// activity type; `leased`: ?11 worker, ?12 `leased_until` and ?13 `next_attempt_at` of a pending row leased as
+    /// a claim leases it (its due time kept in `due_at`). Tokens are sent as given, whatever their kind.
+    static func insertSQL(_ audience: AudienceKind, activity: Bool, leased: Bool = false) -> String {
+        // A pending row's lease columns; a token of an inactive device is inserted cancelled, and not leased.
+        let leaseColumns = leased ? ", leased_by, leased_until, due_at" : ""
+        func leaseValues(pendingUnless inactive: String?) -> String {
+            guard leased else { return "?3" }
+            guard let inactive else { return "?13, ?11, ?12, ?3" }
+            return [("?13", "?3"), ("?11", "NULL"), ("?12", "NULL"), ("?3", "NULL")]
+                .map { pending, other in "CASE WHEN \(inactive) THEN \(other) ELSE \(pending) END" }
+                .joined(separator: ", ")
+        }
         let columns = """
             INSERT OR IGNORE INTO deliveries (campaign_id, device_id, token, environment, priority_class, status,
-                reason, next_attempt_at, created_at, updated_at)
+                reason, created_at, updated_at, next_attempt_at\(leaseColumns))
             """
         switch audience {
         case .all:
             return columns + """
-                SELECT ?1, id, token, environment, ?2, 'pending', NULL, ?3, ?4, ?4 FROM devices
+                SELECT ?1, id, token, environment, ?2, 'pending', NULL, ?4, ?4, \(leaseValues(pendingUnless: nil))
+                FROM devices
                 WHERE topic = ?5 AND active = 1 AND (?6 IS NULL OR environment = ?6) AND id > ?7 AND id <= ?8
                   AND \(kindCondition("", activity: activity))
                 ORDER BY id
                 """
         case .users:
             return columns + """
-                SELECT ?1, d.id, d.token, d.environment, ?2, 'pending', NULL, ?3, ?4, ?4
+                SELECT ?1, d.id, d.token, d.environment, ?2, 'pending', NULL, ?4, ?4, \(leaseValues(pendingUnless: nil))
                 FROM campaign_audience a
                 JOIN device_users u ON u.user_id = a.value
                 JOIN devices d ON d.id = u.device_id AND d.user_id = u.user_id AND d.topic = ?5 AND d.active = 1
@@ -198,7 +335,7 @@ extension Store {
             return columns + """
                 SELECT ?1, d.id, a.value, COALESCE(d.environment, ?6), ?2,
                        \(Recipient.statusSQL(inactive: "d.active = 0")), \(Recipient.reasonSQL(inactive: "d.active = 0")),
-                       ?3, ?4, ?4
+                       ?4, ?4, \(leaseValues(pendingUnless: "d.active = 0"))
                 FROM campaign_audience a
                 LEFT JOIN devices d ON d.token = a.value AND d.topic = ?5
                 WHERE a.campaign_id = ?1 AND a.seq > ?7 AND a.seq <= ?8

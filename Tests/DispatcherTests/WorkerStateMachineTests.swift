@@ -239,9 +239,15 @@ import Testing
     @Test func anIdleWorkerClaimsAtOnceOnACommitAndReadsTheChangeCountAtMostOnceATick() {
         var machine = Self.machine()
         #expect(machine.lookForWork(now: Self.start, commits: 0).claimLimits == [10])
-        guard case .findNextDates? = machine.claimed([], limit: 10, commits: 3, changes: 7, now: Self.start).first
+        guard
+            case .expand(_, limit: 10)? = machine.claimed([], limit: 10, commits: 3, changes: 7, now: Self.start).first
         else {
-            Issue.record("an empty claim looks up when something next comes due")
+            Issue.record("an empty claim asks an expansion page for what it is short of")
+            return
+        }
+        guard case .findNextDates? = machine.expanded([], limit: 10, report: ExpansionReport(), now: Self.start).first
+        else {
+            Issue.record("an empty claim and an empty expansion look up when something next comes due")
             return
         }
         _ = machine.nextDatesFound(due: nil, workers: [], now: Self.start)
@@ -259,6 +265,33 @@ import Testing
         #expect(machine.nextDeadline(after: soon) == soon.addingTimeInterval(Machine.tick))
         // This process committed: claimed at once.
         #expect(machine.lookForWork(now: soon.addingTimeInterval(0.01), commits: 4).claimLimits == [10])
+    }
+
+    /// Due rows are claimed first; an expansion page leased to the worker fills what the claim left short, and while
+    /// a page was expanded the worker looks again at once.
+    @Test func aClaimThatIsShortIsFilledFromALeasedExpansionPage() {
+        var machine = Self.machine()
+        #expect(machine.lookForWork(now: Self.start, commits: 0).claimLimits == [10])
+        let retry = Self.job(1)
+        guard
+            case .expand(_, let limit)? = machine.claimed([retry], limit: 10, commits: 0, changes: 0, now: Self.start)
+                .first
+        else {
+            Issue.record("a short claim asks for an expansion page")
+            return
+        }
+        #expect(limit == 9)
+        var page = ExpansionReport()
+        page.pages = 1
+        page.jobs = (2...5).map { Self.job(Int64($0)) }
+        #expect(machine.expanded(page.jobs, limit: limit, report: page, now: Self.start).isEmpty)
+        #expect(machine.nextClaimAt == Self.start, "a page was expanded: more may be due")
+        #expect(machine.queued == 5)
+        let full = (6...14).map { Self.job(Int64($0)) }
+        var filled = ExpansionReport()
+        filled.jobs = full
+        #expect(machine.expanded(full, limit: 9, report: filled, now: Self.start).isEmpty)
+        #expect(machine.queued == 14)
     }
 
     @Test func untilIdleEndsOnceNothingIsDueWithinTheRetryCap() {

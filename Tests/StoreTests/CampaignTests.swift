@@ -40,6 +40,8 @@ import Testing
                 == after.counters)
     }
 
+    /// The first page counts the whole audience (`ExpansionCounts`); a cancel ends the part never expanded as
+    /// cancelled, so the campaign's counters still add up to its audience.
     @Test(arguments: Engine.all) func cancellingBeforeExpansionStopsTheExpansion(engine: Engine) async throws {
         let database = try TestDatabase(engine)
         defer { database.remove() }
@@ -47,10 +49,13 @@ import Testing
         try await store.registerDevices(0..<30)
         let id = try await store.createCampaign(bulk(.all()), now: t0)
         _ = try await store.expandDueCampaigns(now: t0, pageSize: 10, maxPages: 1)
-        _ = try await store.finishCancel(id, request: nil, unacknowledged: 0, now: at(1))
+        #expect(try await store.campaign(id).counters == CampaignCounters(total: 30, pending: 30))
+        let cancel = try await store.finishCancel(id, request: nil, unacknowledged: 0, now: at(1))
+        #expect(cancel.cancelled == 30)
         let report = try await store.expandDueCampaigns(now: at(2), pageSize: 10, maxPages: 10)
         #expect(report.pages == 0)
-        #expect(try await store.campaign(id).counters == CampaignCounters(total: 10, cancelled: 10))
+        #expect(try await store.campaign(id).counters == CampaignCounters(total: 30, cancelled: 30))
+        #expect(try await store.scalar("SELECT COUNT(*) FROM deliveries") == 10, "only the first page was written")
     }
 
     @Test(arguments: Engine.all) func unknownCampaignIsAnErrorThatNamesTheID(engine: Engine) async throws {

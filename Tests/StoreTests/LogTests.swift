@@ -73,6 +73,10 @@ import Testing
             "expand users": Store.insertSQL(.users, activity: false),
             "expand activities of users": Store.insertSQL(.users, activity: true),
             "expand tokens": Store.insertSQL(.tokens, activity: false),
+            "expand all, leased": Store.insertSQL(.all, activity: false, leased: true),
+            "expand users, leased": Store.insertSQL(.users, activity: false, leased: true),
+            "expand tokens, leased": Store.insertSQL(.tokens, activity: false, leased: true),
+            "leased jobs": Store.leasedJobsQuery,
             "import links": Store.linkScanSQL,
             "log token": Store.logQuery(LogFilter(token: token(1), status: .failed)),
             "log campaign": Store.logQuery(LogFilter(campaign: CampaignID(1))),
@@ -107,6 +111,10 @@ import Testing
         expect("expand users", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
         expect("expand activities of users", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
         expect("expand tokens", uses: "sqlite_autoindex_devices_1")
+        expect("expand all, leased", uses: "INTEGER PRIMARY KEY (rowid>? AND rowid<?)")
+        expect("expand users, leased", uses: "SEARCH u USING PRIMARY KEY (user_id=?)")
+        expect("expand tokens, leased", uses: "sqlite_autoindex_devices_1")
+        expect("leased jobs", uses: "SEARCH d USING INTEGER PRIMARY KEY (rowid>?)")
         expect("import links", uses: "sqlite_autoindex_devices_1 (token>? AND token<?)")
         expect("log token", uses: "deliveries_by_device", sorts: true)  // a token's few rows are sorted
         expect("log token", uses: "deliveries_by_unregistered_token", sorts: true)

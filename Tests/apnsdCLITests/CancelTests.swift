@@ -49,12 +49,13 @@ extension WorkerFleet {
             let took = worker.terminate(within: 10)
             #expect(took != nil && worker.process.terminationStatus == 0, "\(worker.log.suffix(2000))")
 
-            // The log matches the mock token by token: 200 → accepted, never seen → cancelled.
+            // The log matches the mock token by token: 200 → accepted, never seen → cancelled; the audience a worker
+            // had not expanded yet has no rows, and the campaign counts it cancelled.
             let stats = fleet.server.stats()
             #expect(stats.totals.tokensAcceptedTwice == 0)
             #expect(stats.tokens.values.allSatisfy { $0.keys.allSatisfy { $0 == "200" } }, "the mock answered only 200")
             let log = try await fleet.log()
-            #expect(log.count == Self.devices)
+            #expect(log.count <= Self.devices)
             var accepted = 0
             var cancelledRows = 0
             for entry in log {
@@ -76,7 +77,8 @@ extension WorkerFleet {
             let shown = try await fleet.show(campaign)
             #expect(shown["status"] as? String == "cancelled")
             #expect(
-                shown["accepted"] as? Int == accepted && shown["cancelled"] as? Int == cancelledRows
+                shown["accepted"] as? Int == accepted
+                    && shown["cancelled"] as? Int == cancelledRows + Self.devices - log.count
                     && shown["pending"] as? Int == 0 && shown["total"] as? Int == Self.devices, "\(shown)")
             #expect(
                 try fleet.query(
