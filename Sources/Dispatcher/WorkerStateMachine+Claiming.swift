@@ -54,10 +54,8 @@ extension WorkerStateMachine {
         commitsSeen = commits
         changesSeen = changes
         work.enqueueClaimed(jobs)
-        guard jobs.count < limit else {
-            nextClaimAt = now
-            return []
-        }
+        // A full claim asks for a page too, leasing none of it: PostgreSQL expands one page per refill, ahead of its
+        // workers, as they share pages; SQLite writes pages only as they are sent, and expands none.
         return [.expand(pageSize: configuration.expansionPageSize, limit: limit - jobs.count)]
     }
 

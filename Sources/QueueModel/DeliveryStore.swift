@@ -32,7 +32,9 @@ public protocol DeliveryStore: Actor {
     /// Expands due campaigns into delivery rows, at most `maxPages` pages of `pageSize`.
     func expandDueCampaigns(now: Date, pageSize: Int, maxPages: Int) async throws(StoreError) -> ExpansionReport
     /// Expands one page of due campaigns (of `pageSize` at most) for `worker`, which gets up to `limit` of its
-    /// deliveries leased as a claim leases them (the report's `jobs`); what it does not get is left due.
+    /// deliveries leased as a claim leases them (the report's `jobs`); what it does not get is left due. With
+    /// `limit` 0, SQLite expands nothing (its pages are written as they are sent); PostgreSQL expands a page, so that
+    /// its workers, which share pages, find one ahead of them.
     func expandDueCampaigns(now: Date, pageSize: Int, leasing limit: Int, leaseFor: Duration, worker: WorkerID?)
         async throws(StoreError) -> ExpansionReport
     /// Claims and leases up to `limit` due deliveries for `worker`, single sends first.

@@ -292,6 +292,15 @@ import Testing
         filled.jobs = full
         #expect(machine.expanded(full, limit: 9, report: filled, now: Self.start).isEmpty)
         #expect(machine.queued == 14)
+        // A full claim still asks for a page, leasing none of it (PostgreSQL keeps a page ahead of its workers).
+        guard
+            case .expand(_, limit: 0)? = machine.claimed(
+                (20...29).map { Self.job(Int64($0)) }, limit: 10, commits: 0, changes: 0, now: Self.start
+            ).first
+        else {
+            Issue.record("a full claim asks for a page that leases nothing")
+            return
+        }
     }
 
     @Test func untilIdleEndsOnceNothingIsDueWithinTheRetryCap() {
