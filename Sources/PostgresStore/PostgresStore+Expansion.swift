@@ -164,45 +164,34 @@ extension PostgresStore {
         _ db: PGConnection, _ id: CampaignID, _ audience: AudienceKind, topic: String, environment: String?,
         cursor: Int64, activity: ActivitySelector?
     ) throws -> Int {
-        let (sql, parameters) = countQuery(
-            id, audience, topic: topic, environment: environment, cursor: cursor, activity: activity)
-        return try db.query(sql, parameters).int(0, 0)
-    }
-
-    /// The SQL and parameters of `countAudience`.
-    static func countQuery(
-        _ id: CampaignID, _ audience: AudienceKind, topic: String, environment: String?, cursor: Int64,
-        activity: ActivitySelector?
-    ) -> (String, [PGValue]) {
         let filter: [PGValue] = [.text(topic), environment.map { .text($0) } ?? .null]
         let kinds: [PGValue] = activity.map { [.text($0.kind.rawValue), .text($0.type)] } ?? []
         func kind(_ d: String, from first: Int) -> String {
             activity == nil ? "\(d)kind = 'device'" : "\(d)kind = $\(first) AND \(d)activity_type = $\(first + 1)"
         }
+        let count: PGResult
         switch audience {
         case .all:
-            return (
+            count = try db.query(
                 """
                 SELECT COUNT(*) FROM devices
                 WHERE topic = $1 AND active AND ($2::text IS NULL OR environment = $2::text) AND id > $3
                   AND \(kind("", from: 4))
-                """, filter + [.int(cursor)] + kinds
-            )
+                """, filter + [.int(cursor)] + kinds)
         case .users:
-            return (
+            count = try db.query(
                 """
                 SELECT COUNT(DISTINCT d.id) FROM campaign_audience a
                 JOIN devices d ON d.user_id = a.value AND d.topic = $1 AND d.active
                                   AND ($2::text IS NULL OR d.environment = $2::text) AND \(kind("d.", from: 5))
                 WHERE a.campaign_id = $3 AND a.seq > $4
-                """, filter + [.int(id.rawValue), .int(cursor)] + kinds
-            )
+                """, filter + [.int(id.rawValue), .int(cursor)] + kinds)
         case .tokens:
-            return (
+            count = try db.query(
                 "SELECT COUNT(DISTINCT value) FROM campaign_audience WHERE campaign_id = $1 AND seq > $2",
-                [.int(id.rawValue), .int(cursor)]
-            )
+                id.rawValue, cursor)
         }
+        return try count.int(0, 0)
     }
 
     /// The last device id and the number of devices of the next page of an `.all` audience: $1 topic,

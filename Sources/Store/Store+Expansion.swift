@@ -48,10 +48,12 @@ extension Store {
                 report.deliveriesInserted += written.deliveries
                 continue
             }
-            guard let id = try read({ db in try Self.nextCampaignToExpand(db, now: nowMS) }) else { return report }
             // A first page's count reads the whole audience: outside the write lock (the page takes it only when
             // the campaign is still uncounted; what changes meanwhile is made up by the last page).
-            let counted = try read { db in try Self.countBeforeFirstPage(db, id) }
+            let next = try read { db in
+                try Self.nextCampaignToExpand(db, now: nowMS).map { id in (id, try Self.countBeforeFirstPage(db, id)) }
+            }
+            guard let (id, counted) = next else { return report }
             let page = try write { db in
                 try Self.expandPage(db, id, pageSize: max(1, pageSize), now: nowMS, leasing: leasing, counted: counted)
             }
