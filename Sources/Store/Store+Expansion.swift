@@ -96,29 +96,12 @@ extension Store {
     private static func expandPage(
         _ db: Connection, _ id: CampaignID, pageSize: Int, now: Int64, leasing: LeasedInsert?, counted: Int?
     ) throws -> (inserted: Int, finished: Bool, started: Bool, jobs: [DeliveryJob]) {
-        let state = try db.cached(
-            """
-            SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status,
-                   audience_activity_type, audience_activity_kind, unexpanded
-            FROM campaigns WHERE id = ?
-            """
-        ).bind(id.rawValue)
-        guard try state.step() else {
-            state.reset()
-            throw StoreError.unknownCampaign(id)
-        }
-        let kind = try Decode.campaignKind(state.string(0))
-        let audience = try Decode.audienceKind(state.string(1))
-        let topic = state.string(2)
-        let environment = state.optionalString(3)
-        let cursor = state.int64(4)
-        let scheduledAt = state.int64(5)
-        let alreadyExpanded = state.int64(6) != 0
-        let started = kind == .bulk && state.string(7) == CampaignStatus.scheduled.rawValue
-        let activity = try Decode.activitySelector(type: state.optionalString(8), kind: state.optionalString(9))
-        let unexpanded = state.optionalInt64(10).map(Int.init)
-        state.reset()
-        if alreadyExpanded { return (0, true, false, []) }
+        guard let campaign = try ExpansionState.read(db, id) else { throw StoreError.unknownCampaign(id) }
+        let (kind, audience, activity) = (campaign.kind, campaign.audience, campaign.activity)
+        let (topic, environment) = (campaign.topic, campaign.environment)
+        let (cursor, unexpanded) = (campaign.cursor, campaign.unexpanded)
+        let started = kind == .bulk && campaign.status == .scheduled
+        if campaign.expanded { return (0, true, false, []) }
         // The count applies to a campaign not counted yet (another worker's first page may have come first).
         let counted = kind == .bulk && unexpanded == nil && cursor == 0 ? counted : nil
 
@@ -152,7 +135,9 @@ extension Store {
                 audience == .tokens
                 ? Recipient.unregisteredEnvironment(try environment.map(Decode.environment)).rawValue : environment
             let insert = try db.cached(insertSQL(audience, activity: activity != nil, leased: leasing != nil))
-                .bind(id.rawValue, kind.priorityClass, scheduledAt, now, topic, environmentParameter, cursor, upper)
+                .bind(
+                    id.rawValue, kind.priorityClass, campaign.scheduledAt, now, topic, environmentParameter, cursor,
+                    upper)
             if let activity {
                 try insert.bindAt(9, activity.kind.rawValue)
                 try insert.bindAt(10, activity.type)
@@ -201,25 +186,12 @@ extension Store {
     /// for `.tokens`. nil when the campaign was counted or began expanding before counts were kept, or is a single
     /// send.
     private static func countBeforeFirstPage(_ db: Connection, _ id: CampaignID) throws -> Int? {
-        let state = try db.cached(
-            """
-            SELECT kind, audience, topic, audience_environment, audience_activity_type, audience_activity_kind
-            FROM campaigns WHERE id = ? AND unexpanded IS NULL AND expansion_cursor = 0 AND expanded = 0
-            """
-        ).bind(id.rawValue)
-        guard try state.step() else {
-            state.reset()
-            return nil
-        }
-        let kind = try Decode.campaignKind(state.string(0))
-        let audience = try Decode.audienceKind(state.string(1))
-        let topic = state.string(2)
-        let environment = state.optionalString(3)
-        let activity = try Decode.activitySelector(type: state.optionalString(4), kind: state.optionalString(5))
-        state.reset()
-        guard kind == .bulk else { return nil }
-        let statement = try db.cached(countSQL(audience, activity: activity != nil))
-            .bind(id.rawValue, topic, environment, Int64(0))
+        guard let campaign = try ExpansionState.read(db, id), campaign.kind == .bulk, campaign.unexpanded == nil,
+            campaign.cursor == 0, !campaign.expanded
+        else { return nil }
+        let activity = campaign.activity
+        let statement = try db.cached(countSQL(campaign.audience, activity: activity != nil))
+            .bind(id.rawValue, campaign.topic, campaign.environment, Int64(0))
         if let activity {
             try statement.bindAt(9, activity.kind.rawValue)
             try statement.bindAt(10, activity.type)
@@ -343,6 +315,39 @@ extension Store {
                 WHERE a.campaign_id = ?1 AND a.seq > ?7 AND a.seq <= ?8
                 ORDER BY a.seq
                 """
+        }
+    }
+
+    /// What expanding a campaign reads of it: its audience, where its expansion stands, and its counters' state.
+    private struct ExpansionState {
+        var kind: CampaignKind
+        var audience: AudienceKind
+        var topic: String
+        var environment: String?
+        var activity: ActivitySelector?
+        var cursor: Int64
+        var scheduledAt: Int64
+        var expanded: Bool
+        var status: CampaignStatus?
+        var unexpanded: Int?
+
+        /// The campaign `id`, nil when there is none.
+        static func read(_ db: Connection, _ id: CampaignID) throws -> ExpansionState? {
+            let row = try db.cached(
+                """
+                SELECT kind, audience, topic, audience_environment, expansion_cursor, scheduled_at, expanded, status,
+                       audience_activity_type, audience_activity_kind, unexpanded
+                FROM campaigns WHERE id = ?
+                """
+            ).bind(id.rawValue)
+            defer { row.reset() }
+            guard try row.step() else { return nil }
+            return ExpansionState(
+                kind: try Decode.campaignKind(row.string(0)), audience: try Decode.audienceKind(row.string(1)),
+                topic: row.string(2), environment: row.optionalString(3),
+                activity: try Decode.activitySelector(type: row.optionalString(8), kind: row.optionalString(9)),
+                cursor: row.int64(4), scheduledAt: row.int64(5), expanded: row.int64(6) != 0,
+                status: CampaignStatus(rawValue: row.string(7)), unexpanded: row.optionalInt64(10).map(Int.init))
         }
     }
 }
