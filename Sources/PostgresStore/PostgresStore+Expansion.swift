@@ -97,7 +97,7 @@ extension PostgresStore {
         let unexpanded = try state.optionalInt64(0, 10).map(Int.init)
         // A bulk campaign's audience is counted before its first page (a single send is expanded whole at once).
         let counted =
-            kind == .bulk && unexpanded == nil && cursor == 0
+            ExpansionCounts.countsFirst(kind: kind, unexpanded: unexpanded, cursor: cursor)
             ? try countAudience(
                 db, id, audience, topic: topic, environment: environment, cursor: cursor, activity: activity) : nil
 

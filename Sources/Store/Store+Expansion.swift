@@ -97,13 +97,12 @@ extension Store {
         _ db: Connection, _ id: CampaignID, pageSize: Int, now: Int64, leasing: LeasedInsert?, counted: Int?
     ) throws -> (inserted: Int, finished: Bool, started: Bool, jobs: [DeliveryJob]) {
         guard let campaign = try ExpansionState.read(db, id) else { throw StoreError.unknownCampaign(id) }
-        let (kind, audience, activity) = (campaign.kind, campaign.audience, campaign.activity)
-        let (topic, environment) = (campaign.topic, campaign.environment)
-        let (cursor, unexpanded) = (campaign.cursor, campaign.unexpanded)
-        let started = kind == .bulk && campaign.status == .scheduled
         if campaign.expanded { return (0, true, false, []) }
+        let (kind, audience, activity, cursor) = (campaign.kind, campaign.audience, campaign.activity, campaign.cursor)
+        let (topic, environment) = (campaign.topic, campaign.environment)
+        let started = kind == .bulk && campaign.status == .scheduled
         // The count applies to a campaign not counted yet (another worker's first page may have come first).
-        let counted = kind == .bulk && unexpanded == nil && cursor == 0 ? counted : nil
+        let counted = campaign.countsFirst ? counted : nil
 
         let lastDelivery = try db.cached("SELECT COALESCE(MAX(id), 0) FROM deliveries").scalarInt64() ?? 0
         let bounds: Statement
@@ -165,7 +164,8 @@ extension Store {
         }
         let finished = count < pageSize
         let counts = ExpansionCounts(
-            unexpanded: unexpanded, counted: counted, inserted: inserted, cancelled: cancelled, finished: finished)
+            unexpanded: campaign.unexpanded, counted: counted, inserted: inserted, cancelled: cancelled,
+            finished: finished)
         try db.cached(
             """
             UPDATE campaigns SET
@@ -186,9 +186,9 @@ extension Store {
     /// for `.tokens`. nil when the campaign was counted or began expanding before counts were kept, or is a single
     /// send.
     private static func countBeforeFirstPage(_ db: Connection, _ id: CampaignID) throws -> Int? {
-        guard let campaign = try ExpansionState.read(db, id), campaign.kind == .bulk, campaign.unexpanded == nil,
-            campaign.cursor == 0, !campaign.expanded
-        else { return nil }
+        guard let campaign = try ExpansionState.read(db, id), !campaign.expanded, campaign.countsFirst else {
+            return nil
+        }
         let activity = campaign.activity
         let statement = try db.cached(countSQL(campaign.audience, activity: activity != nil))
             .bind(id.rawValue, campaign.topic, campaign.environment, Int64(0))
@@ -330,6 +330,9 @@ extension Store {
         var expanded: Bool
         var status: CampaignStatus?
         var unexpanded: Int?
+
+        /// Whether the audience is to be counted before the next page (`ExpansionCounts.countsFirst`).
+        var countsFirst: Bool { ExpansionCounts.countsFirst(kind: kind, unexpanded: unexpanded, cursor: cursor) }
 
         /// The campaign `id`, nil when there is none.
         static func read(_ db: Connection, _ id: CampaignID) throws -> ExpansionState? {
